@@ -1,0 +1,603 @@
+//! Built-in table of user-data size limits, one entry per platform.
+//!
+//! Each [`Cloud`] records how many bytes a platform accepts for first-boot user data, which bytes it
+//! counts ([`Counted`]), whether a gzip-compressed CAPRKE2 payload survives the trip to cloud-init or
+//! Ignition ([`GzipSafety`]), and what the matching Cluster API infrastructure provider does about
+//! the limit.
+//!
+//! The figures come from platform documentation, API reference text and provider source code; none
+//! was tested on a live platform. Where sources disagree, the table keeps the smaller figure (and the
+//! stricter counting basis), marks the entry [`Confidence::Unverified`] and explains the choice in
+//! [`Cloud::note`]. A fit against such an entry is meant to err on the safe side; a miss may still
+//! be accepted by the real platform.
+//!
+//! Several entries ("kubernetes-secret", "kubevirt", "proxmox", "harvester", "metal3") have no
+//! inline user-data field of their own: their bound is the 1 MiB size cap of the Kubernetes Secret
+//! that carries the bootstrap data.
+
+use serde::Serialize;
+
+/// What a platform counts against its limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Counted {
+    /// The raw bytes of `data.value`, before any base64 transport encoding.
+    Raw,
+    /// The base64 text of `data.value` (4 * ceil(n / 3) characters).
+    Base64,
+}
+
+/// Whether a gzip-compressed payload reaches the first-boot agent intact and is decompressed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum GzipSafety {
+    /// The transport keeps the bytes intact and the agent decompresses them.
+    Safe,
+    /// The provider or platform alters, rejects or misreads the compressed payload.
+    Unsafe,
+    /// No source settles the question either way.
+    Unknown,
+}
+
+/// How sure the figure is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Confidence {
+    /// Quoted from the platform's own documentation or API reference.
+    OfficialDoc,
+    /// Read from the CAPI provider's source, the platform SDK or an API schema.
+    ProviderCode,
+    /// Derived by reading code paths; no document states it directly.
+    Inferred,
+    /// Sources conflict or none was found; the table holds a conservative guess.
+    Unverified,
+}
+
+/// One platform's user-data limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[non_exhaustive]
+pub struct Cloud {
+    /// Stable lowercase kebab-case id, e.g. `"aws"`.
+    pub id: &'static str,
+    /// Human-readable platform and provider name, e.g. `"AWS EC2 instances (CAPA AWSMachine)"`.
+    pub name: &'static str,
+    /// The largest accepted size, in bytes of the kind given by [`Cloud::counted`].
+    pub limit_bytes: u64,
+    /// Which bytes the platform measures against [`Cloud::limit_bytes`].
+    pub counted: Counted,
+    /// Whether a cloud-config payload compressed with CAPRKE2 `gzipUserData` (raw gzip bytes in
+    /// `data.value`) reaches cloud-init intact and is decompressed.
+    pub gzip_cloud_config: GzipSafety,
+    /// Whether a compressed Ignition payload works.
+    ///
+    /// CAPRKE2 does not gzip an Ignition payload as a whole: it emits a small Ignition 3.3 JSON
+    /// wrapper whose `ignition.config.replace` source is a base64 `data:` URL with
+    /// `compression: gzip`. The wrapper is plain JSON text, so it is [`GzipSafety::Safe`] wherever
+    /// the platform and provider accept plain Ignition JSON at all; [`GzipSafety::Unknown`] means
+    /// that has not been established for this platform.
+    pub gzip_ignition: GzipSafety,
+    /// What the CAPI infrastructure provider does about the limit, in one sentence.
+    pub provider_workaround: &'static str,
+    /// URL or `owner/repo path` of the primary source for the figure.
+    pub source: &'static str,
+    /// How sure [`Cloud::limit_bytes`] and [`Cloud::counted`] are.
+    pub confidence: Confidence,
+    /// One sentence of caveats; may be empty.
+    pub note: &'static str,
+}
+
+/// Every built-in platform, in a stable order.
+pub const CLOUDS: &[Cloud] = &[
+    Cloud {
+        id: "aws",
+        name: "AWS EC2 instances (CAPA AWSMachine)",
+        limit_bytes: 16_384,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "CAPA moves gzipped cloud-config into AWS Secrets Manager (default) or SSM Parameter Store chunks fetched by a boothook stub of about 5.7 KB, and moves Ignition into S3 behind a small pointer config.",
+        source: "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-add-user-data.html",
+        confidence: Confidence::OfficialDoc,
+        note: "On the default Secrets Manager path the limit binds CAPA's stub rather than the payload (which must fit only with insecureSkipSecretsManager: true), and CAPRKE2 gzipUserData plus CAPA uncompressedUserData: false double-gzips, which cloud-init unwraps only once.",
+    },
+    Cloud {
+        id: "aws-machinepool",
+        name: "AWS EC2 launch templates (CAPA AWSMachinePool)",
+        limit_bytes: 16_384,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None for cloud-config, which CAPA writes uncompressed into the launch template; Ignition can be moved to S3 with ignition.storageType: ClusterObjectStore.",
+        source: "kubernetes-sigs/cluster-api-provider-aws pkg/cloud/services/ec2/launchtemplate.go",
+        confidence: Confidence::ProviderCode,
+        note: "There is no Secrets Manager path here, so CAPRKE2 gzipUserData is the only way to shrink a cloud-config payload.",
+    },
+    Cloud {
+        id: "azure",
+        name: "Azure VMs and scale sets (CAPZ customData)",
+        limit_bytes: 65_535,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPZ base64-encodes the bootstrap data into customData with no compression, size check or offload.",
+        source: "https://learn.microsoft.com/azure/virtual-machines/custom-data",
+        confidence: Confidence::OfficialDoc,
+        note: "The Compute API counts decoded bytes (ARM rejects more than 87,380 base64 characters), which the docs round to 64 KB.",
+    },
+    Cloud {
+        id: "gcp",
+        name: "Google Compute Engine metadata user-data (CAPG)",
+        limit_bytes: 262_144,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPG stores the bootstrap data as a plain string under the user-data metadata key.",
+        source: "https://cloud.google.com/compute/docs/reference/rest/v1/Metadata",
+        confidence: Confidence::OfficialDoc,
+        note: "All metadata keys and values together must stay under 512 KB (shared with CAPG additionalMetadata), and binary gzip would need user-data-encoding: base64, which CAPG does not set.",
+    },
+    Cloud {
+        id: "openstack",
+        name: "OpenStack Nova user_data (CAPO; also OVHcloud Public Cloud)",
+        limit_bytes: 65_535,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPO base64-encodes the bootstrap data into user_data (optionally also served by config drive) without compression.",
+        source: "https://docs.openstack.org/nova/latest/user/metadata.html#user-data",
+        confidence: Confidence::OfficialDoc,
+        note: "A Neutron 2025.1+ metadata-proxy regression (LP #2120723) reportedly breaks gzipped user data served by the metadata service, so prefer config drive when gzipping.",
+    },
+    Cloud {
+        id: "vsphere",
+        name: "VMware vSphere guestinfo (CAPV, govmomi mode)",
+        limit_bytes: 65_536,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPV stores the base64 bootstrap data in guestinfo extraConfig keys without compression.",
+        source: "https://github.com/vmware-tanzu/vm-operator/issues/138",
+        confidence: Confidence::Unverified,
+        note: "The per-value guestinfo limit is disputed (64 KiB per VM Operator maintainers and GUESTMSG_MAX_IN_SIZE, about 1 MiB per VMware docs), so this uses the conservative 64 KiB of base64 text.",
+    },
+    Cloud {
+        id: "hetzner",
+        name: "Hetzner Cloud servers (CAPH HCloudMachine)",
+        limit_bytes: 32_768,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None for hcloud servers, where CAPH sends the bootstrap data as a JSON string; bare-metal hosts get cloud-init over SSH instead.",
+        source: "https://docs.hetzner.cloud/",
+        confidence: Confidence::OfficialDoc,
+        note: "Binary gzip is corrupted because Go's JSON encoder replaces invalid UTF-8 with U+FFFD.",
+    },
+    Cloud {
+        id: "digitalocean",
+        name: "DigitalOcean droplets (CAPDO)",
+        limit_bytes: 65_536,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPDO passes the bootstrap data through unchanged.",
+        source: "https://docs.digitalocean.com/reference/api/",
+        confidence: Confidence::OfficialDoc,
+        note: "The API accepts only plain-text user data.",
+    },
+    Cloud {
+        id: "oci",
+        name: "Oracle Cloud Infrastructure instances (CAPOCI)",
+        limit_bytes: 32_000,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPOCI base64-encodes the bootstrap data into metadata.user_data next to any user-supplied metadata.",
+        source: "https://docs.oracle.com/iaas/Content/Compute/Tasks/updatinginstancemetada.htm",
+        confidence: Confidence::OfficialDoc,
+        note: "The 32,000 bytes cover metadata and extendedMetadata together, so ssh_authorized_keys and other keys shrink the room left for user_data.",
+    },
+    Cloud {
+        id: "ibm-vpc",
+        name: "IBM Cloud VPC instances (CAPIBM)",
+        limit_bytes: 64_000,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "None: CAPIBM passes the bootstrap data to the VPC API as a plain string.",
+        source: "https://cloud.ibm.com/docs/vpc?topic=vpc-user-data",
+        confidence: Confidence::Unverified,
+        note: "IBM documents 64 K bytes without saying whether that means 64,000 or 65,536, so this uses the smaller 64,000.",
+    },
+    Cloud {
+        id: "linode",
+        name: "Akamai / Linode instances (CAPL)",
+        limit_bytes: 16_384,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "CAPL sends small payloads as they are, gzips larger ones when GZIP_COMPRESSION_ENABLED is set, or uploads them to the Cluster Object Store behind a #include stub.",
+        source: "linode/cluster-api-provider-linode internal/controller/linodemachine_controller_helpers.go",
+        confidence: Confidence::ProviderCode,
+        note: "The Linode API text contradicts itself (65,535 unencoded bytes vs about 16 KB encoded), so this uses the 16,384 decoded bytes CAPL enforces.",
+    },
+    Cloud {
+        id: "cloudstack",
+        name: "Apache CloudStack (CAPC)",
+        limit_bytes: 32_768,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "CAPC gzips the bootstrap data by default unless uncompressedUserData: true is set.",
+        source: "https://docs.cloudstack.apache.org/en/latest/adminguide/virtual_machines/user-data.html",
+        confidence: Confidence::OfficialDoc,
+        note: "Set uncompressedUserData: true with CAPRKE2 gzipUserData (cloud-init undoes only one gzip layer) and with any Ignition payload; operators can raise vm.userdata.max.length to 1 MB of base64 sent by POST.",
+    },
+    Cloud {
+        id: "kubevirt",
+        name: "KubeVirt VMs (CAPK)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "CAPK copies the bootstrap data into a <name>-userdata Secret mounted as a config drive through userDataSecretRef, avoiding the 2,048-byte inline field.",
+        source: "kubernetes-sigs/cluster-api-provider-kubevirt controllers/kubevirtmachine_controller.go",
+        confidence: Confidence::ProviderCode,
+        note: "The bound is the copied Secret's 1 MiB, and unless the KubevirtCluster is externally managed CAPK YAML-parses the payload to add its capk SSH user, which fails on gzip.",
+    },
+    Cloud {
+        id: "nutanix",
+        name: "Nutanix AHV (CAPX)",
+        limit_bytes: 32_000,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "NutanixMachine bootstrapRef kind: Image mounts a prebuilt bootstrap ISO instead of inline guest customization.",
+        source: "https://github.com/nutanix-cloud-native/cluster-api-provider-nutanix/pull/406",
+        confidence: Confidence::Unverified,
+        note: "Sources disagree (32 KB per CAPX, 128,000 base64 characters per the Prism Central v3 API), so this counts 32,000 on the base64 text, and AOS 7.3 also demands a #cloud-config prefix that gzip lacks.",
+    },
+    Cloud {
+        id: "outscale",
+        name: "3DS Outscale VMs (CAPOSC)",
+        limit_bytes: 512_000,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "None, as the limit is large; CAPOSC base64-encodes the bootstrap data into UserData.",
+        source: "outscale/osc-sdk-rust docs/CreateVmsRequest.md",
+        confidence: Confidence::ProviderCode,
+        note: "The API text does not say whether its 500 KiB applies before or after base64, so this counts the base64 text, and CAPOSC prepends a plain-text OUTSCALE SECTION when tags are set, which hides the gzip magic.",
+    },
+    Cloud {
+        id: "alibaba",
+        name: "Alibaba Cloud ECS",
+        limit_bytes: 16_384,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "Not researched; the only known CAPI provider is an old AliyunContainerService project.",
+        source: "https://www.alibabacloud.com/help/doc-detail/52012",
+        confidence: Confidence::Unverified,
+        note: "Current API SDK text allows 32 KB of raw data while an older help page says 16 KB, so this uses 16,384.",
+    },
+    Cloud {
+        id: "tencent",
+        name: "Tencent Cloud CVM",
+        limit_bytes: 16_384,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "No CAPI provider was researched.",
+        source: "TencentCloud/tencentcloud-sdk-go tencentcloud/cvm/v20170312/models.go",
+        confidence: Confidence::Unverified,
+        note: "The API text asks for base64 and allows up to 16 KB without saying which form is measured, so this counts 16,384 on the base64 text.",
+    },
+    Cloud {
+        id: "proxmox",
+        name: "Proxmox VE (CAPMOX)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "CAPMOX writes the bootstrap data into a NoCloud or Ignition ISO attached as a CD-ROM, so no user-data API field is involved.",
+        source: "ionos-cloud/cluster-api-provider-proxmox internal/inject/inject.go",
+        confidence: Confidence::Inferred,
+        note: "No Proxmox limit was found, so the bootstrap Secret's 1 MiB is the bound, and CAPMOX re-parses Ignition and appends its own hostname and network entries, which a config.replace wrapper would discard.",
+    },
+    Cloud {
+        id: "harvester",
+        name: "Harvester (CAPHV)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unsafe,
+        provider_workaround: "CAPHV YAML-merges its own cloud-init with the bootstrap data and passes the result through cloudInitNoCloud.userDataSecretRef.",
+        source: "rancher-sandbox/cluster-api-provider-harvester util/cloudinit.go",
+        confidence: Confidence::ProviderCode,
+        note: "The YAML merge fails on gzip, MIME multipart and Ignition payloads.",
+    },
+    Cloud {
+        id: "metal3",
+        name: "Metal3 bare metal (CAPM3 and Baremetal Operator)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unknown,
+        provider_workaround: "None needed: Ironic writes the user data to a config drive of up to 64 MB.",
+        source: "metal3-io/baremetal-operator pkg/provisioner/ironic/ironic.go",
+        confidence: Confidence::Inferred,
+        note: "The BareMetalHost userData Secret's 1 MiB binds first, and BMO carries the data as a string inside JSON, which corrupts gzip.",
+    },
+    Cloud {
+        id: "kubernetes-secret",
+        name: "Kubernetes Secret (bound for every bootstrap data Secret)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "Not a platform: every bootstrap data Secret and every provider copy of it must stay within this size.",
+        source: "kubernetes/kubernetes staging/src/k8s.io/api/core/v1/types.go",
+        confidence: Confidence::ProviderCode,
+        note: "The cap applies to the sum of all data values, so the small format key next to value counts too.",
+    },
+];
+
+/// Looks a platform up by id (ASCII case-insensitive).
+pub fn find(id: &str) -> Option<&'static Cloud> {
+    CLOUDS
+        .iter()
+        .find(|cloud| cloud.id.eq_ignore_ascii_case(id))
+}
+
+impl Cloud {
+    /// Bytes this platform counts for a `data.value` of `value_bytes` raw bytes.
+    pub fn counted_bytes(&self, value_bytes: u64) -> u64 {
+        match self.counted {
+            Counted::Raw => value_bytes,
+            Counted::Base64 => base64_len(value_bytes),
+        }
+    }
+
+    /// The largest raw `data.value` that fits (Base64: floor(limit/4)*3).
+    pub fn max_raw_bytes(&self) -> u64 {
+        match self.counted {
+            Counted::Raw => self.limit_bytes,
+            Counted::Base64 => (self.limit_bytes / 4) * 3,
+        }
+    }
+}
+
+/// Length of the standard padded base64 text of `n` bytes.
+///
+/// Saturates at `u64::MAX` instead of overflowing.
+pub const fn base64_len(n: u64) -> u64 {
+    n.div_ceil(3).saturating_mul(4)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashSet;
+
+    const REQUIRED: &[&str] = &[
+        "aws",
+        "aws-machinepool",
+        "azure",
+        "gcp",
+        "openstack",
+        "vsphere",
+        "hetzner",
+        "digitalocean",
+        "oci",
+        "ibm-vpc",
+        "linode",
+        "cloudstack",
+        "kubevirt",
+        "nutanix",
+        "outscale",
+        "alibaba",
+    ];
+
+    fn get(id: &str) -> &'static Cloud {
+        find(id).unwrap_or_else(|| panic!("missing built-in cloud {id}"))
+    }
+
+    #[test]
+    fn ids_are_unique_and_lowercase_kebab() {
+        let mut seen = HashSet::new();
+        for cloud in CLOUDS {
+            let id = cloud.id;
+            assert!(seen.insert(id), "duplicate id {id}");
+            assert!(!id.is_empty(), "empty id");
+            assert!(
+                id.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "id {id} is not lowercase kebab-case"
+            );
+            assert!(
+                !id.starts_with('-') && !id.ends_with('-') && !id.contains("--"),
+                "id {id} has a misplaced dash"
+            );
+        }
+    }
+
+    #[test]
+    fn required_ids_are_present() {
+        for id in REQUIRED {
+            assert!(find(id).is_some(), "required id {id} missing");
+        }
+    }
+
+    #[test]
+    fn text_fields_are_filled() {
+        for cloud in CLOUDS {
+            assert!(
+                !cloud.source.trim().is_empty(),
+                "{} has no source",
+                cloud.id
+            );
+            assert!(!cloud.name.trim().is_empty(), "{} has no name", cloud.id);
+            assert!(
+                !cloud.provider_workaround.trim().is_empty(),
+                "{} has no provider_workaround",
+                cloud.id
+            );
+            assert!(cloud.limit_bytes > 0, "{} has a zero limit", cloud.id);
+            assert!(
+                cloud.note.is_empty() || cloud.note.ends_with('.'),
+                "{} note is not a sentence",
+                cloud.id
+            );
+        }
+    }
+
+    #[test]
+    fn aws_counts_16384_raw_bytes() {
+        let aws = get("aws");
+        assert_eq!(aws.limit_bytes, 16_384);
+        assert_eq!(aws.counted, Counted::Raw);
+        assert!(aws.counted_bytes(16_384) <= aws.limit_bytes);
+        assert!(aws.counted_bytes(16_385) > aws.limit_bytes);
+        assert_eq!(aws.max_raw_bytes(), 16_384);
+        assert_eq!(aws.confidence, Confidence::OfficialDoc);
+    }
+
+    #[test]
+    fn aws_machinepool_shares_the_ec2_limit() {
+        let pool = get("aws-machinepool");
+        assert_eq!(pool.limit_bytes, 16_384);
+        assert_eq!(pool.counted, Counted::Raw);
+    }
+
+    #[test]
+    fn openstack_counts_the_base64_text() {
+        let os = get("openstack");
+        assert_eq!(os.limit_bytes, 65_535);
+        assert_eq!(os.counted, Counted::Base64);
+        assert_eq!(os.max_raw_bytes(), 49_149);
+        assert_eq!(os.counted_bytes(49_149), 65_532);
+        assert!(os.counted_bytes(49_150) > 65_535);
+    }
+
+    #[test]
+    fn azure_counts_decoded_bytes() {
+        let azure = get("azure");
+        assert_eq!(azure.limit_bytes, 65_535);
+        assert_eq!(azure.counted, Counted::Raw);
+        // The same limit expressed in base64 characters, as ARM reports it.
+        assert_eq!(base64_len(65_535), 87_380);
+    }
+
+    #[test]
+    fn base64_limits_give_the_documented_raw_ceilings() {
+        assert_eq!(get("oci").max_raw_bytes(), 24_000);
+        assert_eq!(get("cloudstack").max_raw_bytes(), 24_576);
+        assert_eq!(get("vsphere").max_raw_bytes(), 49_152);
+        assert_eq!(get("nutanix").max_raw_bytes(), 24_000);
+    }
+
+    #[test]
+    fn max_raw_bytes_is_the_exact_ceiling_for_every_entry() {
+        for cloud in CLOUDS {
+            let max = cloud.max_raw_bytes();
+            assert!(
+                cloud.counted_bytes(max) <= cloud.limit_bytes,
+                "{}: max_raw_bytes does not fit",
+                cloud.id
+            );
+            assert!(
+                cloud.counted_bytes(max + 1) > cloud.limit_bytes,
+                "{}: max_raw_bytes + 1 still fits",
+                cloud.id
+            );
+        }
+    }
+
+    #[test]
+    fn no_entry_exceeds_the_kubernetes_secret_cap() {
+        let secret = get("kubernetes-secret");
+        assert_eq!(secret.limit_bytes, 1_048_576);
+        assert_eq!(secret.counted, Counted::Raw);
+        for cloud in CLOUDS {
+            assert!(
+                cloud.max_raw_bytes() <= secret.limit_bytes,
+                "{} allows more than a Secret can hold",
+                cloud.id
+            );
+        }
+    }
+
+    #[test]
+    fn disputed_figures_are_unverified_and_explained() {
+        for id in ["vsphere", "nutanix", "ibm-vpc", "alibaba", "tencent"] {
+            let cloud = get(id);
+            assert_eq!(cloud.confidence, Confidence::Unverified, "{id}");
+            assert!(!cloud.note.is_empty(), "{id} needs a note");
+        }
+        assert_eq!(get("vsphere").limit_bytes, 65_536);
+        assert_eq!(get("ibm-vpc").limit_bytes, 64_000);
+    }
+
+    #[test]
+    fn gzip_safety_follows_the_transport() {
+        for id in [
+            "hetzner",
+            "gcp",
+            "digitalocean",
+            "ibm-vpc",
+            "kubevirt",
+            "nutanix",
+            "outscale",
+        ] {
+            assert_eq!(get(id).gzip_cloud_config, GzipSafety::Unsafe, "{id}");
+        }
+        for id in [
+            "aws",
+            "aws-machinepool",
+            "azure",
+            "openstack",
+            "oci",
+            "cloudstack",
+            "linode",
+            "alibaba",
+        ] {
+            assert_eq!(get(id).gzip_cloud_config, GzipSafety::Safe, "{id}");
+        }
+    }
+
+    #[test]
+    fn base64_len_matches_padded_encoding() {
+        assert_eq!(base64_len(0), 0);
+        assert_eq!(base64_len(1), 4);
+        assert_eq!(base64_len(2), 4);
+        assert_eq!(base64_len(3), 4);
+        assert_eq!(base64_len(4), 8);
+        assert_eq!(base64_len(16_384), 21_848);
+        assert_eq!(base64_len(u64::MAX), u64::MAX);
+    }
+
+    #[test]
+    fn find_is_ascii_case_insensitive() {
+        assert_eq!(find("AWS").map(|c| c.id), Some("aws"));
+        assert_eq!(find("Ibm-Vpc").map(|c| c.id), Some("ibm-vpc"));
+        assert!(find("nope").is_none());
+        assert!(find("").is_none());
+    }
+
+    #[test]
+    fn enums_serialize_as_kebab_case() {
+        fn json<T: Serialize>(value: &T) -> String {
+            serde_json::to_string(value).expect("serializes")
+        }
+        assert_eq!(json(&Counted::Base64), "\"base64\"");
+        assert_eq!(json(&Confidence::OfficialDoc), "\"official-doc\"");
+        assert_eq!(json(&Confidence::ProviderCode), "\"provider-code\"");
+        assert_eq!(json(&GzipSafety::Unknown), "\"unknown\"");
+        let aws = json(get("aws"));
+        assert!(aws.contains("\"limit_bytes\":16384"), "{aws}");
+        assert!(aws.contains("\"counted\":\"raw\""), "{aws}");
+    }
+}

@@ -1,0 +1,166 @@
+//! `data:` URLs (RFC 2397), as Ignition reads them for file contents and config wrappers.
+//!
+//! `data:[<mediatype>][;base64],<data>`. Without `;base64` the data is percent-encoded text, and
+//! `+` means a plus sign, never a space.
+
+use std::borrow::Cow;
+
+use crate::b64;
+use crate::error::DataUrlError;
+
+/// A parsed `data:` URL, borrowing from the URL text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DataUrl<'a> {
+    /// The media type as written (may be empty), without the `;base64` flag.
+    pub media_type: &'a str,
+    /// Whether the data part is base64.
+    pub base64: bool,
+    /// The data part, still encoded.
+    pub data: &'a str,
+}
+
+impl<'a> DataUrl<'a> {
+    /// Splits a `data:` URL into its parts without decoding the data.
+    pub fn parse(url: &'a str) -> Result<Self, DataUrlError> {
+        let rest = url
+            .get(..5)
+            .filter(|scheme| scheme.eq_ignore_ascii_case("data:"))
+            .map(|_| &url[5..])
+            .ok_or(DataUrlError::NotDataUrl)?;
+        let (meta, data) = rest.split_once(',').ok_or(DataUrlError::NoComma)?;
+        let (media_type, base64) = match meta.rsplit_once(';') {
+            Some((media, flag)) if flag.trim().eq_ignore_ascii_case("base64") => (media, true),
+            _ => (meta, false),
+        };
+        Ok(DataUrl {
+            media_type,
+            base64,
+            data,
+        })
+    }
+
+    /// Decodes the data part. Percent-encoded data without escapes is borrowed.
+    pub fn decode(&self) -> Result<Cow<'a, [u8]>, DataUrlError> {
+        if self.base64 {
+            // Base64 data may itself be percent-encoded (rare); undo that first.
+            let text = percent_decode(self.data)?;
+            let text = std::str::from_utf8(&text).map_err(|_| DataUrlError::Base64 {
+                detail: "not ASCII text".to_owned(),
+            })?;
+            b64::decode(text)
+                .map(Cow::Owned)
+                .map_err(|detail| DataUrlError::Base64 { detail })
+        } else {
+            percent_decode(self.data)
+        }
+    }
+}
+
+/// Parses and decodes a `data:` URL in one step.
+pub fn decode(url: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
+    DataUrl::parse(url)?.decode()
+}
+
+fn percent_decode(text: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
+    let bytes = text.as_bytes();
+    let Some(first) = memchr::memchr(b'%', bytes) else {
+        return Ok(Cow::Borrowed(bytes));
+    };
+    let mut out = Vec::with_capacity(bytes.len());
+    out.extend_from_slice(&bytes[..first]);
+    let mut i = first;
+    while i < bytes.len() {
+        if bytes[i] == b'%' {
+            let hex = bytes
+                .get(i + 1..i + 3)
+                .and_then(|h| std::str::from_utf8(h).ok())
+                .and_then(|h| u8::from_str_radix(h, 16).ok())
+                .ok_or(DataUrlError::Percent { offset: i })?;
+            out.push(hex);
+            i += 3;
+        } else {
+            out.push(bytes[i]);
+            i += 1;
+        }
+    }
+    Ok(Cow::Owned(out))
+}
+
+/// Percent-encodes `data` the way Butane does: `A-Z a-z 0-9 - _ . ! ~ * ' ( )` are kept, every
+/// other byte becomes `%XX` with upper-case hex.
+pub fn percent_encode(data: &[u8]) -> String {
+    const HEX: &[u8; 16] = b"0123456789ABCDEF";
+    let mut out = String::with_capacity(data.len() * 3);
+    for &b in data {
+        if b.is_ascii_alphanumeric() || b"-_.!~*'()".contains(&b) {
+            out.push(b as char);
+        } else {
+            out.push('%');
+            out.push(HEX[usize::from(b >> 4)] as char);
+            out.push(HEX[usize::from(b & 15)] as char);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_the_forms_ignition_uses() {
+        let url = DataUrl::parse("data:,configs%3A%20null%0A").unwrap();
+        assert!(!url.base64);
+        assert_eq!(url.decode().unwrap().as_ref(), b"configs: null\n");
+
+        let url = DataUrl::parse("data:;base64,aGVsbG8=").unwrap();
+        assert!(url.base64);
+        assert_eq!(url.media_type, "");
+        assert_eq!(url.decode().unwrap().as_ref(), b"hello");
+
+        let url = DataUrl::parse("data:text/plain;base64,aGVsbG8=").unwrap();
+        assert_eq!(url.media_type, "text/plain");
+        assert_eq!(url.decode().unwrap().as_ref(), b"hello");
+
+        let url = DataUrl::parse("data:text/plain;charset=utf-8,a+b").unwrap();
+        assert_eq!(url.decode().unwrap().as_ref(), b"a+b", "+ is not a space");
+    }
+
+    #[test]
+    fn unescaped_text_is_borrowed() {
+        assert!(matches!(decode("data:,abc").unwrap(), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn errors() {
+        assert_eq!(decode("https://x/y"), Err(DataUrlError::NotDataUrl));
+        assert_eq!(decode("data:abc"), Err(DataUrlError::NoComma));
+        assert_eq!(
+            decode("data:,a%2"),
+            Err(DataUrlError::Percent { offset: 1 })
+        );
+        assert_eq!(
+            decode("data:,%zz"),
+            Err(DataUrlError::Percent { offset: 0 })
+        );
+        assert!(matches!(
+            decode("data:;base64,aGV*bG8="),
+            Err(DataUrlError::Base64 { .. })
+        ));
+        assert_eq!(decode("da"), Err(DataUrlError::NotDataUrl));
+        assert_eq!(decode("dat\u{e9}:,x"), Err(DataUrlError::NotDataUrl));
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn percent_round_trip(data: Vec<u8>) {
+            let url = format!("data:,{}", percent_encode(&data));
+            proptest::prop_assert_eq!(decode(&url).unwrap().into_owned(), data);
+        }
+
+        #[test]
+        fn never_panics(s: String) {
+            let _ = decode(&s);
+        }
+    }
+}

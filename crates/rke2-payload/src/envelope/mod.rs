@@ -1,0 +1,449 @@
+//! The Secret envelope: finds the bootstrap Secrets in YAML or JSON input.
+//!
+//! Accepted input: one Secret (YAML or JSON), a `kind: List` as `kubectl get secrets -o yaml|json`
+//! prints it, several YAML documents separated by `---`, or bare user data (a cloud-config, an
+//! Ignition JSON config, or raw gzip), which is treated as the `value` of an unnamed Secret.
+//!
+//! Strings borrow from the input; nothing is decoded until asked for.
+
+mod raw;
+
+use std::borrow::Cow;
+
+use crate::b64;
+use crate::error::{Error, Position, SecretId, Syntax, scrub, shorten};
+use crate::gzip;
+use crate::options::DecodeOptions;
+use crate::payload::DeclaredFormat;
+use raw::{Doc, Pairs, RawObject};
+
+/// The Secret type Cluster API gives bootstrap data Secrets.
+pub const CLUSTER_SECRET_TYPE: &str = "cluster.x-k8s.io/secret";
+
+/// The label that names a Secret's Cluster.
+pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
+
+/// How a value is stored in the input.
+#[derive(Clone)]
+enum Stored<'a> {
+    /// Under `data`: base64 text.
+    Base64(Cow<'a, str>),
+    /// Under `stringData`: the text itself.
+    Plain(Cow<'a, str>),
+    /// Bare user data: the input is the value.
+    Bare(&'a [u8]),
+}
+
+/// One Secret that carries bootstrap data (a `value` key), borrowing from the input.
+///
+/// Its `Debug` output shows where it came from and how big the value is, never the value.
+#[derive(Clone)]
+pub struct BootstrapSecret<'a> {
+    id: SecretId,
+    cluster: Option<Cow<'a, str>>,
+    secret_type: Option<Cow<'a, str>>,
+    value: Stored<'a>,
+    format: Option<Stored<'a>>,
+}
+
+impl std::fmt::Debug for BootstrapSecret<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("BootstrapSecret")
+            .field("id", &self.id)
+            .field("cluster", &self.cluster)
+            .field("type", &self.secret_type)
+            .field("base64_bytes", &self.base64_len())
+            .finish_non_exhaustive()
+    }
+}
+
+impl<'a> BootstrapSecret<'a> {
+    /// Where the Secret was found.
+    pub fn id(&self) -> &SecretId {
+        &self.id
+    }
+
+    /// `metadata.name` (`None` for bare user data).
+    pub fn name(&self) -> Option<&str> {
+        self.id.name.as_deref()
+    }
+
+    /// `metadata.namespace`.
+    pub fn namespace(&self) -> Option<&str> {
+        self.id.namespace.as_deref()
+    }
+
+    /// The `cluster.x-k8s.io/cluster-name` label.
+    pub fn cluster(&self) -> Option<&str> {
+        self.cluster.as_deref()
+    }
+
+    /// The Secret's `type`.
+    pub fn secret_type(&self) -> Option<&str> {
+        self.secret_type.as_deref()
+    }
+
+    /// Whether this is bare user data rather than a Secret.
+    pub fn is_bare(&self) -> bool {
+        matches!(self.value, Stored::Bare(_))
+    }
+
+    /// The bytes of `data.value` (base64-decoded) or `stringData.value`, exactly as stored.
+    pub fn value(&self) -> Result<Cow<'a, [u8]>, Error> {
+        match &self.value {
+            Stored::Base64(text) => {
+                b64::decode(text)
+                    .map(Cow::Owned)
+                    .map_err(|detail| Error::Base64 {
+                        secret: self.id.clone(),
+                        key: "value".to_owned(),
+                        detail,
+                    })
+            }
+            Stored::Plain(Cow::Borrowed(text)) => Ok(Cow::Borrowed(text.as_bytes())),
+            Stored::Plain(Cow::Owned(text)) => Ok(Cow::Owned(text.clone().into_bytes())),
+            Stored::Bare(bytes) => Ok(Cow::Borrowed(bytes)),
+        }
+    }
+
+    /// Length of the value's base64 text as the API server stores it (line breaks not counted).
+    ///
+    /// For `stringData` and bare user data this is computed: the API server would store the
+    /// base64 of the bytes.
+    pub fn base64_len(&self) -> u64 {
+        match &self.value {
+            Stored::Base64(text) => {
+                let bytes = text.as_bytes();
+                let breaks = bytes.iter().filter(|b| matches!(b, b'\n' | b'\r')).count();
+                (bytes.len() - breaks) as u64
+            }
+            Stored::Plain(text) => b64::encoded_len(text.len() as u64),
+            Stored::Bare(bytes) => b64::encoded_len(bytes.len() as u64),
+        }
+    }
+
+    /// The `format` key as declared.
+    pub fn declared_format(&self) -> Result<DeclaredFormat, Error> {
+        let text: Cow<'_, str> = match &self.format {
+            None => return Ok(DeclaredFormat::Missing),
+            Some(Stored::Base64(text)) => {
+                let bytes = b64::decode(text).map_err(|detail| Error::Base64 {
+                    secret: self.id.clone(),
+                    key: "format".to_owned(),
+                    detail,
+                })?;
+                Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
+            }
+            Some(Stored::Plain(text)) => Cow::Borrowed(text.as_ref()),
+            Some(Stored::Bare(_)) => return Ok(DeclaredFormat::Missing),
+        };
+        match text.trim() {
+            "" => Ok(DeclaredFormat::Empty),
+            "cloud-config" => Ok(DeclaredFormat::CloudConfig),
+            "ignition" => Ok(DeclaredFormat::Ignition),
+            other => Err(Error::UnknownFormat {
+                secret: self.id.clone(),
+                format: shorten(other, 40),
+            }),
+        }
+    }
+}
+
+/// All bootstrap Secrets of one input, and what was skipped.
+#[derive(Debug)]
+pub struct Envelope<'a> {
+    /// The syntax of the input; `None` for bare user data.
+    pub syntax: Option<Syntax>,
+    /// Bootstrap Secrets (those with a `value` key), in input order.
+    pub secrets: Vec<BootstrapSecret<'a>>,
+    /// Secrets without a `value` key (CA Secrets, ordinary Secrets), skipped.
+    pub skipped_secrets: usize,
+    /// Objects of other kinds (ConfigMaps, …), skipped.
+    pub skipped_objects: usize,
+}
+
+impl<'a> Envelope<'a> {
+    /// Reads the input. Fails if it is not YAML or JSON, or holds no Secret with a `value` key.
+    pub fn parse(input: &'a [u8], options: &DecodeOptions) -> Result<Self, Error> {
+        let start = input
+            .iter()
+            .position(|b| !b.is_ascii_whitespace())
+            .ok_or(Error::Empty)?;
+        let trimmed = &input[start..];
+        if gzip::is_gzip(trimmed) {
+            return Ok(Self::bare(input));
+        }
+        let text = std::str::from_utf8(input).map_err(|e| {
+            let at = e.valid_up_to();
+            Error::Syntax {
+                syntax: Syntax::Yaml,
+                message: format!(
+                    "invalid UTF-8 at byte {at}: neither YAML nor JSON, nor gzip user data"
+                ),
+                at: None,
+            }
+        })?;
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        let first = text.trim_start();
+        if is_cloud_init_text(first) {
+            return Ok(Self::bare(input));
+        }
+        let mut envelope = Envelope {
+            syntax: None,
+            secrets: Vec::new(),
+            skipped_secrets: 0,
+            skipped_objects: 0,
+        };
+        let mut others = Vec::new();
+        if first.starts_with('{') || first.starts_with('[') {
+            envelope.syntax = Some(Syntax::Json);
+            let doc: Doc<'a> = serde_json::from_str(text).map_err(|e| json_error(&e, text))?;
+            if let Doc::Object(object) = &doc
+                && object.ignition.is_some()
+            {
+                return Ok(Self::bare(input));
+            }
+            envelope.add(doc, &mut 0, &mut others);
+        } else {
+            envelope.syntax = Some(Syntax::Yaml);
+            let docs: Vec<Doc<'a>> =
+                serde_saphyr::from_str_multiple_with_options(text, yaml_options(text, options))
+                    .map_err(|e| yaml_error(&e))?;
+            let mut index = 0;
+            for doc in docs {
+                envelope.add(doc, &mut index, &mut others);
+            }
+        }
+        if envelope.secrets.is_empty() {
+            if envelope.skipped_secrets > 0 {
+                return Err(Error::NoBootstrapSecret {
+                    secrets: envelope.skipped_secrets,
+                });
+            }
+            others.dedup();
+            let found = if others.is_empty() {
+                "it is empty".to_owned()
+            } else {
+                others.join(", ")
+            };
+            return Err(Error::NotASecret { found });
+        }
+        Ok(envelope)
+    }
+
+    fn bare(input: &'a [u8]) -> Self {
+        Envelope {
+            syntax: None,
+            secrets: vec![BootstrapSecret {
+                id: SecretId::default(),
+                cluster: None,
+                secret_type: None,
+                value: Stored::Bare(input),
+                format: None,
+            }],
+            skipped_secrets: 0,
+            skipped_objects: 0,
+        }
+    }
+
+    fn add(&mut self, doc: Doc<'a>, index: &mut usize, others: &mut Vec<String>) {
+        let object = match doc {
+            Doc::Object(object) => object,
+            Doc::Other(what) => {
+                others.push(what.to_owned());
+                self.skipped_objects += 1;
+                *index += 1;
+                return;
+            }
+        };
+        let RawObject {
+            kind,
+            metadata,
+            secret_type,
+            data,
+            string_data,
+            items,
+            ignition: _,
+        } = *object;
+        let kind = kind.map(|k| k.0);
+        match kind.as_deref() {
+            Some(k) if k == "List" || k.ends_with("List") => {
+                for item in items.unwrap_or_default() {
+                    self.add(item, index, others);
+                }
+                return;
+            }
+            Some("Secret") => {}
+            None if items.is_some() => {
+                for item in items.unwrap_or_default() {
+                    self.add(item, index, others);
+                }
+                return;
+            }
+            other => {
+                others.push(match other {
+                    Some(k) => format!("kind: {}", shorten(k, 40)),
+                    None => "an object without `kind`".to_owned(),
+                });
+                self.skipped_objects += 1;
+                *index += 1;
+                return;
+            }
+        }
+        let metadata = metadata.unwrap_or_default();
+        let id = SecretId {
+            namespace: metadata.namespace.map(|s| s.0.into_owned()),
+            name: metadata.name.map(|s| s.0.into_owned()),
+            index: *index,
+        };
+        *index += 1;
+        let pick = |key: &str| -> Option<Stored<'a>> {
+            // `stringData` wins over `data`, as the API server merges it.
+            if let Some(v) = string_data.as_ref().and_then(|p| p.get(key)) {
+                return Some(Stored::Plain(v.clone()));
+            }
+            data.as_ref()
+                .and_then(|p: &Pairs<'a>| p.get(key))
+                .map(|v| Stored::Base64(v.clone()))
+        };
+        let Some(value) = pick("value") else {
+            self.skipped_secrets += 1;
+            return;
+        };
+        let format = pick("format");
+        let cluster = metadata
+            .labels
+            .as_ref()
+            .and_then(|l| l.get(CLUSTER_NAME_LABEL))
+            .cloned();
+        self.secrets.push(BootstrapSecret {
+            id,
+            cluster,
+            secret_type: secret_type.map(|s| s.0),
+            value,
+            format,
+        });
+    }
+
+    /// Picks one bootstrap Secret by `name` or `namespace/name`; with no name, the only one.
+    pub fn select(&self, wanted: Option<&str>) -> Result<&BootstrapSecret<'a>, Error> {
+        let Some(wanted) = wanted else {
+            return match self.secrets.as_slice() {
+                [one] => Ok(one),
+                many => Err(Error::Ambiguous {
+                    count: many.len(),
+                    names: shorten(
+                        &many
+                            .iter()
+                            .map(|s| s.id.to_string().replace("Secret ", ""))
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        200,
+                    ),
+                }),
+            };
+        };
+        let (namespace, name) = match wanted.split_once('/') {
+            Some((ns, name)) => (Some(ns), name),
+            None => (None, wanted),
+        };
+        let matches: Vec<_> = self
+            .secrets
+            .iter()
+            .filter(|s| s.name() == Some(name))
+            .filter(|s| namespace.is_none() || s.namespace() == namespace)
+            .collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Error::SecretNotFound {
+                wanted: wanted.to_owned(),
+                available: self.secrets.len(),
+            }),
+            many => Err(Error::Ambiguous {
+                count: many.len(),
+                names: shorten(
+                    &many
+                        .iter()
+                        .map(|s| s.id.to_string().replace("Secret ", ""))
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                    200,
+                ),
+            }),
+        }
+    }
+}
+
+/// Whether text is cloud-init user data rather than a Kubernetes object.
+fn is_cloud_init_text(text: &str) -> bool {
+    [
+        "#cloud-config",
+        "## template:",
+        "#!",
+        "#include",
+        "Content-Type:",
+    ]
+    .iter()
+    .any(|prefix| text.starts_with(prefix))
+}
+
+fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr::Options {
+    // Scale the parser's budget with the input; keep depth and aliases strict.
+    let mut budget = serde_saphyr::Budget::default();
+    let scale = text.len() / 64 + 1;
+    budget.max_documents = budget.max_documents.max(text.len() / 256 + 16);
+    budget.max_events = budget.max_events.max(scale * 4);
+    budget.max_nodes = budget.max_nodes.max(scale * 2);
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(text.len() + 1024);
+    budget.max_depth = options.max_depth;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    let mut yaml = serde_saphyr::Options::default();
+    yaml.budget = Some(budget);
+    yaml.with_snippet = false;
+    yaml
+}
+
+fn yaml_error(e: &serde_saphyr::Error) -> Error {
+    let at = e.location().map(|l| Position {
+        line: l.line(),
+        column: l.column(),
+        offset: l.span().byte_offset(),
+    });
+    let message = scrub(&e.to_string());
+    // The parser appends its own position; the error carries it separately.
+    let message = match message.find(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    };
+    Error::Syntax {
+        syntax: Syntax::Yaml,
+        message,
+        at,
+    }
+}
+
+fn json_error(e: &serde_json::Error, text: &str) -> Error {
+    let line = e.line() as u64;
+    let column = e.column() as u64;
+    let offset = text
+        .split_inclusive('\n')
+        .take(e.line().saturating_sub(1))
+        .map(|l| l.len() as u64)
+        .sum::<u64>()
+        + column.saturating_sub(1);
+    let message = scrub(&e.to_string());
+    let message = match message.find(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    };
+    Error::Syntax {
+        syntax: Syntax::Json,
+        message,
+        at: (line > 0).then_some(Position {
+            line,
+            column,
+            offset: Some(offset),
+        }),
+    }
+}

@@ -1,0 +1,29 @@
+//! Limits and switches for decoding.
+
+/// Limits that bound the work done on hostile input.
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct DecodeOptions {
+    /// The most bytes any one gzip stream may inflate to. Default: 16 MiB, sixteen times the
+    /// largest Secret Kubernetes stores.
+    pub max_inflated: u64,
+    /// The deepest nesting of YAML collections accepted. Default: 64.
+    pub max_depth: usize,
+}
+
+impl Default for DecodeOptions {
+    fn default() -> Self {
+        DecodeOptions {
+            max_inflated: 16 << 20,
+            max_depth: 64,
+        }
+    }
+}
+
+impl DecodeOptions {
+    /// Sets [`DecodeOptions::max_inflated`].
+    pub fn with_max_inflated(mut self, bytes: u64) -> Self {
+        self.max_inflated = bytes;
+        self
+    }
+}
