@@ -1,1 +1,41 @@
-fn main() {}
+//! `rke2-payload`: decode, inspect and measure CAPRKE2 bootstrap Secrets.
+
+mod cli;
+mod cmd;
+mod output;
+
+use std::process::ExitCode;
+
+use clap::Parser;
+
+/// Exit code for success.
+const EXIT_OK: u8 = 0;
+/// Exit code when a check failed (over budget, lint errors).
+const EXIT_CHECK_FAILED: u8 = 1;
+/// Exit code for usage and input errors.
+const EXIT_ERROR: u8 = 2;
+
+fn main() -> ExitCode {
+    let args = cli::Cli::parse();
+    match cmd::run(args) {
+        Ok(cmd::Outcome::Ok) => ExitCode::from(EXIT_OK),
+        Ok(cmd::Outcome::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
+        Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
+        Err(err) => {
+            let mut message = format!("rke2-payload: error: {err}");
+            for cause in err.chain().skip(1) {
+                message.push_str(&format!("\n  caused by: {cause}"));
+            }
+            eprintln!("{message}");
+            ExitCode::from(EXIT_ERROR)
+        }
+    }
+}
+
+fn is_broken_pipe(err: &anyhow::Error) -> bool {
+    err.chain().any(|cause| {
+        cause
+            .downcast_ref::<std::io::Error>()
+            .is_some_and(|e| e.kind() == std::io::ErrorKind::BrokenPipe)
+    })
+}

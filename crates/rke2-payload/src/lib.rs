@@ -35,6 +35,7 @@
 mod b64;
 pub mod clouds;
 pub mod dataurl;
+pub mod document;
 pub mod envelope;
 pub mod error;
 pub mod gzip;

@@ -1,0 +1,75 @@
+//! `rke2-payload clouds`.
+
+use std::io::Write;
+
+use anyhow::Result;
+use rke2_payload::clouds::{CLOUDS, Counted};
+
+use super::Outcome;
+use crate::cli::{CloudsArgs, Format};
+
+pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
+    let mut out = anstream::stdout().lock();
+    match args.output {
+        Format::Json => {
+            let doc = serde_json::json!({
+                "schema": "rke2-payload/clouds/v1",
+                "clouds": CLOUDS,
+            });
+            serde_json::to_writer_pretty(&mut out, &doc)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} {}",
+                "CLOUD", "LIMIT", "COUNTS", "MAX RAW", "GZIP C-C", "GZIP IGN", "CONFIDENCE"
+            )?;
+            for cloud in CLOUDS {
+                writeln!(
+                    out,
+                    "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} {}",
+                    cloud.id,
+                    group(cloud.limit_bytes),
+                    match cloud.counted {
+                        Counted::Raw => "raw",
+                        Counted::Base64 => "base64",
+                        _ => "other",
+                    },
+                    group(cloud.max_raw_bytes()),
+                    kebab(&cloud.gzip_cloud_config),
+                    kebab(&cloud.gzip_ignition),
+                    kebab(&cloud.confidence),
+                )?;
+            }
+            writeln!(
+                out,
+                "\nLIMIT is what the platform counts (COUNTS: raw bytes of data.value, or its base64 text);\n\
+                 MAX RAW is the largest data.value that fits. `--output json` adds sources and notes."
+            )?;
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
+}
+
+/// `16384` → `16,384`.
+pub(crate) fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i) % 3 == 0 {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The serde name of a unit enum variant.
+fn kebab<T: serde::Serialize>(value: &T) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(s)) => s,
+        _ => "?".to_owned(),
+    }
+}

@@ -1,0 +1,23 @@
+//! `rke2-payload decode`.
+
+use anyhow::Result;
+use rke2_payload::Envelope;
+
+use super::{Outcome, in_input, read_input};
+use crate::cli::DecodeArgs;
+use crate::output::write_bytes;
+
+pub(crate) fn run(args: &DecodeArgs) -> Result<Outcome> {
+    let path = &args.input.file;
+    let (input, options) = read_input(&args.input)?;
+    let envelope = in_input(Envelope::parse(&input, &options), path)?;
+    let secret = in_input(envelope.select(args.name.as_deref()), path)?;
+    if args.raw {
+        let value = in_input(secret.value(), path)?;
+        write_bytes(&value, args.output.as_deref(), args.force)?;
+    } else {
+        let payload = in_input(secret.decode(&options), path)?;
+        write_bytes(payload.userdata(), args.output.as_deref(), args.force)?;
+    }
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,585 @@
+//! cloud-config: `write_files` (every encoding cloud-init accepts), `runcmd`, `bootcmd`, `ntp`,
+//! and every other top-level key kept as data.
+//!
+//! CAPRKE2 with `airGappedChecksum` writes an unquoted `- [[ … ]] || exit 1` item, which is not
+//! valid YAML. When a parse fails on such a sequence item, a tolerant second pass quotes the item
+//! and reads the document again; the original error is kept as a [`Problem`].
+
+use serde::Deserialize;
+use serde_json::Value;
+
+use super::{Command, Content, DocumentError, File, Problem};
+use crate::error::{Position, scrub};
+use crate::{b64, gzip};
+
+/// The most bytes one `write_files` entry may inflate to.
+const MAX_FILE_INFLATE: u64 = 16 << 20;
+
+/// How many lines the tolerant pass may quote before giving up.
+const MAX_REPAIRS: usize = 32;
+
+/// A parsed cloud-config.
+#[derive(Debug, Clone)]
+pub struct CloudConfig {
+    /// Whether the document starts with `## template: jinja` (cloud-init renders it as Jinja).
+    pub jinja: bool,
+    /// `write_files`, decoded.
+    pub files: Vec<File>,
+    /// `bootcmd` then `runcmd`, in order.
+    pub commands: Vec<Command>,
+    /// NTP servers and pools from the `ntp` module.
+    pub ntp: Option<Ntp>,
+    /// Every other top-level key, with its value, in document order.
+    pub other: Vec<(String, Value)>,
+    /// Lines the tolerant pass had to quote (1-based), if the document was not valid YAML.
+    pub repaired_lines: Vec<u64>,
+    /// Problems noticed while reading.
+    pub problems: Vec<Problem>,
+}
+
+/// The `ntp` module's settings.
+#[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
+pub struct Ntp {
+    /// `enabled`, if given.
+    pub enabled: Option<bool>,
+    /// `servers`.
+    pub servers: Vec<String>,
+    /// `pools`.
+    pub pools: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct RawWriteFile {
+    #[serde(default)]
+    path: Option<String>,
+    #[serde(default)]
+    content: Option<serde_saphyr::Spanned<String>>,
+    #[serde(default)]
+    encoding: Option<String>,
+    #[serde(default)]
+    owner: Option<String>,
+    #[serde(default)]
+    permissions: Option<Value>,
+    #[serde(default)]
+    append: Option<bool>,
+    #[serde(default)]
+    source: Option<RawSource>,
+}
+
+#[derive(Deserialize)]
+struct RawSource {
+    #[serde(default)]
+    uri: Option<String>,
+}
+
+impl CloudConfig {
+    /// Reads a cloud-config text.
+    pub fn parse(text: &str) -> Result<Self, DocumentError> {
+        let jinja = text.trim_start().starts_with("## template: jinja");
+        let mut problems = Vec::new();
+        let mut repaired_lines = Vec::new();
+        let mut current = std::borrow::Cow::Borrowed(text);
+        let top = loop {
+            match parse_top(&current) {
+                Ok(top) => break top,
+                Err(e) => {
+                    let at = position(&e);
+                    let message = clean_message(&e);
+                    let repaired = (repaired_lines.len() < MAX_REPAIRS)
+                        .then(|| quote_item_near(&current, at.line))
+                        .flatten();
+                    let Some((line, column, fixed)) = repaired else {
+                        return Err(DocumentError::Yaml { message, at });
+                    };
+                    if repaired_lines.is_empty() {
+                        problems.push(Problem {
+                            id: "cloud-config-invalid-yaml",
+                            message: format!(
+                                "cloud-config is not valid YAML: the unquoted sequence item on line {line} breaks the parser ({message} at line {}, column {}); cloud-init would reject the whole document",
+                                at.line, at.column
+                            ),
+                            path: None,
+                            at: Some(Position {
+                                line,
+                                column,
+                                offset: None,
+                            }),
+                        });
+                    }
+                    repaired_lines.push(line);
+                    current = std::borrow::Cow::Owned(fixed);
+                }
+            }
+        };
+        let Some(top) = top else {
+            return Err(DocumentError::NotMapping);
+        };
+        let mut config = CloudConfig {
+            jinja,
+            files: Vec::new(),
+            commands: Vec::new(),
+            ntp: None,
+            other: Vec::new(),
+            repaired_lines,
+            problems,
+        };
+        let mut bootcmd = Vec::new();
+        let mut runcmd = Vec::new();
+        for (key, value) in top.0 {
+            match key.as_str() {
+                "write_files" => {
+                    let entries: Vec<RawWriteFile> = match value {
+                        TopValue::WriteFiles(entries) => entries,
+                        TopValue::Other(_) => Vec::new(),
+                    };
+                    for entry in entries {
+                        config.add_file(entry, &current);
+                    }
+                }
+                "runcmd" => runcmd = commands(value.into_value(), "runcmd"),
+                "bootcmd" => bootcmd = commands(value.into_value(), "bootcmd"),
+                "ntp" => {
+                    let value = value.into_value();
+                    config.ntp = Some(ntp(&value));
+                    config.other.push((key, value));
+                }
+                _ => config.other.push((key, value.into_value())),
+            }
+        }
+        config.commands = bootcmd.into_iter().chain(runcmd).collect();
+        Ok(config)
+    }
+
+    fn add_file(&mut self, raw: RawWriteFile, text: &str) {
+        let Some(path) = raw.path.filter(|p| !p.is_empty()) else {
+            self.problems.push(Problem {
+                id: "cloud-config-schema",
+                message: "a write_files entry has no path; cloud-init fails on it".to_owned(),
+                path: None,
+                at: raw.content.as_ref().map(|c| Position {
+                    line: c.referenced.line(),
+                    column: c.referenced.column(),
+                    offset: None,
+                }),
+            });
+            return;
+        };
+        let mode = match raw.permissions.as_ref().map(parse_mode) {
+            None => None,
+            Some(Ok(mode)) => Some(mode),
+            Some(Err(())) => {
+                self.problems.push(Problem {
+                    id: "cloud-config-schema",
+                    message: "permissions is not an octal mode such as '0640'".to_owned(),
+                    path: Some(path.clone()),
+                    at: None,
+                });
+                None
+            }
+        };
+        let encoding = raw.encoding.map(|e| e.trim().to_ascii_lowercase());
+        let binary = content_is_tagged(&raw.content, text);
+        let content = match (&raw.content, raw.source.and_then(|s| s.uri)) {
+            (None, Some(uri)) => Content::Remote(uri),
+            (content, _) => {
+                let body = content.as_ref().map(|c| c.value.as_str()).unwrap_or("");
+                match decode_content(body, binary, encoding.as_deref()) {
+                    Ok(bytes) => Content::Inline(bytes),
+                    Err(why) => Content::Undecodable(why),
+                }
+            }
+        };
+        if let Content::Undecodable(why) = &content {
+            self.problems.push(Problem {
+                id: "cloud-config-schema",
+                message: format!("content cannot be decoded: {why}"),
+                path: Some(path.clone()),
+                at: None,
+            });
+        }
+        let encoding = match (encoding, binary) {
+            (Some(e), _) => Some(e),
+            (None, true) => Some("!!binary".to_owned()),
+            (None, false) => None,
+        };
+        self.files.push(File {
+            path,
+            mode,
+            owner: raw.owner.filter(|o| !o.is_empty()),
+            encoding,
+            content,
+            append: raw.append.unwrap_or(false),
+        });
+    }
+}
+
+fn content_is_tagged(content: &Option<serde_saphyr::Spanned<String>>, text: &str) -> bool {
+    content
+        .as_ref()
+        .is_some_and(|c| tagged_binary(text, c.referenced.line()))
+}
+
+/// The top level, read key by key so `write_files` is typed and everything else kept as data.
+struct Top(Vec<(String, TopValue)>);
+
+enum TopValue {
+    WriteFiles(Vec<RawWriteFile>),
+    Other(Value),
+}
+
+impl TopValue {
+    fn into_value(self) -> Value {
+        match self {
+            TopValue::Other(v) => v,
+            TopValue::WriteFiles(_) => Value::Null,
+        }
+    }
+}
+
+impl<'de> Deserialize<'de> for Top {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = Top;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a cloud-config mapping")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
+                let mut out = Vec::new();
+                while let Some(key) = map.next_key::<String>()? {
+                    let value = if key == "write_files" {
+                        let entries: Option<Vec<RawWriteFile>> = map.next_value()?;
+                        TopValue::WriteFiles(entries.unwrap_or_default())
+                    } else {
+                        TopValue::Other(map.next_value()?)
+                    };
+                    out.push((key, value));
+                }
+                Ok(Top(out))
+            }
+        }
+        d.deserialize_map(V)
+    }
+}
+
+fn options() -> serde_saphyr::Options {
+    let mut o = serde_saphyr::Options::default();
+    o.with_snippet = false;
+    // cloud-init reads YAML 1.1 (PyYAML): 0644 is octal.
+    o.legacy_octal_numbers = true;
+    // Keep !!binary text; it is decoded here, where non-UTF-8 bytes are allowed.
+    o.ignore_binary_tag_for_string = true;
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_depth = 64;
+    budget.max_aliases = 1_000;
+    budget.max_anchors = 1_000;
+    o.budget = Some(budget);
+    o
+}
+
+fn parse_top(text: &str) -> Result<Option<Top>, serde_saphyr::Error> {
+    // A document that is only comments (the header) is an empty cloud-config.
+    let docs: Vec<Option<Top>> = serde_saphyr::from_str_multiple_with_options(text, options())?;
+    Ok(match docs.into_iter().next() {
+        Some(top) => top,
+        None => Some(Top(Vec::new())),
+    })
+}
+
+fn position(e: &serde_saphyr::Error) -> Position {
+    e.location()
+        .map(|l| Position {
+            line: l.line(),
+            column: l.column(),
+            offset: l.span().byte_offset(),
+        })
+        .unwrap_or_default()
+}
+
+fn clean_message(e: &serde_saphyr::Error) -> String {
+    let message = scrub(&e.to_string());
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    }
+}
+
+/// Finds the unquoted sequence item that most likely broke the parse (the error is often reported
+/// a line or more after it), and quotes its value. Returns the 1-based line and column of the
+/// item's value, and the repaired text.
+fn quote_item_near(text: &str, error_line: u64) -> Option<(u64, u64, String)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let last = usize::try_from(error_line).ok()?.min(lines.len());
+    let item = |l: &str| -> Option<(usize, char)> {
+        let body = l.trim_end_matches(['\n', '\r']);
+        let indent = body.len() - body.trim_start().len();
+        let rest = body.trim_start().strip_prefix("- ")?;
+        let first = rest.trim_start().chars().next()?;
+        Some((indent + 2 + (rest.len() - rest.trim_start().len()), first))
+    };
+    // Nearest item above the error whose value starts with a flow or indicator character.
+    let candidate = (last.saturating_sub(12)..last)
+        .rev()
+        .find(|&i| item(lines[i]).is_some_and(|(_, c)| "[{*&!%@`|>".contains(c)))
+        .or_else(|| {
+            let i = last.checked_sub(1)?;
+            item(lines[i])
+                .filter(|(_, c)| !matches!(c, '\'' | '"'))
+                .map(|_| i)
+        })?;
+    let (column, _) = item(lines[candidate])?;
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, l) in lines.iter().enumerate() {
+        if i == candidate {
+            let body = l.trim_end_matches(['\n', '\r']);
+            out.push_str(&body[..column]);
+            out.push('\'');
+            out.push_str(&body[column..].replace('\'', "''"));
+            out.push('\'');
+            out.push_str(&l[body.len()..]);
+        } else {
+            out.push_str(l);
+        }
+    }
+    Some((candidate as u64 + 1, column as u64 + 1, out))
+}
+
+/// Whether the value on `line` (1-based) is tagged `!!binary`.
+fn tagged_binary(text: &str, line: u64) -> bool {
+    let Some(index) = usize::try_from(line).ok().and_then(|l| l.checked_sub(1)) else {
+        return false;
+    };
+    // The tag sits on the key's line or, for a block scalar, the line that holds the value start.
+    text.lines()
+        .skip(index.saturating_sub(1))
+        .take(2)
+        .any(|l| l.contains("!!binary") || l.contains("!binary"))
+}
+
+fn parse_mode(value: &Value) -> Result<u32, ()> {
+    match value {
+        Value::Number(n) => n
+            .as_u64()
+            .and_then(|n| u32::try_from(n).ok())
+            .filter(|&m| m <= 0o7777)
+            .ok_or(()),
+        Value::String(s) => {
+            let s = s.trim();
+            let digits = s.strip_prefix("0o").unwrap_or(s);
+            u32::from_str_radix(digits, 8)
+                .ok()
+                .filter(|&m| m <= 0o7777)
+                .ok_or(())
+        }
+        _ => Err(()),
+    }
+}
+
+/// Decodes a `write_files` content as cloud-init does.
+fn decode_content(body: &str, binary: bool, encoding: Option<&str>) -> Result<Vec<u8>, String> {
+    let unbase64 = |text: &str| -> Result<Vec<u8>, String> {
+        let compact: String = text.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        b64::decode(&compact).map_err(|e| format!("invalid base64 ({e})"))
+    };
+    let raw: Vec<u8> = if binary {
+        unbase64(body).map_err(|e| format!("!!binary content: {e}"))?
+    } else {
+        body.as_bytes().to_vec()
+    };
+    let inflate = |bytes: &[u8]| -> Result<Vec<u8>, String> {
+        gzip::inflate(bytes, MAX_FILE_INFLATE).map_err(|e| e.to_string())
+    };
+    match encoding.unwrap_or("") {
+        "" | "text/plain" => Ok(raw),
+        "b64" | "base64" => {
+            let text = std::str::from_utf8(&raw).map_err(|_| "base64 content is not text")?;
+            unbase64(text)
+        }
+        "gz" | "gzip" | "application/x-gzip" => inflate(&raw),
+        "gz+b64" | "gzip+base64" | "gz+base64" | "gzip+b64" => {
+            let text = std::str::from_utf8(&raw).map_err(|_| "base64 content is not text")?;
+            inflate(&unbase64(text)?)
+        }
+        other => Err(format!(
+            "unknown encoding {:?}",
+            crate::error::shorten(other, 20)
+        )),
+    }
+}
+
+fn commands(value: Value, origin: &str) -> Vec<Command> {
+    let Value::Array(items) = value else {
+        return Vec::new();
+    };
+    items
+        .into_iter()
+        .filter_map(|item| {
+            let line = match item {
+                Value::String(s) => s,
+                Value::Array(argv) => argv
+                    .iter()
+                    .map(|a| shell_quote(&scalar(a)))
+                    .collect::<Vec<_>>()
+                    .join(" "),
+                Value::Null => return None,
+                other => scalar(&other),
+            };
+            Some(Command {
+                line,
+                origin: origin.to_owned(),
+            })
+        })
+        .collect()
+}
+
+fn scalar(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// Quotes an argv element for display as a shell word.
+fn shell_quote(word: &str) -> String {
+    if !word.is_empty()
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b))
+    {
+        word.to_owned()
+    } else {
+        format!("'{}'", word.replace('\'', r"'\''"))
+    }
+}
+
+fn ntp(value: &Value) -> Ntp {
+    let list = |key: &str| -> Vec<String> {
+        value
+            .get(key)
+            .and_then(Value::as_array)
+            .map(|a| a.iter().map(scalar).collect())
+            .unwrap_or_default()
+    };
+    Ntp {
+        enabled: value.get("enabled").and_then(Value::as_bool),
+        servers: list("servers"),
+        pools: list("pools"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WORKER: &str = "## template: jinja\n#cloud-config\n\nwrite_files:\n-   path: /etc/rancher/rke2/registries.yaml\n    owner: root:root\n    permissions: '0640'\n    content: |\n      configs: null\n      mirrors: {}\n      \n-   path: /etc/rancher/rke2/config.yaml\n    owner: root:root\n    permissions: '0640'\n    content: |\n      server: https://10.0.1.10:9345\n      token: abc\n      \n\n\nruncmd:\n  - 'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION=v1.32.5+rke2r1 INSTALL_RKE2_TYPE=\"agent\" sh -s -'\n  - 'systemctl start rke2-agent.service'\n  - \"echo \\\"done\\\"\"\n";
+
+    #[test]
+    fn reads_caprke2_worker() {
+        let c = CloudConfig::parse(WORKER).unwrap();
+        assert!(c.jinja);
+        assert_eq!(c.files.len(), 2);
+        assert_eq!(c.files[0].path, "/etc/rancher/rke2/registries.yaml");
+        assert_eq!(c.files[0].mode, Some(0o640));
+        assert_eq!(c.files[0].owner.as_deref(), Some("root:root"));
+        assert_eq!(
+            c.files[0].bytes(),
+            Some(&b"configs: null\nmirrors: {}\n"[..])
+        );
+        assert_eq!(
+            c.files[1].bytes(),
+            Some(&b"server: https://10.0.1.10:9345\ntoken: abc\n"[..])
+        );
+        assert_eq!(c.commands.len(), 3);
+        assert!(
+            c.commands[0]
+                .line
+                .starts_with("curl -sfL https://get.rke2.io")
+        );
+        assert_eq!(c.commands[2].line, "echo \"done\"");
+        assert!(c.problems.is_empty());
+        assert!(c.repaired_lines.is_empty());
+    }
+
+    #[test]
+    fn recovers_from_the_checksum_line() {
+        let text = WORKER.replace(
+            "runcmd:\n",
+            "runcmd:\n  - [[ $(sha256sum /opt/rke2-artifacts/sha256sum*.txt | awk '{print $1}') == abcd ]] || exit 1\n",
+        );
+        let c = CloudConfig::parse(&text).unwrap();
+        assert_eq!(c.problems.len(), 1);
+        let p = &c.problems[0];
+        assert_eq!(p.id, "cloud-config-invalid-yaml");
+        let at = p.at.unwrap();
+        assert_eq!(at.line, 22);
+        assert_eq!(c.repaired_lines, vec![22]);
+        assert_eq!(c.commands.len(), 4);
+        assert_eq!(
+            c.commands[0].line,
+            "[[ $(sha256sum /opt/rke2-artifacts/sha256sum*.txt | awk '{print $1}') == abcd ]] || exit 1"
+        );
+        assert_eq!(c.files.len(), 2);
+    }
+
+    #[test]
+    fn every_write_files_encoding() {
+        let gz = b64::encode(&gzip::deflate(b"zipped\n", 6));
+        let text = format!(
+            "#cloud-config\nwrite_files:\n- path: /a\n  content: aGVsbG8K\n  encoding: b64\n- path: /b\n  content: {gz}\n  encoding: gzip+base64\n- path: /c\n  content: !!binary |\n    aGVsbG8K\n- path: /d\n  content: plain\n  permissions: 0600\n- path: /e\n  content: {gz}\n  encoding: gz+b64\n- path: /f\n  encoding: gzip\n  content: !!binary |\n    {gz}\n- path: /g\n  source:\n    uri: https://example.com/x\n"
+        );
+        let c = CloudConfig::parse(&text).unwrap();
+        let get = |p: &str| c.files.iter().find(|f| f.path == p).unwrap();
+        assert_eq!(get("/a").bytes(), Some(&b"hello\n"[..]));
+        assert_eq!(get("/b").bytes(), Some(&b"zipped\n"[..]));
+        assert_eq!(get("/c").bytes(), Some(&b"hello\n"[..]));
+        assert_eq!(get("/c").encoding.as_deref(), Some("!!binary"));
+        assert_eq!(get("/d").bytes(), Some(&b"plain"[..]));
+        assert_eq!(get("/d").mode, Some(0o600));
+        assert_eq!(get("/e").bytes(), Some(&b"zipped\n"[..]));
+        assert_eq!(get("/f").bytes(), Some(&b"zipped\n"[..]));
+        assert_eq!(
+            get("/g").content,
+            Content::Remote("https://example.com/x".into())
+        );
+        assert!(c.problems.is_empty(), "{:?}", c.problems);
+    }
+
+    #[test]
+    fn argv_commands_ntp_and_other_keys() {
+        let text = "#cloud-config\nruncmd:\n  - [ls, -l, \"/a b\"]\n  - echo hi\nbootcmd:\n  - [sh, -c, echo]\nntp:\n  enabled: true\n  servers:\n  - \"0.pool\"\nusers:\n  - name: rke2\n";
+        let c = CloudConfig::parse(text).unwrap();
+        let lines: Vec<_> = c.commands.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(lines, ["sh -c echo", "ls -l '/a b'", "echo hi"]);
+        assert_eq!(c.commands[0].origin, "bootcmd");
+        let ntp = c.ntp.as_ref().unwrap();
+        assert_eq!(ntp.servers, ["0.pool"]);
+        assert_eq!(ntp.enabled, Some(true));
+        assert!(c.other.iter().any(|(k, _)| k == "users"));
+    }
+
+    #[test]
+    fn bad_documents() {
+        assert!(CloudConfig::parse("#cloud-config\n- a\n").is_err());
+        assert!(CloudConfig::parse("#cloud-config\na: [\n").is_err());
+        let c = CloudConfig::parse("#cloud-config\n").unwrap();
+        assert!(c.files.is_empty());
+        let c = CloudConfig::parse("#cloud-config\nwrite_files:\n- content: x\n").unwrap();
+        assert_eq!(c.problems[0].id, "cloud-config-schema");
+        let c = CloudConfig::parse(
+            "#cloud-config\nwrite_files:\n- path: /x\n  content: x\n  encoding: b64\n",
+        )
+        .unwrap();
+        assert!(matches!(c.files[0].content, Content::Undecodable(_)));
+    }
+
+    #[test]
+    fn crlf_line_endings() {
+        let text = WORKER.replace('\n', "\r\n");
+        let c = CloudConfig::parse(&text).unwrap();
+        assert_eq!(c.files.len(), 2);
+        assert_eq!(
+            c.files[0].bytes(),
+            Some(&b"configs: null\nmirrors: {}\n"[..])
+        );
+    }
+}

@@ -1,0 +1,622 @@
+//! Ignition 3.x configs (specs 3.0 to 3.5 share the fields read here): files with `data:` URL
+//! contents and per-file gzip, directories, links, filesystems, systemd units and drop-ins, users.
+//!
+//! Remote sources (http, https, s3, tftp, gs, arn) are reported, never fetched.
+
+use serde::Deserialize;
+
+use super::{Command, Content, DocumentError, File, Problem};
+use crate::error::scrub;
+use crate::{dataurl, gzip};
+
+/// The most bytes one file's contents may inflate to.
+const MAX_FILE_INFLATE: u64 = 16 << 20;
+
+/// A parsed Ignition config.
+#[derive(Debug, Clone)]
+pub struct Ignition {
+    /// `ignition.version`.
+    pub version: String,
+    /// `storage.files`, decoded.
+    pub files: Vec<File>,
+    /// `storage.directories`.
+    pub directories: Vec<Directory>,
+    /// `storage.links`: (path, target).
+    pub links: Vec<(String, String)>,
+    /// `storage.filesystems`.
+    pub filesystems: Vec<Filesystem>,
+    /// `systemd.units`.
+    pub units: Vec<Unit>,
+    /// `passwd.users` (names and what they carry, never a password hash).
+    pub users: Vec<User>,
+    /// Commands: the `ExecStart` of enabled units, with the scripts they run expanded.
+    pub commands: Vec<Command>,
+    /// `ignition.config.merge` and `.replace` sources (never fetched).
+    pub config_sources: Vec<String>,
+    /// Problems `ignition-validate` would report, and others.
+    pub problems: Vec<Problem>,
+}
+
+/// A directory entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Directory {
+    /// Path.
+    pub path: String,
+    /// Mode, if set.
+    pub mode: Option<u32>,
+}
+
+/// A filesystem entry.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Filesystem {
+    /// Device path.
+    pub device: String,
+    /// Filesystem type.
+    pub format: Option<String>,
+    /// Mount path.
+    pub path: Option<String>,
+}
+
+/// A systemd unit.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Unit {
+    /// Unit name.
+    pub name: String,
+    /// `enabled`.
+    pub enabled: Option<bool>,
+    /// `mask`.
+    pub mask: Option<bool>,
+    /// The unit file text.
+    pub contents: Option<String>,
+    /// Drop-ins: (name, contents).
+    pub dropins: Vec<(String, Option<String>)>,
+}
+
+/// A user entry; secret fields are summarised, not kept.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct User {
+    /// User name.
+    pub name: String,
+    /// Whether a password hash is set.
+    pub has_password_hash: bool,
+    /// How many SSH keys are authorised.
+    pub ssh_authorized_keys: usize,
+}
+
+#[derive(Deserialize)]
+struct RawConfig {
+    ignition: RawIgnition,
+    #[serde(default)]
+    storage: Option<RawStorage>,
+    #[serde(default)]
+    systemd: Option<RawSystemd>,
+    #[serde(default)]
+    passwd: Option<RawPasswd>,
+}
+
+#[derive(Deserialize)]
+struct RawIgnition {
+    #[serde(default)]
+    version: Option<String>,
+    #[serde(default)]
+    config: Option<RawConfigRefs>,
+}
+
+#[derive(Deserialize)]
+struct RawConfigRefs {
+    #[serde(default)]
+    merge: Option<Vec<RawResource>>,
+    #[serde(default)]
+    replace: Option<RawResource>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawStorage {
+    #[serde(default)]
+    files: Option<Vec<RawFile>>,
+    #[serde(default)]
+    directories: Option<Vec<RawDirectory>>,
+    #[serde(default)]
+    links: Option<Vec<RawLink>>,
+    #[serde(default)]
+    filesystems: Option<Vec<RawFilesystem>>,
+}
+
+#[derive(Deserialize)]
+struct RawFile {
+    path: String,
+    #[serde(default)]
+    mode: Option<i64>,
+    #[serde(default)]
+    user: Option<RawNode>,
+    #[serde(default)]
+    group: Option<RawNode>,
+    #[serde(default)]
+    contents: Option<RawResource>,
+    #[serde(default)]
+    append: Option<Vec<RawResource>>,
+}
+
+#[derive(Deserialize)]
+struct RawNode {
+    #[serde(default)]
+    name: Option<String>,
+    #[serde(default)]
+    id: Option<i64>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawResource {
+    #[serde(default)]
+    source: Option<String>,
+    #[serde(default)]
+    compression: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawDirectory {
+    path: String,
+    #[serde(default)]
+    mode: Option<i64>,
+}
+
+#[derive(Deserialize)]
+struct RawLink {
+    path: String,
+    #[serde(default)]
+    target: Option<String>,
+}
+
+#[derive(Deserialize)]
+struct RawFilesystem {
+    #[serde(default)]
+    device: Option<String>,
+    #[serde(default)]
+    format: Option<String>,
+    #[serde(default)]
+    path: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawSystemd {
+    #[serde(default)]
+    units: Option<Vec<RawUnit>>,
+}
+
+#[derive(Deserialize)]
+struct RawUnit {
+    name: String,
+    #[serde(default)]
+    enabled: Option<bool>,
+    #[serde(default)]
+    mask: Option<bool>,
+    #[serde(default)]
+    contents: Option<String>,
+    #[serde(default)]
+    dropins: Option<Vec<RawDropin>>,
+}
+
+#[derive(Deserialize)]
+struct RawDropin {
+    name: String,
+    #[serde(default)]
+    contents: Option<String>,
+}
+
+#[derive(Deserialize, Default)]
+struct RawPasswd {
+    #[serde(default)]
+    users: Option<Vec<RawUser>>,
+}
+
+#[derive(Deserialize)]
+struct RawUser {
+    name: String,
+    #[serde(default, rename = "passwordHash")]
+    password_hash: Option<String>,
+    #[serde(default, rename = "sshAuthorizedKeys")]
+    ssh_authorized_keys: Option<Vec<String>>,
+}
+
+impl Ignition {
+    /// Reads an Ignition config.
+    pub fn parse(text: &str) -> Result<Self, DocumentError> {
+        let raw: RawConfig = serde_json::from_str(text).map_err(|e| DocumentError::Ignition {
+            message: {
+                let m = scrub(&e.to_string());
+                match m.find(" at line ") {
+                    Some(i) => format!("{} at line {}, column {}", &m[..i], e.line(), e.column()),
+                    None => m,
+                }
+            },
+        })?;
+        let mut problems = Vec::new();
+        let version = raw.ignition.version.unwrap_or_default();
+        let mut config_sources = Vec::new();
+        if let Some(refs) = raw.ignition.config {
+            for r in refs
+                .replace
+                .into_iter()
+                .chain(refs.merge.unwrap_or_default())
+            {
+                if let Some(source) = r.source {
+                    config_sources.push(source);
+                }
+            }
+        }
+        let storage = raw.storage.unwrap_or_default();
+        let mut files = Vec::new();
+        for f in storage.files.unwrap_or_default() {
+            files.push(file(f, &mut problems));
+        }
+        check_paths(files.iter().map(|f| f.path.as_str()), "file", &mut problems);
+        let directories: Vec<Directory> = storage
+            .directories
+            .unwrap_or_default()
+            .into_iter()
+            .map(|d| Directory {
+                mode: d.mode.and_then(|m| u32::try_from(m).ok()),
+                path: d.path,
+            })
+            .collect();
+        let links: Vec<(String, String)> = storage
+            .links
+            .unwrap_or_default()
+            .into_iter()
+            .map(|l| (l.path, l.target.unwrap_or_default()))
+            .collect();
+        let all_paths = files
+            .iter()
+            .map(|f| f.path.as_str())
+            .chain(directories.iter().map(|d| d.path.as_str()))
+            .chain(links.iter().map(|l| l.0.as_str()));
+        check_duplicates(all_paths, &mut problems);
+        let filesystems = storage
+            .filesystems
+            .unwrap_or_default()
+            .into_iter()
+            .map(|f| Filesystem {
+                device: f.device.unwrap_or_default(),
+                format: f.format,
+                path: f.path,
+            })
+            .collect();
+        let units: Vec<Unit> = raw
+            .systemd
+            .unwrap_or_default()
+            .units
+            .unwrap_or_default()
+            .into_iter()
+            .map(|u| Unit {
+                name: u.name,
+                enabled: u.enabled,
+                mask: u.mask,
+                contents: u.contents,
+                dropins: u
+                    .dropins
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|d| (d.name, d.contents))
+                    .collect(),
+            })
+            .collect();
+        let users = raw
+            .passwd
+            .unwrap_or_default()
+            .users
+            .unwrap_or_default()
+            .into_iter()
+            .map(|u| User {
+                name: u.name,
+                has_password_hash: u.password_hash.is_some_and(|h| !h.is_empty()),
+                ssh_authorized_keys: u.ssh_authorized_keys.map_or(0, |k| k.len()),
+            })
+            .collect();
+        let commands = unit_commands(&units, &files);
+        Ok(Ignition {
+            version,
+            files,
+            directories,
+            links,
+            filesystems,
+            units,
+            users,
+            commands,
+            config_sources,
+            problems,
+        })
+    }
+}
+
+fn file(raw: RawFile, problems: &mut Vec<Problem>) -> File {
+    let mode = match raw.mode {
+        None => None,
+        Some(m) => match u32::try_from(m).ok().filter(|&m| m <= 0o7777) {
+            Some(m) => Some(m),
+            None => {
+                problems.push(Problem {
+                    id: "ignition-invalid",
+                    message: format!("mode {m} is not a valid permission value"),
+                    path: Some(raw.path.clone()),
+                    at: None,
+                });
+                None
+            }
+        },
+    };
+    let owner = owner(raw.user.as_ref(), raw.group.as_ref());
+    let (resource, append) = match (raw.contents, raw.append) {
+        (Some(c), _) if c.source.is_some() => (c, false),
+        (_, Some(mut appends)) if !appends.is_empty() => (appends.remove(0), true),
+        (c, _) => (c.unwrap_or_default(), false),
+    };
+    let (content, encoding) = contents(&resource, &raw.path, problems);
+    File {
+        path: raw.path,
+        mode,
+        owner,
+        encoding,
+        content,
+        append,
+    }
+}
+
+fn owner(user: Option<&RawNode>, group: Option<&RawNode>) -> Option<String> {
+    let name = |n: Option<&RawNode>| -> Option<String> {
+        let n = n?;
+        n.name
+            .clone()
+            .filter(|s| !s.is_empty())
+            .or_else(|| n.id.map(|id| id.to_string()))
+    };
+    match (name(user), name(group)) {
+        (None, None) => None,
+        (Some(u), None) => Some(u),
+        (None, Some(g)) => Some(format!(":{g}")),
+        (Some(u), Some(g)) => Some(format!("{u}:{g}")),
+    }
+}
+
+fn contents(
+    resource: &RawResource,
+    path: &str,
+    problems: &mut Vec<Problem>,
+) -> (Content, Option<String>) {
+    let Some(source) = resource.source.as_deref() else {
+        // No source: an empty file.
+        return (Content::Inline(Vec::new()), None);
+    };
+    let compression = resource.compression.as_deref().unwrap_or("");
+    if !matches!(compression, "" | "gzip") {
+        problems.push(Problem {
+            id: "ignition-invalid",
+            message: format!(
+                "unknown compression {:?} (Ignition knows \"gzip\")",
+                crate::error::shorten(compression, 20)
+            ),
+            path: Some(path.to_owned()),
+            at: None,
+        });
+    }
+    let url = match dataurl::DataUrl::parse(source) {
+        Ok(url) => url,
+        Err(crate::error::DataUrlError::NotDataUrl) => {
+            let scheme = source.split(':').next().unwrap_or("");
+            if !matches!(
+                scheme.to_ascii_lowercase().as_str(),
+                "http" | "https" | "s3" | "tftp" | "gs" | "arn"
+            ) {
+                problems.push(Problem {
+                    id: "ignition-invalid",
+                    message: "contents.source has an unsupported URL scheme".to_owned(),
+                    path: Some(path.to_owned()),
+                    at: None,
+                });
+            }
+            return (
+                Content::Remote(source.to_owned()),
+                Some("remote".to_owned()),
+            );
+        }
+        Err(e) => return undecodable(path, e.to_string(), problems),
+    };
+    let encoding = match (url.base64, compression) {
+        (true, "gzip") => "gzip+base64 data URL",
+        (true, _) => "base64 data URL",
+        (false, "gzip") => "gzip data URL",
+        (false, _) => "data URL",
+    };
+    let bytes = match url.decode() {
+        Ok(bytes) => bytes,
+        Err(e) => return undecodable(path, e.to_string(), problems),
+    };
+    let bytes = if compression == "gzip" {
+        match gzip::inflate(&bytes, MAX_FILE_INFLATE) {
+            Ok(b) => b,
+            Err(e) => return undecodable(path, format!("gzip: {e}"), problems),
+        }
+    } else {
+        bytes.into_owned()
+    };
+    (Content::Inline(bytes), Some(encoding.to_owned()))
+}
+
+fn undecodable(path: &str, why: String, problems: &mut Vec<Problem>) -> (Content, Option<String>) {
+    problems.push(Problem {
+        id: "ignition-invalid",
+        message: format!("contents cannot be decoded: {why}"),
+        path: Some(path.to_owned()),
+        at: None,
+    });
+    (Content::Undecodable(why), None)
+}
+
+fn check_paths<'p>(paths: impl Iterator<Item = &'p str>, what: &str, problems: &mut Vec<Problem>) {
+    for path in paths {
+        if !path.starts_with('/') {
+            problems.push(Problem {
+                id: "ignition-invalid",
+                message: format!("{what} path is not absolute"),
+                path: Some(path.to_owned()),
+                at: None,
+            });
+        }
+    }
+}
+
+fn check_duplicates<'p>(paths: impl Iterator<Item = &'p str>, problems: &mut Vec<Problem>) {
+    let mut seen = std::collections::HashSet::new();
+    for path in paths {
+        if !seen.insert(path) {
+            problems.push(Problem {
+                id: "ignition-invalid",
+                message: "duplicate entry: Ignition rejects the config".to_owned(),
+                path: Some(path.to_owned()),
+                at: None,
+            });
+        }
+    }
+}
+
+/// `ExecStart` lines of enabled units; a script file of the config that one runs is expanded.
+fn unit_commands(units: &[Unit], files: &[File]) -> Vec<Command> {
+    let mut out = Vec::new();
+    for unit in units
+        .iter()
+        .filter(|u| u.enabled == Some(true) && u.mask != Some(true))
+    {
+        let texts = unit
+            .contents
+            .iter()
+            .chain(unit.dropins.iter().filter_map(|d| d.1.as_ref()));
+        for text in texts {
+            for exec in text
+                .lines()
+                .filter_map(|l| l.trim().strip_prefix("ExecStart="))
+            {
+                let exec = exec.trim();
+                let program = exec
+                    .trim_start_matches(['-', '@', ':', '+', '!'])
+                    .split_whitespace()
+                    .next()
+                    .unwrap_or("");
+                let script = files
+                    .iter()
+                    .rev()
+                    .find(|f| f.path == program)
+                    .and_then(|f| f.text().map(|t| t.into_owned()));
+                match script {
+                    Some(script) => out.extend(script_lines(&script).map(|line| Command {
+                        line,
+                        origin: program.to_owned(),
+                    })),
+                    None if !exec.is_empty() => out.push(Command {
+                        line: exec.to_owned(),
+                        origin: format!("unit {}", unit.name),
+                    }),
+                    None => {}
+                }
+            }
+        }
+    }
+    out
+}
+
+/// The command lines of a shell script: no blank lines, comments or `set` options.
+pub(crate) fn script_lines(script: &str) -> impl Iterator<Item = String> + '_ {
+    script
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with('#') && !l.starts_with("set -"))
+        .map(str::to_owned)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(files: &str, units: &str) -> String {
+        format!(
+            r#"{{"ignition":{{"config":{{"replace":{{"verification":{{}}}}}},"version":"3.3.0"}},"passwd":{{"users":[{{"name":"core","passwordHash":"$6$x","sshAuthorizedKeys":["ssh-ed25519 AAAA"]}}]}},"storage":{{"files":[{files}],"filesystems":[{{"device":"/dev/disk/by-partlabel/p.lxroot","format":"btrfs","path":"/opt"}}]}},"systemd":{{"units":[{units}]}}}}"#
+        )
+    }
+
+    #[test]
+    fn files_units_and_commands() {
+        let gz = crate::b64::encode(&gzip::deflate(
+            b"#!/bin/bash\nset -euo pipefail\n\n\ncurl -sfL https://get.rke2.io | sh -s - server\nsystemctl enable --now rke2-server.service\n",
+            9,
+        ));
+        let files = format!(
+            r#"{{"group":{{"name":"root"}},"overwrite":true,"path":"/etc/rancher/rke2/registries.yaml","user":{{"name":"root"}},"contents":{{"compression":"","source":"data:,configs%3A%20null%0Amirrors%3A%20%7B%7D%0A","verification":{{}}}},"mode":416}},{{"group":{{}},"path":"/etc/rke2-install.sh","user":{{}},"contents":{{"compression":"gzip","source":"data:;base64,{gz}","verification":{{}}}},"mode":448}},{{"path":"/etc/remote","contents":{{"source":"https://example.com/x"}}}}"#
+        );
+        let units = r#"{"contents":"[Unit]\nDescription=rke2-install\n[Service]\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n","enabled":true,"name":"rke2-install.service"}"#;
+        let ign = Ignition::parse(&config(&files, units)).unwrap();
+        assert_eq!(ign.version, "3.3.0");
+        assert_eq!(ign.files.len(), 3);
+        let reg = &ign.files[0];
+        assert_eq!(reg.bytes(), Some(&b"configs: null\nmirrors: {}\n"[..]));
+        assert_eq!(reg.mode, Some(0o640));
+        assert_eq!(reg.owner.as_deref(), Some("root:root"));
+        assert_eq!(ign.files[1].owner, None);
+        assert_eq!(
+            ign.files[1].encoding.as_deref(),
+            Some("gzip+base64 data URL")
+        );
+        assert_eq!(
+            ign.files[2].content,
+            Content::Remote("https://example.com/x".into())
+        );
+        let lines: Vec<_> = ign.commands.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            [
+                "curl -sfL https://get.rke2.io | sh -s - server",
+                "systemctl enable --now rke2-server.service"
+            ]
+        );
+        assert_eq!(ign.commands[0].origin, "/etc/rke2-install.sh");
+        assert_eq!(ign.users[0].name, "core");
+        assert!(ign.users[0].has_password_hash);
+        assert_eq!(ign.filesystems[0].path.as_deref(), Some("/opt"));
+        assert!(ign.problems.is_empty(), "{:?}", ign.problems);
+    }
+
+    #[test]
+    fn what_ignition_validate_rejects() {
+        let files = r#"{"path":"/a","contents":{"source":"data:,x"}},{"path":"/a","contents":{"source":"data:,y"}},{"path":"rel","contents":{"source":"data:;base64,*"}},{"path":"/b","contents":{"source":"data:,x","compression":"xz"}}"#;
+        let ign = Ignition::parse(&config(files, "")).unwrap();
+        let ids: Vec<_> = ign
+            .problems
+            .iter()
+            .map(|p| (p.path.as_deref().unwrap_or(""), p.message.as_str()))
+            .collect();
+        assert!(
+            ids.iter()
+                .any(|(p, m)| *p == "/a" && m.contains("duplicate")),
+            "{ids:?}"
+        );
+        assert!(
+            ids.iter()
+                .any(|(p, m)| *p == "rel" && m.contains("absolute")),
+            "{ids:?}"
+        );
+        assert!(
+            ids.iter()
+                .any(|(p, m)| *p == "rel" && m.contains("decoded")),
+            "{ids:?}"
+        );
+        assert!(
+            ids.iter()
+                .any(|(p, m)| *p == "/b" && m.contains("compression")),
+            "{ids:?}"
+        );
+    }
+
+    #[test]
+    fn invalid_json_is_an_error_without_input_text() {
+        let err = Ignition::parse(r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/x","contents":{"source":"data:,SECRETTOKENVALUE"}"#).unwrap_err();
+        assert!(!err.to_string().contains("SECRETTOKENVALUE"));
+        assert!(Ignition::parse("[]").is_err());
+    }
+}
