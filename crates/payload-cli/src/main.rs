@@ -22,14 +22,23 @@ fn main() -> ExitCode {
         Ok(cmd::Outcome::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            let mut message = format!("rke2-payload: error: {err}");
-            for cause in err.chain().skip(1) {
-                message.push_str(&format!("\n  caused by: {cause}"));
-            }
-            eprintln!("{message}");
+            eprintln!("rke2-payload: error: {}", one_sentence(&err));
             ExitCode::from(EXIT_ERROR)
         }
     }
+}
+
+/// The error and its causes on one line, leaving out causes the previous message already says.
+fn one_sentence(err: &anyhow::Error) -> String {
+    let mut parts: Vec<String> = Vec::new();
+    for cause in err.chain() {
+        let text = cause.to_string();
+        if parts.last().is_some_and(|prev| prev.contains(&text)) {
+            continue;
+        }
+        parts.push(text);
+    }
+    parts.join(": ")
 }
 
 fn is_broken_pipe(err: &anyhow::Error) -> bool {

@@ -74,13 +74,12 @@ impl fmt::Display for Position {
 #[non_exhaustive]
 pub enum Error {
     /// The input could not be read.
-    #[error("could not read {what}: {source}")]
+    #[error("could not read {what}: {error}")]
     Io {
         /// What was being read (a path, or "standard input").
         what: String,
         /// The underlying I/O error.
-        #[source]
-        source: std::io::Error,
+        error: std::io::Error,
     },
 
     /// The input is empty (or holds only white space).
@@ -164,13 +163,12 @@ pub enum Error {
     },
 
     /// The payload (`data.value`) could not be decoded.
-    #[error("{secret}: {source}")]
+    #[error("{secret}: {error}")]
     Payload {
         /// The Secret.
         secret: SecretId,
         /// What went wrong.
-        #[source]
-        source: PayloadError,
+        error: PayloadError,
     },
 }
 
@@ -179,13 +177,12 @@ pub enum Error {
 #[non_exhaustive]
 pub enum PayloadError {
     /// A gzip stream could not be decoded.
-    #[error("{what}: {source}")]
+    #[error("{what}: {error}")]
     Gzip {
         /// What held the gzip stream (e.g. `data.value`, `the Ignition wrapper's data URL`).
         what: String,
         /// The gzip failure.
-        #[source]
-        source: GzipError,
+        error: GzipError,
     },
 
     /// The payload is gzip inside gzip. cloud-init unwraps only one layer.
@@ -202,17 +199,16 @@ pub enum PayloadError {
     },
 
     /// A `data:` URL could not be decoded.
-    #[error("{what}: {source}")]
+    #[error("{what}: {error}")]
     DataUrl {
         /// Where the URL was.
         what: String,
         /// The failure.
-        #[source]
-        source: DataUrlError,
+        error: DataUrlError,
     },
 
     /// An Ignition config declares a version this tool does not read.
-    #[error("unsupported Ignition version {version:?} (this tool reads 3.0.0 to 3.5.0)")]
+    #[error("unsupported Ignition version {version:?} (this tool reads 3.0.0 to 3.6.0)")]
     IgnitionVersion {
         /// The version as found (shortened to 40 chars).
         version: String,
@@ -234,10 +230,8 @@ pub enum GzipError {
     #[error("not gzip (no 1f 8b magic)")]
     NotGzip,
     /// The stream ends before the gzip trailer.
-    #[error("gzip stream is truncated after {consumed} of {len} compressed bytes")]
+    #[error("gzip stream is truncated: its {len} compressed bytes end before the gzip trailer")]
     Truncated {
-        /// Compressed bytes read before the end.
-        consumed: u64,
         /// Compressed bytes in all.
         len: u64,
     },
@@ -318,7 +312,7 @@ pub fn scrub(message: &str) -> String {
                 rest = &after[end + 1..];
             }
             None => {
-                out.push_str("…");
+                out.push('…');
                 rest = "";
             }
         }

@@ -63,10 +63,7 @@ fn inflate_members(
             }
             Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::UnexpectedEof => {
-                return Err(GzipError::Truncated {
-                    consumed: consumed_now(),
-                    len,
-                });
+                return Err(GzipError::Truncated { len });
             }
             Err(e) => {
                 return Err(GzipError::Corrupt {
@@ -77,10 +74,7 @@ fn inflate_members(
         }
         if decoder.header().is_none() {
             // flate2 reports an empty or header-truncated stream as a clean end.
-            return Err(GzipError::Truncated {
-                consumed: offset,
-                len,
-            });
+            return Err(GzipError::Truncated { len });
         }
         rest = decoder.into_inner();
         if rest.is_empty() {

@@ -12,14 +12,14 @@ pub fn read(path: &Path) -> Result<Vec<u8>, Error> {
         std::io::stdin()
             .lock()
             .read_to_end(&mut buf)
-            .map_err(|source| Error::Io {
+            .map_err(|error| Error::Io {
                 what: "standard input".to_owned(),
-                source,
+                error,
             })?;
         return Ok(buf);
     }
-    std::fs::read(path).map_err(|source| Error::Io {
+    std::fs::read(path).map_err(|error| Error::Io {
         what: path.display().to_string(),
-        source,
+        error,
     })
 }

@@ -53,9 +53,9 @@ impl<'a> BootstrapSecret<'a> {
     pub fn decode(&self, options: &DecodeOptions) -> Result<Payload<'a>, Error> {
         let declared = self.declared_format()?;
         let value = self.value()?;
-        Payload::decode(value, declared, options).map_err(|source| Error::Payload {
+        Payload::decode(value, declared, options).map_err(|error| Error::Payload {
             secret: self.id().clone(),
-            source,
+            error,
         })
     }
 }

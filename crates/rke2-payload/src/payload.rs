@@ -145,9 +145,9 @@ impl<'a> Payload<'a> {
     ) -> Result<Self, PayloadError> {
         let cap = options.max_inflated;
         let (compression, inflated) = if gzip::is_gzip(&value) {
-            let inflated = gzip::inflate(&value, cap).map_err(|source| PayloadError::Gzip {
+            let inflated = gzip::inflate(&value, cap).map_err(|error| PayloadError::Gzip {
                 what: "data.value".to_owned(),
-                source,
+                error,
             })?;
             if gzip::is_gzip(&inflated) {
                 return Err(PayloadError::NestedGzip);
@@ -284,19 +284,19 @@ fn unwrap_ignition(value: &[u8], cap: u64) -> Result<Option<(bool, Vec<u8>)>, Pa
         // A remote replacement (https, s3, …) is never fetched: the wrapper is the user data.
         return Ok(None);
     };
-    let bytes = dataurl::decode(&source).map_err(|source| PayloadError::DataUrl {
+    let bytes = dataurl::decode(&source).map_err(|error| PayloadError::DataUrl {
         what: "the Ignition wrapper's config.replace.source".to_owned(),
-        source,
+        error,
     })?;
     let inner = match replace.compression.as_deref().unwrap_or("") {
         "" => bytes.into_owned(),
-        "gzip" => gzip::inflate(&bytes, cap).map_err(|source| match source {
+        "gzip" => gzip::inflate(&bytes, cap).map_err(|error| match error {
             GzipError::NotGzip => PayloadError::Wrapper {
                 detail: "compression is gzip, but the data URL does not hold gzip".to_owned(),
             },
-            source => PayloadError::Gzip {
+            error => PayloadError::Gzip {
                 what: "the Ignition wrapper's data URL".to_owned(),
-                source,
+                error,
             },
         })?,
         other => {
@@ -499,7 +499,7 @@ mod tests {
         let p = decode(IGN, DeclaredFormat::Ignition).unwrap();
         assert_eq!(p.compression(), Compression::None);
         assert_eq!(p.format(), Format::Ignition);
-        assert!(p.format_mismatch() == false);
+        assert!(!p.format_mismatch());
         let p = decode(IGN, DeclaredFormat::CloudConfig).unwrap();
         assert!(p.format_mismatch());
 

@@ -22,8 +22,8 @@ pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
         Format::Text => {
             writeln!(
                 out,
-                "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} {}",
-                "CLOUD", "LIMIT", "COUNTS", "MAX RAW", "GZIP C-C", "GZIP IGN", "CONFIDENCE"
+                "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} CONFIDENCE",
+                "CLOUD", "LIMIT", "COUNTS", "MAX RAW", "GZIP C-C", "GZIP IGN"
             )?;
             for cloud in CLOUDS {
                 writeln!(
@@ -58,7 +58,7 @@ pub(crate) fn group(n: u64) -> String {
     let digits = n.to_string();
     let mut out = String::with_capacity(digits.len() + digits.len() / 3);
     for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i) % 3 == 0 {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);

@@ -160,6 +160,8 @@ pub struct Envelope<'a> {
     pub skipped_secrets: usize,
     /// Objects of other kinds (ConfigMaps, …), skipped.
     pub skipped_objects: usize,
+    /// The last Secret skipped for having no `value` key, for the error message.
+    missing_value: Option<SecretId>,
 }
 
 impl<'a> Envelope<'a> {
@@ -193,6 +195,7 @@ impl<'a> Envelope<'a> {
             secrets: Vec::new(),
             skipped_secrets: 0,
             skipped_objects: 0,
+            missing_value: None,
         };
         let mut others = Vec::new();
         if first.starts_with('{') || first.starts_with('[') {
@@ -215,6 +218,9 @@ impl<'a> Envelope<'a> {
             }
         }
         if envelope.secrets.is_empty() {
+            if let (1, Some(secret)) = (envelope.skipped_secrets, envelope.missing_value.take()) {
+                return Err(Error::MissingValue { secret });
+            }
             if envelope.skipped_secrets > 0 {
                 return Err(Error::NoBootstrapSecret {
                     secrets: envelope.skipped_secrets,
@@ -243,6 +249,7 @@ impl<'a> Envelope<'a> {
             }],
             skipped_secrets: 0,
             skipped_objects: 0,
+            missing_value: None,
         }
     }
 
@@ -308,9 +315,16 @@ impl<'a> Envelope<'a> {
         };
         let Some(value) = pick("value") else {
             self.skipped_secrets += 1;
+            self.missing_value = Some(id);
             return;
         };
         let format = pick("format");
+        if format.is_none() && !looks_like_userdata(&value) {
+            // A `value` without `format` that is not user data: CAPRKE2's `<cluster>-token`
+            // Secret, or another Secret that happens to use the key.
+            self.skipped_secrets += 1;
+            return;
+        }
         let cluster = metadata
             .labels
             .as_ref()
@@ -372,6 +386,33 @@ impl<'a> Envelope<'a> {
             }),
         }
     }
+}
+
+/// Whether a stored value starts like user data (gzip, cloud-init text, or JSON).
+fn looks_like_userdata(value: &Stored<'_>) -> bool {
+    let head: Vec<u8> = match value {
+        Stored::Base64(text) => {
+            let compact: String = text
+                .chars()
+                .filter(|c| !c.is_ascii_whitespace())
+                .take(64)
+                .collect();
+            let usable = compact.len() / 4 * 4;
+            match b64::decode(&compact[..usable]) {
+                Ok(bytes) => bytes,
+                // Invalid base64 is reported when the value is decoded.
+                Err(_) => return true,
+            }
+        }
+        Stored::Plain(text) => text.as_bytes().iter().take(48).copied().collect(),
+        Stored::Bare(_) => return true,
+    };
+    if gzip::is_gzip(&head) {
+        return true;
+    }
+    let text = String::from_utf8_lossy(&head);
+    let text = text.trim_start();
+    text.starts_with('{') || is_cloud_init_text(text)
 }
 
 /// Whether text is cloud-init user data rather than a Kubernetes object.

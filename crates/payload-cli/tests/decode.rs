@@ -1,0 +1,325 @@
+//! `rke2-payload decode` and `clouds` from the outside: exit codes, bytes written, messages.
+
+use std::path::PathBuf;
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+use serde_json::Value;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn cmd() -> Command {
+    Command::cargo_bin("rke2-payload").expect("binary")
+}
+
+fn fixtures() -> Vec<Value> {
+    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
+    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
+    all.into_iter().filter(|e| e["kind"] == "Secret").collect()
+}
+
+#[test]
+fn decode_writes_exactly_the_rendered_user_data() {
+    for entry in fixtures() {
+        let file = testdata()
+            .join("secrets")
+            .join(entry["file"].as_str().expect("file"));
+        let expected = std::fs::read(
+            testdata()
+                .join("secrets")
+                .join(entry["userdata_file"].as_str().expect("userdata")),
+        )
+        .expect("userdata");
+        let out = cmd().arg("decode").arg(&file).output().expect("run");
+        assert_eq!(out.status.code(), Some(0), "{}", file.display());
+        assert!(
+            out.stdout == expected,
+            "{}: user data differs",
+            file.display()
+        );
+        assert!(out.stderr.is_empty());
+    }
+}
+
+#[test]
+fn decode_raw_writes_the_stored_value() {
+    let file = testdata().join("secrets/worker-cloud-config-gzip-online.yaml");
+    let out = cmd()
+        .args(["decode", "--raw"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(&out.stdout[..2], &[0x1f, 0x8b]);
+    let entry = fixtures()
+        .into_iter()
+        .find(|e| e["file"] == "worker-cloud-config-gzip-online.yaml")
+        .expect("entry");
+    assert_eq!(
+        out.stdout.len() as u64,
+        entry["value_bytes"].as_u64().expect("n")
+    );
+}
+
+#[test]
+fn decode_reads_stdin_and_picks_from_a_list() {
+    let list = std::fs::read(testdata().join("secrets/list-all.json")).expect("list");
+    let expected =
+        std::fs::read(testdata().join("secrets/init-cloud-config-online.userdata")).expect("ud");
+    let entry = fixtures()
+        .into_iter()
+        .find(|e| e["file"] == "init-cloud-config-online.yaml")
+        .expect("entry");
+    let name = entry["name"].as_str().expect("name");
+    cmd()
+        .args(["decode", "-", "--name", &format!("default/{name}")])
+        .write_stdin(list.clone())
+        .assert()
+        .success()
+        .stdout(predicate::eq(expected.clone()));
+    cmd()
+        .args(["decode", "--name", name])
+        .write_stdin(list.clone())
+        .assert()
+        .success()
+        .stdout(predicate::eq(expected));
+    // Several Secrets and no name: a usage error that lists them.
+    cmd()
+        .arg("decode")
+        .write_stdin(list.clone())
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("pick one by name"));
+    cmd()
+        .args(["decode", "--name", "nope"])
+        .write_stdin(list)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no bootstrap Secret named nope"));
+}
+
+#[test]
+fn every_bad_input_is_a_clear_exit_2() {
+    let cases = [
+        ("not-yaml.txt", "not YAML"),
+        ("configmap.yaml", "no Secret (kind: ConfigMap)"),
+        ("no-value.yaml", "has no `value` key"),
+        (
+            "bad-base64.yaml",
+            "data.value is not valid base64: invalid character '!' at offset 40",
+        ),
+        ("truncated-gzip.yaml", "truncated"),
+        (
+            "gzip-trailing.yaml",
+            "4 bytes of trailing data after the gzip stream",
+        ),
+        ("gzip-bomb.yaml", "inflates past the cap of 16777216 bytes"),
+        ("nested-gzip.yaml", "gzip inside gzip"),
+        ("bad-wrapper.yaml", "config.replace.source"),
+        ("wrapper-not-gzip.yaml", "does not hold gzip"),
+        (
+            "unknown-ignition-version.yaml",
+            "unsupported Ignition version \"9.9.9\"",
+        ),
+    ];
+    for (file, message) in cases {
+        let out = cmd()
+            .arg("decode")
+            .arg(testdata().join("bad").join(file))
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{file}: {stderr}");
+        assert!(out.stdout.is_empty(), "{file}");
+        assert!(
+            stderr.starts_with("rke2-payload: error: "),
+            "{file}: {stderr}"
+        );
+        assert!(stderr.contains(message), "{file}: {stderr}");
+        assert_eq!(stderr.lines().count(), 1, "{file}: one sentence: {stderr}");
+    }
+}
+
+#[test]
+fn the_cap_is_configurable() {
+    let file = testdata().join("secrets/init-cloud-config-gzip-online.yaml");
+    cmd()
+        .args(["decode", "--max-inflated", "1000"])
+        .arg(&file)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("cap of 1000 bytes"));
+}
+
+#[test]
+fn output_file_is_never_clobbered_without_force() {
+    let dir = std::env::temp_dir().join(format!("rke2-payload-test-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let out = dir.join("userdata.txt");
+    let _ = std::fs::remove_file(&out);
+    let file = testdata().join("secrets/worker-ignition-gzip-online.yaml");
+    cmd()
+        .arg("decode")
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .success();
+    let first = std::fs::read(&out).expect("written");
+    assert!(first.starts_with(b"{\"ignition\""));
+    cmd()
+        .arg("decode")
+        .arg(&file)
+        .arg("-o")
+        .arg(&out)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("--force"));
+    cmd()
+        .arg("decode")
+        .arg(&file)
+        .args(["--raw", "--force", "-o"])
+        .arg(&out)
+        .assert()
+        .success();
+    assert_ne!(std::fs::read(&out).expect("rewritten"), first);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}
+
+#[test]
+fn help_has_examples_and_usage_errors_exit_2() {
+    for sub in ["decode", "clouds"] {
+        cmd()
+            .args([sub, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Examples:"));
+    }
+    cmd().arg("frobnicate").assert().code(2);
+    cmd().args(["decode", "--bogus"]).assert().code(2);
+}
+
+#[test]
+fn clouds_lists_every_required_platform() {
+    let out = cmd()
+        .args(["clouds", "--output", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["schema"], "rke2-payload/clouds/v1");
+    let ids: Vec<&str> = doc["clouds"]
+        .as_array()
+        .expect("clouds")
+        .iter()
+        .filter_map(|c| c["id"].as_str())
+        .collect();
+    for id in [
+        "aws",
+        "aws-machinepool",
+        "azure",
+        "gcp",
+        "openstack",
+        "vsphere",
+        "hetzner",
+        "digitalocean",
+        "oci",
+        "ibm-vpc",
+        "linode",
+        "cloudstack",
+        "kubevirt",
+        "nutanix",
+        "outscale",
+        "alibaba",
+    ] {
+        assert!(ids.contains(&id), "{id} missing");
+    }
+    let aws = &doc["clouds"][0];
+    assert_eq!(aws["id"], "aws");
+    assert_eq!(aws["limit_bytes"], 16384);
+    assert_eq!(aws["counted"], "raw");
+    cmd()
+        .arg("clouds")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("openstack").and(predicate::str::contains("49,149")));
+}
+
+/// Runs an external validator if it is installed; under `CI=true` a missing one is a failure.
+fn validator(program: &str) -> Option<String> {
+    let found = Process::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
+        panic!(
+            "{program} is not installed, but CI=true requires it (apt-get install ignition cloud-init)"
+        );
+    }
+    found
+}
+
+#[test]
+fn decoded_user_data_passes_the_real_validators() {
+    let ignition = validator("ignition-validate");
+    let cloud_init = validator("cloud-init");
+    let dir = std::env::temp_dir().join(format!("rke2-payload-validate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut checked = 0;
+    for entry in fixtures() {
+        let file = testdata()
+            .join("secrets")
+            .join(entry["file"].as_str().expect("file"));
+        let out = cmd().arg("decode").arg(&file).output().expect("run");
+        assert!(out.status.success());
+        let target = dir.join("userdata");
+        match entry["format"].as_str() {
+            Some("ignition") => {
+                let Some(program) = &ignition else { continue };
+                std::fs::write(&target, &out.stdout).expect("write");
+                let status = Process::new(program)
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    status.status.success(),
+                    "{}: {}",
+                    file.display(),
+                    String::from_utf8_lossy(&status.stderr)
+                );
+            }
+            _ => {
+                let Some(program) = &cloud_init else { continue };
+                if entry["yaml_valid"] == false {
+                    continue;
+                }
+                // cloud-init schema wants `#cloud-config` first: drop the jinja line.
+                let text = String::from_utf8(out.stdout).expect("utf8");
+                let body = text.strip_prefix("## template: jinja\n").unwrap_or(&text);
+                std::fs::write(&target, body).expect("write");
+                let status = Process::new(program)
+                    .args(["schema", "-c"])
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    status.status.success(),
+                    "{}: {}{}",
+                    file.display(),
+                    String::from_utf8_lossy(&status.stdout),
+                    String::from_utf8_lossy(&status.stderr)
+                );
+            }
+        }
+        checked += 1;
+    }
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+    if ignition.is_some() && cloud_init.is_some() {
+        assert!(checked >= 29, "only {checked} payloads validated");
+    }
+}
