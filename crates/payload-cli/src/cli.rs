@@ -26,6 +26,15 @@ pub(crate) enum Command {
         rke2-payload decode list.json --name capi/my-cp-abcde -o userdata.txt\n  \
         rke2-payload decode secret.yaml --raw -o value.gz")]
     Decode(DecodeArgs),
+    /// Show what a node will do at first boot: RKE2 facts, CA material, files, commands.
+    ///
+    /// Secrets (the join token, keys, passwords) are shown as SHA-256 fingerprints unless
+    /// --show-secrets is given.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload inspect secret.yaml\n  \
+        kubectl get secrets -A -o json | rke2-payload inspect --output json\n  \
+        rke2-payload inspect list.yaml --name capi/my-cp-abcde --show-secrets")]
+    Inspect(InspectArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
     Clouds(CloudsArgs),
@@ -58,6 +67,24 @@ pub(crate) struct DecodeArgs {
     /// Overwrite OUT if it exists.
     #[arg(long)]
     pub(crate) force: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct InspectArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Only the Secret with this `name` or `namespace/name`.
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    pub(crate) output: Format,
+    /// Show secret values (the join token, datastore password) instead of fingerprints.
+    #[arg(long)]
+    pub(crate) show_secrets: bool,
+    /// List every file and command, not only a summary.
+    #[arg(long, short = 'v')]
+    pub(crate) verbose: bool,
 }
 
 #[derive(Debug, Args)]

@@ -38,10 +38,17 @@ pub mod dataurl;
 pub mod document;
 pub mod envelope;
 pub mod error;
+pub mod findings;
 pub mod gzip;
 pub mod input;
 pub mod options;
 pub mod payload;
+pub mod pki;
+pub mod report;
+pub mod rke2;
+pub mod secret;
+pub mod sensitive;
+mod time;
 
 pub use envelope::{BootstrapSecret, Envelope};
 pub use error::{Error, PayloadError, SecretId};

@@ -7,6 +7,7 @@ use rke2_payload::clouds::{CLOUDS, Counted};
 
 use super::Outcome;
 use crate::cli::{CloudsArgs, Format};
+use crate::render::group;
 
 pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
     let mut out = anstream::stdout().lock();
@@ -51,19 +52,6 @@ pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
     }
     out.flush()?;
     Ok(Outcome::Ok)
-}
-
-/// `16384` → `16,384`.
-pub(crate) fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
-    out
 }
 
 /// The serde name of a unit enum variant.

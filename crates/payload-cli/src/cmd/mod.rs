@@ -2,6 +2,7 @@
 
 mod clouds;
 mod decode;
+mod inspect;
 
 use std::path::Path;
 
@@ -23,6 +24,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
     match cli.command {
         Command::Decode(args) => decode::run(&args),
         Command::Clouds(args) => clouds::run(&args),
+        Command::Inspect(args) => inspect::run(&args),
     }
 }
 

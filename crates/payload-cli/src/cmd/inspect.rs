@@ -1,0 +1,289 @@
+//! `rke2-payload inspect`.
+
+use std::io::Write;
+
+use anyhow::{Result, bail};
+use rke2_payload::findings::Severity;
+use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, InspectReport, SecretReport};
+use rke2_payload::{Compression, Envelope};
+
+use super::{Outcome, in_input, read_input};
+use crate::cli::{Format, InspectArgs};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
+
+pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
+    let path = &args.input.file;
+    let (input, decode) = read_input(&args.input)?;
+    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
+    let mut options = InspectOptions::default();
+    options.decode = decode;
+    options.show_secrets = args.show_secrets;
+    let selected: Vec<_> = match &args.name {
+        Some(name) => vec![in_input(envelope.select(Some(name)), path)?],
+        None => envelope.secrets.iter().collect(),
+    };
+    let mut reports = Vec::with_capacity(selected.len());
+    let mut failures = Vec::new();
+    for secret in selected {
+        match rke2_payload::report::inspect(secret, &options) {
+            Ok(report) => reports.push(report),
+            Err(e) => failures.push(e),
+        }
+    }
+    let report = InspectReport {
+        schema: INSPECT_SCHEMA,
+        secrets: reports,
+        skipped_secrets: envelope.skipped_secrets,
+        skipped_objects: envelope.skipped_objects,
+    };
+    let mut out = anstream::stdout().lock();
+    match args.output {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            for (i, secret) in report.secrets.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                text(&mut out, secret, args.verbose, args.show_secrets)?;
+            }
+            if report.skipped_secrets + report.skipped_objects > 0 {
+                writeln!(
+                    out,
+                    "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
+                    report.skipped_secrets, report.skipped_objects
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    match failures.len() {
+        0 => Ok(Outcome::Ok),
+        1 => Err(anyhow::Error::new(failures.remove(0)))
+            .map_err(|e| e.context(format!("reading {}", super::input_name(path)))),
+        n => {
+            for e in &failures {
+                eprintln!("rke2-payload: error: {e}");
+            }
+            bail!("{n} Secrets could not be decoded")
+        }
+    }
+}
+
+fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
+    let title = match (&s.namespace, &s.name) {
+        (Some(ns), Some(name)) => format!("Secret {ns}/{name}"),
+        (None, Some(name)) => format!("Secret {name}"),
+        _ => "User data".to_owned(),
+    };
+    write!(out, "{BOLD}{title}{BOLD:#}")?;
+    if let Some(cluster) = &s.cluster {
+        write!(out, "  {DIM}cluster {cluster}{DIM:#}")?;
+    }
+    writeln!(out)?;
+    let compression = match s.compression {
+        Compression::None => "not compressed".to_owned(),
+        Compression::Gzip => "gzip (raw)".to_owned(),
+        Compression::IgnitionWrapper { gzip: true } => {
+            "gzip inside an Ignition config.replace wrapper".to_owned()
+        }
+        Compression::IgnitionWrapper { gzip: false } => {
+            "Ignition config.replace wrapper".to_owned()
+        }
+        _ => "other".to_owned(),
+    };
+    let row = |out: &mut dyn Write, key: &str, value: &str| -> std::io::Result<()> {
+        writeln!(out, "  {DIM}{key:<13}{DIM:#} {value}")
+    };
+    row(out, "format", &format!("{}, {compression}", s.format))?;
+    let role = match s.role.map(|r| r.as_str()) {
+        Some("init") => "init (first control plane: creates the cluster)",
+        Some("server") => "server (control plane joining)",
+        Some("agent") => "agent (worker)",
+        _ => "unknown",
+    };
+    row(out, "role", role)?;
+    let r = &s.rke2;
+    row(
+        out,
+        "server",
+        r.server.as_deref().unwrap_or(if r.config_found {
+            "none (nothing to join)"
+        } else {
+            "unknown (no /etc/rancher/rke2/config.yaml)"
+        }),
+    )?;
+    let token = match (&r.token, &r.token_sha256) {
+        (Some(token), _) if shown => token.clone(),
+        (_, Some(sha)) => format!(
+            "sha256:{}  {DIM}(--show-secrets to see it){DIM:#}",
+            short_hash(sha)
+        ),
+        _ => "none".to_owned(),
+    };
+    row(out, "token", &token)?;
+    if !r.tls_san.is_empty() {
+        row(out, "tls-san", &r.tls_san.join(", "))?;
+    }
+    let install = match &s.install {
+        Some(i) if i.airgapped => format!(
+            "air-gapped ({}){}",
+            i.install_type.as_str(),
+            match &i.checksum {
+                Some(_) => ", artifacts checksum verified",
+                None => ", no checksum verification",
+            }
+        ),
+        Some(i) => format!(
+            "online via get.rke2.io ({}), version {}",
+            i.install_type.as_str(),
+            i.version.as_deref().unwrap_or("not set")
+        ),
+        None => "not found".to_owned(),
+    };
+    row(out, "install", &install)?;
+    let mut network = Vec::new();
+    if !r.cni.is_empty() {
+        network.push(format!("cni {}", r.cni.join(",")));
+    }
+    if let Some(c) = &r.cluster_cidr {
+        network.push(format!("cluster-cidr {c}"));
+    }
+    if let Some(c) = &r.service_cidr {
+        network.push(format!("service-cidr {c}"));
+    }
+    if !network.is_empty() {
+        row(out, "network", &network.join("  "))?;
+    }
+    if let Some(p) = &r.provider_id {
+        row(out, "provider-id", p)?;
+    } else if let Some(c) = &r.cloud_provider_name {
+        row(out, "cloud", c)?;
+    }
+    if let Some(s3) = &r.etcd_s3 {
+        row(
+            out,
+            "etcd-s3",
+            &format!(
+                "{} bucket {}",
+                if s3.enabled { "enabled" } else { "configured" },
+                s3.bucket.as_deref().unwrap_or("?")
+            ),
+        )?;
+    }
+    row(
+        out,
+        "size",
+        &format!(
+            "value {} B · base64 {} B · user data {} B",
+            group(s.size.value_bytes),
+            group(s.size.base64_bytes),
+            group(s.size.userdata_bytes)
+        ),
+    )?;
+
+    if !s.certificates.is_empty() {
+        writeln!(out, "\n  {BOLD}Certificates{BOLD:#}")?;
+        for c in &s.certificates {
+            let key = s
+                .keys
+                .iter()
+                .find(|k| k.matches_certificate.as_deref() == Some(c.path.as_str()));
+            writeln!(
+                out,
+                "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
+                c.purpose.unwrap_or("-"),
+                c.subject,
+                if c.is_ca { "CA" } else { "leaf" },
+                c.path_len
+                    .map(|p| format!(" pathlen:{p}"))
+                    .unwrap_or_default(),
+                c.key_algorithm,
+                c.key_bits.map(|b| b.to_string()).unwrap_or_default(),
+                &c.not_after[..10.min(c.not_after.len())],
+                short_hash(&c.sha256),
+                if key.is_some() {
+                    format!("{OK}key present{OK:#}")
+                } else {
+                    String::new()
+                }
+            )?;
+        }
+        let orphans: Vec<_> = s
+            .keys
+            .iter()
+            .filter(|k| k.matches_certificate.is_none())
+            .collect();
+        for k in orphans {
+            writeln!(
+                out,
+                "    {:<15} {} {} key without a matching certificate  {}",
+                "-",
+                k.algorithm,
+                k.bits.map(|b| b.to_string()).unwrap_or_default(),
+                k.path
+            )?;
+        }
+    }
+
+    writeln!(out, "\n  {BOLD}Files{BOLD:#} ({})", s.files.len())?;
+    for f in &s.files {
+        writeln!(
+            out,
+            "    {:<5} {:<10} {:>7}  {}{}",
+            f.mode.as_deref().unwrap_or("-"),
+            f.owner.as_deref().unwrap_or("-"),
+            group(f.size),
+            f.path,
+            match (f.secret, &f.remote) {
+                (_, Some(_)) => format!("  {WARN}remote source, not fetched{WARN:#}"),
+                (Some(what), None) => format!("  {WARN}secret: {what}{WARN:#}"),
+                (None, None) => String::new(),
+            }
+        )?;
+    }
+    let shown_commands = if verbose { s.commands.len() } else { 12 };
+    writeln!(out, "\n  {BOLD}Commands{BOLD:#} ({})", s.commands.len())?;
+    for c in s.commands.iter().take(shown_commands) {
+        writeln!(
+            out,
+            "    {DIM}{:<8}{DIM:#} {}",
+            short_origin(&c.origin),
+            c.line
+        )?;
+    }
+    if s.commands.len() > shown_commands {
+        writeln!(
+            out,
+            "    {DIM}… {} more (--verbose){DIM:#}",
+            s.commands.len() - shown_commands
+        )?;
+    }
+    if !s.findings.is_empty() {
+        writeln!(out, "\n  {BOLD}Findings{BOLD:#}")?;
+        for f in &s.findings {
+            let (style, label) = match f.severity {
+                Severity::Error => (ERROR, "error"),
+                Severity::Warning => (WARN, "warning"),
+                _ => (INFO, "info"),
+            };
+            let at = match (f.line, f.column) {
+                (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
+                (Some(l), None) => format!(" (line {l})"),
+                _ => String::new(),
+            };
+            writeln!(
+                out,
+                "    {style}{label:<7}{style:#} {:<26} {}{at}",
+                f.id, f.message
+            )?;
+        }
+    }
+    Ok(())
+}
+
+fn short_origin(origin: &str) -> &str {
+    origin.rsplit('/').next().unwrap_or(origin)
+}

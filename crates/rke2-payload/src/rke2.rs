@@ -1,0 +1,468 @@
+//! The RKE2 layer: `/etc/rancher/rke2/config.yaml`, the node's role, and the install step.
+
+use serde_json::Value;
+
+use crate::document::{Command, Document};
+use crate::secret::SecretString;
+
+/// Where CAPRKE2 writes the RKE2 configuration.
+pub const CONFIG_PATH: &str = "/etc/rancher/rke2/config.yaml";
+
+/// The port RKE2 servers accept joins on.
+pub const SUPERVISOR_PORT: u16 = 9345;
+
+/// What the node becomes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Role {
+    /// The first control plane: no `server` to join, carries the cluster CAs.
+    Init,
+    /// A control plane joining an existing one.
+    Server,
+    /// A worker (RKE2 agent).
+    Agent,
+}
+
+impl Role {
+    /// `init`, `server` or `agent`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Role::Init => "init",
+            Role::Server => "server",
+            Role::Agent => "agent",
+        }
+    }
+}
+
+/// `config.yaml`, with the keys this tool knows typed and every other key kept.
+#[derive(Debug, Clone, Default)]
+pub struct Rke2Config {
+    /// `server`: the URL to join (absent on the first control plane).
+    pub server: Option<String>,
+    /// `token`.
+    pub token: Option<SecretString>,
+    /// `agent-token`.
+    pub agent_token: Option<SecretString>,
+    /// `tls-san`.
+    pub tls_san: Vec<String>,
+    /// `cluster-cidr`.
+    pub cluster_cidr: Option<String>,
+    /// `service-cidr`.
+    pub service_cidr: Option<String>,
+    /// `cni`.
+    pub cni: Vec<String>,
+    /// `node-name`.
+    pub node_name: Option<String>,
+    /// `node-ip`.
+    pub node_ip: Vec<String>,
+    /// `node-label`.
+    pub node_label: Vec<String>,
+    /// `node-taint`.
+    pub node_taint: Vec<String>,
+    /// `kubelet-arg`.
+    pub kubelet_arg: Vec<String>,
+    /// `cloud-provider-name`.
+    pub cloud_provider_name: Option<String>,
+    /// `profile` (CIS).
+    pub profile: Option<String>,
+    /// The etcd S3 backup settings.
+    pub etcd_s3: Option<EtcdS3>,
+    /// `datastore-endpoint` (may embed a password).
+    pub datastore_endpoint: Option<SecretString>,
+    /// Every other key with its value, in file order.
+    pub other: Vec<(String, Value)>,
+}
+
+/// etcd snapshot upload to S3.
+#[derive(Debug, Clone, Default)]
+pub struct EtcdS3 {
+    /// `etcd-s3`.
+    pub enabled: bool,
+    /// `etcd-s3-bucket`.
+    pub bucket: Option<String>,
+    /// `etcd-s3-endpoint`.
+    pub endpoint: Option<String>,
+    /// `etcd-s3-region`.
+    pub region: Option<String>,
+    /// `etcd-s3-folder`.
+    pub folder: Option<String>,
+    /// `etcd-s3-access-key`.
+    pub access_key: Option<SecretString>,
+    /// `etcd-s3-secret-key`.
+    pub secret_key: Option<SecretString>,
+}
+
+/// How RKE2 is installed at first boot.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+pub struct Install {
+    /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for
+    /// `curl … get.rke2.io`.
+    pub airgapped: bool,
+    /// `INSTALL_RKE2_VERSION`, when set and not empty.
+    pub version: Option<String>,
+    /// Whether the install line sets `INSTALL_RKE2_VERSION` at all (possibly empty).
+    pub version_set: bool,
+    /// `server` or `agent`, from `INSTALL_RKE2_TYPE` or the install arguments.
+    pub install_type: Role,
+    /// The SHA-256 the artifacts are checked against, when a checksum line precedes the install.
+    pub checksum: Option<String>,
+    /// The install command line.
+    pub command: String,
+}
+
+/// Error reading `config.yaml`.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{path} is not valid YAML: {message}")]
+pub struct ConfigError {
+    /// The file.
+    pub path: String,
+    /// What is wrong (scrubbed of values).
+    pub message: String,
+}
+
+impl Rke2Config {
+    /// Reads a `config.yaml` text.
+    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        let mut options = serde_saphyr::Options::default();
+        options.with_snippet = false;
+        let value: Option<Value> =
+            serde_saphyr::from_str_with_options(text, options).map_err(|e| ConfigError {
+                path: CONFIG_PATH.to_owned(),
+                message: {
+                    let m = crate::error::scrub(&e.to_string());
+                    match e.location() {
+                        Some(l) if !m.contains(" at line ") => {
+                            format!("{m} at line {}, column {}", l.line(), l.column())
+                        }
+                        _ => m,
+                    }
+                },
+            })?;
+        let map = match value {
+            Some(Value::Object(map)) => map,
+            None | Some(Value::Null) => return Ok(Rke2Config::default()),
+            Some(_) => {
+                return Err(ConfigError {
+                    path: CONFIG_PATH.to_owned(),
+                    message: "the top level is not a mapping".to_owned(),
+                });
+            }
+        };
+        let mut config = Rke2Config::default();
+        let mut s3 = EtcdS3::default();
+        let mut has_s3 = false;
+        for (key, value) in map {
+            match key.as_str() {
+                "server" => config.server = string(&value),
+                "token" => config.token = string(&value).map(SecretString::new),
+                "agent-token" => config.agent_token = string(&value).map(SecretString::new),
+                "tls-san" => config.tls_san = list(&value),
+                "cluster-cidr" => config.cluster_cidr = string(&value),
+                "service-cidr" => config.service_cidr = string(&value),
+                "cni" => config.cni = list(&value),
+                "node-name" => config.node_name = string(&value),
+                "node-ip" => config.node_ip = list(&value),
+                "node-label" => config.node_label = list(&value),
+                "node-taint" => config.node_taint = list(&value),
+                "kubelet-arg" => config.kubelet_arg = list(&value),
+                "cloud-provider-name" => config.cloud_provider_name = string(&value),
+                "profile" => config.profile = string(&value),
+                "datastore-endpoint" => {
+                    config.datastore_endpoint = string(&value).map(SecretString::new)
+                }
+                "etcd-s3" => {
+                    has_s3 = true;
+                    s3.enabled = matches!(value, Value::Bool(true))
+                        || string(&value).is_some_and(|s| s == "true");
+                }
+                "etcd-s3-bucket" => (has_s3, s3.bucket) = (true, string(&value)),
+                "etcd-s3-endpoint" => (has_s3, s3.endpoint) = (true, string(&value)),
+                "etcd-s3-region" => (has_s3, s3.region) = (true, string(&value)),
+                "etcd-s3-folder" => (has_s3, s3.folder) = (true, string(&value)),
+                "etcd-s3-access-key" => {
+                    (has_s3, s3.access_key) = (true, string(&value).map(SecretString::new))
+                }
+                "etcd-s3-secret-key" => {
+                    (has_s3, s3.secret_key) = (true, string(&value).map(SecretString::new))
+                }
+                _ => config.other.push((key, value)),
+            }
+        }
+        if has_s3 {
+            config.etcd_s3 = Some(s3);
+        }
+        Ok(config)
+    }
+
+    /// The `provider-id=` value inside `kubelet-arg`.
+    pub fn provider_id(&self) -> Option<&str> {
+        self.kubelet_arg
+            .iter()
+            .find_map(|a| a.trim_start_matches('-').strip_prefix("provider-id="))
+    }
+
+    /// Every secret value in the config, for redaction.
+    pub fn secrets(&self) -> Vec<&SecretString> {
+        let mut out: Vec<&SecretString> = Vec::new();
+        out.extend(&self.token);
+        out.extend(&self.agent_token);
+        out.extend(&self.datastore_endpoint);
+        if let Some(s3) = &self.etcd_s3 {
+            out.extend(&s3.access_key);
+            out.extend(&s3.secret_key);
+        }
+        out
+    }
+
+    /// `datastore-endpoint` with any password replaced by `<redacted>`.
+    pub fn datastore_endpoint_redacted(&self) -> Option<String> {
+        let endpoint = self.datastore_endpoint.as_ref()?.expose();
+        Some(redact_userinfo(endpoint))
+    }
+}
+
+/// `scheme://user:password@host` → `scheme://user:<redacted>@host`.
+fn redact_userinfo(url: &str) -> String {
+    let Some(at) = url.rfind('@') else {
+        return url.to_owned();
+    };
+    let start = url.find("://").map_or(0, |i| i + 3);
+    if start > at {
+        return url.to_owned();
+    }
+    let userinfo = &url[start..at];
+    match userinfo.split_once(':') {
+        Some((user, _)) => format!("{}{user}:<redacted>{}", &url[..start], &url[at..]),
+        None => url.to_owned(),
+    }
+}
+
+fn string(value: &Value) -> Option<String> {
+    match value {
+        Value::String(s) => Some(s.clone()),
+        Value::Null => None,
+        Value::Array(_) | Value::Object(_) => None,
+        other => Some(other.to_string()),
+    }
+}
+
+/// A list value; RKE2 also accepts a comma-separated string.
+fn list(value: &Value) -> Vec<String> {
+    match value {
+        Value::Array(items) => items.iter().filter_map(string).collect(),
+        Value::String(s) => s
+            .split(',')
+            .map(str::trim)
+            .filter(|s| !s.is_empty())
+            .map(str::to_owned)
+            .collect(),
+        Value::Null => Vec::new(),
+        other => string(other).into_iter().collect(),
+    }
+}
+
+/// Finds the install step among the first-boot commands.
+pub fn install(commands: &[Command]) -> Option<Install> {
+    let index = commands.iter().position(|c| {
+        c.line.contains("get.rke2.io")
+            || c.line.contains("INSTALL_RKE2_ARTIFACT_PATH")
+            || c.line.contains("/opt/install.sh")
+    })?;
+    let line = &commands[index].line;
+    let airgapped = !line.contains("get.rke2.io");
+    let env = |name: &str| -> Option<String> {
+        let start = line.find(&format!("{name}="))? + name.len() + 1;
+        let rest = &line[start..];
+        let value: String = if let Some(quoted) = rest.strip_prefix('"') {
+            quoted.split('"').next().unwrap_or("").to_owned()
+        } else if let Some(quoted) = rest.strip_prefix('\'') {
+            quoted.split('\'').next().unwrap_or("").to_owned()
+        } else {
+            rest.split_whitespace().next().unwrap_or("").to_owned()
+        };
+        Some(value)
+    };
+    let version = env("INSTALL_RKE2_VERSION");
+    let install_type = match env("INSTALL_RKE2_TYPE").as_deref() {
+        Some("agent") => Role::Agent,
+        Some(_) => Role::Server,
+        None if line.contains("sh -s - server") || line.contains("sh -s - server ") => Role::Server,
+        None => Role::Server,
+    };
+    let checksum = commands[..index].iter().rev().find_map(|c| {
+        (c.line.contains("sha256sum") && c.line.contains("==")).then(|| {
+            c.line
+                .split("==")
+                .nth(1)
+                .and_then(|rest| rest.split_whitespace().next())
+                .unwrap_or("")
+                .trim_matches(['"', '\''])
+                .to_owned()
+        })
+    });
+    Some(Install {
+        airgapped,
+        version_set: version.is_some(),
+        version: version.filter(|v| !v.is_empty()),
+        install_type,
+        checksum,
+        command: line.clone(),
+    })
+}
+
+/// The node's role: from the install step and the services enabled, then from `config.yaml`.
+pub fn role(
+    config: Option<&Rke2Config>,
+    install: Option<&Install>,
+    document: &Document,
+) -> Option<Role> {
+    let enables = |service: &str| {
+        document.commands().iter().any(|c| {
+            c.line.contains(service)
+                && (c.line.contains("enable") || c.line.contains("start"))
+                && !c.line.contains("mask")
+        })
+    };
+    let agent = install
+        .map(|i| i.install_type == Role::Agent)
+        .unwrap_or(false)
+        || (enables("rke2-agent") && !enables("rke2-server"));
+    let server = install
+        .map(|i| i.install_type == Role::Server)
+        .unwrap_or(false)
+        || enables("rke2-server");
+    let joins = config.is_some_and(|c| c.server.as_deref().is_some_and(|s| !s.is_empty()));
+    match (agent, server) {
+        (true, _) => Some(Role::Agent),
+        (false, true) if joins => Some(Role::Server),
+        (false, true) => Some(Role::Init),
+        (false, false) => {
+            let config = config?;
+            let server_keys = !config.tls_san.is_empty()
+                || !config.cni.is_empty()
+                || config.cluster_cidr.is_some();
+            Some(match (joins, server_keys) {
+                (false, _) => Role::Init,
+                (true, true) => Role::Server,
+                (true, false) => Role::Agent,
+            })
+        }
+    }
+}
+
+/// The host of a join URL such as `https://[fd00::a]:9345` (`fd00::a`), and its port.
+pub fn server_host_port(url: &str) -> Option<(String, Option<u16>)> {
+    let rest = url.split_once("://").map_or(url, |(_, r)| r);
+    let authority = rest.split(['/', '?', '#']).next()?;
+    let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
+    if let Some(v6) = authority.strip_prefix('[') {
+        let (host, after) = v6.split_once(']')?;
+        let port = after.strip_prefix(':').and_then(|p| p.parse().ok());
+        return Some((host.to_owned(), port));
+    }
+    match authority.rsplit_once(':') {
+        Some((host, port)) => Some((host.to_owned(), port.parse().ok())),
+        None => Some((authority.to_owned(), None)),
+    }
+}
+
+/// The CA hash inside a `K10<hash>::<user>:<password>` token, if it has that shape.
+pub fn token_ca_hash(token: &str) -> Option<&str> {
+    let rest = token.strip_prefix("K10")?;
+    let (hash, _) = rest.split_once("::")?;
+    (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hash)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const INIT: &str = "cloud-provider-name: external\ntoken: 461787c003ec7e4777dc92ebbc7d2686\ncni:\n  - calico\ndisable:\n  - rke2-ingress-nginx\netcd-snapshot-retention: \"10\"\ntls-san:\n  - demo.example.com\n  - demo-apiserver.example.internal\ncluster-cidr: 10.42.0.0/16\nservice-cidr: 10.43.0.0/16\nkubelet-arg:\n  - provider-id=aws:///eu-west-1a/i-0abc\netcd-s3: true\netcd-s3-access-key: AKIAEXAMPLE\netcd-s3-secret-key: wJalrXUtnFEMI\ndatastore-endpoint: postgres://rke2:hunter22@db:5432/rke2\n";
+
+    #[test]
+    fn reads_config_yaml() {
+        let c = Rke2Config::parse(INIT).unwrap();
+        assert_eq!(c.server, None);
+        assert_eq!(
+            c.token.as_ref().unwrap().expose(),
+            "461787c003ec7e4777dc92ebbc7d2686"
+        );
+        assert_eq!(
+            c.tls_san,
+            ["demo.example.com", "demo-apiserver.example.internal"]
+        );
+        assert_eq!(c.cni, ["calico"]);
+        assert_eq!(c.cluster_cidr.as_deref(), Some("10.42.0.0/16"));
+        assert_eq!(c.provider_id(), Some("aws:///eu-west-1a/i-0abc"));
+        let s3 = c.etcd_s3.as_ref().unwrap();
+        assert!(s3.enabled);
+        assert_eq!(s3.access_key.as_ref().unwrap().expose(), "AKIAEXAMPLE");
+        assert_eq!(
+            c.datastore_endpoint_redacted().as_deref(),
+            Some("postgres://rke2:<redacted>@db:5432/rke2")
+        );
+        assert_eq!(c.secrets().len(), 4);
+        assert!(
+            c.other
+                .iter()
+                .any(|(k, v)| k == "etcd-snapshot-retention" && v == "10")
+        );
+        assert!(!format!("{c:?}").contains("461787c0"));
+        assert!(!format!("{c:?}").contains("hunter22"));
+    }
+
+    #[test]
+    fn install_steps() {
+        let cmd = |line: &str| Command {
+            line: line.to_owned(),
+            origin: "runcmd".to_owned(),
+        };
+        let online = install(&[cmd(
+            "curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION=v1.32.5+rke2r1 INSTALL_RKE2_TYPE=\"agent\" sh -s -",
+        )])
+        .unwrap();
+        assert!(!online.airgapped);
+        assert_eq!(online.version.as_deref(), Some("v1.32.5+rke2r1"));
+        assert_eq!(online.install_type, Role::Agent);
+        let air = install(&[
+            cmd("[[ $(sha256sum /opt/rke2-artifacts/sha256sum*.txt | awk '{print $1}') == abcd ]] || exit 1"),
+            cmd("INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts sh /opt/install.sh"),
+        ])
+        .unwrap();
+        assert!(air.airgapped);
+        assert_eq!(air.version, None);
+        assert!(!air.version_set);
+        assert_eq!(air.checksum.as_deref(), Some("abcd"));
+        assert_eq!(air.install_type, Role::Server);
+        let empty = install(&[cmd(
+            "curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION= sh -s - server",
+        )])
+        .unwrap();
+        assert!(empty.version_set);
+        assert_eq!(empty.version, None);
+        assert!(install(&[cmd("echo hi")]).is_none());
+    }
+
+    #[test]
+    fn hosts_ports_and_tokens() {
+        assert_eq!(
+            server_host_port("https://[fd00::a]:9345"),
+            Some(("fd00::a".into(), Some(9345)))
+        );
+        assert_eq!(
+            server_host_port("https://10.0.1.10:9345"),
+            Some(("10.0.1.10".into(), Some(9345)))
+        );
+        assert_eq!(
+            server_host_port("https://cp.example.com"),
+            Some(("cp.example.com".into(), None))
+        );
+        let hash = "a".repeat(64);
+        assert_eq!(
+            token_ca_hash(&format!("K10{hash}::server:secret")),
+            Some(hash.as_str())
+        );
+        assert_eq!(token_ca_hash("461787c003ec7e4777dc92ebbc7d2686"), None);
+    }
+}
