@@ -344,6 +344,12 @@ fn sniff(
             (Content::OtherCloudInit, None)
         });
     }
+    if [&b"#cloud-config-archive"[..], b"#cloud-config-jsonp"]
+        .iter()
+        .any(|p| text.starts_with(p))
+    {
+        return Ok((Content::OtherCloudInit, None));
+    }
     if text.starts_with(b"#cloud-config") {
         return Ok((Content::CloudConfig { jinja: false }, None));
     }
@@ -352,6 +358,8 @@ fn sniff(
         b"#include",
         b"Content-Type:",
         b"#cloud-boothook",
+        b"#part-handler",
+        b"#upstart-job",
     ]
     .iter()
     .any(|p| text.starts_with(p))

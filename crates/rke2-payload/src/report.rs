@@ -275,7 +275,8 @@ pub fn inspect_payload(
     if let Some(document) = &document {
         for p in document.problems() {
             let severity = match p.id {
-                "cloud-config-schema" => Severity::Warning,
+                "cloud-config-schema" | "cloud-config-duplicate-key" => Severity::Warning,
+                "userdata-not-cloud-config" => Severity::Info,
                 _ => Severity::Error,
             };
             findings.push(Finding {

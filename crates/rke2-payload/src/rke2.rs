@@ -278,6 +278,8 @@ pub fn install(commands: &[Command]) -> Option<Install> {
             quoted.split('"').next().unwrap_or("").to_owned()
         } else if let Some(quoted) = rest.strip_prefix('\'') {
             quoted.split('\'').next().unwrap_or("").to_owned()
+        } else if rest.starts_with(char::is_whitespace) {
+            String::new()
         } else {
             rest.split_whitespace().next().unwrap_or("").to_owned()
         };

@@ -123,6 +123,17 @@ impl CloudConfig {
             repaired_lines,
             problems,
         };
+        for key in &top.1 {
+            config.problems.push(Problem {
+                id: "cloud-config-duplicate-key",
+                message: format!(
+                    "top-level key `{}` appears more than once; cloud-init keeps only the last",
+                    crate::error::shorten(key, 40)
+                ),
+                path: None,
+                at: None,
+            });
+        }
         let mut bootcmd = Vec::new();
         let mut runcmd = Vec::new();
         for (key, value) in top.0 {
@@ -148,6 +159,29 @@ impl CloudConfig {
         }
         config.commands = bootcmd.into_iter().chain(runcmd).collect();
         Ok(config)
+    }
+
+    /// A cloud-init input that is not a cloud-config (a script, `#include`, an archive, MIME
+    /// multipart): no files or commands are read from it, and a problem says so.
+    pub fn other_cloud_init(text: &str) -> Self {
+        let first = text.trim_start().lines().next().unwrap_or("");
+        let kind = crate::error::shorten(first.trim(), 40);
+        CloudConfig {
+            jinja: false,
+            files: Vec::new(),
+            commands: Vec::new(),
+            ntp: None,
+            other: Vec::new(),
+            repaired_lines: Vec::new(),
+            problems: vec![Problem {
+                id: "userdata-not-cloud-config",
+                message: format!(
+                    "the user data is a cloud-init `{kind}` part, not a cloud-config: its files and commands are not listed"
+                ),
+                path: None,
+                at: None,
+            }],
+        }
     }
 
     fn add_file(&mut self, raw: RawWriteFile, text: &str) {
@@ -220,7 +254,7 @@ fn content_is_tagged(content: &Option<serde_saphyr::Spanned<String>>, text: &str
 }
 
 /// The top level, read key by key so `write_files` is typed and everything else kept as data.
-struct Top(Vec<(String, TopValue)>);
+struct Top(Vec<(String, TopValue)>, Vec<String>);
 
 enum TopValue {
     WriteFiles(Vec<RawWriteFile>),
@@ -245,7 +279,8 @@ impl<'de> Deserialize<'de> for Top {
                 f.write_str("a cloud-config mapping")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-                let mut out = Vec::new();
+                let mut out: Vec<(String, TopValue)> = Vec::new();
+                let mut duplicates = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let value = if key == "write_files" {
                         let entries: Option<Vec<RawWriteFile>> = map.next_value()?;
@@ -253,9 +288,14 @@ impl<'de> Deserialize<'de> for Top {
                     } else {
                         TopValue::Other(map.next_value()?)
                     };
+                    // PyYAML (cloud-init) keeps the last of repeated keys.
+                    if let Some(i) = out.iter().position(|(k, _)| *k == key) {
+                        out.remove(i);
+                        duplicates.push(key.clone());
+                    }
                     out.push((key, value));
                 }
-                Ok(Top(out))
+                Ok(Top(out, duplicates))
             }
         }
         d.deserialize_map(V)
@@ -269,6 +309,8 @@ fn options() -> serde_saphyr::Options {
     o.legacy_octal_numbers = true;
     // Keep !!binary text; it is decoded here, where non-UTF-8 bytes are allowed.
     o.ignore_binary_tag_for_string = true;
+    // Repeated keys reach the visitor, which keeps the last as PyYAML does and reports them.
+    o.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::PassThrough;
     let mut budget = serde_saphyr::Budget::default();
     budget.max_depth = 64;
     budget.max_aliases = 1_000;
@@ -282,7 +324,7 @@ fn parse_top(text: &str) -> Result<Option<Top>, serde_saphyr::Error> {
     let docs: Vec<Option<Top>> = serde_saphyr::from_str_multiple_with_options(text, options())?;
     Ok(match docs.into_iter().next() {
         Some(top) => top,
-        None => Some(Top(Vec::new())),
+        None => Some(Top(Vec::new(), Vec::new())),
     })
 }
 

@@ -71,6 +71,9 @@ impl Document {
         let text = std::str::from_utf8(payload.userdata()).map_err(|e| DocumentError::NotUtf8 {
             offset: e.valid_up_to(),
         })?;
+        if payload.content() == crate::payload::Content::OtherCloudInit {
+            return Ok(Document::CloudConfig(CloudConfig::other_cloud_init(text)));
+        }
         match payload.format() {
             Format::CloudConfig => CloudConfig::parse(text).map(Document::CloudConfig),
             Format::Ignition => Ignition::parse(text).map(Document::Ignition),

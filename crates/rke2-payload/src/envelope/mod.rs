@@ -423,6 +423,9 @@ fn is_cloud_init_text(text: &str) -> bool {
         "#!",
         "#include",
         "Content-Type:",
+        "#cloud-boothook",
+        "#part-handler",
+        "#upstart-job",
     ]
     .iter()
     .any(|prefix| text.starts_with(prefix))
