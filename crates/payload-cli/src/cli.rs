@@ -35,6 +35,16 @@ pub(crate) enum Command {
         kubectl get secrets -A -o json | rke2-payload inspect --output json\n  \
         rke2-payload inspect list.yaml --name capi/my-cp-abcde --show-secrets")]
     Inspect(InspectArgs),
+    /// Measure each payload against each cloud's user-data limit, on the bytes that cloud counts.
+    ///
+    /// Exits 1 when any Secret does not fit a chosen limit (less the headroom): usable as a CI
+    /// gate.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload size secret.yaml\n  \
+        rke2-payload size list.yaml --cloud aws,openstack --headroom 10\n  \
+        rke2-payload size secret.yaml --budget 65535:base64 --output junit > size.xml\n  \
+        kubectl get secrets -A -o json | rke2-payload size --cloud aws --output json")]
+    Size(SizeArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
     Clouds(CloudsArgs),
@@ -85,6 +95,66 @@ pub(crate) struct InspectArgs {
     /// List every file and command, not only a summary.
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SizeArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Only the Secret with this `name` or `namespace/name`.
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Platforms to measure against, comma-separated (see `rke2-payload clouds`). Default: all,
+    /// or none when --budget is given.
+    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    pub(crate) cloud: Vec<String>,
+    /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.
+    #[arg(long, value_name = "BYTES[:raw|:base64]", value_parser = parse_budget)]
+    pub(crate) budget: Option<(u64, rke2_payload::clouds::Counted)>,
+    /// Percent of each limit to keep free.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
+    pub(crate) headroom: f64,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = SizeFormat::Text)]
+    pub(crate) output: SizeFormat,
+}
+
+/// Output formats of `size`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SizeFormat {
+    /// Bars for people.
+    Text,
+    /// A JSON document.
+    Json,
+    /// JUnit XML: one test case per Secret and cloud.
+    Junit,
+}
+
+fn parse_budget(text: &str) -> Result<(u64, rke2_payload::clouds::Counted), String> {
+    use rke2_payload::clouds::Counted;
+    let (bytes, counted) = match text.split_once(':') {
+        Some((bytes, "raw")) => (bytes, Counted::Raw),
+        Some((bytes, "base64")) => (bytes, Counted::Base64),
+        Some((_, other)) => return Err(format!("unknown count {other:?}: use raw or base64")),
+        None => (text, Counted::Raw),
+    };
+    let bytes = bytes
+        .replace(['_', ','], "")
+        .parse::<u64>()
+        .map_err(|_| format!("{bytes:?} is not a number of bytes"))?;
+    Ok((bytes, counted))
+}
+
+fn parse_percent(text: &str) -> Result<f64, String> {
+    let value: f64 = text
+        .trim_end_matches('%')
+        .parse()
+        .map_err(|_| format!("{text:?} is not a percentage"))?;
+    if (0.0..100.0).contains(&value) {
+        Ok(value)
+    } else {
+        Err("headroom must be at least 0 and less than 100".to_owned())
+    }
 }
 
 #[derive(Debug, Args)]

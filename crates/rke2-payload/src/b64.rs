@@ -17,7 +17,6 @@ static DECODER: LazyLock<Simd> = LazyLock::new(|| {
 });
 
 /// Canonical padded encoder.
-#[cfg_attr(not(test), allow(dead_code))]
 static ENCODER: LazyLock<Simd> = LazyLock::new(|| Simd::standard(PAD));
 
 /// Decodes base64 text as the Kubernetes API server does: `\r` and `\n` anywhere are ignored.
@@ -51,7 +50,6 @@ pub(crate) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<(), String> {
 }
 
 /// Standard padded base64 of `bytes`.
-#[cfg_attr(not(test), allow(dead_code))]
 pub(crate) fn encode(bytes: &[u8]) -> String {
     ENCODER.encode(bytes)
 }

@@ -85,6 +85,9 @@ pub struct Cloud {
     pub source: &'static str,
     /// How sure [`Cloud::limit_bytes`] and [`Cloud::counted`] are.
     pub confidence: Confidence,
+    /// Whether the CAPI provider gzips the bootstrap data itself by default, so that a payload
+    /// already gzipped by CAPRKE2 (`gzipUserData: true`) arrives gzipped twice.
+    pub provider_gzips: bool,
     /// One sentence of caveats; may be empty.
     pub note: &'static str,
 }
@@ -101,6 +104,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPA moves gzipped cloud-config into AWS Secrets Manager (default) or SSM Parameter Store chunks fetched by a boothook stub of about 5.7 KB, and moves Ignition into S3 behind a small pointer config.",
         source: "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-add-user-data.html",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "On the default Secrets Manager path the limit binds CAPA's stub rather than the payload (which must fit only with insecureSkipSecretsManager: true), and CAPRKE2 gzipUserData plus CAPA uncompressedUserData: false double-gzips, which cloud-init unwraps only once.",
     },
     Cloud {
@@ -113,6 +117,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None for cloud-config, which CAPA writes uncompressed into the launch template; Ignition can be moved to S3 with ignition.storageType: ClusterObjectStore.",
         source: "kubernetes-sigs/cluster-api-provider-aws pkg/cloud/services/ec2/launchtemplate.go",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "There is no Secrets Manager path here, so CAPRKE2 gzipUserData is the only way to shrink a cloud-config payload.",
     },
     Cloud {
@@ -125,6 +130,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPZ base64-encodes the bootstrap data into customData with no compression, size check or offload.",
         source: "https://learn.microsoft.com/azure/virtual-machines/custom-data",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "The Compute API counts decoded bytes (ARM rejects more than 87,380 base64 characters), which the docs round to 64 KB.",
     },
     Cloud {
@@ -137,6 +143,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPG stores the bootstrap data as a plain string under the user-data metadata key.",
         source: "https://cloud.google.com/compute/docs/reference/rest/v1/Metadata",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "All metadata keys and values together must stay under 512 KB (shared with CAPG additionalMetadata), and binary gzip would need user-data-encoding: base64, which CAPG does not set.",
     },
     Cloud {
@@ -149,6 +156,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPO base64-encodes the bootstrap data into user_data (optionally also served by config drive) without compression.",
         source: "https://docs.openstack.org/nova/latest/user/metadata.html#user-data",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "A Neutron 2025.1+ metadata-proxy regression (LP #2120723) reportedly breaks gzipped user data served by the metadata service, so prefer config drive when gzipping.",
     },
     Cloud {
@@ -161,6 +169,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPV stores the base64 bootstrap data in guestinfo extraConfig keys without compression.",
         source: "https://github.com/vmware-tanzu/vm-operator/issues/138",
         confidence: Confidence::Unverified,
+        provider_gzips: false,
         note: "The per-value guestinfo limit is disputed (64 KiB per VM Operator maintainers and GUESTMSG_MAX_IN_SIZE, about 1 MiB per VMware docs), so this uses the conservative 64 KiB of base64 text.",
     },
     Cloud {
@@ -173,6 +182,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None for hcloud servers, where CAPH sends the bootstrap data as a JSON string; bare-metal hosts get cloud-init over SSH instead.",
         source: "https://docs.hetzner.cloud/",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "Binary gzip is corrupted because Go's JSON encoder replaces invalid UTF-8 with U+FFFD.",
     },
     Cloud {
@@ -185,6 +195,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPDO passes the bootstrap data through unchanged.",
         source: "https://docs.digitalocean.com/reference/api/",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "The API accepts only plain-text user data.",
     },
     Cloud {
@@ -197,6 +208,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPOCI base64-encodes the bootstrap data into metadata.user_data next to any user-supplied metadata.",
         source: "https://docs.oracle.com/iaas/Content/Compute/Tasks/updatinginstancemetada.htm",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: false,
         note: "The 32,000 bytes cover metadata and extendedMetadata together, so ssh_authorized_keys and other keys shrink the room left for user_data.",
     },
     Cloud {
@@ -209,6 +221,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None: CAPIBM passes the bootstrap data to the VPC API as a plain string.",
         source: "https://cloud.ibm.com/docs/vpc?topic=vpc-user-data",
         confidence: Confidence::Unverified,
+        provider_gzips: false,
         note: "IBM documents 64 K bytes without saying whether that means 64,000 or 65,536, so this uses the smaller 64,000.",
     },
     Cloud {
@@ -221,6 +234,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPL sends small payloads as they are, gzips larger ones when GZIP_COMPRESSION_ENABLED is set, or uploads them to the Cluster Object Store behind a #include stub.",
         source: "linode/cluster-api-provider-linode internal/controller/linodemachine_controller_helpers.go",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "The Linode API text contradicts itself (65,535 unencoded bytes vs about 16 KB encoded), so this uses the 16,384 decoded bytes CAPL enforces.",
     },
     Cloud {
@@ -233,6 +247,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPC gzips the bootstrap data by default unless uncompressedUserData: true is set.",
         source: "https://docs.cloudstack.apache.org/en/latest/adminguide/virtual_machines/user-data.html",
         confidence: Confidence::OfficialDoc,
+        provider_gzips: true,
         note: "Set uncompressedUserData: true with CAPRKE2 gzipUserData (cloud-init undoes only one gzip layer) and with any Ignition payload; operators can raise vm.userdata.max.length to 1 MB of base64 sent by POST.",
     },
     Cloud {
@@ -245,6 +260,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPK copies the bootstrap data into a <name>-userdata Secret mounted as a config drive through userDataSecretRef, avoiding the 2,048-byte inline field.",
         source: "kubernetes-sigs/cluster-api-provider-kubevirt controllers/kubevirtmachine_controller.go",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "The bound is the copied Secret's 1 MiB, and unless the KubevirtCluster is externally managed CAPK YAML-parses the payload to add its capk SSH user, which fails on gzip.",
     },
     Cloud {
@@ -257,6 +273,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "NutanixMachine bootstrapRef kind: Image mounts a prebuilt bootstrap ISO instead of inline guest customization.",
         source: "https://github.com/nutanix-cloud-native/cluster-api-provider-nutanix/pull/406",
         confidence: Confidence::Unverified,
+        provider_gzips: false,
         note: "Sources disagree (32 KB per CAPX, 128,000 base64 characters per the Prism Central v3 API), so this counts 32,000 on the base64 text, and AOS 7.3 also demands a #cloud-config prefix that gzip lacks.",
     },
     Cloud {
@@ -269,6 +286,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None, as the limit is large; CAPOSC base64-encodes the bootstrap data into UserData.",
         source: "outscale/osc-sdk-rust docs/CreateVmsRequest.md",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "The API text does not say whether its 500 KiB applies before or after base64, so this counts the base64 text, and CAPOSC prepends a plain-text OUTSCALE SECTION when tags are set, which hides the gzip magic.",
     },
     Cloud {
@@ -281,6 +299,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "Not researched; the only known CAPI provider is an old AliyunContainerService project.",
         source: "https://www.alibabacloud.com/help/doc-detail/52012",
         confidence: Confidence::Unverified,
+        provider_gzips: false,
         note: "Current API SDK text allows 32 KB of raw data while an older help page says 16 KB, so this uses 16,384.",
     },
     Cloud {
@@ -293,6 +312,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "No CAPI provider was researched.",
         source: "TencentCloud/tencentcloud-sdk-go tencentcloud/cvm/v20170312/models.go",
         confidence: Confidence::Unverified,
+        provider_gzips: false,
         note: "The API text asks for base64 and allows up to 16 KB without saying which form is measured, so this counts 16,384 on the base64 text.",
     },
     Cloud {
@@ -305,6 +325,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPMOX writes the bootstrap data into a NoCloud or Ignition ISO attached as a CD-ROM, so no user-data API field is involved.",
         source: "ionos-cloud/cluster-api-provider-proxmox internal/inject/inject.go",
         confidence: Confidence::Inferred,
+        provider_gzips: false,
         note: "No Proxmox limit was found, so the bootstrap Secret's 1 MiB is the bound, and CAPMOX re-parses Ignition and appends its own hostname and network entries, which a config.replace wrapper would discard.",
     },
     Cloud {
@@ -317,6 +338,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "CAPHV YAML-merges its own cloud-init with the bootstrap data and passes the result through cloudInitNoCloud.userDataSecretRef.",
         source: "rancher-sandbox/cluster-api-provider-harvester util/cloudinit.go",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "The YAML merge fails on gzip, MIME multipart and Ignition payloads.",
     },
     Cloud {
@@ -329,6 +351,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "None needed: Ironic writes the user data to a config drive of up to 64 MB.",
         source: "metal3-io/baremetal-operator pkg/provisioner/ironic/ironic.go",
         confidence: Confidence::Inferred,
+        provider_gzips: false,
         note: "The BareMetalHost userData Secret's 1 MiB binds first, and BMO carries the data as a string inside JSON, which corrupts gzip.",
     },
     Cloud {
@@ -341,6 +364,7 @@ pub const CLOUDS: &[Cloud] = &[
         provider_workaround: "Not a platform: every bootstrap data Secret and every provider copy of it must stay within this size.",
         source: "kubernetes/kubernetes staging/src/k8s.io/api/core/v1/types.go",
         confidence: Confidence::ProviderCode,
+        provider_gzips: false,
         note: "The cap applies to the sum of all data values, so the small format key next to value counts too.",
     },
 ];

@@ -48,6 +48,7 @@ pub mod report;
 pub mod rke2;
 pub mod secret;
 pub mod sensitive;
+pub mod size;
 mod time;
 
 pub use envelope::{BootstrapSecret, Envelope};

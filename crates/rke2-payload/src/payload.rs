@@ -231,6 +231,22 @@ impl<'a> Payload<'a> {
     }
 }
 
+/// The Ignition config CAPRKE2 writes for `gzipUserData: true`: a 3.3.0 config whose
+/// `ignition.config.replace` carries `inner` gzipped (level 6, mtime 0) in a base64 `data:` URL.
+pub fn ignition_gzip_wrapper(inner: &[u8]) -> Vec<u8> {
+    let data = crate::b64::encode(&gzip::deflate(inner, 6));
+    format!(
+        concat!(
+            r#"{{"ignition":{{"config":{{"replace":{{"compression":"gzip","source":"#,
+            r#""data:text/plain;base64,{}","verification":{{}}}}}},"proxy":{{}},"#,
+            r#""security":{{"tls":{{}}}},"timeouts":{{}},"version":"3.3.0"}},"#,
+            r#""kernelArguments":{{}},"passwd":{{}},"storage":{{}},"systemd":{{}}}}"#
+        ),
+        data
+    )
+    .into_bytes()
+}
+
 fn looks_like_json(bytes: &[u8]) -> bool {
     bytes
         .iter()
@@ -467,6 +483,15 @@ mod tests {
             crate::b64::encode(&data)
         )
         .into_bytes()
+    }
+
+    #[test]
+    fn the_wrapper_this_crate_writes_decodes_back() {
+        let w = ignition_gzip_wrapper(IGN);
+        assert!(w.starts_with(br#"{"ignition":{"config":{"replace":{"compression":"gzip","source":"data:text/plain;base64,H4sIAAAAAAAA/"#));
+        let p = decode(&w, DeclaredFormat::Ignition).unwrap();
+        assert_eq!(p.userdata(), IGN);
+        assert_eq!(p.compression(), Compression::IgnitionWrapper { gzip: true });
     }
 
     #[test]

@@ -3,6 +3,7 @@
 mod clouds;
 mod decode;
 mod inspect;
+mod size;
 
 use std::path::Path;
 
@@ -16,7 +17,6 @@ pub(crate) enum Outcome {
     /// Everything passed.
     Ok,
     /// A check failed (exit code 1).
-    #[allow(dead_code)]
     CheckFailed,
 }
 
@@ -25,6 +25,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Decode(args) => decode::run(&args),
         Command::Clouds(args) => clouds::run(&args),
         Command::Inspect(args) => inspect::run(&args),
+        Command::Size(args) => size::run(&args),
     }
 }
 

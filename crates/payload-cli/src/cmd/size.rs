@@ -1,0 +1,266 @@
+//! `rke2-payload size`.
+
+use std::io::Write;
+
+use anyhow::{Result, bail};
+use rke2_payload::clouds::{self, Counted};
+use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Target, Verdict, measure};
+use rke2_payload::{Compression, Envelope};
+
+use super::{Outcome, in_input, read_input};
+use crate::cli::{SizeArgs, SizeFormat};
+use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
+
+pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
+    let options = size_options(args)?;
+    let path = &args.input.file;
+    let (input, decode) = read_input(&args.input)?;
+    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
+    let selected: Vec<_> = match &args.name {
+        Some(name) => vec![in_input(envelope.select(Some(name)), path)?],
+        None => envelope.secrets.iter().collect(),
+    };
+    let mut reports = Vec::with_capacity(selected.len());
+    for secret in selected {
+        let payload = in_input(secret.decode(&decode), path)?;
+        reports.push(measure(secret, &payload, &options));
+    }
+    let fits = reports.iter().all(SizeReport::fits);
+    let mut out = anstream::stdout().lock();
+    match args.output {
+        SizeFormat::Json => {
+            let doc = serde_json::json!({
+                "schema": SIZE_SCHEMA,
+                "secrets": reports,
+                "fits": fits,
+            });
+            serde_json::to_writer_pretty(&mut out, &doc)?;
+            writeln!(out)?;
+        }
+        SizeFormat::Junit => junit(&mut out, &reports)?,
+        SizeFormat::Text => {
+            for (i, report) in reports.iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                text(&mut out, report)?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(if fits {
+        Outcome::Ok
+    } else {
+        Outcome::CheckFailed
+    })
+}
+
+fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
+    let mut targets = Vec::new();
+    for id in args
+        .cloud
+        .iter()
+        .map(|s| s.trim())
+        .filter(|s| !s.is_empty())
+    {
+        if id == "all" {
+            targets.extend(clouds::CLOUDS.iter().map(Target::Cloud));
+            continue;
+        }
+        match clouds::find(id) {
+            Some(cloud) => targets.push(Target::Cloud(cloud)),
+            None => bail!(
+                "unknown cloud {id:?}; known: {}",
+                clouds::CLOUDS
+                    .iter()
+                    .map(|c| c.id)
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+        }
+    }
+    if let Some((limit_bytes, counted)) = args.budget {
+        targets.push(Target::Budget {
+            limit_bytes,
+            counted,
+        });
+    }
+    if targets.is_empty() {
+        targets = clouds::CLOUDS.iter().map(Target::Cloud).collect();
+    }
+    let mut options = SizeOptions::default();
+    options.targets = targets;
+    options.headroom_percent = args.headroom;
+    options.contributors = args.output == SizeFormat::Text;
+    Ok(options)
+}
+
+fn title(report: &SizeReport) -> String {
+    match (&report.namespace, &report.name) {
+        (Some(ns), Some(name)) => format!("{ns}/{name}"),
+        (None, Some(name)) => name.clone(),
+        _ => "user data".to_owned(),
+    }
+}
+
+fn counted_name(counted: Counted) -> &'static str {
+    match counted {
+        Counted::Raw => "raw bytes",
+        _ => "base64 bytes",
+    }
+}
+
+fn text(out: &mut impl Write, report: &SizeReport) -> Result<()> {
+    let compression = match report.compression {
+        Compression::None => "not compressed",
+        Compression::Gzip => "gzip",
+        Compression::IgnitionWrapper { .. } => "gzip in an Ignition wrapper",
+        _ => "compressed",
+    };
+    writeln!(
+        out,
+        "{BOLD}Secret {}{BOLD:#}  {DIM}{}, {compression}{DIM:#}",
+        title(report),
+        report.format
+    )?;
+    let gzip = if report.compression.is_gzip() {
+        String::new()
+    } else {
+        format!(" · with gzipUserData: {} B", group(report.gzip_value_bytes))
+    };
+    writeln!(
+        out,
+        "  {DIM}data.value {} B · base64 {} B · user data {} B{gzip}{DIM:#}",
+        group(report.value_bytes),
+        group(report.base64_bytes),
+        group(report.userdata_bytes),
+    )?;
+    let width = report
+        .clouds
+        .iter()
+        .map(|v| v.cloud.len())
+        .max()
+        .unwrap_or(5);
+    for v in &report.clouds {
+        bar_line(out, v, width)?;
+    }
+    if !report.contributors.is_empty() {
+        let parts: Vec<String> = report
+            .contributors
+            .iter()
+            .take(5)
+            .map(|c| format!("{} {} B ({:.0}%)", c.what, group(c.bytes), c.percent))
+            .collect();
+        writeln!(out, "  {DIM}biggest parts:{DIM:#} {}", parts.join(" · "))?;
+    }
+    Ok(())
+}
+
+fn bar_line(out: &mut impl Write, v: &Verdict, width: usize) -> Result<()> {
+    const CELLS: usize = 20;
+    let filled = ((v.used_percent / 100.0 * CELLS as f64).round() as usize).min(CELLS);
+    let style = if !v.fits {
+        ERROR
+    } else if v.used_percent >= 80.0 {
+        WARN
+    } else {
+        OK
+    };
+    let verdict = if v.fits {
+        format!("{OK}fits{OK:#}")
+    } else {
+        format!(
+            "{ERROR}over by {} B{ERROR:#}",
+            group(v.headroom_bytes.unsigned_abs())
+        )
+    };
+    let budget = if v.budget_bytes < v.limit_bytes {
+        format!(" (budget {})", group(v.budget_bytes))
+    } else {
+        String::new()
+    };
+    writeln!(
+        out,
+        "  {:<width$}  {style}{}{style:#}{DIM}{}{DIM:#} {:>4.0}%  {} of {} {}{budget}  {verdict}",
+        v.cloud,
+        "█".repeat(filled),
+        "░".repeat(CELLS - filled),
+        v.used_percent,
+        group(v.counted_bytes),
+        group(v.limit_bytes),
+        counted_name(v.counted),
+    )?;
+    for advice in &v.advice {
+        writeln!(out, "  {:<width$}  {DIM}→ {advice}{DIM:#}", "")?;
+    }
+    Ok(())
+}
+
+fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
+    let tests: usize = reports.iter().map(|r| r.clouds.len()).sum();
+    let failures: usize = reports
+        .iter()
+        .map(|r| r.clouds.iter().filter(|v| !v.fits).count())
+        .sum();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="rke2-payload size" tests="{tests}" failures="{failures}" errors="0">"#
+    )?;
+    for report in reports {
+        let name = xml(&title(report));
+        let failed = report.clouds.iter().filter(|v| !v.fits).count();
+        writeln!(
+            out,
+            r#"  <testsuite name="{name}" tests="{}" failures="{failed}" errors="0">"#,
+            report.clouds.len()
+        )?;
+        for v in &report.clouds {
+            let summary = format!(
+                "{} of {} {} ({:.1}%), budget {}",
+                v.counted_bytes,
+                v.limit_bytes,
+                counted_name(v.counted),
+                v.used_percent,
+                v.budget_bytes
+            );
+            write!(
+                out,
+                r#"    <testcase classname="rke2-payload.size.{name}" name="{}" time="0">"#,
+                xml(v.cloud)
+            )?;
+            if v.fits {
+                writeln!(out, "<system-out>{}</system-out></testcase>", xml(&summary))?;
+            } else {
+                writeln!(
+                    out,
+                    "\n      <failure type=\"over-budget\" message=\"{}\">{}</failure>\n    </testcase>",
+                    xml(&format!(
+                        "over by {} bytes: {summary}",
+                        v.headroom_bytes.unsigned_abs()
+                    )),
+                    xml(&v.advice.join("; "))
+                )?;
+            }
+        }
+        writeln!(out, "  </testsuite>")?;
+    }
+    writeln!(out, "</testsuites>")?;
+    Ok(())
+}
+
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
+            c => out.push(c),
+        }
+    }
+    out
+}

@@ -1,0 +1,429 @@
+//! Size budgets: a payload measured against each platform's user-data limit, on the bytes that
+//! platform counts.
+//!
+//! # The JSON contract (`rke2-payload/size/v1`)
+//!
+//! ```json
+//! {"schema": "rke2-payload/size/v1",
+//!  "secrets": [{"name", "namespace", "format", "compression", "value_bytes", "base64_bytes",
+//!               "userdata_bytes", "gzip_value_bytes", "gzip_base64_bytes",
+//!               "clouds": [{"cloud", "limit_bytes", "counted", "counted_bytes", "budget_bytes",
+//!                           "headroom_bytes", "used_percent", "fits", "fits_with_gzip",
+//!                           "advice": [..]}],
+//!               "contributors": [{"what", "bytes", "percent"}]}],
+//!  "fits": bool}
+//! ```
+//!
+//! `counted_bytes` is what the platform counts: the raw bytes of `data.value`, or the length of its
+//! base64 text. `budget_bytes` is the limit less the requested headroom; `fits` compares
+//! `counted_bytes` with it. `gzip_value_bytes` is what `data.value` would be with CAPRKE2's
+//! `gzipUserData: true`, computed by compressing (deflate level 6, as Go's default; Go's encoder
+//! differs by a few bytes) and, for Ignition, building the `config.replace` wrapper.
+
+use serde::Serialize;
+
+use crate::clouds::{Cloud, Counted, GzipSafety};
+use crate::document::Document;
+use crate::envelope::BootstrapSecret;
+use crate::gzip;
+use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper};
+use crate::sensitive;
+
+/// The schema id of the size JSON document.
+pub const SIZE_SCHEMA: &str = "rke2-payload/size/v1";
+
+/// A limit to measure against: a built-in platform, or a budget of the user's.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Target {
+    /// A platform of [`crate::clouds::CLOUDS`].
+    Cloud(&'static Cloud),
+    /// `--budget BYTES[:raw|:base64]`.
+    Budget {
+        /// The limit in bytes.
+        limit_bytes: u64,
+        /// What it counts.
+        counted: Counted,
+    },
+}
+
+impl Target {
+    /// The id shown in reports (`budget` for a custom budget).
+    pub fn id(&self) -> &'static str {
+        match self {
+            Target::Cloud(c) => c.id,
+            Target::Budget { .. } => "budget",
+        }
+    }
+
+    fn limit(&self) -> u64 {
+        match self {
+            Target::Cloud(c) => c.limit_bytes,
+            Target::Budget { limit_bytes, .. } => *limit_bytes,
+        }
+    }
+
+    fn counted(&self) -> Counted {
+        match self {
+            Target::Cloud(c) => c.counted,
+            Target::Budget { counted, .. } => *counted,
+        }
+    }
+
+    fn count(&self, value_bytes: u64) -> u64 {
+        match self.counted() {
+            Counted::Raw => value_bytes,
+            _ => crate::b64::encoded_len(value_bytes),
+        }
+    }
+}
+
+/// What to measure against.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct SizeOptions {
+    /// The limits.
+    pub targets: Vec<Target>,
+    /// Percent of each limit to keep free (0–100).
+    pub headroom_percent: f64,
+    /// Whether to list the biggest parts of the user data (needs the document parsed).
+    pub contributors: bool,
+}
+
+impl Default for SizeOptions {
+    fn default() -> Self {
+        SizeOptions {
+            targets: crate::clouds::CLOUDS.iter().map(Target::Cloud).collect(),
+            headroom_percent: 0.0,
+            contributors: true,
+        }
+    }
+}
+
+/// Sizes of one Secret and its verdict per target.
+#[derive(Debug, Clone, Serialize)]
+pub struct SizeReport {
+    /// `metadata.name`.
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// The user data format.
+    pub format: Format,
+    /// How `data.value` is compressed.
+    pub compression: Compression,
+    /// Bytes of `data.value`.
+    pub value_bytes: u64,
+    /// Length of its base64 text in the Secret.
+    pub base64_bytes: u64,
+    /// Bytes of the final user data.
+    pub userdata_bytes: u64,
+    /// Bytes `data.value` would have with `gzipUserData: true` (its current size if already so).
+    pub gzip_value_bytes: u64,
+    /// Length of the base64 text of that.
+    pub gzip_base64_bytes: u64,
+    /// One verdict per target.
+    pub clouds: Vec<Verdict>,
+    /// The biggest parts of the user data, largest first.
+    pub contributors: Vec<Contributor>,
+}
+
+/// The verdict for one target.
+#[derive(Debug, Clone, Serialize)]
+pub struct Verdict {
+    /// Platform id, or `budget`.
+    pub cloud: &'static str,
+    /// The platform's limit.
+    pub limit_bytes: u64,
+    /// What the platform counts.
+    pub counted: Counted,
+    /// The bytes it counts for this payload.
+    pub counted_bytes: u64,
+    /// The limit less the headroom asked for.
+    pub budget_bytes: u64,
+    /// `budget_bytes - counted_bytes` (negative when over).
+    pub headroom_bytes: i64,
+    /// `counted_bytes` as a percentage of `limit_bytes`.
+    pub used_percent: f64,
+    /// Whether the payload fits the budget.
+    pub fits: bool,
+    /// Whether it would fit with `gzipUserData: true` (null when already compressed).
+    pub fits_with_gzip: Option<bool>,
+    /// What to do about it, where something applies.
+    pub advice: Vec<String>,
+}
+
+/// A part of the user data and its size.
+#[derive(Debug, Clone, Serialize)]
+pub struct Contributor {
+    /// What it is: `certificates and keys (8 PEM files)`, a file path, `commands`, …
+    pub what: String,
+    /// Decoded bytes.
+    pub bytes: u64,
+    /// Share of the user data, in percent.
+    pub percent: f64,
+}
+
+impl SizeReport {
+    /// Whether every verdict fits.
+    pub fn fits(&self) -> bool {
+        self.clouds.iter().all(|v| v.fits)
+    }
+}
+
+/// Measures one decoded payload.
+pub fn measure(
+    secret: &BootstrapSecret<'_>,
+    payload: &Payload<'_>,
+    options: &SizeOptions,
+) -> SizeReport {
+    let value_bytes = payload.value().len() as u64;
+    let base64_bytes = secret.base64_len();
+    let compressed = payload.compression().is_gzip();
+    let gzip_value_bytes = if compressed {
+        value_bytes
+    } else {
+        gzip_size(payload)
+    };
+    let clouds = options
+        .targets
+        .iter()
+        .map(|target| verdict(target, payload, value_bytes, gzip_value_bytes, options))
+        .collect();
+    let contributors = if options.contributors {
+        contributors(payload)
+    } else {
+        Vec::new()
+    };
+    SizeReport {
+        name: secret.name().map(str::to_owned),
+        namespace: secret.namespace().map(str::to_owned),
+        format: payload.format(),
+        compression: payload.compression(),
+        value_bytes,
+        base64_bytes,
+        userdata_bytes: payload.userdata().len() as u64,
+        gzip_value_bytes,
+        gzip_base64_bytes: crate::b64::encoded_len(gzip_value_bytes),
+        clouds,
+        contributors,
+    }
+}
+
+/// What `gzipUserData: true` makes of the user data.
+fn gzip_size(payload: &Payload<'_>) -> u64 {
+    match payload.format() {
+        Format::CloudConfig => gzip::deflate(payload.userdata(), 6).len() as u64,
+        Format::Ignition => ignition_gzip_wrapper(payload.userdata()).len() as u64,
+    }
+}
+
+fn verdict(
+    target: &Target,
+    payload: &Payload<'_>,
+    value_bytes: u64,
+    gzip_value_bytes: u64,
+    options: &SizeOptions,
+) -> Verdict {
+    let limit = target.limit();
+    let counted = target.count(value_bytes);
+    let keep = options.headroom_percent.clamp(0.0, 100.0);
+    let budget = ((limit as f64) * (100.0 - keep) / 100.0).floor() as u64;
+    let fits = counted <= budget;
+    let compressed = payload.compression().is_gzip();
+    let fits_with_gzip = (!compressed).then(|| target.count(gzip_value_bytes) <= budget);
+    let mut advice = Vec::new();
+    let gzip_safety = match target {
+        Target::Cloud(c) => match payload.format() {
+            Format::CloudConfig => c.gzip_cloud_config,
+            Format::Ignition => c.gzip_ignition,
+        },
+        Target::Budget { .. } => GzipSafety::Unknown,
+    };
+    if !fits {
+        match (fits_with_gzip, gzip_safety) {
+            (Some(true), GzipSafety::Unsafe) => advice.push(
+                "gzip would make it fit, but gzip is not safe on this platform (it carries user data as text)"
+                    .to_owned(),
+            ),
+            (Some(true), _) => advice.push("fits with gzipUserData: true".to_owned()),
+            (Some(false), _) => advice.push(
+                "too large even with gzipUserData: true; move files out of the payload (CA Secrets, manifests) or use the provider's offload"
+                    .to_owned(),
+            ),
+            (None, _) => advice.push(
+                "already compressed; move content out of the payload or use the provider's offload"
+                    .to_owned(),
+            ),
+        }
+    }
+    if let Target::Cloud(cloud) = target
+        && payload.compression() == Compression::Gzip
+    {
+        if cloud.gzip_cloud_config == GzipSafety::Unsafe {
+            advice.push(
+                "gzip is not safe on this platform: it sends user data as text, which corrupts gzip bytes"
+                    .to_owned(),
+            );
+        }
+        if cloud.provider_gzips {
+            advice.push(
+                "already gzip: a second gzip by the provider would break it (cloud-init undoes one layer); disable the provider's compression"
+                    .to_owned(),
+            );
+        }
+    }
+    Verdict {
+        cloud: target.id(),
+        limit_bytes: limit,
+        counted: target.counted(),
+        counted_bytes: counted,
+        budget_bytes: budget,
+        headroom_bytes: i64::try_from(budget).unwrap_or(i64::MAX)
+            - i64::try_from(counted).unwrap_or(i64::MAX),
+        used_percent: if limit == 0 {
+            f64::INFINITY
+        } else {
+            (counted as f64) * 100.0 / (limit as f64)
+        },
+        fits,
+        fits_with_gzip,
+        advice,
+    }
+}
+
+/// The biggest parts of the user data: PEM material together, each file of 256 bytes or more,
+/// the commands, and the rest.
+fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
+    let Ok(document) = Document::parse(payload) else {
+        return Vec::new();
+    };
+    let total = payload.userdata().len() as u64;
+    let percent = |bytes: u64| {
+        if total == 0 {
+            0.0
+        } else {
+            (bytes as f64) * 100.0 / (total as f64)
+        }
+    };
+    let mut parts: Vec<(String, u64)> = Vec::new();
+    let (mut pem_files, mut pem_bytes) = (0u64, 0u64);
+    let mut small = 0u64;
+    for file in document.files() {
+        let is_pem = file
+            .bytes()
+            .is_some_and(|b| b.windows(11).any(|w| w == b"-----BEGIN "))
+            && (crate::pki::purpose(&file.path).is_some()
+                || sensitive::classify(file).what == Some("private key")
+                || file.path.ends_with(".crt"));
+        if is_pem {
+            pem_files += 1;
+            pem_bytes += file.size();
+        } else if file.size() >= 256 {
+            parts.push((file.path.clone(), file.size()));
+        } else {
+            small += file.size();
+        }
+    }
+    if pem_files > 0 {
+        parts.push((
+            format!("certificates and keys ({pem_files} PEM files)"),
+            pem_bytes,
+        ));
+    }
+    if small > 0 {
+        parts.push(("smaller files".to_owned(), small));
+    }
+    // Ignition commands live in a script file, already counted.
+    let commands: u64 = match document {
+        Document::CloudConfig(_) => document
+            .commands()
+            .iter()
+            .map(|c| c.line.len() as u64 + 1)
+            .sum(),
+        _ => 0,
+    };
+    if commands > 0 {
+        parts.push(("commands".to_owned(), commands));
+    }
+    parts.sort_by_key(|p| std::cmp::Reverse(p.1));
+    parts
+        .into_iter()
+        .map(|(what, bytes)| Contributor {
+            what,
+            bytes,
+            percent: percent(bytes),
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::clouds;
+    use crate::options::DecodeOptions;
+
+    fn secret(value: &[u8]) -> crate::envelope::Envelope<'_> {
+        crate::envelope::Envelope::parse(value, &DecodeOptions::default()).unwrap()
+    }
+
+    #[test]
+    fn counts_raw_and_base64_as_each_platform_does() {
+        // 16,384 bytes of cloud-config: exactly AWS's limit; OpenStack counts 21,848.
+        let mut text = b"#cloud-config\nruncmd: []\n".to_vec();
+        text.resize(16_384, b'#');
+        let env = secret(&text);
+        let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
+        let options = SizeOptions {
+            targets: vec![
+                Target::Cloud(clouds::find("aws").unwrap()),
+                Target::Cloud(clouds::find("openstack").unwrap()),
+            ],
+            headroom_percent: 0.0,
+            contributors: false,
+        };
+        let report = measure(&env.secrets[0], &payload, &options);
+        assert_eq!(report.value_bytes, 16_384);
+        assert_eq!(report.base64_bytes, 21_848);
+        let aws = &report.clouds[0];
+        assert_eq!(
+            (aws.counted_bytes, aws.fits, aws.headroom_bytes),
+            (16_384, true, 0)
+        );
+        let os = &report.clouds[1];
+        assert_eq!((os.counted_bytes, os.fits), (21_848, true));
+        assert!(report.gzip_value_bytes < 200, "{}", report.gzip_value_bytes);
+
+        text.push(b'#');
+        let env = secret(&text);
+        let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
+        let report = measure(&env.secrets[0], &payload, &options);
+        assert!(!report.clouds[0].fits);
+        assert_eq!(report.clouds[0].headroom_bytes, -1);
+        assert_eq!(report.clouds[0].fits_with_gzip, Some(true));
+        assert_eq!(report.clouds[0].advice, ["fits with gzipUserData: true"]);
+    }
+
+    #[test]
+    fn headroom_and_custom_budgets() {
+        let text = b"#cloud-config\nruncmd: []\n".repeat(40); // 1,000 bytes
+        let env = secret(&text);
+        let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
+        let options = SizeOptions {
+            targets: vec![Target::Budget {
+                limit_bytes: 1_100,
+                counted: Counted::Raw,
+            }],
+            headroom_percent: 10.0,
+            contributors: false,
+        };
+        let report = measure(&env.secrets[0], &payload, &options);
+        let v = &report.clouds[0];
+        assert_eq!(v.cloud, "budget");
+        assert_eq!(v.budget_bytes, 990);
+        assert!(!v.fits);
+        let options = SizeOptions {
+            headroom_percent: 5.0,
+            ..options
+        };
+        assert!(measure(&env.secrets[0], &payload, &options).clouds[0].fits);
+    }
+}
