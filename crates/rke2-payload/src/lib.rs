@@ -67,3 +67,8 @@ impl<'a> BootstrapSecret<'a> {
         })
     }
 }
+
+/// The README's examples compile.
+#[cfg(doctest)]
+#[doc = include_str!("../../../README.md")]
+struct ReadmeDoctests;
