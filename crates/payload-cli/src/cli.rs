@@ -45,6 +45,15 @@ pub(crate) enum Command {
         rke2-payload size secret.yaml --budget 65535:base64 --output junit > size.xml\n  \
         kubectl get secrets -A -o json | rke2-payload size --cloud aws --output json")]
     Size(SizeArgs),
+    /// Find the misconfigurations that keep nodes from joining, before boot.
+    ///
+    /// Checks each payload, and across the payloads of one cluster (token, tls-san, CA hash).
+    /// Exits 1 on any error finding (or warning, with --deny warnings).
+    #[command(after_help = "Examples:\n  \
+        rke2-payload lint secret.yaml\n  \
+        kubectl get secrets -A -o yaml | rke2-payload lint --deny warnings\n  \
+        rke2-payload lint list.json --cloud aws --allow provider-id-missing --output sarif > lint.sarif")]
+    Lint(LintArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
     Clouds(CloudsArgs),
@@ -155,6 +164,44 @@ fn parse_percent(text: &str) -> Result<f64, String> {
     } else {
         Err("headroom must be at least 0 and less than 100".to_owned())
     }
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct LintArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Only the Secret with this `name` or `namespace/name` (cross-Secret checks still use all).
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    pub(crate) output: LintFormat,
+    /// Also fail (exit 1) on warnings.
+    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    pub(crate) deny: Option<String>,
+    /// Silence a check by id (repeat, or comma-separate).
+    #[arg(long, value_name = "ID", value_delimiter = ',')]
+    pub(crate) allow: Vec<String>,
+    /// Add the size and gzip-safety checks for these platforms.
+    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    pub(crate) cloud: Vec<String>,
+    /// With --cloud: percent of each limit to keep free.
+    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
+    pub(crate) headroom: f64,
+    /// Warn when a CA expires within this many days.
+    #[arg(long, value_name = "DAYS", default_value_t = 30)]
+    pub(crate) cert_expiry_days: i64,
+}
+
+/// Output formats of `lint`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum LintFormat {
+    /// Text for people.
+    Text,
+    /// A JSON document.
+    Json,
+    /// SARIF 2.1.0, for code-scanning UIs.
+    Sarif,
 }
 
 #[derive(Debug, Args)]

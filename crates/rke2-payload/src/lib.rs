@@ -41,6 +41,7 @@ pub mod error;
 pub mod findings;
 pub mod gzip;
 pub mod input;
+pub mod lint;
 pub mod options;
 pub mod payload;
 pub mod pki;

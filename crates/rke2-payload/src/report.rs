@@ -112,6 +112,9 @@ pub struct Rke2Report {
     /// The token itself, only with `show_secrets`.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub token: Option<String>,
+    /// The CA hash inside a `K10<hash>::<user>:<password>` token (a hash of the public server CA,
+    /// not a secret).
+    pub token_ca_hash: Option<String>,
     /// Hex SHA-256 of `agent-token`.
     pub agent_token_sha256: Option<String>,
     /// `agent-token`, only with `show_secrets`.
@@ -407,6 +410,11 @@ fn rke2_report(
     report.server = c.server.clone();
     report.token_sha256 = c.token.as_ref().map(SecretString::sha256);
     report.token = show(&c.token);
+    report.token_ca_hash = c
+        .token
+        .as_ref()
+        .and_then(|t| rke2::token_ca_hash(t.expose()))
+        .map(str::to_owned);
     report.agent_token_sha256 = c.agent_token.as_ref().map(SecretString::sha256);
     report.agent_token = show(&c.agent_token);
     report.tls_san = c.tls_san.clone();

@@ -3,6 +3,7 @@
 mod clouds;
 mod decode;
 mod inspect;
+mod lint;
 mod size;
 
 use std::path::Path;
@@ -26,6 +27,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Clouds(args) => clouds::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Size(args) => size::run(&args),
+        Command::Lint(args) => lint::run(&args),
     }
 }
 

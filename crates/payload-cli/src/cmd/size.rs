@@ -56,13 +56,27 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
 }
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
+    let mut targets = cloud_targets(&args.cloud)?;
+    if let Some((limit_bytes, counted)) = args.budget {
+        targets.push(Target::Budget {
+            limit_bytes,
+            counted,
+        });
+    }
+    if targets.is_empty() {
+        targets = clouds::CLOUDS.iter().map(Target::Cloud).collect();
+    }
+    let mut options = SizeOptions::default();
+    options.targets = targets;
+    options.headroom_percent = args.headroom;
+    options.contributors = args.output == SizeFormat::Text;
+    Ok(options)
+}
+
+/// The platforms named by `--cloud` (`all` for every one).
+pub(crate) fn cloud_targets(ids: &[String]) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
-    for id in args
-        .cloud
-        .iter()
-        .map(|s| s.trim())
-        .filter(|s| !s.is_empty())
-    {
+    for id in ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if id == "all" {
             targets.extend(clouds::CLOUDS.iter().map(Target::Cloud));
             continue;
@@ -79,20 +93,7 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
             ),
         }
     }
-    if let Some((limit_bytes, counted)) = args.budget {
-        targets.push(Target::Budget {
-            limit_bytes,
-            counted,
-        });
-    }
-    if targets.is_empty() {
-        targets = clouds::CLOUDS.iter().map(Target::Cloud).collect();
-    }
-    let mut options = SizeOptions::default();
-    options.targets = targets;
-    options.headroom_percent = args.headroom;
-    options.contributors = args.output == SizeFormat::Text;
-    Ok(options)
+    Ok(targets)
 }
 
 fn title(report: &SizeReport) -> String {

@@ -1,0 +1,249 @@
+//! `rke2-payload lint`.
+
+use std::io::Write;
+
+use anyhow::Result;
+use rke2_payload::Envelope;
+use rke2_payload::findings::{Finding, Severity};
+use rke2_payload::lint::{LintOptions, RULES, describe, lint_cluster, lint_secret};
+use rke2_payload::report::{InspectOptions, SecretReport, inspect_payload};
+use rke2_payload::size::{SizeOptions, measure};
+use serde::Serialize;
+
+use super::size::cloud_targets;
+use super::{Outcome, in_input, input_name, read_input};
+use crate::cli::{LintArgs, LintFormat};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN};
+
+/// The schema id of the lint JSON document.
+const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
+
+#[derive(Serialize)]
+struct LintedSecret {
+    name: Option<String>,
+    namespace: Option<String>,
+    cluster: Option<String>,
+    role: Option<rke2_payload::rke2::Role>,
+    findings: Vec<Finding>,
+}
+
+#[derive(Serialize, Default)]
+struct Summary {
+    errors: usize,
+    warnings: usize,
+    infos: usize,
+}
+
+pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
+    let path = &args.input.file;
+    let (input, decode) = read_input(&args.input)?;
+    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
+    let targets = cloud_targets(&args.cloud)?;
+    let size = (!targets.is_empty()).then(|| {
+        let mut size = SizeOptions::default();
+        size.targets = targets;
+        size.headroom_percent = args.headroom;
+        size.contributors = false;
+        size
+    });
+    let mut lint = LintOptions::default();
+    lint.cert_expiry_days = args.cert_expiry_days;
+    lint.size = size;
+    let mut inspect = InspectOptions::default();
+    inspect.decode = decode.clone();
+
+    // Every Secret is read, so the cross-Secret checks see the whole cluster.
+    let mut reports: Vec<SecretReport> = Vec::new();
+    let mut findings: Vec<Vec<Finding>> = Vec::new();
+    for secret in &envelope.secrets {
+        let payload = in_input(secret.decode(&decode), path)?;
+        let report = inspect_payload(secret, &payload, &inspect);
+        let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
+        findings.push(lint_secret(&report, &payload, size.as_ref(), &lint));
+        reports.push(report);
+    }
+    let refs: Vec<&SecretReport> = reports.iter().collect();
+    for (i, finding) in lint_cluster(&refs) {
+        findings[i].push(finding);
+    }
+
+    let selected: Option<usize> = match &args.name {
+        Some(name) => {
+            let wanted = in_input(envelope.select(Some(name)), path)?;
+            envelope
+                .secrets
+                .iter()
+                .position(|s| std::ptr::eq(s, wanted))
+        }
+        None => None,
+    };
+    let allowed = |f: &Finding| !args.allow.iter().any(|a| a == f.id);
+    let linted: Vec<LintedSecret> = reports
+        .into_iter()
+        .zip(findings)
+        .enumerate()
+        .filter(|(i, _)| selected.is_none_or(|s| s == *i))
+        .map(|(_, (report, findings))| LintedSecret {
+            name: report.name,
+            namespace: report.namespace,
+            cluster: report.cluster,
+            role: report.role,
+            findings: findings.into_iter().filter(allowed).collect(),
+        })
+        .collect();
+
+    let mut summary = Summary::default();
+    for f in linted.iter().flat_map(|s| &s.findings) {
+        match f.severity {
+            Severity::Error => summary.errors += 1,
+            Severity::Warning => summary.warnings += 1,
+            _ => summary.infos += 1,
+        }
+    }
+    let mut out = anstream::stdout().lock();
+    match args.output {
+        LintFormat::Json => {
+            let doc = serde_json::json!({
+                "schema": LINT_SCHEMA,
+                "secrets": linted,
+                "summary": summary,
+            });
+            serde_json::to_writer_pretty(&mut out, &doc)?;
+            writeln!(out)?;
+        }
+        LintFormat::Sarif => {
+            serde_json::to_writer_pretty(&mut out, &sarif(&linted, &input_name(path)))?;
+            writeln!(out)?;
+        }
+        LintFormat::Text => text(&mut out, &linted, &summary)?,
+    }
+    out.flush()?;
+    let deny_warnings = args.deny.as_deref() == Some("warnings");
+    Ok(
+        if summary.errors > 0 || (deny_warnings && summary.warnings > 0) {
+            Outcome::CheckFailed
+        } else {
+            Outcome::Ok
+        },
+    )
+}
+
+fn title(s: &LintedSecret) -> String {
+    match (&s.namespace, &s.name) {
+        (Some(ns), Some(name)) => format!("{ns}/{name}"),
+        (None, Some(name)) => name.clone(),
+        _ => "user data".to_owned(),
+    }
+}
+
+fn text(out: &mut impl Write, linted: &[LintedSecret], summary: &Summary) -> Result<()> {
+    for s in linted {
+        let role = s.role.map_or("unknown role", |r| r.as_str());
+        if s.findings.is_empty() {
+            writeln!(
+                out,
+                "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}",
+                title(s)
+            )?;
+            continue;
+        }
+        writeln!(out, "{BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}", title(s))?;
+        let mut findings: Vec<&Finding> = s.findings.iter().collect();
+        findings.sort_by_key(|f| f.severity);
+        for f in findings {
+            let (style, label) = match f.severity {
+                Severity::Error => (ERROR, "error"),
+                Severity::Warning => (WARN, "warning"),
+                _ => (INFO, "info"),
+            };
+            let mut at = String::new();
+            if let Some(p) = &f.path {
+                at.push_str(&format!(" [{p}]"));
+            }
+            if let Some(l) = f.line {
+                at.push_str(&format!(" (line {l}"));
+                if let Some(c) = f.column {
+                    at.push_str(&format!(", column {c}"));
+                }
+                at.push(')');
+            }
+            writeln!(
+                out,
+                "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
+                f.id, f.message
+            )?;
+        }
+    }
+    writeln!(
+        out,
+        "\n{} Secret(s): {} error(s), {} warning(s), {} info",
+        linted.len(),
+        summary.errors,
+        summary.warnings,
+        summary.infos
+    )?;
+    Ok(())
+}
+
+/// SARIF 2.1.0: one run, one rule per check id, one result per finding.
+fn sarif(linted: &[LintedSecret], input: &str) -> serde_json::Value {
+    let rules: Vec<serde_json::Value> = RULES
+        .iter()
+        .map(|(id, severity, text)| {
+            serde_json::json!({
+                "id": id,
+                "shortDescription": {"text": text},
+                "defaultConfiguration": {"level": level(*severity)},
+            })
+        })
+        .collect();
+    let mut results = Vec::new();
+    for s in linted {
+        for f in &s.findings {
+            let mut location = serde_json::json!({
+                "physicalLocation": {"artifactLocation": {"uri": input}},
+                "logicalLocations": [{
+                    "fullyQualifiedName": match &f.path {
+                        Some(p) => format!("{}:{p}", title(s)),
+                        None => title(s),
+                    },
+                    "kind": "resource",
+                }],
+            });
+            if let Some(line) = f.line {
+                location["physicalLocation"]["region"] = serde_json::json!({
+                    "startLine": line,
+                    "startColumn": f.column.unwrap_or(1),
+                });
+            }
+            results.push(serde_json::json!({
+                "ruleId": f.id,
+                "level": level(f.severity),
+                "message": {"text": format!("{}: {}", title(s), f.message)},
+                "locations": [location],
+                "properties": {"secret": title(s), "rule": describe(f.id)},
+            }));
+        }
+    }
+    serde_json::json!({
+        "version": "2.1.0",
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "runs": [{
+            "tool": {"driver": {
+                "name": "rke2-payload",
+                "version": env!("CARGO_PKG_VERSION"),
+                "informationUri": "https://github.com/rancher/cluster-api-provider-rke2",
+                "rules": rules,
+            }},
+            "results": results,
+        }],
+    })
+}
+
+fn level(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "error",
+        Severity::Warning => "warning",
+        _ => "note",
+    }
+}

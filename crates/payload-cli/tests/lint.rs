@@ -1,0 +1,469 @@
+//! `rke2-payload lint`: each check fires on a payload that has the fault and stays quiet on one
+//! that does not; CAPRKE2's clean payloads lint clean.
+
+use std::path::PathBuf;
+
+use assert_cmd::Command;
+use serde_json::Value;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn userdata(name: &str) -> String {
+    std::fs::read_to_string(testdata().join("secrets").join(name)).expect(name)
+}
+
+const WORKER: &str = "worker-cloud-config-online.userdata";
+const JOIN: &str = "join-cloud-config-online.userdata";
+const INIT: &str = "init-cloud-config-online.userdata";
+
+/// A bootstrap Secret holding `text` in `stringData`.
+fn secret(name: &str, format: &str, text: &str) -> String {
+    let body: String = text.lines().map(|l| format!("    {l}\n")).collect();
+    format!(
+        "apiVersion: v1\nkind: Secret\ntype: cluster.x-k8s.io/secret\nmetadata:\n  name: {name}\n  namespace: default\n  labels:\n    cluster.x-k8s.io/cluster-name: demo\nstringData:\n  format: {format}\n  value: |\n{body}"
+    )
+}
+
+/// Runs lint on YAML input; returns (exit code, JSON document).
+fn lint(input: &str, args: &[&str]) -> (i32, Value) {
+    let out = Command::cargo_bin("rke2-payload")
+        .expect("binary")
+        .args(["lint", "-", "--output", "json"])
+        .args(args)
+        .write_stdin(input.to_owned())
+        .output()
+        .expect("run");
+    let code = out.status.code().expect("code");
+    assert!(
+        code != 2,
+        "lint failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (code, serde_json::from_slice(&out.stdout).expect("json"))
+}
+
+fn ids(doc: &Value, secret: usize) -> Vec<String> {
+    doc["secrets"][secret]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["id"].as_str().expect("id").to_owned())
+        .collect()
+}
+
+/// Asserts `id` fires on `bad` and not on `good` (single-Secret inputs).
+fn fires(id: &str, bad: &str, good: &str) {
+    let (_, doc) = lint(bad, &[]);
+    assert!(
+        ids(&doc, 0).iter().any(|i| i == id),
+        "{id} did not fire: {:?}",
+        ids(&doc, 0)
+    );
+    let (_, doc) = lint(good, &[]);
+    assert!(
+        !ids(&doc, 0).iter().any(|i| i == id),
+        "{id} fired on the good payload"
+    );
+}
+
+#[test]
+fn clean_caprke2_payloads_lint_clean() {
+    let index: Vec<Value> = serde_json::from_str(&userdata("INDEX.json")).expect("index");
+    for entry in index.iter().filter(|e| e["kind"] == "Secret") {
+        let file = entry["file"].as_str().expect("file");
+        // The planted upstream faults, each with its own test below.
+        if file.contains("checksum") || file.contains("empty-format") || file.contains("extras") {
+            continue;
+        }
+        let out = Command::cargo_bin("rke2-payload")
+            .expect("binary")
+            .args(["lint", "--output", "json"])
+            .arg(testdata().join("secrets").join(file))
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(0), "{file}");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        assert_eq!(doc["summary"]["errors"], 0, "{file}: {doc}");
+        assert_eq!(doc["summary"]["warnings"], 0, "{file}: {doc}");
+    }
+    // The whole cluster together: the cross-Secret checks agree too (one planted error only).
+    let out = Command::cargo_bin("rke2-payload")
+        .expect("binary")
+        .args(["lint", "--output", "json"])
+        .arg(testdata().join("secrets/list-all.json"))
+        .output()
+        .expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["summary"]["errors"], 1, "{doc}");
+    assert_eq!(out.status.code(), Some(1));
+}
+
+#[test]
+fn format_checks() {
+    let worker = userdata(WORKER);
+    fires(
+        "format-mismatch",
+        &secret("w", "ignition", &worker),
+        &secret("w", "cloud-config", &worker),
+    );
+    fires(
+        "format-empty",
+        &secret("w", "\"\"", &worker),
+        &secret("w", "cloud-config", &worker),
+    );
+}
+
+#[test]
+fn yaml_and_schema_checks() {
+    let worker = userdata(WORKER);
+    let checksum = worker.replace(
+        "runcmd:\n",
+        "runcmd:\n  - [[ $(sha256sum /opt/rke2-artifacts/sha256sum*.txt | awk '{print $1}') == abcd ]] || exit 1\n",
+    );
+    let (code, doc) = lint(&secret("w", "cloud-config", &checksum), &[]);
+    assert_eq!(code, 1);
+    let f = doc["secrets"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .find(|f| f["id"] == "cloud-config-invalid-yaml")
+        .expect("finding")
+        .clone();
+    assert!(
+        f["line"].as_u64().is_some() && f["column"].as_u64().is_some(),
+        "{f}"
+    );
+    let no_path = worker.replace("write_files:\n", "write_files:\n-   content: orphan\n");
+    fires(
+        "cloud-config-schema",
+        &secret("w", "cloud-config", &no_path),
+        &secret("w", "cloud-config", &worker),
+    );
+}
+
+#[test]
+fn ignition_checks() {
+    let ign = userdata("worker-ignition-online.userdata");
+    let doc: Value = serde_json::from_str(&ign).expect("ignition");
+    let mut dup = doc.clone();
+    let files = dup["storage"]["files"].as_array_mut().expect("files");
+    let first = files[1].clone();
+    files.push(first);
+    fires(
+        "ignition-invalid",
+        &secret("w", "ignition", &dup.to_string()),
+        &secret("w", "ignition", &ign),
+    );
+}
+
+#[test]
+fn server_checks() {
+    let worker = userdata(WORKER);
+    let join = userdata(JOIN);
+    let init = userdata(INIT);
+    fires(
+        "server-port",
+        &secret("w", "cloud-config", &worker.replace(":9345", ":6443")),
+        &secret("w", "cloud-config", &worker),
+    );
+    fires(
+        "server-port",
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace("https://10.0.1.10:9345", "http://10.0.1.10:9345"),
+        ),
+        &secret("w", "cloud-config", &worker),
+    );
+    fires(
+        "server-on-init",
+        &secret(
+            "i",
+            "cloud-config",
+            &init.replace(
+                "      token: ",
+                "      server: https://10.0.1.10:9345\n      token: ",
+            ),
+        ),
+        &secret("i", "cloud-config", &init),
+    );
+    fires(
+        "server-missing",
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace("      server: https://10.0.1.10:9345\n", ""),
+        ),
+        &secret("w", "cloud-config", &worker),
+    );
+    // A join through a DNS name missing from tls-san; a node IP (IP-based registration) is fine.
+    fires(
+        "tls-san-missing-server-host",
+        &secret(
+            "j",
+            "cloud-config",
+            &join.replace("10.0.1.10", "rke2.example.net"),
+        ),
+        &secret("j", "cloud-config", &join),
+    );
+    let (_, doc) = lint(
+        &secret(
+            "j",
+            "cloud-config",
+            &join.replace("10.0.1.10", "demo.example.com"),
+        ),
+        &[],
+    );
+    assert!(!ids(&doc, 0).contains(&"tls-san-missing-server-host".to_owned()));
+}
+
+#[test]
+fn install_checks() {
+    let worker = userdata(WORKER);
+    fires(
+        "version-format",
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace("v1.32.5+rke2r1", "1.32"),
+        ),
+        &secret("w", "cloud-config", &worker),
+    );
+    fires(
+        "version-format",
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace("INSTALL_RKE2_VERSION=v1.32.5+rke2r1 ", ""),
+        ),
+        &secret("w", "cloud-config", &worker),
+    );
+    let airgapped = userdata("worker-cloud-config-airgapped.userdata");
+    fires(
+        "egress-required",
+        &secret("w", "cloud-config", &worker),
+        &secret("w", "cloud-config", &airgapped),
+    );
+    fires(
+        "airgap-no-checksum",
+        &secret("w", "cloud-config", &airgapped),
+        &secret(
+            "w",
+            "cloud-config",
+            &userdata("worker-cloud-config-checksum.userdata"),
+        ),
+    );
+    let (_, doc) = lint(&secret("w", "cloud-config", &airgapped), &[]);
+    assert!(
+        !ids(&doc, 0).contains(&"version-format".to_owned()),
+        "air-gapped has no version"
+    );
+}
+
+#[test]
+fn node_and_file_checks() {
+    let worker = userdata(WORKER);
+    let no_provider = worker
+        .replace("      cloud-provider-name: external\n", "")
+        .replace(
+            "        - provider-id=aws:///eu-west-1a/i-0abc43df7747e3ee1\n",
+            "",
+        );
+    fires(
+        "provider-id-missing",
+        &secret("w", "cloud-config", &no_provider),
+        &secret("w", "cloud-config", &worker),
+    );
+    fires(
+        "bare-kubectl",
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace("runcmd:\n", "runcmd:\n  - 'kubectl apply -f /tmp/x.yaml'\n"),
+        ),
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace(
+                "runcmd:\n",
+                "runcmd:\n  - '/var/lib/rancher/rke2/bin/kubectl apply -f /tmp/x.yaml'\n",
+            ),
+        ),
+    );
+    let init = userdata(INIT);
+    fires(
+        "key-permissions",
+        &secret(
+            "i",
+            "cloud-config",
+            &init.replacen("permissions: '0600'", "permissions: '0644'", 1),
+        ),
+        &secret("i", "cloud-config", &init),
+    );
+    let dup = worker.replace(
+        "write_files:\n",
+        "write_files:\n-   path: /etc/rancher/rke2/registries.yaml\n    content: |\n      mirrors: {}\n",
+    );
+    fires(
+        "duplicate-path",
+        &secret("w", "cloud-config", &dup),
+        &secret("w", "cloud-config", &worker),
+    );
+    // The generated CAs are valid until 2035: quiet by default, a warning with a long horizon.
+    let init_secret = secret("i", "cloud-config", &init);
+    let (_, doc) = lint(&init_secret, &[]);
+    assert!(!ids(&doc, 0).contains(&"cert-expiry".to_owned()));
+    let (code, doc) = lint(&init_secret, &["--cert-expiry-days", "20000"]);
+    assert_eq!(
+        ids(&doc, 0).iter().filter(|i| *i == "cert-expiry").count(),
+        4
+    );
+    assert_eq!(code, 0, "a warning alone does not fail");
+    let (code, _) = lint(
+        &init_secret,
+        &["--cert-expiry-days", "20000", "--deny", "warnings"],
+    );
+    assert_eq!(code, 1);
+    let (code, doc) = lint(
+        &init_secret,
+        &[
+            "--cert-expiry-days",
+            "20000",
+            "--deny",
+            "warnings",
+            "--allow",
+            "cert-expiry",
+        ],
+    );
+    assert_eq!(code, 0);
+    assert!(!ids(&doc, 0).contains(&"cert-expiry".to_owned()));
+}
+
+#[test]
+fn payload_not_utf8_is_info() {
+    let out = Command::cargo_bin("rke2-payload")
+        .expect("binary")
+        .args(["lint", "--output", "json"])
+        .arg(testdata().join("secrets/worker-cloud-config-gzip-online.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let f = &doc["secrets"][0]["findings"];
+    assert!(f.to_string().contains("payload-not-utf8"), "{f}");
+    let (_, doc) = lint(&secret("w", "cloud-config", &userdata(WORKER)), &[]);
+    assert!(!ids(&doc, 0).contains(&"payload-not-utf8".to_owned()));
+}
+
+#[test]
+fn cluster_checks() {
+    let init = userdata(INIT);
+    let join = userdata(JOIN);
+    let worker = userdata(WORKER);
+    let token = "a3e30ef46c156fb7b1fa288ed16d6ffe";
+    let cluster = |join: &str, worker: &str| {
+        format!(
+            "{}---\n{}---\n{}",
+            secret("init", "cloud-config", &init),
+            secret("join", "cloud-config", join),
+            secret("worker", "cloud-config", worker)
+        )
+    };
+    let (code, doc) = lint(&cluster(&join, &worker), &[]);
+    assert_eq!(code, 0, "{doc}");
+
+    let (code, doc) = lint(
+        &cluster(
+            &join,
+            &worker.replace(token, "0123456789abcdef0123456789abcdef"),
+        ),
+        &[],
+    );
+    assert_eq!(code, 1);
+    assert!(ids(&doc, 2).contains(&"token-mismatch".to_owned()));
+    assert!(!ids(&doc, 1).contains(&"token-mismatch".to_owned()));
+
+    let (_, doc) = lint(
+        &cluster(&join, &worker.replace("10.0.1.10", "rke2.example.net")),
+        &[],
+    );
+    assert!(
+        ids(&doc, 2).contains(&"join-host-not-in-san".to_owned()),
+        "{doc}"
+    );
+    let (_, doc) = lint(
+        &cluster(&join, &worker.replace("10.0.1.10", "demo.example.com")),
+        &[],
+    );
+    assert!(!ids(&doc, 2).contains(&"join-host-not-in-san".to_owned()));
+
+    // K10 tokens: the CA hash is the SHA-256 of the server CA certificate file.
+    let ca = rke2_payload::document::CloudConfig::parse(&init)
+        .expect("init")
+        .files
+        .into_iter()
+        .find(|f| f.path.ends_with("/server/tls/server-ca.crt"))
+        .expect("server CA");
+    let hash = rke2_payload::document::sha256_hex(ca.bytes().expect("inline"));
+    let k10 = |hash: &str| format!("K10{hash}::server:{token}");
+    let with_token =
+        |text: &str, t: &str| text.replace(&format!("token: {token}"), &format!("token: {t}"));
+    let good = k10(&hash);
+    let bad = k10(&"0".repeat(64));
+    let cluster_k10 = |t: &str| {
+        format!(
+            "{}---\n{}",
+            secret("init", "cloud-config", &with_token(&init, &good)),
+            secret("worker", "cloud-config", &with_token(&worker, t))
+        )
+    };
+    let (_, doc) = lint(&cluster_k10(&good), &[]);
+    assert!(!ids(&doc, 1).contains(&"token-ca-hash".to_owned()), "{doc}");
+    let (_, doc) = lint(&cluster_k10(&bad), &[]);
+    assert!(ids(&doc, 1).contains(&"token-ca-hash".to_owned()), "{doc}");
+    // The token never shows, even in a finding.
+    assert!(!doc.to_string().contains(token));
+}
+
+#[test]
+fn cloud_size_checks_and_sarif() {
+    let file = testdata().join("secrets/init-cloud-config-extras.yaml");
+    let run = |args: &[&str]| {
+        Command::cargo_bin("rke2-payload")
+            .expect("binary")
+            .arg("lint")
+            .arg(&file)
+            .args(args)
+            .output()
+            .expect("run")
+    };
+    let out = run(&["--output", "json", "--cloud", "aws"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(doc.to_string().contains("size-over-limit"));
+    assert_eq!(out.status.code(), Some(1));
+    let out = run(&["--output", "json", "--cloud", "azure"]);
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert!(!doc.to_string().contains("size-over-limit"));
+
+    let out = run(&["--output", "sarif"]);
+    let sarif: Value = serde_json::from_slice(&out.stdout).expect("sarif json");
+    assert_eq!(sarif["version"], "2.1.0");
+    let run0 = &sarif["runs"][0];
+    assert_eq!(run0["tool"]["driver"]["name"], "rke2-payload");
+    let rules: Vec<&str> = run0["tool"]["driver"]["rules"]
+        .as_array()
+        .expect("rules")
+        .iter()
+        .filter_map(|r| r["id"].as_str())
+        .collect();
+    for result in run0["results"].as_array().expect("results") {
+        let id = result["ruleId"].as_str().expect("ruleId");
+        assert!(rules.contains(&id), "{id} has no rule");
+        assert!(["error", "warning", "note"].contains(&result["level"].as_str().expect("level")));
+        assert!(result["message"]["text"].is_string());
+        assert!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"].is_string());
+    }
+    assert!(!run0["results"].as_array().expect("results").is_empty());
+}
