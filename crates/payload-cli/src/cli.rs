@@ -191,6 +191,10 @@ pub(crate) struct LintArgs {
     /// Warn when a CA expires within this many days.
     #[arg(long, value_name = "DAYS", default_value_t = 30)]
     pub(crate) cert_expiry_days: i64,
+    /// cloud-init's JSON schema for cloud-config (default: the one the cloud-init package
+    /// installed, if any; `none` to use only the tool's own rules).
+    #[arg(long, value_name = "FILE")]
+    pub(crate) cloud_init_schema: Option<std::path::PathBuf>,
 }
 
 /// Output formats of `lint`.

@@ -467,3 +467,47 @@ fn cloud_size_checks_and_sarif() {
     }
     assert!(!run0["results"].as_array().expect("results").is_empty());
 }
+
+#[test]
+fn cloud_config_schema_own_rules_and_cloud_init_schema() {
+    let worker = userdata(WORKER);
+    let bad = secret(
+        "w",
+        "cloud-config",
+        &format!("{worker}ntp: [a]\nusers: 5\n").replace(
+            "write_files:\n",
+            "write_files:\n-   path: /etc/x\n    bogus: 1\n    content: x\n",
+        ),
+    );
+    // Own rules only: the ntp shape is caught without cloud-init installed.
+    let (_, doc) = lint(&bad, &["--cloud-init-schema", "none"]);
+    let messages = doc["secrets"][0]["findings"].to_string();
+    assert!(messages.contains("ntp must be a mapping"), "{messages}");
+    assert!(!messages.contains("cloud-init's schema"), "{messages}");
+
+    let installed = std::path::Path::new(rke2_payload::schema::DEFAULT_PATHS[0]).is_file();
+    if !installed {
+        assert_ne!(
+            std::env::var("CI").as_deref(),
+            Ok("true"),
+            "CI=true needs cloud-init's schema (apt-get install cloud-init)"
+        );
+        return;
+    }
+    let (_, doc) = lint(&bad, &[]);
+    let messages = doc["secrets"][0]["findings"].to_string();
+    assert!(
+        messages.contains("cloud-init's schema rejects /write_files/0"),
+        "{messages}"
+    );
+    assert!(messages.contains("/users"), "{messages}");
+    let (_, doc) = lint(&secret("w", "cloud-config", &worker), &[]);
+    assert!(!doc.to_string().contains("cloud-config-schema"), "{doc}");
+    let out = Command::cargo_bin("rke2-payload")
+        .expect("binary")
+        .args(["lint", "-", "--cloud-init-schema", "/nonexistent.json"])
+        .write_stdin(worker)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}

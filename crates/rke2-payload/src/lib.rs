@@ -47,6 +47,7 @@ pub mod payload;
 pub mod pki;
 pub mod report;
 pub mod rke2;
+pub mod schema;
 pub mod secret;
 pub mod sensitive;
 pub mod size;

@@ -173,6 +173,8 @@ pub struct LintOptions {
     pub now: i64,
     /// Size limits to check (empty: no size checks).
     pub size: Option<SizeOptions>,
+    /// cloud-init's JSON schema, when installed; without it the project's own rules apply.
+    pub cloud_init_schema: Option<std::sync::Arc<crate::schema::CloudInitSchema>>,
 }
 
 impl Default for LintOptions {
@@ -181,6 +183,7 @@ impl Default for LintOptions {
             cert_expiry_days: 30,
             now: crate::time::now_unix(),
             size: None,
+            cloud_init_schema: None,
         }
     }
 }
@@ -201,6 +204,14 @@ pub fn lint_secret(
         .any(|c| c.purpose == Some("server-ca"));
     let readable = !out.iter().any(|f| f.id == "document-unreadable");
 
+    if let (Some(schema), crate::payload::Content::CloudConfig { .. }) =
+        (&options.cloud_init_schema, payload.content())
+        && let Some(text) = payload.userdata_text()
+    {
+        for p in schema.validate(text) {
+            out.push(Finding::new(p.id, Severity::Warning, p.message));
+        }
+    }
     if readable && !r.config_found {
         out.push(Finding::new(
             "rke2-config-missing",

@@ -49,6 +49,14 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut lint = LintOptions::default();
     lint.cert_expiry_days = args.cert_expiry_days;
     lint.size = size;
+    lint.cloud_init_schema = match &args.cloud_init_schema {
+        Some(path) if path.as_os_str() == "none" => None,
+        Some(path) => Some(std::sync::Arc::new(
+            rke2_payload::schema::CloudInitSchema::load(path)
+                .map_err(|e| anyhow::anyhow!("cloud-init schema: {e}"))?,
+        )),
+        None => rke2_payload::schema::CloudInitSchema::find().map(std::sync::Arc::new),
+    };
     let mut inspect = InspectOptions::default();
     inspect.decode = decode.clone();
 

@@ -147,10 +147,37 @@ impl CloudConfig {
                         config.add_file(entry, &current);
                     }
                 }
-                "runcmd" => runcmd = commands(value.into_value(), "runcmd"),
-                "bootcmd" => bootcmd = commands(value.into_value(), "bootcmd"),
+                "runcmd" | "bootcmd" => {
+                    let value = value.into_value();
+                    if !matches!(value, Value::Array(_) | Value::Null) {
+                        config.problems.push(Problem {
+                            id: "cloud-config-schema",
+                            message: format!("{key} must be a list of commands"),
+                            path: None,
+                            at: None,
+                        });
+                    }
+                    let list = commands(value, &key);
+                    if key == "runcmd" {
+                        runcmd = list;
+                    } else {
+                        bootcmd = list;
+                    }
+                }
                 "ntp" => {
                     let value = value.into_value();
+                    let servers_ok = value
+                        .get("servers")
+                        .is_none_or(|s| matches!(s, Value::Array(_) | Value::Null));
+                    if !matches!(value, Value::Object(_) | Value::Null) || !servers_ok {
+                        config.problems.push(Problem {
+                            id: "cloud-config-schema",
+                            message: "ntp must be a mapping whose servers and pools are lists"
+                                .to_owned(),
+                            path: None,
+                            at: None,
+                        });
+                    }
                     config.ntp = Some(ntp(&value));
                     config.other.push((key, value));
                 }

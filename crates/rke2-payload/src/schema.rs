@@ -1,0 +1,157 @@
+//! cloud-init's own JSON schema for cloud-config, when the `cloud-init` package has installed it.
+//!
+//! Without it, the `cloud-config-schema` check relies on the project's own rules for the modules
+//! CAPRKE2 uses (see [`crate::document::cloudconfig`]).
+
+use std::path::Path;
+
+use serde_json::Value;
+
+use crate::document::Problem;
+
+/// Where Debian's and Fedora's `cloud-init` packages install the schema.
+pub const DEFAULT_PATHS: &[&str] = &[
+    "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json",
+    "/usr/lib/python3/site-packages/cloudinit/config/schemas/schema-cloud-config-v1.json",
+];
+
+/// A compiled cloud-config schema.
+pub struct CloudInitSchema {
+    validator: jsonschema::Validator,
+    path: String,
+}
+
+impl std::fmt::Debug for CloudInitSchema {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloudInitSchema")
+            .field("path", &self.path)
+            .finish_non_exhaustive()
+    }
+}
+
+impl CloudInitSchema {
+    /// Loads and compiles a schema file.
+    pub fn load(path: &Path) -> Result<Self, String> {
+        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
+        let schema: Value =
+            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
+        let validator = jsonschema::validator_for(&schema)
+            .map_err(|e| format!("{}: not a usable schema: {e}", path.display()))?;
+        Ok(CloudInitSchema {
+            validator,
+            path: path.display().to_string(),
+        })
+    }
+
+    /// The first schema found at [`DEFAULT_PATHS`].
+    pub fn find() -> Option<Self> {
+        DEFAULT_PATHS
+            .iter()
+            .map(Path::new)
+            .filter(|p| p.is_file())
+            .find_map(|p| Self::load(p).ok())
+    }
+
+    /// The file it was loaded from.
+    pub fn path(&self) -> &str {
+        &self.path
+    }
+
+    /// Validates a cloud-config text. A text that is not YAML yields nothing here (the parser
+    /// reports it); messages name the key path and never repeat string values.
+    pub fn validate(&self, text: &str) -> Vec<Problem> {
+        let mut options = serde_saphyr::Options::default();
+        options.with_snippet = false;
+        options.legacy_octal_numbers = true;
+        options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
+        let Ok(Some(value)) = serde_saphyr::from_str_with_options::<Option<Value>>(text, options)
+        else {
+            return Vec::new();
+        };
+        self.validator
+            .iter_errors(&value)
+            .take(50)
+            .map(|e| {
+                let at = e.instance_path().to_string();
+                let at = if at.is_empty() { "/".to_owned() } else { at };
+                Problem {
+                    id: "cloud-config-schema",
+                    message: format!(
+                        "cloud-init's schema rejects {at}: {}",
+                        without_strings(&e.to_string())
+                    ),
+                    path: None,
+                    at: None,
+                }
+            })
+            .collect()
+    }
+}
+
+/// Removes double-quoted JSON strings (values from the document) except JSON type names.
+fn without_strings(message: &str) -> String {
+    const TYPES: &[&str] = &[
+        "string", "array", "object", "integer", "number", "boolean", "null",
+    ];
+    let mut out = String::with_capacity(message.len());
+    let mut rest = message;
+    while let Some(start) = rest.find('"') {
+        out.push_str(&rest[..start]);
+        let after = &rest[start + 1..];
+        match after.find('"') {
+            Some(end) => {
+                let inner = &after[..end];
+                if TYPES.contains(&inner) {
+                    out.push('"');
+                    out.push_str(inner);
+                    out.push('"');
+                } else {
+                    out.push('…');
+                }
+                rest = &after[end + 1..];
+            }
+            None => {
+                out.push('…');
+                rest = "";
+            }
+        }
+    }
+    out.push_str(rest);
+    out.lines().next().unwrap_or("").to_owned()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn strings_are_removed_but_types_kept() {
+        assert_eq!(
+            without_strings(r#""hunter22" is not of type "array""#),
+            r#"… is not of type "array""#
+        );
+    }
+
+    #[test]
+    fn validates_with_a_small_schema() {
+        let dir = std::env::temp_dir().join(format!("rke2-payload-schema-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("schema.json");
+        std::fs::write(
+            &path,
+            r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"runcmd":{"type":"array"}}}"#,
+        )
+        .unwrap();
+        let schema = CloudInitSchema::load(&path).unwrap();
+        let problems = schema.validate("#cloud-config\nruncmd: \"s3cr3t-value\"\n");
+        assert_eq!(problems.len(), 1);
+        assert!(
+            problems[0].message.contains("/runcmd"),
+            "{}",
+            problems[0].message
+        );
+        assert!(!problems[0].message.contains("s3cr3t"));
+        assert!(schema.validate("#cloud-config\nruncmd: []\n").is_empty());
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
+}
