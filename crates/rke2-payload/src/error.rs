@@ -140,6 +140,28 @@ pub enum Error {
         secret: SecretId,
     },
 
+    /// `data.value` is larger than a Secret can be.
+    #[error(
+        "{secret}: data.value is {bytes} bytes, more than the {limit} bytes a Kubernetes Secret can hold"
+    )]
+    ValueTooLarge {
+        /// The Secret.
+        secret: SecretId,
+        /// Its size (decoded, or estimated from the base64 length).
+        bytes: u64,
+        /// The limit.
+        limit: u64,
+    },
+
+    /// The user data was decoded but cannot be read as its format.
+    #[error("{what}: {detail}")]
+    Unreadable {
+        /// Which Secret.
+        what: String,
+        /// Why.
+        detail: String,
+    },
+
     /// A `data` value is not valid base64.
     #[error("{secret}: data.{key} is not valid base64: {detail}")]
     Base64 {

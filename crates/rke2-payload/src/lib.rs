@@ -59,10 +59,27 @@ pub use options::DecodeOptions;
 pub use payload::{Compression, Content, DeclaredFormat, Format, Payload};
 
 impl<'a> BootstrapSecret<'a> {
+    /// The bytes of `data.value`, refusing a value larger than [`DecodeOptions::max_value`]
+    /// before decoding it.
+    pub fn value_within(
+        &self,
+        options: &DecodeOptions,
+    ) -> Result<std::borrow::Cow<'a, [u8]>, Error> {
+        let estimated = self.base64_len() / 4 * 3;
+        if !self.is_bare() && estimated > options.max_value.saturating_add(2) {
+            return Err(Error::ValueTooLarge {
+                secret: self.id().clone(),
+                bytes: estimated,
+                limit: options.max_value,
+            });
+        }
+        self.value()
+    }
+
     /// Decodes this Secret's value into a [`Payload`].
     pub fn decode(&self, options: &DecodeOptions) -> Result<Payload<'a>, Error> {
         let declared = self.declared_format()?;
-        let value = self.value()?;
+        let value = self.value_within(options)?;
         Payload::decode(value, declared, options).map_err(|error| Error::Payload {
             secret: self.id().clone(),
             error,

@@ -9,6 +9,9 @@ pub struct DecodeOptions {
     pub max_inflated: u64,
     /// The deepest nesting of YAML collections accepted. Default: 64.
     pub max_depth: usize,
+    /// The largest `data.value` accepted, in decoded bytes. Default: 1 MiB, what Kubernetes
+    /// allows for a whole Secret. Checked on the base64 length before anything is decoded.
+    pub max_value: u64,
 }
 
 impl Default for DecodeOptions {
@@ -16,6 +19,7 @@ impl Default for DecodeOptions {
         DecodeOptions {
             max_inflated: 16 << 20,
             max_depth: 64,
+            max_value: 1 << 20,
         }
     }
 }

@@ -13,7 +13,7 @@ pub(crate) fn run(args: &DecodeArgs) -> Result<Outcome> {
     let envelope = in_input(Envelope::parse(&input, &options), path)?;
     let secret = in_input(envelope.select(args.name.as_deref()), path)?;
     if args.raw {
-        let value = in_input(secret.value(), path)?;
+        let value = in_input(secret.value_within(&options), path)?;
         write_bytes(&value, args.output.as_deref(), args.force)?;
     } else {
         let payload = in_input(secret.decode(&options), path)?;

@@ -59,6 +59,23 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
+    for secret in &report.secrets {
+        if let Some(f) = secret
+            .findings
+            .iter()
+            .find(|f| f.id == "document-unreadable")
+        {
+            let name = match (&secret.namespace, &secret.name) {
+                (Some(ns), Some(n)) => format!("Secret {ns}/{n}"),
+                (None, Some(n)) => format!("Secret {n}"),
+                _ => "the user data".to_owned(),
+            };
+            failures.push(rke2_payload::Error::Unreadable {
+                what: name,
+                detail: f.message.clone(),
+            });
+        }
+    }
     match failures.len() {
         0 => Ok(Outcome::Ok),
         1 => Err(anyhow::Error::new(failures.remove(0)))
