@@ -39,6 +39,7 @@ pub mod document;
 pub mod envelope;
 pub mod error;
 pub mod findings;
+pub mod fuzzing;
 pub mod gzip;
 pub mod input;
 pub mod lint;

@@ -1,0 +1,149 @@
+//! Entry points shared by the fuzz targets under `fuzz/` and by the regression tests that run
+//! every saved corpus file with plain `cargo test`. Each one must return without panicking, in
+//! bounded time and memory, for any input; the round-trip entry asserts equality.
+
+use std::borrow::Cow;
+
+use crate::document::{CloudConfig, Content, File, Ignition};
+use crate::lint::{LintOptions, lint_cluster, lint_secret};
+use crate::options::DecodeOptions;
+use crate::payload::{DeclaredFormat, Payload};
+use crate::report::{InspectOptions, inspect_payload};
+use crate::rke2::Rke2Config;
+use crate::size::{SizeOptions, measure};
+use crate::{Envelope, dataurl, gzip, pki};
+
+/// Small caps so the fuzzer explores instead of inflating.
+fn options() -> DecodeOptions {
+    DecodeOptions::default().with_max_inflated(1 << 20)
+}
+
+/// Every fuzz target by name, for the regression tests.
+pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+    ("envelope", envelope),
+    ("payload", payload),
+    ("cloudconfig", cloudconfig),
+    ("ignition", ignition),
+    ("dataurl", data_url),
+    ("pki", pem),
+    ("rke2_config", rke2_config),
+    ("inspect", inspect),
+    ("roundtrip", roundtrip),
+];
+
+/// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
+pub fn envelope(data: &[u8]) {
+    let options = options();
+    if let Ok(envelope) = Envelope::parse(data, &options) {
+        for secret in &envelope.secrets {
+            let _ = secret.declared_format();
+            let _ = secret.decode(&options);
+        }
+    }
+}
+
+/// Payload sniffing, inflate and the Ignition wrapper, under every declared format.
+pub fn payload(data: &[u8]) {
+    for declared in [
+        DeclaredFormat::CloudConfig,
+        DeclaredFormat::Ignition,
+        DeclaredFormat::Empty,
+        DeclaredFormat::Missing,
+    ] {
+        let _ = Payload::decode(Cow::Borrowed(data), declared, &options());
+    }
+    let _ = gzip::inflate(data, 1 << 20);
+}
+
+/// cloud-config and its `write_files` encodings.
+pub fn cloudconfig(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = CloudConfig::parse(text);
+    }
+}
+
+/// Ignition configs and their `data:` URLs.
+pub fn ignition(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = Ignition::parse(text);
+    }
+}
+
+/// `data:` URLs.
+pub fn data_url(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        let _ = dataurl::decode(text);
+    }
+}
+
+/// PEM blocks and X.509 / key summaries.
+pub fn pem(data: &[u8]) {
+    let file = File {
+        path: "/var/lib/rancher/rke2/server/tls/server-ca.crt".to_owned(),
+        mode: None,
+        owner: None,
+        encoding: None,
+        content: Content::Inline(data.to_vec()),
+        append: false,
+    };
+    let _ = pki::scan([&file]);
+}
+
+/// The RKE2 `config.yaml`.
+pub fn rke2_config(data: &[u8]) {
+    if let Ok(text) = std::str::from_utf8(data) {
+        if let Ok(config) = Rke2Config::parse(text) {
+            let _ = config.provider_id();
+            let _ = config.datastore_endpoint_redacted();
+        }
+    }
+}
+
+/// The whole pipeline: envelope, payload, document, RKE2 facts, PKI, report, size, lint.
+pub fn inspect(data: &[u8]) {
+    let options = options();
+    let Ok(envelope) = Envelope::parse(data, &options) else {
+        return;
+    };
+    let inspect = InspectOptions {
+        decode: options.clone(),
+        show_secrets: false,
+    };
+    let mut reports = Vec::new();
+    for secret in &envelope.secrets {
+        let Ok(payload) = secret.decode(&options) else {
+            continue;
+        };
+        let report = inspect_payload(secret, &payload, &inspect);
+        let size = measure(secret, &payload, &SizeOptions::default());
+        let _ = lint_secret(&report, &payload, Some(&size), &LintOptions::default());
+        reports.push(report);
+    }
+    let refs: Vec<_> = reports.iter().collect();
+    let _ = lint_cluster(&refs);
+}
+
+/// Encode → decode round trips that must give back the input.
+pub fn roundtrip(data: &[u8]) {
+    let level = u32::from(data.first().copied().unwrap_or(6) % 10);
+    let compressed = gzip::deflate(data, level);
+    assert_eq!(
+        gzip::inflate(&compressed, u64::MAX).as_deref(),
+        Ok(data),
+        "gzip round trip"
+    );
+    let text = crate::b64::encode(data);
+    assert_eq!(crate::b64::decode(&text).as_deref(), Ok(data), "base64 round trip");
+    let url = format!("data:,{}", dataurl::percent_encode(data));
+    assert_eq!(dataurl::decode(&url).as_deref(), Ok(data), "data URL round trip");
+    let url = format!("data:;base64,{text}");
+    assert_eq!(dataurl::decode(&url).as_deref(), Ok(data), "base64 data URL round trip");
+    // The Ignition wrapper gives back any inner config.
+    let inner = format!(
+        r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/x","contents":{{"source":"data:;base64,{text}"}}}}]}}}}"#
+    );
+    let wrapper = crate::payload::ignition_gzip_wrapper(inner.as_bytes());
+    let payload = Payload::decode(Cow::Owned(wrapper), DeclaredFormat::Ignition, &options())
+        .expect("the wrapper this crate writes decodes");
+    assert_eq!(payload.userdata(), inner.as_bytes(), "Ignition wrapper round trip");
+}
