@@ -54,6 +54,25 @@ pub(crate) enum Command {
         kubectl get secrets -A -o yaml | rke2-payload lint --deny warnings\n  \
         rke2-payload lint list.json --cloud aws --allow provider-id-missing --output sarif > lint.sarif")]
     Lint(LintArgs),
+    /// Write a payload again: compressed or not, as a Secret, as the raw value, or as base64.
+    ///
+    /// Output is deterministic. Without --gzip/--no-gzip the compression is kept and so are the
+    /// original bytes.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload encode secret.yaml --gzip -o secret-gzip.yaml\n  \
+        rke2-payload encode secret.yaml --no-gzip --emit value -o userdata\n  \
+        rke2-payload encode secret.yaml --gzip --emit base64   # for a user_data_base64 argument\n  \
+        rke2-payload encode list.json --name capi/demo-cp-x --output json")]
+    Encode(EncodeArgs),
+    /// Write the same Secret(s) with every secret value replaced by REDACTED: safe to paste.
+    ///
+    /// Same format and compression; the result still decodes and inspects. Covers the join
+    /// token, S3 and registry credentials, encryption keys, datastore passwords, private keys,
+    /// and the CA and token Secrets of a List.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload redact secret.yaml > secret-redacted.yaml\n  \
+        kubectl get secrets -A -o yaml | rke2-payload redact -o dump-redacted.yaml")]
+    Redact(RedactArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
     Clouds(CloudsArgs),
@@ -206,6 +225,65 @@ pub(crate) enum LintFormat {
     Json,
     /// SARIF 2.1.0, for code-scanning UIs.
     Sarif,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct EncodeArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Pick the Secret by `name` or `namespace/name`.
+    #[arg(long, short = 'n', value_name = "NAME")]
+    pub(crate) name: Option<String>,
+    /// Compress as CAPRKE2 does with gzipUserData: true.
+    #[arg(long, conflicts_with = "no_gzip")]
+    pub(crate) gzip: bool,
+    /// Write the user data uncompressed.
+    #[arg(long)]
+    pub(crate) no_gzip: bool,
+    /// What to write.
+    #[arg(long, value_enum, default_value_t = Emit::Secret)]
+    pub(crate) emit: Emit,
+    /// With --emit secret: YAML or JSON.
+    #[arg(long, value_enum, default_value_t = SecretFormat::Yaml)]
+    pub(crate) output: SecretFormat,
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub(crate) out: Option<std::path::PathBuf>,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
+/// What `encode` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum Emit {
+    /// A Secret with the same metadata and the new value.
+    Secret,
+    /// The `data.value` bytes.
+    Value,
+    /// The base64 text of `data.value`.
+    Base64,
+}
+
+/// Secret output syntax.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum SecretFormat {
+    /// YAML.
+    Yaml,
+    /// JSON.
+    Json,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RedactArgs {
+    #[command(flatten)]
+    pub(crate) input: InputArgs,
+    /// Write to this file instead of standard output.
+    #[arg(long, short = 'o', value_name = "OUT")]
+    pub(crate) out: Option<std::path::PathBuf>,
+    /// Overwrite OUT if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
 }
 
 #[derive(Debug, Args)]

@@ -18,8 +18,11 @@ fn options() -> DecodeOptions {
     DecodeOptions::default().with_max_inflated(1 << 20)
 }
 
+/// A fuzz entry point.
+pub type Target = fn(&[u8]);
+
 /// Every fuzz target by name, for the regression tests.
-pub const TARGETS: &[(&str, fn(&[u8]))] = &[
+pub const TARGETS: &[(&str, Target)] = &[
     ("envelope", envelope),
     ("payload", payload),
     ("cloudconfig", cloudconfig),
@@ -91,11 +94,11 @@ pub fn pem(data: &[u8]) {
 
 /// The RKE2 `config.yaml`.
 pub fn rke2_config(data: &[u8]) {
-    if let Ok(text) = std::str::from_utf8(data) {
-        if let Ok(config) = Rke2Config::parse(text) {
-            let _ = config.provider_id();
-            let _ = config.datastore_endpoint_redacted();
-        }
+    if let Ok(text) = std::str::from_utf8(data)
+        && let Ok(config) = Rke2Config::parse(text)
+    {
+        let _ = config.provider_id();
+        let _ = config.datastore_endpoint_redacted();
     }
 }
 
@@ -133,11 +136,23 @@ pub fn roundtrip(data: &[u8]) {
         "gzip round trip"
     );
     let text = crate::b64::encode(data);
-    assert_eq!(crate::b64::decode(&text).as_deref(), Ok(data), "base64 round trip");
+    assert_eq!(
+        crate::b64::decode(&text).as_deref(),
+        Ok(data),
+        "base64 round trip"
+    );
     let url = format!("data:,{}", dataurl::percent_encode(data));
-    assert_eq!(dataurl::decode(&url).as_deref(), Ok(data), "data URL round trip");
+    assert_eq!(
+        dataurl::decode(&url).as_deref(),
+        Ok(data),
+        "data URL round trip"
+    );
     let url = format!("data:;base64,{text}");
-    assert_eq!(dataurl::decode(&url).as_deref(), Ok(data), "base64 data URL round trip");
+    assert_eq!(
+        dataurl::decode(&url).as_deref(),
+        Ok(data),
+        "base64 data URL round trip"
+    );
     // The Ignition wrapper gives back any inner config.
     let inner = format!(
         r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/x","contents":{{"source":"data:;base64,{text}"}}}}]}}}}"#
@@ -145,5 +160,9 @@ pub fn roundtrip(data: &[u8]) {
     let wrapper = crate::payload::ignition_gzip_wrapper(inner.as_bytes());
     let payload = Payload::decode(Cow::Owned(wrapper), DeclaredFormat::Ignition, &options())
         .expect("the wrapper this crate writes decodes");
-    assert_eq!(payload.userdata(), inner.as_bytes(), "Ignition wrapper round trip");
+    assert_eq!(
+        payload.userdata(),
+        inner.as_bytes(),
+        "Ignition wrapper round trip"
+    );
 }

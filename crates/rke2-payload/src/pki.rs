@@ -185,6 +185,18 @@ fn read_block(path: &str, block: Block<'_>, material: &mut Material) {
         path: Some(path.to_owned()),
         at: None,
     };
+    if block.body == crate::redact::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
+        material.keys.push(PrivateKey {
+            path: path.to_owned(),
+            label: block.label.to_owned(),
+            algorithm: "redacted".to_owned(),
+            bits: None,
+            encrypted: false,
+            matches_certificate: None,
+            public_key_id: None,
+        });
+        return;
+    }
     let der = match crate::b64::decode(&block.body) {
         Ok(der) if !der.is_empty() => Zeroizing::new(der),
         Ok(_) => {

@@ -37,13 +37,29 @@ impl std::fmt::Debug for SecretString {
     }
 }
 
-/// Replaces every occurrence of known secret values in text by `<redacted>`.
-#[derive(Debug, Default, Clone)]
+/// Replaces every occurrence of known secret values in text by a placeholder (`<redacted>` by
+/// default).
+#[derive(Debug, Clone)]
 pub struct Redactor {
     secrets: Vec<SecretString>,
+    placeholder: &'static str,
+}
+
+impl Default for Redactor {
+    fn default() -> Self {
+        Redactor::with_placeholder("<redacted>")
+    }
 }
 
 impl Redactor {
+    /// A redactor that writes `placeholder` in place of each secret.
+    pub fn with_placeholder(placeholder: &'static str) -> Self {
+        Redactor {
+            secrets: Vec::new(),
+            placeholder,
+        }
+    }
+
     /// Adds a value to hide. Values shorter than 4 characters are ignored (they would hide
     /// ordinary text).
     pub fn add(&mut self, secret: &SecretString) {
@@ -60,7 +76,7 @@ impl Redactor {
         let mut out = text.to_owned();
         for secret in &self.secrets {
             if out.contains(secret.expose()) {
-                out = out.replace(secret.expose(), "<redacted>");
+                out = out.replace(secret.expose(), self.placeholder);
             }
         }
         out

@@ -2,8 +2,10 @@
 
 mod clouds;
 mod decode;
+mod encode;
 mod inspect;
 mod lint;
+mod redact;
 mod size;
 
 use std::path::Path;
@@ -28,6 +30,8 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Inspect(args) => inspect::run(&args),
         Command::Size(args) => size::run(&args),
         Command::Lint(args) => lint::run(&args),
+        Command::Encode(args) => encode::run(&args),
+        Command::Redact(args) => redact::run(&args),
     }
 }
 

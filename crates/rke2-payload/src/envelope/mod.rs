@@ -106,6 +106,15 @@ impl<'a> BootstrapSecret<'a> {
         }
     }
 
+    /// The base64 text of `data.value` exactly as it appears in the input (`None` for
+    /// `stringData` and bare user data).
+    pub fn stored_base64(&self) -> Option<&str> {
+        match &self.value {
+            Stored::Base64(text) => Some(text),
+            _ => None,
+        }
+    }
+
     /// Length of the value's base64 text as the API server stores it (line breaks not counted).
     ///
     /// For `stringData` and bare user data this is computed: the API server would store the
@@ -162,6 +171,9 @@ pub struct Envelope<'a> {
     pub skipped_objects: usize,
     /// The last Secret skipped for having no `value` key, for the error message.
     missing_value: Option<SecretId>,
+    /// base64 texts of secret-looking keys of the skipped Secrets (`tls.key`, a token's
+    /// `value`, passwords), for `redact`.
+    pub(crate) skipped_sensitive: Vec<Cow<'a, str>>,
 }
 
 impl<'a> Envelope<'a> {
@@ -196,6 +208,7 @@ impl<'a> Envelope<'a> {
             skipped_secrets: 0,
             skipped_objects: 0,
             missing_value: None,
+            skipped_sensitive: Vec::new(),
         };
         let mut others = Vec::new();
         if first.starts_with('{') || first.starts_with('[') {
@@ -250,6 +263,7 @@ impl<'a> Envelope<'a> {
             skipped_secrets: 0,
             skipped_objects: 0,
             missing_value: None,
+            skipped_sensitive: Vec::new(),
         }
     }
 
@@ -313,9 +327,20 @@ impl<'a> Envelope<'a> {
                 .and_then(|p: &Pairs<'a>| p.get(key))
                 .map(|v| Stored::Base64(v.clone()))
         };
+        let keep_sensitive = |this: &mut Self| {
+            for (key, value) in data.iter().flat_map(|p| p.0.iter()) {
+                if crate::sensitive::secret_key_name(&key.0)
+                    || key.0 == "value"
+                    || key.0.ends_with(".key")
+                {
+                    this.skipped_sensitive.push(value.0.clone());
+                }
+            }
+        };
         let Some(value) = pick("value") else {
             self.skipped_secrets += 1;
             self.missing_value = Some(id);
+            keep_sensitive(self);
             return;
         };
         let format = pick("format");
@@ -323,6 +348,7 @@ impl<'a> Envelope<'a> {
             // A `value` without `format` that is not user data: CAPRKE2's `<cluster>-token`
             // Secret, or another Secret that happens to use the key.
             self.skipped_secrets += 1;
+            keep_sensitive(self);
             return;
         }
         let cluster = metadata

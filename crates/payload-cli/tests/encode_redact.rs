@@ -1,0 +1,327 @@
+//! `encode` and `redact`: round trips on every fixture, deterministic output, the validators
+//! accept what is written, and redacted Secrets keep every non-secret fact and no secret.
+
+use std::path::PathBuf;
+use std::process::Command as Process;
+
+use assert_cmd::Command;
+use rke2_payload::document::sha256_hex;
+use serde_json::Value;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn cmd() -> Command {
+    Command::cargo_bin("rke2-payload").expect("binary")
+}
+
+fn fixtures() -> Vec<Value> {
+    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
+    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
+    all.into_iter().filter(|e| e["kind"] == "Secret").collect()
+}
+
+fn stdout(args: &[&str], input: Option<Vec<u8>>) -> Vec<u8> {
+    let mut c = cmd();
+    c.args(args);
+    if let Some(input) = input {
+        c.write_stdin(input);
+    }
+    let out = c.output().expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn inspect(input: Vec<u8>) -> Value {
+    serde_json::from_slice(&stdout(&["inspect", "-", "--output", "json"], Some(input)))
+        .expect("json")
+}
+
+#[test]
+fn encode_without_changes_gives_back_the_stored_value() {
+    for entry in fixtures() {
+        let file = testdata()
+            .join("secrets")
+            .join(entry["file"].as_str().expect("file"));
+        let file = file.to_str().expect("path");
+        let value = stdout(&["encode", file, "--emit", "value"], None);
+        assert_eq!(sha256_hex(&value), entry["value_sha256"], "{file}");
+        let b64 = stdout(&["encode", file, "--emit", "base64"], None);
+        let b64 = String::from_utf8(b64).expect("text");
+        if !entry["base64_bytes"].is_null() {
+            assert_eq!(
+                b64.trim_end().len() as u64,
+                entry["base64_bytes"].as_u64().expect("n"),
+                "{file}"
+            );
+        }
+        // The Secret written back decodes to the same user data and keeps its metadata.
+        let secret = stdout(&["encode", file], None);
+        let text = String::from_utf8(secret.clone()).expect("yaml");
+        assert!(
+            text.contains("cluster.x-k8s.io/cluster-name"),
+            "{file}: labels kept"
+        );
+        let decoded = stdout(&["decode", "-"], Some(secret));
+        assert_eq!(sha256_hex(&decoded), entry["userdata_sha256"], "{file}");
+    }
+}
+
+#[test]
+fn gzip_on_and_off_round_trip_deterministically() {
+    for entry in fixtures() {
+        let file = testdata()
+            .join("secrets")
+            .join(entry["file"].as_str().expect("file"));
+        let file = file.to_str().expect("path");
+        for flag in ["--gzip", "--no-gzip"] {
+            let a = stdout(&["encode", file, flag], None);
+            let b = stdout(&["encode", file, flag], None);
+            assert_eq!(a, b, "{file} {flag}: deterministic");
+            let decoded = stdout(&["decode", "-"], Some(a.clone()));
+            assert_eq!(
+                sha256_hex(&decoded),
+                entry["userdata_sha256"],
+                "{file} {flag}"
+            );
+            let report = inspect(a);
+            let s = &report["secrets"][0];
+            assert_eq!(s["gzip"], flag == "--gzip", "{file} {flag}");
+            assert_eq!(s["format"], entry["format"], "{file} {flag}");
+            assert_eq!(s["rke2"]["server"], entry["server"], "{file} {flag}");
+            assert_eq!(s["rke2"]["tls_san"], entry["tls_san"], "{file} {flag}");
+        }
+    }
+    // JSON Secret output.
+    let file = testdata().join("secrets/worker-ignition-online.yaml");
+    let json = stdout(
+        &[
+            "encode",
+            file.to_str().expect("path"),
+            "--gzip",
+            "--output",
+            "json",
+        ],
+        None,
+    );
+    let doc: Value = serde_json::from_slice(&json).expect("json secret");
+    assert_eq!(doc["kind"], "Secret");
+    assert!(doc["metadata"]["ownerReferences"].is_array());
+}
+
+fn validator(program: &str) -> Option<String> {
+    let found = Process::new("sh")
+        .args(["-c", &format!("command -v {program}")])
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
+    if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{program} is required under CI=true");
+    }
+    found
+}
+
+#[test]
+fn what_encode_writes_passes_the_validators() {
+    let (Some(ignition), Some(cloud_init)) =
+        (validator("ignition-validate"), validator("cloud-init"))
+    else {
+        return;
+    };
+    let dir = std::env::temp_dir().join(format!("rke2-payload-encode-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let target = dir.join("payload");
+    for name in [
+        "worker-ignition-online.yaml",
+        "init-ignition-gzip-airgapped.yaml",
+        "init-ignition-extras.yaml",
+        "worker-cloud-config-online.yaml",
+        "init-cloud-config-gzip-online.yaml",
+    ] {
+        let file = testdata().join("secrets").join(name);
+        let file = file.to_str().expect("path");
+        for flag in ["--gzip", "--no-gzip"] {
+            let value = stdout(&["encode", file, flag, "--emit", "value"], None);
+            if name.contains("ignition") {
+                // The stored value itself (the wrapper, or the config) is what Ignition reads.
+                std::fs::write(&target, &value).expect("write");
+                let out = Process::new(&ignition)
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    out.status.success(),
+                    "{name} {flag}: {}",
+                    String::from_utf8_lossy(&out.stderr)
+                );
+            } else {
+                let userdata = stdout(
+                    &["decode", "-"],
+                    Some(stdout(&["encode", file, flag], None)),
+                );
+                let text = String::from_utf8(userdata).expect("text");
+                std::fs::write(
+                    &target,
+                    text.strip_prefix("## template: jinja\n").unwrap_or(&text),
+                )
+                .expect("write");
+                let out = Process::new(&cloud_init)
+                    .args(["schema", "-c"])
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    out.status.success(),
+                    "{name} {flag}: {}",
+                    String::from_utf8_lossy(&out.stdout)
+                );
+            }
+        }
+    }
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}
+
+/// Every secret value a fixture holds.
+fn secrets_of(entry: &Value, userdata: &str) -> Vec<String> {
+    let mut out = vec![entry["token"].as_str().expect("token").to_owned()];
+    for line in entry["config_yaml"].as_str().unwrap_or("").lines() {
+        for key in ["etcd-s3-access-key: ", "etcd-s3-secret-key: "] {
+            if let Some(v) = line.strip_prefix(key) {
+                out.push(v.trim().to_owned());
+            }
+        }
+    }
+    for line in userdata.lines() {
+        if let Some(p) = line.trim().strip_prefix("password: ") {
+            out.push(p.to_owned());
+        }
+    }
+    // Private key bodies: a full line of base64 inside a key block.
+    let mut in_key = false;
+    for line in userdata.lines() {
+        let t = line.trim();
+        if t.contains("PRIVATE KEY-----") {
+            in_key = t.starts_with("-----BEGIN");
+        } else if in_key && t.len() > 40 {
+            out.push(t.to_owned());
+        }
+    }
+    out
+}
+
+#[test]
+fn redact_hides_every_secret_and_keeps_every_fact() {
+    for entry in fixtures() {
+        let name = entry["file"].as_str().expect("file");
+        let file = testdata().join("secrets").join(name);
+        let userdata = std::fs::read_to_string(
+            testdata()
+                .join("secrets")
+                .join(entry["userdata_file"].as_str().expect("ud")),
+        )
+        .expect("userdata");
+        let redacted = stdout(&["redact", file.to_str().expect("path")], None);
+        let decoded = stdout(&["decode", "-"], Some(redacted.clone()));
+        let decoded = String::from_utf8(decoded).expect("text");
+        let inspected = inspect(redacted.clone());
+        let all = format!(
+            "{}{}{}",
+            String::from_utf8_lossy(&redacted),
+            decoded,
+            stdout(
+                &["inspect", "-", "--show-secrets", "--output", "json"],
+                Some(redacted.clone())
+            )
+            .iter()
+            .map(|&b| b as char)
+            .collect::<String>()
+        );
+        for secret in secrets_of(&entry, &userdata) {
+            assert!(
+                !all.contains(&secret),
+                "{name}: a secret survived redaction"
+            );
+        }
+        let before = inspect(std::fs::read(&file).expect("read"));
+        let (a, b) = (&before["secrets"][0], &inspected["secrets"][0]);
+        for field in ["format", "gzip", "role", "name", "namespace"] {
+            assert_eq!(a[field], b[field], "{name}: {field}");
+        }
+        for field in [
+            "server",
+            "tls_san",
+            "version",
+            "airgapped",
+            "cni",
+            "cluster_cidr",
+            "provider_id",
+        ] {
+            assert_eq!(a["rke2"][field], b["rke2"][field], "{name}: rke2.{field}");
+        }
+        let paths = |s: &Value| -> Vec<Value> {
+            s["files"]
+                .as_array()
+                .expect("files")
+                .iter()
+                .map(|f| f["path"].clone())
+                .collect()
+        };
+        assert_eq!(paths(a), paths(b), "{name}: files");
+        assert_eq!(
+            a["certificates"], b["certificates"],
+            "{name}: certificates unchanged"
+        );
+        assert_eq!(a["commands"], b["commands"], "{name}: commands");
+        assert_eq!(
+            b["rke2"]["token_sha256"].as_str(),
+            Some(sha256_hex(b"REDACTED").as_str()),
+            "{name}: the token is the visible placeholder"
+        );
+        if entry["role"] == "init" {
+            let keys = b["keys"].as_array().expect("keys");
+            assert!(
+                !keys.is_empty() && keys.iter().all(|k| k["algorithm"] == "redacted"),
+                "{name}"
+            );
+        }
+    }
+}
+
+#[test]
+fn redact_a_whole_list_including_ca_and_token_secrets() {
+    let list = std::fs::read(testdata().join("secrets/list-all.yaml")).expect("list");
+    let redacted = stdout(&["redact", "-"], Some(list.clone()));
+    let text = String::from_utf8_lossy(&redacted);
+    let original = String::from_utf8_lossy(&list);
+    // The demo-ca Secret's tls.key and the demo-token value are gone; the certificate stays.
+    let ca_key = original
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tls.key: "))
+        .expect("a CA key in the list");
+    assert!(!text.contains(ca_key));
+    let ca_cert = original
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("tls.crt: "))
+        .expect("a CA cert in the list");
+    assert!(text.contains(ca_cert));
+    let token = fixtures()[0]["token"].as_str().expect("token").to_owned();
+    let token_b64 = rke2_payload::encode::base64(token.as_bytes());
+    assert!(
+        original.contains(&token_b64),
+        "the demo-token Secret holds the token"
+    );
+    assert!(
+        !text.contains(&token_b64),
+        "the demo-token Secret is redacted"
+    );
+    let report = inspect(redacted);
+    assert_eq!(report["secrets"].as_array().map(Vec::len), Some(30));
+    assert_eq!(report["skipped_secrets"], 3);
+}
