@@ -62,7 +62,8 @@ pub(crate) enum Command {
         rke2-payload encode secret.yaml --gzip -o secret-gzip.yaml\n  \
         rke2-payload encode secret.yaml --no-gzip --emit value -o userdata\n  \
         rke2-payload encode secret.yaml --gzip --emit base64   # for a user_data_base64 argument\n  \
-        rke2-payload encode list.json --name capi/demo-cp-x --output json")]
+        rke2-payload encode list.json --name capi/demo-cp-x --output json\n  \
+        rke2-payload encode worker.yaml --to ignition --gzip -o worker-ignition.yaml")]
     Encode(EncodeArgs),
     /// Write the same Secret(s) with every secret value replaced by REDACTED: safe to paste.
     ///
@@ -240,6 +241,10 @@ pub(crate) struct EncodeArgs {
     /// Write the user data uncompressed.
     #[arg(long)]
     pub(crate) no_gzip: bool,
+    /// Convert to this format (files, commands, NTP and mounts carry over; anything else is an
+    /// error that names it).
+    #[arg(long, value_enum, value_name = "FORMAT")]
+    pub(crate) to: Option<TargetFormat>,
     /// What to write.
     #[arg(long, value_enum, default_value_t = Emit::Secret)]
     pub(crate) emit: Emit,
@@ -252,6 +257,15 @@ pub(crate) struct EncodeArgs {
     /// Overwrite OUT if it exists.
     #[arg(long)]
     pub(crate) force: bool,
+}
+
+/// A user data format to convert to.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum TargetFormat {
+    /// cloud-init cloud-config.
+    CloudConfig,
+    /// Ignition 3.3.
+    Ignition,
 }
 
 /// What `encode` writes.

@@ -325,3 +325,129 @@ fn redact_a_whole_list_including_ca_and_token_secrets() {
     assert_eq!(report["secrets"].as_array().map(Vec::len), Some(30));
     assert_eq!(report["skipped_secrets"], 3);
 }
+
+/// Files and commands that a conversion adds by design: the install script and its unit, the
+/// chrony configuration, and enabling chronyd.
+fn carried(report: &Value) -> (Vec<(Value, Value)>, Vec<Value>) {
+    let s = &report["secrets"][0];
+    let files = s["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter(|f| f["path"] != "/etc/rke2-install.sh" && f["path"] != "/etc/chrony.conf")
+        .map(|f| (f["path"].clone(), f["sha256"].clone()))
+        .collect();
+    let commands = s["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .map(|c| c["line"].clone())
+        .filter(|l| l != "systemctl enable --now chronyd.service")
+        .collect();
+    (files, commands)
+}
+
+#[test]
+fn conversions_keep_the_facts_and_pass_the_validators() {
+    let ignition = validator("ignition-validate");
+    let cloud_init = validator("cloud-init");
+    let dir = std::env::temp_dir().join(format!("rke2-payload-convert-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let target = dir.join("payload");
+    let mut converted = 0;
+    for entry in fixtures() {
+        let name = entry["file"].as_str().expect("file");
+        let file = testdata().join("secrets").join(name);
+        let file = file.to_str().expect("path");
+        let to = if entry["format"] == "ignition" {
+            "cloud-config"
+        } else {
+            "ignition"
+        };
+        let out = cmd()
+            .args(["encode", file, "--to", to])
+            .output()
+            .expect("run");
+        if name == "init-cloud-config-extras.yaml" {
+            // additionalUserData keys have no Ignition equivalent: named, not dropped.
+            assert_eq!(out.status.code(), Some(2));
+            assert!(
+                String::from_utf8_lossy(&out.stderr)
+                    .contains("top-level keys package_update, users")
+            );
+            continue;
+        }
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let before = inspect(std::fs::read(file).expect("read"));
+        let after = inspect(out.stdout.clone());
+        let (a, b) = (&before["secrets"][0], &after["secrets"][0]);
+        assert_eq!(b["format"], to, "{name}");
+        assert_eq!(a["gzip"], b["gzip"], "{name}: compression kept");
+        for field in ["server", "token_sha256", "tls_san", "version", "airgapped"] {
+            assert_eq!(a["rke2"][field], b["rke2"][field], "{name}: rke2.{field}");
+        }
+        assert_eq!(a["role"], b["role"], "{name}");
+        assert_eq!(
+            carried(&before),
+            carried(&after),
+            "{name}: files and commands"
+        );
+        // Back again: the same facts once more.
+        let back = stdout(
+            &[
+                "encode",
+                "-",
+                "--to",
+                entry["format"].as_str().expect("format"),
+            ],
+            Some(out.stdout.clone()),
+        );
+        assert_eq!(
+            carried(&before),
+            carried(&inspect(back)),
+            "{name}: round trip"
+        );
+        // The validators accept what was written.
+        let value = stdout(
+            &["encode", "-", "--emit", "value"],
+            Some(out.stdout.clone()),
+        );
+        match (to, &ignition, &cloud_init) {
+            ("ignition", Some(program), _) => {
+                std::fs::write(&target, &value).expect("write");
+                let v = Process::new(program)
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    v.status.success(),
+                    "{name}: {}",
+                    String::from_utf8_lossy(&v.stderr)
+                );
+            }
+            ("cloud-config", _, Some(program)) => {
+                let text = stdout(&["decode", "-"], Some(out.stdout));
+                std::fs::write(&target, &text).expect("write");
+                let v = Process::new(program)
+                    .args(["schema", "-c"])
+                    .arg(&target)
+                    .output()
+                    .expect("validator");
+                assert!(
+                    v.status.success(),
+                    "{name}: {}",
+                    String::from_utf8_lossy(&v.stdout)
+                );
+            }
+            _ => {}
+        }
+        converted += 1;
+    }
+    assert!(converted >= 29, "{converted}");
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}

@@ -34,6 +34,7 @@
 
 mod b64;
 pub mod clouds;
+pub mod convert;
 pub mod dataurl;
 pub mod document;
 pub mod encode;

@@ -1,11 +1,15 @@
 //! `rke2-payload encode`.
 
-use anyhow::Result;
-use rke2_payload::Envelope;
-use rke2_payload::encode::{reencode, secret_with_value};
+use std::borrow::Cow;
+
+use anyhow::{Context, Result};
+use rke2_payload::convert;
+use rke2_payload::document::Document;
+use rke2_payload::encode::{compress, reencode, secret_with_value};
+use rke2_payload::{Envelope, Format};
 
 use super::{Outcome, in_input, read_input};
-use crate::cli::{Emit, EncodeArgs, SecretFormat};
+use crate::cli::{Emit, EncodeArgs, SecretFormat, TargetFormat};
 use crate::output::write_bytes;
 
 pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
@@ -19,7 +23,24 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
         (_, true) => Some(false),
         _ => None,
     };
-    let value = reencode(&payload, gzip);
+    let (value, format) = match args.to.map(|t| match t {
+        TargetFormat::CloudConfig => Format::CloudConfig,
+        TargetFormat::Ignition => Format::Ignition,
+    }) {
+        Some(to) if to != payload.format() => {
+            let document = Document::parse(&payload)
+                .with_context(|| format!("reading the user data of {}", secret.id()))?;
+            let converted = match (&document, to) {
+                (Document::CloudConfig(c), Format::Ignition) => convert::to_ignition(c),
+                (Document::Ignition(i), Format::CloudConfig) => convert::to_cloud_config(i),
+                _ => unreachable!("the document format is the payload's"),
+            }
+            .with_context(|| format!("converting {}", secret.id()))?;
+            let gzip = gzip.unwrap_or(payload.compression().is_gzip());
+            (Cow::Owned(compress(&converted, to, gzip)), to)
+        }
+        _ => (reencode(&payload, gzip), payload.format()),
+    };
     let bytes = match args.emit {
         Emit::Value => value.into_owned(),
         Emit::Base64 => {
@@ -32,7 +53,7 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
                 &input,
                 secret,
                 &value,
-                payload.format(),
+                format,
                 args.output == SecretFormat::Json,
             ),
             path,

@@ -55,6 +55,10 @@ pub struct Filesystem {
     pub format: Option<String>,
     /// Mount path.
     pub path: Option<String>,
+    /// `mountOptions`.
+    pub mount_options: Vec<String>,
+    /// `wipeFilesystem`.
+    pub wipe: bool,
 }
 
 /// A systemd unit.
@@ -169,6 +173,10 @@ struct RawLink {
 
 #[derive(Deserialize)]
 struct RawFilesystem {
+    #[serde(default, rename = "mountOptions")]
+    mount_options: Option<Vec<String>>,
+    #[serde(default, rename = "wipeFilesystem")]
+    wipe: Option<bool>,
     #[serde(default)]
     device: Option<String>,
     #[serde(default)]
@@ -279,6 +287,8 @@ impl Ignition {
                 device: f.device.unwrap_or_default(),
                 format: f.format,
                 path: f.path,
+                mount_options: f.mount_options.unwrap_or_default(),
+                wipe: f.wipe.unwrap_or(false),
             })
             .collect();
         let units: Vec<Unit> = raw

@@ -1,0 +1,515 @@
+//! Converting user data between cloud-config and Ignition 3.3.
+//!
+//! cloud-config → Ignition: `write_files` become `storage.files` (the smallest of a
+//! percent-encoded, base64 or gzip+base64 `data:` URL, as Butane picks), `runcmd` becomes
+//! `/etc/rke2-install.sh` run once by a oneshot `rke2-install.service` guarded the way CAPRKE2's
+//! is, `ntp` becomes `/etc/chrony.conf` and `chronyd.service`.
+//!
+//! Ignition → cloud-config: files become `write_files`, the commands of the script a oneshot unit
+//! runs become `runcmd`, enabled units without contents become `systemctl enable --now`, and a
+//! mounted filesystem that is not wiped becomes a `mounts` entry.
+//!
+//! Anything else cannot be carried over and is an error that names it; nothing is dropped.
+
+use serde_json::{Map, Value, json};
+
+use crate::document::{CloudConfig, Content, File, Ignition};
+use crate::{b64, dataurl, gzip};
+
+/// Where the install script goes.
+pub const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
+
+/// The oneshot unit that runs the script once.
+pub const UNIT_NAME: &str = "rke2-install.service";
+
+const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
+
+/// Something the target format cannot express.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("cannot be carried over to {to}: {what}")]
+pub struct ConvertError {
+    /// The target format.
+    pub to: &'static str,
+    /// What cannot be carried over.
+    pub what: String,
+}
+
+fn refuse(to: &'static str, what: impl Into<String>) -> ConvertError {
+    ConvertError {
+        to,
+        what: what.into(),
+    }
+}
+
+/// cloud-config → Ignition 3.3 JSON.
+pub fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError> {
+    const TO: &str = "Ignition";
+    let mut leftovers: Vec<&str> = config
+        .other
+        .iter()
+        .map(|(k, _)| k.as_str())
+        .filter(|k| !matches!(*k, "ntp" | "mounts"))
+        .collect();
+    leftovers.sort_unstable();
+    if !leftovers.is_empty() {
+        return Err(refuse(
+            TO,
+            format!("top-level keys {}", leftovers.join(", ")),
+        ));
+    }
+    if config.commands.iter().any(|c| c.origin == "bootcmd") {
+        return Err(refuse(
+            TO,
+            "bootcmd (runs at every boot, before the network)",
+        ));
+    }
+    let mut files = Vec::new();
+    for file in &config.files {
+        files.push(ignition_file(file)?);
+    }
+    let mut units = Vec::new();
+    let all: Vec<&str> = config.commands.iter().map(|c| c.line.as_str()).collect();
+    let existing = config.files.iter().rev().find(|f| f.path == SCRIPT_PATH);
+    match existing {
+        // Converted from Ignition before: the script is already a file. Its lines come first;
+        // `systemctl enable --now X` after them came from units without contents.
+        Some(file) => {
+            let script: Vec<String> = file
+                .text()
+                .map(|t| crate::document::ignition::script_lines(&t).collect())
+                .unwrap_or_default();
+            let rest = all
+                .strip_prefix(
+                    script
+                        .iter()
+                        .map(String::as_str)
+                        .collect::<Vec<_>>()
+                        .as_slice(),
+                )
+                .ok_or_else(|| {
+                    refuse(
+                        TO,
+                        format!("runcmd, because {SCRIPT_PATH} already holds another script"),
+                    )
+                })?;
+            let mut extra = Vec::new();
+            for line in rest {
+                match line.strip_prefix("systemctl enable --now ") {
+                    Some(unit) if !unit.contains(char::is_whitespace) => extra.push(unit),
+                    _ => {
+                        return Err(refuse(
+                            TO,
+                            format!("runcmd, because {SCRIPT_PATH} already holds another script"),
+                        ));
+                    }
+                }
+            }
+            units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+            for unit in extra {
+                units.push(json!({"enabled": true, "name": unit}));
+            }
+        }
+        None if !all.is_empty() => {
+            let mut script = String::from("#!/bin/bash\nset -euo pipefail\n\n");
+            for line in &all {
+                script.push_str(line);
+                script.push('\n');
+            }
+            files.push(ignition_file(&File {
+                path: SCRIPT_PATH.to_owned(),
+                mode: Some(0o700),
+                owner: None,
+                encoding: None,
+                content: Content::Inline(script.into_bytes()),
+                append: false,
+            })?);
+            units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+        }
+        None => {}
+    }
+    if let Some(ntp) = &config.ntp
+        && (!ntp.servers.is_empty() || !ntp.pools.is_empty())
+    {
+        let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
+        for s in &ntp.servers {
+            chrony.push_str(&format!("server {s} iburst\n"));
+        }
+        for p in &ntp.pools {
+            chrony.push_str(&format!("pool {p} iburst\n"));
+        }
+        chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
+        files.push(ignition_file(&File {
+            path: "/etc/chrony.conf".to_owned(),
+            mode: Some(0o644),
+            owner: None,
+            encoding: None,
+            content: Content::Inline(chrony.into_bytes()),
+            append: false,
+        })?);
+        if !units.iter().any(|u| u["name"] == "chronyd.service") {
+            units.push(json!({"enabled": true, "name": "chronyd.service"}));
+        }
+    }
+    let filesystems = mounts(config)?;
+    let mut paths = std::collections::HashSet::new();
+    for f in &files {
+        let path = f["path"].as_str().unwrap_or("");
+        if !paths.insert(path.to_owned()) {
+            return Err(refuse(
+                TO,
+                format!("{path} is written twice (Ignition rejects duplicates)"),
+            ));
+        }
+    }
+    let doc = json!({
+        "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
+        "kernelArguments": {},
+        "passwd": {},
+        "storage": if filesystems.is_empty() {
+            json!({"files": files})
+        } else {
+            json!({"files": files, "filesystems": filesystems})
+        },
+        "systemd": {"units": units},
+    });
+    Ok(doc.to_string().into_bytes())
+}
+
+/// cloud-config `mounts` entries as Ignition filesystems that are mounted, never formatted.
+fn mounts(config: &CloudConfig) -> Result<Vec<Value>, ConvertError> {
+    let Some((_, Value::Array(entries))) = config.other.iter().find(|(k, _)| k == "mounts") else {
+        return Ok(Vec::new());
+    };
+    let mut out = Vec::new();
+    for entry in entries {
+        let fields: Vec<&str> = entry
+            .as_array()
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let [device, path, format, options, ..] = fields.as_slice() else {
+            return Err(refuse(
+                "Ignition",
+                "a mounts entry without device, path, type and options",
+            ));
+        };
+        let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
+        let mut fs = Map::new();
+        fs.insert("device".to_owned(), json!(device));
+        fs.insert("format".to_owned(), json!(format));
+        if !options.is_empty() {
+            fs.insert("mountOptions".to_owned(), json!(options));
+        }
+        fs.insert("path".to_owned(), json!(path));
+        fs.insert("wipeFilesystem".to_owned(), json!(false));
+        out.push(Value::Object(fs));
+    }
+    Ok(out)
+}
+
+fn ignition_file(file: &File) -> Result<Value, ConvertError> {
+    if !file.path.starts_with('/') {
+        return Err(refuse("Ignition", format!("{}: relative path", file.path)));
+    }
+    let (user, group) = match file.owner.as_deref() {
+        Some(owner) => match owner.split_once(':') {
+            Some((u, g)) => (node(u.trim()), node(g.trim())),
+            None => (node(owner.trim()), json!({})),
+        },
+        None => (json!({}), json!({})),
+    };
+    let contents = match &file.content {
+        Content::Inline(bytes) => data_url(bytes),
+        Content::Remote(url) => json!({"compression": "", "source": url, "verification": {}}),
+        Content::Undecodable(why) => {
+            return Err(refuse(
+                "Ignition",
+                format!("{}: content cannot be decoded ({why})", file.path),
+            ));
+        }
+    };
+    let mut entry = Map::new();
+    entry.insert("group".to_owned(), group);
+    entry.insert("overwrite".to_owned(), Value::Bool(!file.append));
+    entry.insert("path".to_owned(), Value::String(file.path.clone()));
+    entry.insert("user".to_owned(), user);
+    if file.append {
+        entry.insert("append".to_owned(), Value::Array(vec![contents]));
+    } else {
+        entry.insert("contents".to_owned(), contents);
+    }
+    if let Some(mode) = file.mode {
+        entry.insert("mode".to_owned(), json!(mode));
+    }
+    Ok(Value::Object(entry))
+}
+
+fn node(name: &str) -> Value {
+    if name.is_empty() {
+        json!({})
+    } else if let Ok(id) = name.parse::<u32>() {
+        json!({"id": id})
+    } else {
+        json!({"name": name})
+    }
+}
+
+/// The smallest of a percent-encoded, base64, or gzip+base64 data URL (Butane's rule).
+fn data_url(bytes: &[u8]) -> Value {
+    let percent = format!("data:,{}", dataurl::percent_encode(bytes));
+    let base64 = format!("data:;base64,{}", b64::encode(bytes));
+    let (mut best, mut compression) = if base64.len() < percent.len() {
+        (base64, "")
+    } else {
+        (percent, "")
+    };
+    let gz = format!("data:;base64,{}", b64::encode(&gzip::deflate(bytes, 9)));
+    if gz.len() + 4 < best.len() {
+        best = gz;
+        compression = "gzip";
+    }
+    json!({"compression": compression, "source": best, "verification": {}})
+}
+
+/// Ignition → cloud-config text.
+pub fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
+    const TO: &str = "cloud-config";
+    if !ignition.directories.is_empty() {
+        return Err(refuse(TO, "storage.directories"));
+    }
+    if !ignition.links.is_empty() {
+        return Err(refuse(TO, "storage.links"));
+    }
+    if !ignition.users.is_empty() {
+        return Err(refuse(TO, "passwd.users"));
+    }
+    if ignition.config_sources.iter().any(|s| !s.is_empty()) {
+        return Err(refuse(TO, "ignition.config merge/replace sources"));
+    }
+    let mut mounts = Vec::new();
+    for fs in &ignition.filesystems {
+        match (&fs.path, fs.wipe) {
+            (Some(path), false) => mounts.push((
+                fs.device.clone(),
+                path.clone(),
+                fs.format.clone().unwrap_or_else(|| "auto".to_owned()),
+                if fs.mount_options.is_empty() {
+                    "defaults".to_owned()
+                } else {
+                    fs.mount_options.join(",")
+                },
+            )),
+            _ => {
+                return Err(refuse(
+                    TO,
+                    format!("filesystem on {} (formatting a device)", fs.device),
+                ));
+            }
+        }
+    }
+    let mut commands = Vec::new();
+    for unit in &ignition.units {
+        if !unit.dropins.is_empty() {
+            return Err(refuse(TO, format!("systemd drop-ins of {}", unit.name)));
+        }
+        match (&unit.contents, unit.enabled) {
+            (None, Some(true)) if unit.mask != Some(true) => {
+                commands.push(format!("systemctl enable --now {}", unit.name));
+            }
+            (None, _) if unit.mask == Some(true) => {
+                commands.push(format!("systemctl mask {}", unit.name));
+            }
+            (Some(text), Some(true)) => match oneshot_script(text, &ignition.files) {
+                Some(script) => commands.extend(crate::document::ignition::script_lines(&script)),
+                None => return Err(refuse(TO, format!("systemd unit {}", unit.name))),
+            },
+            _ => return Err(refuse(TO, format!("systemd unit {}", unit.name))),
+        }
+    }
+    let mut out = String::from("#cloud-config\n");
+    if !ignition.files.is_empty() {
+        out.push_str("write_files:\n");
+        for file in &ignition.files {
+            write_file_entry(&mut out, file)?;
+        }
+    }
+    if !mounts.is_empty() {
+        out.push_str("mounts:\n");
+        for (device, path, format, options) in &mounts {
+            out.push_str(&format!(
+                "- [{}, {}, {}, {}, '0', '0']\n",
+                yaml_quote(device),
+                yaml_quote(path),
+                yaml_quote(format),
+                yaml_quote(options)
+            ));
+        }
+    }
+    if !commands.is_empty() {
+        out.push_str("runcmd:\n");
+        for c in &commands {
+            out.push_str(&format!("- {}\n", yaml_quote(c)));
+        }
+    }
+    Ok(out.into_bytes())
+}
+
+/// The script a oneshot unit runs, when it is a file of the config.
+fn oneshot_script(unit: &str, files: &[File]) -> Option<String> {
+    if !unit.lines().any(|l| l.trim() == "Type=oneshot") {
+        return None;
+    }
+    let exec = unit
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("ExecStart="))?;
+    let program = exec.split_whitespace().next()?;
+    files
+        .iter()
+        .rev()
+        .find(|f| f.path == program)
+        .and_then(|f| f.text().map(|t| t.into_owned()))
+}
+
+fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
+    out.push_str(&format!("-   path: {}\n", yaml_quote(&file.path)));
+    if let Some(owner) = &file.owner {
+        out.push_str(&format!("    owner: {}\n", yaml_quote(owner)));
+    }
+    if let Some(mode) = file.mode {
+        out.push_str(&format!("    permissions: '{mode:04o}'\n"));
+    }
+    if file.append {
+        out.push_str("    append: true\n");
+    }
+    match &file.content {
+        Content::Inline(bytes) => match std::str::from_utf8(bytes) {
+            Ok(text) if block_safe(text) => {
+                if text.is_empty() {
+                    out.push_str("    content: ''\n");
+                } else {
+                    out.push_str("    content: |\n");
+                    for line in text.lines() {
+                        out.push_str("      ");
+                        out.push_str(line);
+                        out.push('\n');
+                    }
+                }
+            }
+            _ => {
+                out.push_str("    encoding: b64\n");
+                out.push_str(&format!("    content: {}\n", b64::encode(bytes)));
+            }
+        },
+        Content::Remote(url) => {
+            out.push_str(&format!("    source:\n      uri: {}\n", yaml_quote(url)));
+        }
+        Content::Undecodable(why) => {
+            return Err(refuse(
+                "cloud-config",
+                format!("{}: content cannot be decoded ({why})", file.path),
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// Whether text survives a `|` block scalar unchanged: ends with exactly one newline, no
+/// carriage returns or control characters, the first line not indented.
+fn block_safe(text: &str) -> bool {
+    if text.is_empty() {
+        return true;
+    }
+    text.ends_with('\n')
+        && !text.ends_with("\n\n")
+        && !text.starts_with([' ', '\t', '\n'])
+        && !text
+            .chars()
+            .any(|c| (c.is_control() && c != '\n' && c != '\t') || c == '\u{feff}')
+}
+
+/// A YAML scalar: single-quoted unless it is plainly safe.
+fn yaml_quote(s: &str) -> String {
+    let plain = !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-".contains(c))
+        && !s.starts_with(['-', '.'])
+        && s.parse::<f64>().is_err()
+        && !matches!(
+            s.to_ascii_lowercase().as_str(),
+            "yes" | "no" | "on" | "off" | "true" | "false" | "null" | "y" | "n"
+        );
+    if plain {
+        s.to_owned()
+    } else {
+        format!("'{}'", s.replace('\'', "''"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const CC: &str = "#cloud-config\nwrite_files:\n- path: /etc/a\n  owner: root:root\n  permissions: '0640'\n  content: |\n    x: 1\nruncmd:\n  - echo 'hi'\nntp:\n  servers: [a.example]\n";
+
+    #[test]
+    fn cloud_config_to_ignition_and_back() {
+        let cc = CloudConfig::parse(CC).unwrap();
+        let ign = to_ignition(&cc).unwrap();
+        let parsed = Ignition::parse(std::str::from_utf8(&ign).unwrap()).unwrap();
+        assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
+        let a = parsed.files.iter().find(|f| f.path == "/etc/a").unwrap();
+        assert_eq!(a.bytes(), Some(&b"x: 1\n"[..]));
+        assert_eq!(a.mode, Some(0o640));
+        assert_eq!(a.owner.as_deref(), Some("root:root"));
+        assert_eq!(
+            parsed
+                .commands
+                .iter()
+                .map(|c| c.line.as_str())
+                .collect::<Vec<_>>(),
+            ["echo 'hi'"]
+        );
+        let back = to_cloud_config(&parsed).unwrap();
+        let again = CloudConfig::parse(std::str::from_utf8(&back).unwrap()).unwrap();
+        assert!(again.problems.is_empty(), "{:?}", again.problems);
+        let lines: Vec<_> = again.commands.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(
+            lines,
+            ["echo 'hi'", "systemctl enable --now chronyd.service"]
+        );
+        assert_eq!(
+            again
+                .files
+                .iter()
+                .find(|f| f.path == "/etc/a")
+                .unwrap()
+                .bytes(),
+            Some(&b"x: 1\n"[..])
+        );
+    }
+
+    #[test]
+    fn what_cannot_be_carried_over_is_named() {
+        let cc = CloudConfig::parse("#cloud-config\nusers: [a]\npackages: [b]\n").unwrap();
+        let e = to_ignition(&cc).unwrap_err();
+        assert_eq!(e.what, "top-level keys packages, users");
+        let cc = CloudConfig::parse("#cloud-config\nbootcmd: [a]\n").unwrap();
+        assert!(to_ignition(&cc).unwrap_err().what.contains("bootcmd"));
+        let ign = Ignition::parse(r#"{"ignition":{"version":"3.3.0"},"systemd":{"units":[{"name":"x.service","enabled":true,"contents":"[Service]\nExecStart=/bin/true\n"}]}}"#).unwrap();
+        assert_eq!(
+            to_cloud_config(&ign).unwrap_err().what,
+            "systemd unit x.service"
+        );
+    }
+
+    #[test]
+    fn binary_and_awkward_text_become_base64() {
+        assert!(block_safe("a\nb\n"));
+        assert!(!block_safe("a"));
+        assert!(!block_safe("a\n\n"));
+        assert!(!block_safe("  indented\n"));
+        assert!(!block_safe("a\r\n"));
+        assert_eq!(yaml_quote("/etc/x.conf"), "/etc/x.conf");
+        assert_eq!(yaml_quote("it's"), "'it''s'");
+        assert_eq!(yaml_quote("yes"), "'yes'");
+    }
+}
