@@ -3,88 +3,79 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
+use rke2_payload::Compression;
 use rke2_payload::findings::Severity;
-use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, InspectReport, SecretReport};
-use rke2_payload::{Compression, Envelope};
+use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, SecretReport};
 
-use super::{Outcome, in_input, read_input};
+use super::{Outcome, input_name, raw_stdout, stream_input, styled};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = &args.input.file;
-    let (input, decode) = read_input(&args.input)?;
-    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
-    let mut options = InspectOptions::default();
-    options.decode = decode;
-    options.show_secrets = args.show_secrets;
-    let selected: Vec<_> = match &args.name {
-        Some(name) => vec![in_input(envelope.select(Some(name)), path)?],
-        None => envelope.secrets.iter().collect(),
-    };
-    let mut reports = Vec::with_capacity(selected.len());
-    let mut failures = Vec::new();
-    for secret in selected {
-        match rke2_payload::report::inspect(secret, &options) {
-            Ok(report) => reports.push(report),
-            Err(e) => failures.push(e),
-        }
+    let mut out = raw_stdout();
+    let json = args.output == Format::Json;
+    if json {
+        write!(out, "{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[")?;
     }
-    let report = InspectReport {
-        schema: INSPECT_SCHEMA,
-        secrets: reports,
-        skipped_secrets: envelope.skipped_secrets,
-        skipped_objects: envelope.skipped_objects,
-    };
-    let mut out = anstream::stdout().lock();
-    match args.output {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &report)?;
-            writeln!(out)?;
-        }
-        Format::Text => {
-            for (i, secret) in report.secrets.iter().enumerate() {
-                if i > 0 {
-                    writeln!(out)?;
-                }
-                text(&mut out, secret, args.verbose, args.show_secrets)?;
+    let mut failures: Vec<String> = Vec::new();
+    let mut written = 0usize;
+    let summary = stream_input(&args.input, args.name.as_deref(), |secret, decode| {
+        let mut options = InspectOptions::default();
+        options.decode = decode.clone();
+        options.show_secrets = args.show_secrets;
+        let report = match rke2_payload::report::inspect(secret, &options) {
+            Ok(report) => report,
+            Err(e) => {
+                failures.push(e.to_string());
+                return Ok(());
             }
-            if report.skipped_secrets + report.skipped_objects > 0 {
-                writeln!(
-                    out,
-                    "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
-                    report.skipped_secrets, report.skipped_objects
-                )?;
-            }
-        }
-    }
-    out.flush()?;
-    for secret in &report.secrets {
-        if let Some(f) = secret
+        };
+        if let Some(f) = report
             .findings
             .iter()
             .find(|f| f.id == "document-unreadable")
         {
-            let name = match (&secret.namespace, &secret.name) {
-                (Some(ns), Some(n)) => format!("Secret {ns}/{n}"),
-                (None, Some(n)) => format!("Secret {n}"),
-                _ => "the user data".to_owned(),
-            };
-            failures.push(rke2_payload::Error::Unreadable {
-                what: name,
-                detail: f.message.clone(),
-            });
+            failures.push(format!("{}: {}", secret.id(), f.message));
         }
+        if json {
+            out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
+            serde_json::to_writer(&mut out, &report)?;
+        } else {
+            let mut buf = styled();
+            if written > 0 {
+                writeln!(buf)?;
+            }
+            text(&mut buf, &report, args.verbose, args.show_secrets)?;
+            out.write_all(&buf.into_inner())?;
+        }
+        written += 1;
+        Ok(())
+    })?;
+    if json {
+        writeln!(
+            out,
+            "\n],\"skipped_secrets\":{},\"skipped_objects\":{}}}",
+            summary.skipped_secrets, summary.skipped_objects
+        )?;
+    } else if summary.skipped_secrets + summary.skipped_objects > 0 {
+        let mut buf = styled();
+        writeln!(
+            buf,
+            "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
+            summary.skipped_secrets, summary.skipped_objects
+        )?;
+        out.write_all(&buf.into_inner())?;
     }
-    match failures.len() {
-        0 => Ok(Outcome::Ok),
-        1 => Err(anyhow::Error::new(failures.remove(0)))
-            .map_err(|e| e.context(format!("reading {}", super::input_name(path)))),
-        n => {
-            for e in &failures {
+    out.flush()?;
+    match failures.as_slice() {
+        [] => Ok(Outcome::Ok),
+        [one] => bail!("reading {}: {one}", input_name(path)),
+        many => {
+            for e in many {
                 eprintln!("rke2-payload: error: {e}");
             }
-            bail!("{n} Secrets could not be decoded")
+            bail!("{} Secrets could not be inspected", many.len())
         }
     }
 }

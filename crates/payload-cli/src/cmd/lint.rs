@@ -3,7 +3,6 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rke2_payload::Envelope;
 use rke2_payload::findings::{Finding, Severity};
 use rke2_payload::lint::{LintOptions, RULES, describe, lint_cluster, lint_secret};
 use rke2_payload::report::{InspectOptions, SecretReport, inspect_payload};
@@ -11,7 +10,7 @@ use rke2_payload::size::{SizeOptions, measure};
 use serde::Serialize;
 
 use super::size::cloud_targets;
-use super::{Outcome, in_input, input_name, read_input};
+use super::{Outcome, in_input, input_name, name_matches, raw_stdout, stream_input, styled};
 use crate::cli::{LintArgs, LintFormat};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN};
 
@@ -36,8 +35,6 @@ struct Summary {
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let path = &args.input.file;
-    let (input, decode) = read_input(&args.input)?;
-    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
     let targets = cloud_targets(&args.cloud)?;
     let size = (!targets.is_empty()).then(|| {
         let mut size = SizeOptions::default();
@@ -57,34 +54,47 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         )),
         None => rke2_payload::schema::CloudInitSchema::find().map(std::sync::Arc::new),
     };
-    let mut inspect = InspectOptions::default();
-    inspect.decode = decode.clone();
 
-    // Every Secret is read, so the cross-Secret checks see the whole cluster.
+    // Every Secret is read, so the cross-Secret checks see the whole cluster; only the small
+    // report of each is kept.
     let mut reports: Vec<SecretReport> = Vec::new();
     let mut findings: Vec<Vec<Finding>> = Vec::new();
-    for secret in &envelope.secrets {
-        let payload = in_input(secret.decode(&decode), path)?;
-        let report = inspect_payload(secret, &payload, &inspect);
+    let mut selected: Option<usize> = None;
+    stream_input(&args.input, None, |secret, decode| {
+        let payload = secret.decode(decode)?;
+        let mut inspect = InspectOptions::default();
+        inspect.decode = decode.clone();
+        let mut report = inspect_payload(secret, &payload, &inspect);
         let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
         findings.push(lint_secret(&report, &payload, size.as_ref(), &lint));
+        if let Some(name) = &args.name
+            && name_matches(secret, name)
+        {
+            selected = Some(reports.len());
+        }
+        // What the cluster checks need; the rest of the report can go.
+        report.commands.clear();
+        report.keys.clear();
+        report.certificates.clear();
+        report
+            .files
+            .retain(|f| f.path.ends_with("/server/tls/server-ca.crt"));
         reports.push(report);
-    }
+        Ok(())
+    })?;
     let refs: Vec<&SecretReport> = reports.iter().collect();
     for (i, finding) in lint_cluster(&refs) {
         findings[i].push(finding);
     }
-
-    let selected: Option<usize> = match &args.name {
-        Some(name) => {
-            let wanted = in_input(envelope.select(Some(name)), path)?;
-            envelope
-                .secrets
-                .iter()
-                .position(|s| std::ptr::eq(s, wanted))
-        }
-        None => None,
-    };
+    if let (Some(name), None) = (&args.name, selected) {
+        return in_input(
+            Err(rke2_payload::Error::SecretNotFound {
+                wanted: name.clone(),
+                available: reports.len(),
+            }),
+            path,
+        );
+    }
     let allowed = |f: &Finding| !args.allow.iter().any(|a| a == f.id);
     let linted: Vec<LintedSecret> = reports
         .into_iter()
@@ -108,7 +118,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             _ => summary.infos += 1,
         }
     }
-    let mut out = anstream::stdout().lock();
+    let mut out = raw_stdout();
     match args.output {
         LintFormat::Json => {
             let doc = serde_json::json!({
@@ -123,7 +133,11 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             serde_json::to_writer_pretty(&mut out, &sarif(&linted, &input_name(path)))?;
             writeln!(out)?;
         }
-        LintFormat::Text => text(&mut out, &linted, &summary)?,
+        LintFormat::Text => {
+            let mut buf = styled();
+            text(&mut buf, &linted, &summary)?;
+            out.write_all(&buf.into_inner())?;
+        }
     }
     out.flush()?;
     let deny_warnings = args.deny.as_deref() == Some("warnings");

@@ -42,6 +42,71 @@ pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
     Ok((bytes, options))
 }
 
+/// Streams the input named on the command line: `each` gets every bootstrap Secret (only the
+/// one named by `name`, when given). Files and standard input are read as they are parsed.
+pub(crate) fn stream_input(
+    args: &InputArgs,
+    name: Option<&str>,
+    mut each: impl FnMut(&rke2_payload::BootstrapSecret<'_>, &DecodeOptions) -> Result<()>,
+) -> Result<rke2_payload::envelope::StreamSummary> {
+    let options = DecodeOptions::default().with_max_inflated(args.max_inflated);
+    let path = &args.file;
+    let reader: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
+        Box::new(std::io::stdin().lock())
+    } else {
+        Box::new(
+            std::fs::File::open(path).map_err(|error| rke2_payload::Error::Io {
+                what: path.display().to_string(),
+                error,
+            })?,
+        )
+    };
+    let mut failure: Option<anyhow::Error> = None;
+    let mut matched = 0;
+    let summary = rke2_payload::envelope::for_each_secret(reader, &options, |secret| {
+        if name.is_some_and(|n| !name_matches(secret, n)) {
+            return Ok(());
+        }
+        matched += 1;
+        each(secret, &options).map_err(|e| {
+            failure = Some(e);
+            rke2_payload::Error::Empty
+        })
+    });
+    if let Some(e) = failure {
+        return Err(e);
+    }
+    let summary = in_input(summary, path)?;
+    if let (Some(wanted), 0) = (name, matched) {
+        return in_input(
+            Err(rke2_payload::Error::SecretNotFound {
+                wanted: wanted.to_owned(),
+                available: summary.secrets,
+            }),
+            path,
+        );
+    }
+    Ok(summary)
+}
+
+/// Whether a Secret is the one named `name` or `namespace/name`.
+pub(crate) fn name_matches(secret: &rke2_payload::BootstrapSecret<'_>, wanted: &str) -> bool {
+    match wanted.split_once('/') {
+        Some((ns, name)) => secret.namespace() == Some(ns) && secret.name() == Some(name),
+        None => secret.name() == Some(wanted),
+    }
+}
+
+/// Standard output for machine-readable formats: buffered, no colour processing.
+pub(crate) fn raw_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
+
+/// A buffer for styled text that keeps colour only where standard output shows it.
+pub(crate) fn styled() -> anstream::AutoStream<Vec<u8>> {
+    anstream::AutoStream::new(Vec::new(), anstream::AutoStream::choice(&std::io::stdout()))
+}
+
 /// How to name the input in messages.
 pub(crate) fn input_name(path: &Path) -> String {
     if path.as_os_str() == "-" {

@@ -3,49 +3,51 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
+use rke2_payload::Compression;
 use rke2_payload::clouds::{self, Counted};
 use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Target, Verdict, measure};
-use rke2_payload::{Compression, Envelope};
 
-use super::{Outcome, in_input, read_input};
+use super::{Outcome, raw_stdout, stream_input, styled};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let options = size_options(args)?;
-    let path = &args.input.file;
-    let (input, decode) = read_input(&args.input)?;
-    let envelope = in_input(Envelope::parse(&input, &decode), path)?;
-    let selected: Vec<_> = match &args.name {
-        Some(name) => vec![in_input(envelope.select(Some(name)), path)?],
-        None => envelope.secrets.iter().collect(),
-    };
-    let mut reports = Vec::with_capacity(selected.len());
-    for secret in selected {
-        let payload = in_input(secret.decode(&decode), path)?;
-        reports.push(measure(secret, &payload, &options));
-    }
-    let fits = reports.iter().all(SizeReport::fits);
-    let mut out = anstream::stdout().lock();
+    let mut out = raw_stdout();
+    let mut fits = true;
+    let mut written = 0usize;
+    // JUnit needs totals in its first element: collect only what it prints.
+    let mut junit_reports = Vec::new();
     match args.output {
-        SizeFormat::Json => {
-            let doc = serde_json::json!({
-                "schema": SIZE_SCHEMA,
-                "secrets": reports,
-                "fits": fits,
-            });
-            serde_json::to_writer_pretty(&mut out, &doc)?;
-            writeln!(out)?;
-        }
-        SizeFormat::Junit => junit(&mut out, &reports)?,
-        SizeFormat::Text => {
-            for (i, report) in reports.iter().enumerate() {
-                if i > 0 {
-                    writeln!(out)?;
+        SizeFormat::Json => write!(out, "{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[")?,
+        SizeFormat::Junit | SizeFormat::Text => {}
+    }
+    stream_input(&args.input, args.name.as_deref(), |secret, decode| {
+        let payload = secret.decode(decode)?;
+        let report = measure(secret, &payload, &options);
+        fits &= report.fits();
+        match args.output {
+            SizeFormat::Json => {
+                out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
+                serde_json::to_writer(&mut out, &report)?;
+            }
+            SizeFormat::Junit => junit_reports.push(report),
+            SizeFormat::Text => {
+                let mut buf = styled();
+                if written > 0 {
+                    writeln!(buf)?;
                 }
-                text(&mut out, report)?;
+                text(&mut buf, &report)?;
+                out.write_all(&buf.into_inner())?;
             }
         }
+        written += 1;
+        Ok(())
+    })?;
+    match args.output {
+        SizeFormat::Json => writeln!(out, "\n],\"fits\":{fits}}}")?,
+        SizeFormat::Junit => junit(&mut out, &junit_reports)?,
+        SizeFormat::Text => {}
     }
     out.flush()?;
     Ok(if fits {

@@ -7,6 +7,9 @@
 //! Strings borrow from the input; nothing is decoded until asked for.
 
 mod raw;
+mod stream;
+
+pub use stream::{StreamSummary, for_each_secret};
 
 use std::borrow::Cow;
 
@@ -231,23 +234,25 @@ impl<'a> Envelope<'a> {
             }
         }
         if envelope.secrets.is_empty() {
-            if let (1, Some(secret)) = (envelope.skipped_secrets, envelope.missing_value.take()) {
-                return Err(Error::MissingValue { secret });
-            }
-            if envelope.skipped_secrets > 0 {
-                return Err(Error::NoBootstrapSecret {
-                    secrets: envelope.skipped_secrets,
-                });
-            }
-            others.dedup();
-            let found = if others.is_empty() {
-                "it is empty".to_owned()
-            } else {
-                others.join(", ")
-            };
-            return Err(Error::NotASecret { found });
+            return Err(no_secret_error(
+                envelope.skipped_secrets,
+                envelope.missing_value.take(),
+                others,
+            ));
         }
         Ok(envelope)
+    }
+
+    /// An envelope with nothing in it yet.
+    pub(crate) fn empty() -> Self {
+        Envelope {
+            syntax: None,
+            secrets: Vec::new(),
+            skipped_secrets: 0,
+            skipped_objects: 0,
+            missing_value: None,
+            skipped_sensitive: Vec::new(),
+        }
     }
 
     fn bare(input: &'a [u8]) -> Self {
@@ -267,7 +272,7 @@ impl<'a> Envelope<'a> {
         }
     }
 
-    fn add(&mut self, doc: Doc<'a>, index: &mut usize, others: &mut Vec<String>) {
+    pub(crate) fn add(&mut self, doc: Doc<'a>, index: &mut usize, others: &mut Vec<String>) {
         let object = match doc {
             Doc::Object(object) => object,
             Doc::Other(what) => {
@@ -414,6 +419,29 @@ impl<'a> Envelope<'a> {
     }
 }
 
+/// The error for an input in which no bootstrap Secret was found.
+fn no_secret_error(
+    skipped_secrets: usize,
+    missing_value: Option<SecretId>,
+    mut others: Vec<String>,
+) -> Error {
+    if let (1, Some(secret)) = (skipped_secrets, missing_value) {
+        return Error::MissingValue { secret };
+    }
+    if skipped_secrets > 0 {
+        return Error::NoBootstrapSecret {
+            secrets: skipped_secrets,
+        };
+    }
+    others.dedup();
+    let found = if others.is_empty() {
+        "it is empty".to_owned()
+    } else {
+        others.join(", ")
+    };
+    Error::NotASecret { found }
+}
+
 /// Whether a stored value starts like user data (gzip, cloud-init text, or JSON).
 fn looks_like_userdata(value: &Stored<'_>) -> bool {
     let head: Vec<u8> = match value {
@@ -442,7 +470,7 @@ fn looks_like_userdata(value: &Stored<'_>) -> bool {
 }
 
 /// Whether text is cloud-init user data rather than a Kubernetes object.
-fn is_cloud_init_text(text: &str) -> bool {
+pub(crate) fn is_cloud_init_text(text: &str) -> bool {
     [
         "#cloud-config",
         "## template:",
