@@ -51,7 +51,7 @@ impl fmt::Display for Syntax {
 /// A position in a text: 1-based line and column, and the 0-based byte offset where known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
 pub struct Position {
-    /// 1-based line number.
+    /// 1-based line number (0 when only the byte offset is known).
     pub line: u64,
     /// 1-based column number.
     pub column: u64,
@@ -61,6 +61,9 @@ pub struct Position {
 
 impl fmt::Display for Position {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        if self.line == 0 {
+            return write!(f, "byte {}", self.offset.unwrap_or(0));
+        }
         write!(f, "line {}, column {}", self.line, self.column)?;
         if let Some(offset) = self.offset {
             write!(f, " (byte {offset})")?;

@@ -6,6 +6,7 @@
 //!
 //! Strings borrow from the input; nothing is decoded until asked for.
 
+mod chunks;
 mod raw;
 mod stream;
 

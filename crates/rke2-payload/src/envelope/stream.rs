@@ -10,6 +10,7 @@ use std::io::{BufRead, Read};
 
 use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
+use super::chunks::{JsonItems, Piece, SplitError};
 use super::raw::{Doc, Pairs, RawMeta, RawObject, Str};
 use super::{BootstrapSecret, Envelope};
 use crate::error::{Error, Position, Syntax, scrub};
@@ -77,44 +78,46 @@ pub fn for_each_secret<R: Read>(
         skipped_secrets: 0,
         skipped_objects: 0,
         missing_value: None,
-        bare_json: false,
-        keep: None,
         error: None,
         each: &mut each,
     };
     let json = head.starts_with(b"{");
     if json {
         state.syntax = Some(Syntax::Json);
-        // Bytes are kept until the `items` of a List start, in case the object turns out to
-        // be bare Ignition user data, which is then read as a whole.
-        let keep = std::rc::Rc::new(std::cell::Cell::new(true));
-        state.keep = Some(keep.clone());
-        let mut tee = Tee {
-            inner: reader,
-            kept: Vec::new(),
-            keep,
-        };
-        let mut de = serde_json::Deserializer::from_reader(&mut tee);
-        let result = TopSeed { state: &mut state }.deserialize(&mut de);
-        if let Some(e) = state.error.take() {
-            return Err(e);
-        }
-        result.map_err(|e| json_error(&e))?;
-        de.end().map_err(|e| json_error(&e))?;
-        drop(de);
-        if state.bare_json {
-            let mut all = std::mem::take(&mut tee.kept);
-            tee.inner.read_to_end(&mut all).map_err(io_error)?;
-            let envelope = Envelope::parse(&all, options)?;
-            for secret in &envelope.secrets {
-                (state.each)(secret)?;
+        let mut items = JsonItems::new(reader);
+        loop {
+            match items.next_piece() {
+                Ok(Piece::Item(offset, bytes)) => {
+                    let doc: Doc<'_> =
+                        serde_json::from_slice(bytes).map_err(|e| json_error(&e, bytes, offset))?;
+                    state.take(doc)?;
+                }
+                Ok(Piece::Whole(bytes)) => {
+                    let envelope = Envelope::parse(bytes, options)?;
+                    for secret in &envelope.secrets {
+                        (state.each)(secret)?;
+                    }
+                    return Ok(StreamSummary {
+                        syntax: envelope.syntax,
+                        secrets: envelope.secrets.len(),
+                        skipped_secrets: envelope.skipped_secrets,
+                        skipped_objects: envelope.skipped_objects,
+                    });
+                }
+                Ok(Piece::End) => break,
+                Err(SplitError::Io(e)) => return Err(io_error(e)),
+                Err(SplitError::Syntax(at)) => {
+                    return Err(Error::Syntax {
+                        syntax: Syntax::Json,
+                        message: "malformed or truncated JSON".to_owned(),
+                        at: Some(Position {
+                            line: 0,
+                            column: 0,
+                            offset: Some(at),
+                        }),
+                    });
+                }
             }
-            return Ok(StreamSummary {
-                syntax: envelope.syntax,
-                secrets: envelope.secrets.len(),
-                skipped_secrets: 0,
-                skipped_objects: 0,
-            });
         }
     } else {
         state.syntax = Some(Syntax::Yaml);
@@ -160,25 +163,6 @@ fn finish(state: State<'_>) -> Result<StreamSummary, Error> {
     })
 }
 
-/// Copies what it reads until told to stop (then lets the copy go).
-struct Tee<R> {
-    inner: R,
-    kept: Vec<u8>,
-    keep: std::rc::Rc<std::cell::Cell<bool>>,
-}
-
-impl<R: Read> Read for Tee<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
-        let n = self.inner.read(out)?;
-        if self.keep.get() {
-            self.kept.extend_from_slice(&out[..n]);
-        } else if !self.kept.is_empty() {
-            self.kept = Vec::new();
-        }
-        Ok(n)
-    }
-}
-
 fn io_error(e: std::io::Error) -> Error {
     Error::Io {
         what: "the input".to_owned(),
@@ -186,19 +170,26 @@ fn io_error(e: std::io::Error) -> Error {
     }
 }
 
-fn json_error(e: &serde_json::Error) -> Error {
+/// A parse error inside one item, placed at its byte offset in the whole input.
+fn json_error(e: &serde_json::Error, item: &[u8], item_offset: u64) -> Error {
     let message = scrub(&e.to_string());
     let message = match message.find(" at line ") {
         Some(i) => message[..i].to_owned(),
         None => message,
     };
+    let within: usize = item
+        .split_inclusive(|&b| b == b'\n')
+        .take(e.line().saturating_sub(1))
+        .map(<[u8]>::len)
+        .sum::<usize>()
+        + e.column().saturating_sub(1);
     Error::Syntax {
         syntax: Syntax::Json,
         message,
-        at: (e.line() > 0).then_some(Position {
-            line: e.line() as u64,
-            column: e.column() as u64,
-            offset: None,
+        at: Some(Position {
+            line: 0,
+            column: 0,
+            offset: Some(item_offset + within as u64),
         }),
     }
 }
@@ -245,9 +236,6 @@ struct State<'f> {
     skipped_secrets: usize,
     skipped_objects: usize,
     missing_value: Option<crate::error::SecretId>,
-    bare_json: bool,
-    /// Tells the JSON reader's copy to stop once a List's items start.
-    keep: Option<std::rc::Rc<std::cell::Cell<bool>>>,
     error: Option<Error>,
     each: &'f mut dyn FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
 }
@@ -304,9 +292,6 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
                 "ignition" => object.ignition = map.next_value()?,
                 "items" => {
                     streamed = true;
-                    if let Some(keep) = &self.state.keep {
-                        keep.set(false);
-                    }
                     map.next_value_seed(ItemsSeed {
                         state: &mut *self.state,
                     })?;
@@ -317,11 +302,6 @@ impl<'de> Visitor<'de> for TopSeed<'_, '_> {
             }
         }
         if streamed {
-            return Ok(());
-        }
-        if object.ignition.is_some() && object.kind.is_none() {
-            // Bare Ignition JSON: the input is user data, read as a whole by the caller.
-            self.state.bare_json = true;
             return Ok(());
         }
         self.state

@@ -1,0 +1,416 @@
+//! Splitting a JSON `List` into its items without parsing them, so each item can be parsed on
+//! its own from a borrowed slice (serde_json reads a slice several times faster than a reader).
+//!
+//! The scanner knows JSON's structure only: strings (with escapes), nesting, and the key
+//! `items` of the top-level object. It never decides what a value means; serde_json does.
+
+use std::io::Read;
+
+/// Reads blocks of this size.
+const BLOCK: usize = 1 << 18;
+
+/// What the splitter found next.
+pub(crate) enum Piece<'b> {
+    /// One element of the top-level object's `items` array, and its byte offset in the input.
+    Item(u64, &'b [u8]),
+    /// The input is a whole object that is not a `List` with `items` (a Secret, or bare
+    /// Ignition): here it is, entire.
+    Whole(&'b [u8]),
+    /// The end of the input.
+    End,
+}
+
+/// Why splitting failed.
+#[derive(Debug)]
+pub(crate) enum SplitError {
+    /// Reading failed.
+    Io(std::io::Error),
+    /// The input is not well-formed JSON (at this byte offset of the input).
+    Syntax(u64),
+}
+
+pub(crate) struct JsonItems<R> {
+    reader: R,
+    buf: Vec<u8>,
+    /// Bytes of the input dropped from the front of `buf`.
+    dropped: u64,
+    pos: usize,
+    eof: bool,
+    state: Where,
+    /// Start of the last item handed out, to drop it on the next call.
+    last_end: usize,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Where {
+    /// Before the top-level `{`.
+    Start,
+    /// Inside the top-level object, expecting a key (or `}`).
+    TopKey,
+    /// Inside `items`, expecting an element (or `]`).
+    Items,
+    /// After the `items` array, inside the top-level object.
+    AfterItems,
+    /// Done.
+    Done,
+}
+
+impl<R: Read> JsonItems<R> {
+    pub(crate) fn new(reader: R) -> Self {
+        JsonItems {
+            reader,
+            buf: Vec::with_capacity(BLOCK * 2),
+            dropped: 0,
+            pos: 0,
+            eof: false,
+            state: Where::Start,
+            last_end: 0,
+        }
+    }
+
+    /// Byte offset in the input of the current position.
+    pub(crate) fn offset(&self) -> u64 {
+        self.dropped + self.pos as u64
+    }
+
+    fn fill(&mut self) -> Result<bool, SplitError> {
+        if self.eof {
+            return Ok(false);
+        }
+        let len = self.buf.len();
+        self.buf.resize(len + BLOCK, 0);
+        let n = loop {
+            match self.reader.read(&mut self.buf[len..]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    self.buf.truncate(len);
+                    return Err(SplitError::Io(e));
+                }
+            }
+        };
+        self.buf.truncate(len + n);
+        if n == 0 {
+            self.eof = true;
+        }
+        Ok(n > 0)
+    }
+
+    /// Drops consumed bytes from the front, once they are a good share of the buffer.
+    fn compact(&mut self, keep_from: usize) {
+        if keep_from > BLOCK {
+            self.buf.drain(..keep_from);
+            self.dropped += keep_from as u64;
+            self.pos -= keep_from;
+        }
+    }
+
+    fn skip_ws(&mut self) -> Result<Option<u8>, SplitError> {
+        loop {
+            while let Some(&b) = self.buf.get(self.pos) {
+                if b.is_ascii_whitespace() {
+                    self.pos += 1;
+                } else {
+                    return Ok(Some(b));
+                }
+            }
+            if !self.fill()? {
+                return Ok(None);
+            }
+        }
+    }
+
+    /// The end (exclusive) of the JSON value starting at `start`, reading more as needed. The
+    /// scan resumes where it stopped, so a long value is scanned once.
+    fn value_end(&mut self, start: usize) -> Result<usize, SplitError> {
+        let mut scan = Scanner::new(start);
+        loop {
+            match scan.resume(&self.buf) {
+                Scan::Done(end) => return Ok(end),
+                Scan::Bad(at) => return Err(SplitError::Syntax(self.dropped + at as u64)),
+                Scan::More => {
+                    if !self.fill()? {
+                        // A scalar may end at the end of the input.
+                        return match scan_value_at_eof(&self.buf, start) {
+                            Some(end) => Ok(end),
+                            None => Err(SplitError::Syntax(self.dropped + self.buf.len() as u64)),
+                        };
+                    }
+                }
+            }
+        }
+    }
+
+    /// The next piece.
+    pub(crate) fn next_piece(&mut self) -> Result<Piece<'_>, SplitError> {
+        if self.state == Where::Items {
+            self.compact(self.last_end);
+        }
+        loop {
+            match self.state {
+                Where::Done => return Ok(Piece::End),
+                Where::Start => match self.skip_ws()? {
+                    Some(b'{') => {
+                        self.pos += 1;
+                        self.state = Where::TopKey;
+                    }
+                    Some(_) | None => {
+                        return Err(SplitError::Syntax(self.offset()));
+                    }
+                },
+                Where::TopKey => match self.skip_ws()? {
+                    Some(b'}') => {
+                        // A whole object without items: hand it over entire.
+                        self.pos += 1;
+                        self.state = Where::Done;
+                        let end = self.pos;
+                        if self.skip_ws()?.is_some() {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        let start = self.buf.iter().position(|&b| b == b'{').unwrap_or(0);
+                        return Ok(Piece::Whole(&self.buf[start..end]));
+                    }
+                    Some(b',') => self.pos += 1,
+                    Some(b'"') => {
+                        let key_start = self.pos;
+                        let key_end = self.value_end(key_start)?;
+                        let is_items = &self.buf[key_start..key_end] == b"\"items\"";
+                        self.pos = key_end;
+                        if self.skip_ws()? != Some(b':') {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        self.pos += 1;
+                        match self.skip_ws()? {
+                            Some(b'[') if is_items => {
+                                self.pos += 1;
+                                self.state = Where::Items;
+                                // What came before the items is not needed any more.
+                                self.last_end = self.pos;
+                                self.compact(self.pos);
+                            }
+                            Some(_) => {
+                                let end = self.value_end(self.pos)?;
+                                self.pos = end;
+                            }
+                            None => return Err(SplitError::Syntax(self.offset())),
+                        }
+                    }
+                    _ => return Err(SplitError::Syntax(self.offset())),
+                },
+                Where::Items => match self.skip_ws()? {
+                    Some(b']') => {
+                        self.pos += 1;
+                        self.state = Where::AfterItems;
+                    }
+                    Some(b',') => self.pos += 1,
+                    Some(_) => {
+                        let start = self.pos;
+                        let end = self.value_end(start)?;
+                        self.pos = end;
+                        self.last_end = end;
+                        let offset = self.dropped + start as u64;
+                        return Ok(Piece::Item(offset, &self.buf[start..end]));
+                    }
+                    None => return Err(SplitError::Syntax(self.offset())),
+                },
+                Where::AfterItems => match self.skip_ws()? {
+                    Some(b'}') => {
+                        self.pos += 1;
+                        if self.skip_ws()?.is_some() {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        self.state = Where::Done;
+                    }
+                    Some(b',') => {
+                        self.pos += 1;
+                        // Another top-level key after the items: skip it and its value.
+                        if self.skip_ws()? != Some(b'"') {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        let end = self.value_end(self.pos)?;
+                        self.pos = end;
+                        if self.skip_ws()? != Some(b':') {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        self.pos += 1;
+                        if self.skip_ws()?.is_none() {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        let end = self.value_end(self.pos)?;
+                        self.pos = end;
+                        self.compact(self.pos);
+                    }
+                    _ => return Err(SplitError::Syntax(self.offset())),
+                },
+            }
+        }
+    }
+}
+
+enum Scan {
+    Done(usize),
+    More,
+    Bad(usize),
+}
+
+/// A resumable scan for the end of one JSON value (structure only).
+struct Scanner {
+    start: usize,
+    i: usize,
+    depth: usize,
+    in_string: bool,
+}
+
+impl Scanner {
+    fn new(start: usize) -> Self {
+        Scanner {
+            start,
+            i: start,
+            depth: 0,
+            in_string: false,
+        }
+    }
+
+    fn resume(&mut self, buf: &[u8]) -> Scan {
+        let Some(&first) = buf.get(self.start) else {
+            return Scan::More;
+        };
+        if !matches!(first, b'"' | b'{' | b'[') {
+            if matches!(first, b'}' | b']' | b',' | b':') {
+                return Scan::Bad(self.start);
+            }
+            // A number, true, false or null: ends at a delimiter.
+            return match buf[self.i..]
+                .iter()
+                .position(|b| matches!(b, b',' | b'}' | b']' | b':') || b.is_ascii_whitespace())
+            {
+                Some(n) => Scan::Done(self.i + n),
+                None => {
+                    self.i = buf.len();
+                    Scan::More
+                }
+            };
+        }
+        while self.i < buf.len() {
+            if self.in_string {
+                match memchr::memchr2(b'"', b'\\', &buf[self.i..]) {
+                    None => {
+                        self.i = buf.len();
+                        return Scan::More;
+                    }
+                    Some(rel) => {
+                        let at = self.i + rel;
+                        if buf[at] == b'\\' {
+                            if at + 1 >= buf.len() {
+                                // The escaped byte has not arrived yet.
+                                self.i = at;
+                                return Scan::More;
+                            }
+                            self.i = at + 2;
+                            continue;
+                        }
+                        self.in_string = false;
+                        self.i = at + 1;
+                        if self.depth == 0 {
+                            return Scan::Done(self.i);
+                        }
+                        continue;
+                    }
+                }
+            }
+            match buf[self.i] {
+                b'"' => self.in_string = true,
+                b'{' | b'[' => {
+                    self.depth += 1;
+                    if self.depth > 512 {
+                        return Scan::Bad(self.i);
+                    }
+                }
+                b'}' | b']' => {
+                    self.depth = self.depth.saturating_sub(1);
+                    if self.depth == 0 {
+                        return Scan::Done(self.i + 1);
+                    }
+                }
+                _ => {}
+            }
+            self.i += 1;
+        }
+        Scan::More
+    }
+}
+
+fn scan_value_at_eof(buf: &[u8], start: usize) -> Option<usize> {
+    let first = *buf.get(start)?;
+    (!matches!(first, b'"' | b'{' | b'[')).then_some(buf.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pieces(input: &str) -> Result<Vec<String>, String> {
+        let mut items = JsonItems::new(input.as_bytes());
+        let mut out = Vec::new();
+        loop {
+            match items.next_piece() {
+                Ok(Piece::Item(_, b)) => out.push(format!("item {}", String::from_utf8_lossy(b))),
+                Ok(Piece::Whole(b)) => out.push(format!("whole {}", String::from_utf8_lossy(b))),
+                Ok(Piece::End) => return Ok(out),
+                Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),
+                Err(SplitError::Io(e)) => return Err(e.to_string()),
+            }
+        }
+    }
+
+    #[test]
+    fn splits_items_and_skips_other_keys() {
+        let input = r#" {"apiVersion":"v1","items":[{"a":"x}\"]"},
+            {"b":[1,{"c":2}]} , 7, "s"], "kind":"List","metadata":{"x":[]}} "#;
+        assert_eq!(
+            pieces(input).unwrap(),
+            [
+                r#"item {"a":"x}\"]"}"#,
+                r#"item {"b":[1,{"c":2}]}"#,
+                "item 7",
+                r#"item "s""#
+            ]
+        );
+    }
+
+    #[test]
+    fn a_single_object_is_whole() {
+        let input = r#"{"kind":"Secret","data":{"value":"eA=="}}"#;
+        assert_eq!(pieces(input).unwrap(), [format!("whole {input}")]);
+        assert_eq!(
+            pieces(r#"{"items":{"a":1}}"#).unwrap(),
+            [r#"whole {"items":{"a":1}}"#]
+        );
+    }
+
+    #[test]
+    fn broken_input_is_an_error() {
+        for bad in [
+            r#"{"items":[{"a":1}"#,
+            r#"{"items":[{"a":"#,
+            "[1]",
+            r#"{"a" 1}"#,
+            r#"{"items":[]} x"#,
+            "",
+        ] {
+            assert!(pieces(bad).is_err(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn large_inputs_across_blocks() {
+        let item = format!(
+            r#"{{"kind":"Secret","data":{{"value":"{}"}}}}"#,
+            "A".repeat(100_000)
+        );
+        let input = format!(r#"{{"items":[{}]}}"#, vec![item.clone(); 20].join(","));
+        let out = pieces(&input).unwrap();
+        assert_eq!(out.len(), 20);
+        assert!(out.iter().all(|p| p == &format!("item {item}")));
+    }
+}
