@@ -7,6 +7,7 @@
 //! Strings borrow from the input; nothing is decoded until asked for.
 
 mod chunks;
+mod fast;
 mod raw;
 mod stream;
 

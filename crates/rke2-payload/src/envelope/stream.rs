@@ -8,10 +8,8 @@
 
 use std::io::{BufRead, Read};
 
-use serde::de::{self, DeserializeSeed, IgnoredAny, MapAccess, SeqAccess, Visitor};
-
 use super::chunks::{JsonItems, Piece, SplitError};
-use super::raw::{Doc, Pairs, RawMeta, RawObject, Str};
+use super::raw::Doc;
 use super::{BootstrapSecret, Envelope};
 use crate::error::{Error, Position, Syntax, scrub};
 use crate::options::DecodeOptions;
@@ -78,7 +76,6 @@ pub fn for_each_secret<R: Read>(
         skipped_secrets: 0,
         skipped_objects: 0,
         missing_value: None,
-        error: None,
         each: &mut each,
     };
     let json = head.starts_with(b"{");
@@ -121,27 +118,22 @@ pub fn for_each_secret<R: Read>(
         }
     } else {
         state.syntax = Some(Syntax::Yaml);
-        let mut documents = Documents::new(reader);
-        while documents.next_document() {
-            let result = serde_saphyr::with_deserializer_from_reader_with_options(
-                &mut documents,
-                stream_options(options),
-                |de| TopSeed { state: &mut state }.deserialize(de),
-            );
-            if let Some(e) = state.error.take() {
-                return Err(e);
-            }
-            if let Some(e) = documents.error.take() {
-                return Err(io_error(e));
-            }
-            match result {
-                Ok(()) => {}
-                // An empty document (comments only, or `---` at the end).
-                Err(e) if documents.was_blank() => {
-                    let _ = e;
-                }
-                Err(e) => return Err(yaml_error(&e, documents.line_offset())),
-            }
+        let mut split = YamlSplit::new(reader);
+        let yaml_options = stream_options(options);
+        loop {
+            let piece = split.next_piece().map_err(io_error)?;
+            let first_line = match piece {
+                YamlPiece::End => break,
+                YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
+            };
+            let text = std::mem::take(&mut split.text);
+            let result =
+                parse_yaml_object(&text, &yaml_options, first_line).and_then(|doc| match doc {
+                    Some(doc) => state.take(doc),
+                    None => Ok(()),
+                });
+            split.text = text;
+            result?;
         }
     }
     finish(state)
@@ -236,7 +228,6 @@ struct State<'f> {
     skipped_secrets: usize,
     skipped_objects: usize,
     missing_value: Option<crate::error::SecretId>,
-    error: Option<Error>,
     each: &'f mut dyn FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
 }
 
@@ -258,260 +249,235 @@ impl State<'_> {
     }
 }
 
-/// The top level of a document: a `List` whose items are handed over one by one, or a single
-/// object.
-struct TopSeed<'s, 'f> {
-    state: &'s mut State<'f>,
+/// Parses one YAML object (a document, or a `List` item): the kubectl fast path, else the
+/// full parser. `None` for an empty document.
+fn parse_yaml_object<'t>(
+    text: &'t [u8],
+    options: &serde_saphyr::Options,
+    first_line: u64,
+) -> Result<Option<Doc<'t>>, Error> {
+    let text = std::str::from_utf8(text).map_err(|e| Error::Syntax {
+        syntax: Syntax::Yaml,
+        message: format!(
+            "invalid UTF-8 (byte {} of the object starting at line {first_line})",
+            e.valid_up_to()
+        ),
+        at: None,
+    })?;
+    if let Some(object) = super::fast::object(text) {
+        return Ok(Some(Doc::Object(Box::new(object))));
+    }
+    let doc: Option<Doc<'t>> = serde_saphyr::from_str_with_options(text, options.clone())
+        .map_err(|e| yaml_error(&e, first_line.saturating_sub(1)))?;
+    Ok(doc)
 }
 
-impl<'de> DeserializeSeed<'de> for TopSeed<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
+/// What the YAML splitter found; its text is in [`YamlSplit::text`].
+enum YamlPiece {
+    /// One item of a top-level `items:` block sequence, dedented; its first line number.
+    Item(u64),
+    /// A whole document that is not streamed item by item; its first line number.
+    Document(u64),
+    /// The end of the input.
+    End,
 }
 
-impl<'de> Visitor<'de> for TopSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a Kubernetes object or List")
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<(), A::Error> {
-        let mut object = RawObject::default();
-        let mut streamed = false;
-        while let Some(key) = map.next_key::<Str<'de>>()? {
-            match key.0.as_ref() {
-                "kind" => object.kind = map.next_value()?,
-                "metadata" => object.metadata = map.next_value::<Option<RawMeta<'de>>>()?,
-                "type" => object.secret_type = map.next_value()?,
-                "data" => object.data = map.next_value::<Option<Pairs<'de>>>()?,
-                "stringData" => object.string_data = map.next_value::<Option<Pairs<'de>>>()?,
-                "ignition" => object.ignition = map.next_value()?,
-                "items" => {
-                    streamed = true;
-                    map.next_value_seed(ItemsSeed {
-                        state: &mut *self.state,
-                    })?;
-                }
-                _ => {
-                    map.next_value::<IgnoredAny>()?;
-                }
-            }
-        }
-        if streamed {
-            return Ok(());
-        }
-        self.state
-            .take(Doc::Object(Box::new(object)))
-            .map_err(|e| store(self.state, e))
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while seq.next_element::<IgnoredAny>()?.is_some() {}
-        self.state.others.push("a sequence".to_owned());
-        self.state.skipped_objects += 1;
-        Ok(())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_str<E: de::Error>(self, _: &str) -> Result<(), E> {
-        self.state.others.push("a plain text scalar".to_owned());
-        self.state.skipped_objects += 1;
-        Ok(())
-    }
-
-    fn visit_bool<E: de::Error>(self, _: bool) -> Result<(), E> {
-        self.visit_str("")
-    }
-
-    fn visit_i64<E: de::Error>(self, _: i64) -> Result<(), E> {
-        self.visit_str("")
-    }
-
-    fn visit_u64<E: de::Error>(self, _: u64) -> Result<(), E> {
-        self.visit_str("")
-    }
-
-    fn visit_f64<E: de::Error>(self, _: f64) -> Result<(), E> {
-        self.visit_str("")
-    }
-}
-
-/// Keeps the callback's error (it is not a parse error) and stops the parser.
-fn store<E: de::Error>(state: &mut State<'_>, e: Error) -> E {
-    state.error = Some(e);
-    E::custom("stopped")
-}
-
-struct ItemsSeed<'s, 'f> {
-    state: &'s mut State<'f>,
-}
-
-impl<'de> DeserializeSeed<'de> for ItemsSeed<'_, '_> {
-    type Value = ();
-
-    fn deserialize<D: de::Deserializer<'de>>(self, deserializer: D) -> Result<(), D::Error> {
-        deserializer.deserialize_any(self)
-    }
-}
-
-impl<'de> Visitor<'de> for ItemsSeed<'_, '_> {
-    type Value = ();
-
-    fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("a list of objects")
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<(), A::Error> {
-        while let Some(doc) = seq.next_element::<Doc<'de>>()? {
-            self.state.take(doc).map_err(|e| store(self.state, e))?;
-        }
-        Ok(())
-    }
-
-    fn visit_unit<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-
-    fn visit_none<E: de::Error>(self) -> Result<(), E> {
-        Ok(())
-    }
-}
-
-/// A reader over one YAML document at a time: it stops at the next `---` (or `...`) line.
-struct Documents<R> {
-    inner: R,
+/// Splits YAML into documents at `---`/`...` lines (a marker at column 0 always ends a
+/// document), and the top-level `items:` block sequence of a document into its items, so that
+/// each is parsed on its own and memory stays bounded by the largest.
+struct YamlSplit<R> {
+    reader: R,
     line: Vec<u8>,
-    pos: usize,
-    /// The first line of the next document was already read (it follows a marker).
-    pending: bool,
-    finished_input: bool,
-    at_boundary: bool,
-    content: bool,
-    lines_before: u64,
-    lines_in_doc: u64,
-    error: Option<std::io::Error>,
+    line_no: u64,
+    eof: bool,
+    /// The text of the piece handed out.
+    text: Vec<u8>,
+    /// The document outside its items (parsed whole when the document has no items).
+    doc: Vec<u8>,
+    doc_first: u64,
+    doc_content: bool,
+    doc_streamed: bool,
+    /// Indentation of the `- ` of the items being read.
+    items: Option<usize>,
+    /// `items:` was seen; the next line says whether a block sequence follows.
+    items_pending: bool,
+    item: Vec<u8>,
+    item_first: u64,
+    /// The current line is to be used again.
+    held: bool,
 }
 
-impl<R: BufRead> Documents<R> {
-    fn new(inner: R) -> Self {
-        Documents {
-            inner,
+impl<R: BufRead> YamlSplit<R> {
+    fn new(reader: R) -> Self {
+        YamlSplit {
+            reader,
             line: Vec::new(),
-            pos: 0,
-            pending: false,
-            finished_input: false,
-            at_boundary: false,
-            content: false,
-            lines_before: 0,
-            lines_in_doc: 0,
-            error: None,
+            line_no: 0,
+            eof: false,
+            text: Vec::new(),
+            doc: Vec::new(),
+            doc_first: 1,
+            doc_content: false,
+            doc_streamed: false,
+            items: None,
+            items_pending: false,
+            item: Vec::new(),
+            item_first: 0,
+            held: false,
         }
-    }
-
-    /// Moves to the next document; false at the end of the input.
-    fn next_document(&mut self) -> bool {
-        if self.finished_input && !self.pending {
-            return false;
-        }
-        self.lines_before += self.lines_in_doc;
-        self.lines_in_doc = 0;
-        self.at_boundary = false;
-        self.content = false;
-        true
-    }
-
-    /// Whether the document held nothing but blank lines and comments.
-    fn was_blank(&self) -> bool {
-        !self.content
-    }
-
-    fn line_offset(&self) -> u64 {
-        self.lines_before
     }
 
     fn read_line(&mut self) -> std::io::Result<bool> {
+        if self.held {
+            self.held = false;
+            return Ok(true);
+        }
         self.line.clear();
-        self.pos = 0;
-        let n = self.inner.read_until(b'\n', &mut self.line)?;
+        let n = self.reader.read_until(b'\n', &mut self.line)?;
+        if n > 0 {
+            self.line_no += 1;
+        }
         Ok(n > 0)
     }
 
-    fn is_marker(line: &[u8]) -> bool {
-        let body = line.strip_suffix(b"\n").unwrap_or(line);
-        let body = body.strip_suffix(b"\r").unwrap_or(body);
-        body == b"---" || body == b"..." || body.starts_with(b"--- ") || body.starts_with(b"---\t")
+    fn body(&self) -> &[u8] {
+        let l = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
+        l.strip_suffix(b"\r").unwrap_or(l)
     }
-}
 
-impl<R: BufRead> Read for Documents<R> {
-    fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+    fn is_marker(&self) -> bool {
+        let b = self.body();
+        b == b"---" || b == b"..." || b.starts_with(b"--- ") || b.starts_with(b"---\t")
+    }
+
+    fn indent(&self) -> usize {
+        self.line.iter().take_while(|&&b| b == b' ').count()
+    }
+
+    fn blank(&self) -> bool {
+        self.body().iter().all(|b| b.is_ascii_whitespace())
+    }
+
+    /// Hands out the item being read, if any.
+    fn flush_item(&mut self) -> Option<YamlPiece> {
+        if self.item.is_empty() {
+            return None;
+        }
+        self.text.clear();
+        std::mem::swap(&mut self.text, &mut self.item);
+        Some(YamlPiece::Item(self.item_first))
+    }
+
+    /// Ends the document: hands out its text unless its items were streamed.
+    fn end_document(&mut self) -> Option<YamlPiece> {
+        if self.items_pending {
+            // `items:` with nothing after it.
+            self.doc.extend_from_slice(b"items:\n");
+        }
+        let piece = (!self.doc_streamed && self.doc_content).then(|| {
+            self.text.clear();
+            std::mem::swap(&mut self.text, &mut self.doc);
+            YamlPiece::Document(self.doc_first)
+        });
+        self.doc.clear();
+        self.doc_content = false;
+        self.doc_streamed = false;
+        self.items = None;
+        self.items_pending = false;
+        self.doc_first = self.line_no + 1;
+        piece
+    }
+
+    fn next_piece(&mut self) -> std::io::Result<YamlPiece> {
         loop {
-            if self.at_boundary {
-                return Ok(0);
+            if self.eof {
+                return Ok(YamlPiece::End);
             }
-            if self.pos < self.line.len() {
-                let n = (self.line.len() - self.pos).min(out.len());
-                out[..n].copy_from_slice(&self.line[self.pos..self.pos + n]);
-                self.pos += n;
-                return Ok(n);
+            if !self.read_line()? {
+                if let Some(p) = self.flush_item() {
+                    return Ok(p);
+                }
+                self.eof = true;
+                return Ok(self.end_document().unwrap_or(YamlPiece::End));
             }
-            if self.pending {
-                self.pending = false;
-            } else {
-                match self.read_line() {
-                    Ok(true) => {}
-                    Ok(false) => {
-                        self.finished_input = true;
-                        return Ok(0);
-                    }
-                    Err(e) => {
-                        self.finished_input = true;
-                        let kind = e.kind();
-                        self.error = Some(e);
-                        return Err(std::io::Error::from(kind));
-                    }
+            if self.is_marker() {
+                if let Some(p) = self.flush_item() {
+                    self.held = true;
+                    return Ok(p);
                 }
-            }
-            if Self::is_marker(&self.line) {
-                if self.content || self.line.starts_with(b"...") {
-                    // The marker ends this document; a `--- x` line starts the next one.
-                    self.at_boundary = true;
-                    if self.line.starts_with(b"--- ") {
-                        self.line.drain(..4);
-                        self.pending = true;
-                    } else {
-                        self.line.clear();
-                    }
-                    self.pos = 0;
-                    return Ok(0);
+                let opens_with_content = self.line.starts_with(b"--- ");
+                let piece = self.end_document();
+                if opens_with_content {
+                    // `--- value`: the value belongs to the next document.
+                    self.doc.extend_from_slice(&self.line[4..]);
+                    self.doc_content = true;
                 }
-                // A leading `---` opens the document: skip it (and keep any content after it).
-                if self.line.starts_with(b"--- ") {
-                    self.line.drain(..4);
-                } else {
-                    self.line.clear();
+                if let Some(p) = piece {
+                    return Ok(p);
                 }
-                self.lines_in_doc += 1;
                 continue;
             }
-            self.lines_in_doc += 1;
-            let trimmed = self.line.iter().position(|b| !b.is_ascii_whitespace());
-            if let Some(i) = trimmed
-                && self.line[i] != b'#'
-            {
-                self.content = true;
+            if let Some(dash) = self.items {
+                if self.blank() {
+                    if !self.item.is_empty() {
+                        self.item.push(b'\n');
+                    }
+                    continue;
+                }
+                let indent = self.indent();
+                let dash_space = self.line[indent..].starts_with(b"- ");
+                let starts_item = dash_space || self.body()[indent..] == *b"-";
+                if indent == dash && starts_item {
+                    if let Some(previous) = self.flush_item() {
+                        self.held = true;
+                        return Ok(previous);
+                    }
+                    self.item_first = self.line_no;
+                    if dash_space {
+                        let cut = dash + 2;
+                        self.item.extend_from_slice(&self.line[cut..]);
+                    } else {
+                        // A bare `-`: the item's content starts on the next line.
+                        self.item.push(b'\n');
+                    }
+                    continue;
+                }
+                if indent > dash {
+                    let cut = (dash + 2).min(indent);
+                    self.item.extend_from_slice(&self.line[cut..]);
+                    continue;
+                }
+                // Back at the top level: the items are over.
+                self.items = None;
+                if let Some(p) = self.flush_item() {
+                    self.held = true;
+                    return Ok(p);
+                }
             }
+            if self.items_pending && !self.blank() {
+                self.items_pending = false;
+                let indent = self.indent();
+                let rest = &self.line[indent..];
+                let item = rest.starts_with(b"- ") || self.body()[indent..] == *b"-";
+                if (indent == 0 || indent == 2) && item {
+                    self.items = Some(indent);
+                    self.doc_streamed = true;
+                    self.held = true;
+                    continue;
+                }
+                // Not a block sequence: `items:` was an ordinary key.
+                self.doc.extend_from_slice(b"items:\n");
+            }
+            let body = self.body();
+            if body == b"items:" || body == b"items: " {
+                self.items_pending = true;
+                self.doc_content = true;
+                continue;
+            }
+            if !self.blank() && !self.body().trim_ascii_start().starts_with(b"#") {
+                self.doc_content = true;
+            }
+            self.doc.extend_from_slice(&self.line);
         }
     }
 }

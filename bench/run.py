@@ -1,0 +1,79 @@
+#!/usr/bin/env python3
+"""Measures rke2-payload on kubectl dumps of 2,000 and 20,000 bootstrap Secrets, against what
+users run today (a Python script with PyYAML's C loader) and the bare decode floor.
+
+    python3 bench/run.py [--sizes 2000,20000] [--runs 3]
+
+Prints, per dump: wall time (best of N), MB/s of input, peak RSS (/usr/bin/time), and ratios.
+"""
+import argparse
+import os
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "bench" / "out"
+BIN = ROOT / "target" / "release"
+
+
+def build():
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "payload-cli"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rke2-payload", "--examples"], cwd=ROOT, check=True)
+
+
+def measure(cmd, runs):
+    best, rss = None, 0
+    for _ in range(runs):
+        with tempfile.NamedTemporaryFile("r") as t:
+            proc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd,
+                                  stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            if proc.returncode not in (0, 1):
+                sys.exit(f"{cmd} failed: {proc.stderr.decode()[-500:]}")
+            wall, kb = t.read().split()[-2:]
+        best = float(wall) if best is None else min(best, float(wall))
+        rss = max(rss, int(kb))
+    return best, rss / 1024
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--sizes", default="2000,20000")
+    ap.add_argument("--runs", type=int, default=3)
+    args = ap.parse_args()
+    build()
+    for n in [int(s) for s in args.sizes.split(",")]:
+        for fmt in ("yaml", "json"):
+            dump = OUT / f"dump-{n}.{fmt}"
+            if not dump.exists():
+                subprocess.run([sys.executable, str(ROOT / "bench/make_dump.py"), str(n), fmt, str(dump)], check=True)
+            mb = dump.stat().st_size / 1e6
+            rows = {
+                "rke2-payload inspect": [str(BIN / "rke2-payload"), "inspect", "--output", "json", str(dump)],
+                "rke2-payload size": [str(BIN / "rke2-payload"), "size", "--output", "json", str(dump)],
+                "envelope only": [str(BIN / "examples" / "envelope_only"), str(dump)],
+                "decode floor": [str(BIN / "examples" / "decode_floor"), str(dump)],
+                "python reference": [sys.executable, str(ROOT / "bench/reference.py"), str(dump)],
+            }
+            results = {}
+            runs = 1 if n > 5000 else args.runs
+            for name, cmd in rows.items():
+                if name == "python reference" and n > 5000 and os.environ.get("BENCH_SKIP_SLOW"):
+                    continue
+                results[name] = measure(cmd, runs)
+            print(f"\n{n} Secrets, {fmt.upper()}, {mb:.1f} MB (best of {runs})")
+            print(f"  {'':24} {'wall s':>8} {'MB/s':>8} {'RSS MiB':>8}")
+            for name, (wall, rss) in results.items():
+                print(f"  {name:24} {wall:8.3f} {mb / max(wall, 1e-3):8.0f} {rss:8.1f}")
+            py = results.get("python reference", (None,))[0]
+            insp, size = results["rke2-payload inspect"][0], results["rke2-payload size"][0]
+            floor, env = results["decode floor"][0], results["envelope only"][0]
+            if py:
+                print(f"  inspect is {py / max(insp, 1e-3):.1f}x faster than the Python reference")
+            print(f"  size takes {size / max(floor, 1e-3):.2f}x the decode floor, "
+                  f"{size / max(env, 1e-3):.2f}x the envelope alone")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,449 @@
+//! A fast path for the regular YAML `kubectl` prints: block mappings and sequences, one
+//! `key: value` per line, plain or one-line quoted scalars, block scalars. It checks every line
+//! against that subset, reads only what this tool needs (`kind`, `type`, `metadata.name`,
+//! `.namespace`, `.labels`, `data`, `stringData`), and gives up (returns `None`) on anything
+//! else: flow collections, anchors, aliases, tags, comments, tabs, multi-line plain or quoted
+//! scalars, repeated keys, values of other types where a string is read. The caller then
+//! parses the object with the full YAML parser, so results are the same either way; a
+//! differential test holds the two together.
+
+use std::borrow::Cow;
+
+use super::raw::{Pairs, RawMeta, RawObject, Str};
+
+/// Reads one object (a document, or a `List` item already dedented) the fast way.
+pub(crate) fn object(text: &str) -> Option<RawObject<'_>> {
+    let lines = lines(text)?;
+    let mut p = Parser { lines, at: 0 };
+    let mut object = RawObject::default();
+    p.mapping(0, &mut |p, key, value, indent| {
+        match key {
+            "kind" => object.kind = Some(Str(Cow::Borrowed(string(value)?))),
+            "type" => object.secret_type = Some(Str(Cow::Borrowed(string(value)?))),
+            "data" => object.data = Some(p.pairs(value, indent)?),
+            "stringData" => object.string_data = Some(p.pairs(value, indent)?),
+            "metadata" => object.metadata = Some(p.metadata(value, indent)?),
+            // Keys read elsewhere, or that change the meaning: the full parser decides.
+            "items" | "ignition" | "<<" => return None,
+            _ => p.skip(value, indent)?,
+        }
+        Some(())
+    })?;
+    (p.at == p.lines.len()).then_some(object)
+}
+
+/// (indentation, content) of every non-blank line; `None` if a line is outside the subset.
+fn lines(text: &str) -> Option<Vec<(usize, &str)>> {
+    let mut out = Vec::with_capacity(text.len() / 32);
+    for line in text.split('\n') {
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let content = line.trim_start_matches(' ');
+        if content.is_empty() {
+            // Blank lines matter only inside block scalars, which are skipped whole.
+            continue;
+        }
+        if line.contains('\t') || line.contains('\r') || content.starts_with(['#', '%']) {
+            return None;
+        }
+        if line.starts_with("---") || line.starts_with("...") {
+            return None;
+        }
+        out.push((line.len() - content.len(), content));
+    }
+    Some(out)
+}
+
+/// What follows `key:` on its line.
+#[derive(Clone, Copy)]
+enum Value<'a> {
+    /// Nothing: a nested block (or null).
+    Block,
+    /// A one-line scalar, raw.
+    Inline(&'a str),
+    /// A block scalar header (`|`, `>-`, …).
+    BlockScalar,
+}
+
+struct Parser<'a> {
+    lines: Vec<(usize, &'a str)>,
+    at: usize,
+}
+
+type Visit<'f, 'a> = dyn FnMut(&mut Parser<'a>, &'a str, Value<'a>, usize) -> Option<()> + 'f;
+
+impl<'a> Parser<'a> {
+    fn peek(&self) -> Option<(usize, &'a str)> {
+        self.lines.get(self.at).copied()
+    }
+
+    /// A block mapping whose keys sit at `indent`; `visit` is called for each key with the
+    /// parser positioned after the key's line.
+    fn mapping(&mut self, indent: usize, visit: &mut Visit<'_, 'a>) -> Option<()> {
+        let mut seen: Vec<&str> = Vec::new();
+        let mut any = false;
+        while let Some((i, content)) = self.peek() {
+            if i < indent {
+                break;
+            }
+            if i > indent {
+                return None;
+            }
+            let (key, value) = key_value(content)?;
+            if seen.contains(&key) {
+                return None;
+            }
+            seen.push(key);
+            self.at += 1;
+            visit(self, key, value, indent)?;
+            any = true;
+        }
+        any.then_some(())
+    }
+
+    /// Skips (and checks) the value of a key at `indent`.
+    fn skip(&mut self, value: Value<'a>, indent: usize) -> Option<()> {
+        match value {
+            Value::Inline(v) => {
+                inline_ok(v)?;
+                // A scalar does not continue on deeper lines in this subset.
+                match self.peek() {
+                    Some((i, _)) if i > indent => None,
+                    _ => Some(()),
+                }
+            }
+            Value::BlockScalar => {
+                // Content: every line deeper than the key, at least as deep as the first.
+                let first = match self.peek() {
+                    Some((i, _)) if i > indent => i,
+                    _ => return Some(()),
+                };
+                while let Some((i, _)) = self.peek() {
+                    if i <= indent {
+                        break;
+                    }
+                    if i < first {
+                        return None;
+                    }
+                    self.at += 1;
+                }
+                Some(())
+            }
+            Value::Block => match self.peek() {
+                // A block sequence may sit at the key's own indentation.
+                Some((i, c)) if i == indent && is_item(c) => self.sequence(indent),
+                Some((i, c)) if i > indent && is_item(c) => self.sequence(i),
+                Some((i, _)) if i > indent => self.mapping(i, &mut |p, _, v, ind| p.skip(v, ind)),
+                // `key:` with nothing: null.
+                _ => Some(()),
+            },
+        }
+    }
+
+    /// A block sequence whose `- ` sits at `indent`.
+    fn sequence(&mut self, indent: usize) -> Option<()> {
+        while let Some((i, content)) = self.peek() {
+            if i != indent || !is_item(content) {
+                break;
+            }
+            let rest = content.strip_prefix('-')?.strip_prefix(' ').unwrap_or("");
+            if rest.is_empty() || is_item(rest) {
+                return None;
+            }
+            // The item's content starts two columns right of the dash.
+            let inner = indent + 2;
+            if let Some((key, value)) = key_value(rest) {
+                // A mapping item: its first key is on the dash line, the others below.
+                self.lines[self.at] = (inner, rest);
+                let _ = (key, value);
+                self.mapping(inner, &mut |p, _, v, ind| p.skip(v, ind))?;
+            } else {
+                inline_ok(rest)?;
+                self.at += 1;
+                if matches!(self.peek(), Some((i, _)) if i > indent) {
+                    return None;
+                }
+            }
+        }
+        Some(())
+    }
+
+    /// A mapping of plain string values (`data`, `labels`) under a key at `indent`.
+    fn pairs(&mut self, value: Value<'a>, indent: usize) -> Option<Pairs<'a>> {
+        if !matches!(value, Value::Block) {
+            return None;
+        }
+        let child = match self.peek() {
+            Some((i, c)) if i > indent && !is_item(c) => i,
+            _ => return None,
+        };
+        let mut out: Vec<(Str<'a>, Str<'a>)> = Vec::new();
+        self.mapping(child, &mut |p, key, v, ind| {
+            let Value::Inline(raw) = v else { return None };
+            out.push((
+                Str(Cow::Borrowed(key)),
+                Str(Cow::Borrowed(string(Value::Inline(raw))?)),
+            ));
+            // Nothing may follow on deeper lines.
+            match p.peek() {
+                Some((i, _)) if i > ind => None,
+                _ => Some(()),
+            }
+        })?;
+        Some(Pairs(out))
+    }
+
+    fn metadata(&mut self, value: Value<'a>, indent: usize) -> Option<RawMeta<'a>> {
+        if !matches!(value, Value::Block) {
+            return None;
+        }
+        let child = match self.peek() {
+            Some((i, c)) if i > indent && !is_item(c) => i,
+            _ => return None,
+        };
+        let mut meta = RawMeta::default();
+        self.mapping(child, &mut |p, key, v, ind| {
+            match key {
+                "name" => meta.name = Some(Str(Cow::Borrowed(string(v)?))),
+                "namespace" => meta.namespace = Some(Str(Cow::Borrowed(string(v)?))),
+                "labels" => meta.labels = Some(p.pairs(v, ind)?),
+                "<<" => return None,
+                _ => p.skip(v, ind)?,
+            }
+            if matches!(key, "name" | "namespace") && matches!(p.peek(), Some((i, _)) if i > ind) {
+                return None;
+            }
+            Some(())
+        })?;
+        Some(meta)
+    }
+}
+
+fn is_item(content: &str) -> bool {
+    content == "-" || content.starts_with("- ")
+}
+
+/// `key: value`, `key:` (a block follows) or `key: |` (a block scalar); the key plain.
+fn key_value(content: &str) -> Option<(&str, Value<'_>)> {
+    let (key, rest) = match content.find(": ") {
+        Some(i) => (&content[..i], Some(&content[i + 2..])),
+        None => (content.strip_suffix(':')?, None),
+    };
+    let key_ok = !key.is_empty()
+        && key
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
+        && !key.starts_with(['-', '.']);
+    if !key_ok {
+        return None;
+    }
+    let value = match rest.map(str::trim_start) {
+        None | Some("") => Value::Block,
+        Some("|" | "|-" | "|+" | ">" | ">-" | ">+") => Value::BlockScalar,
+        Some(v) => Value::Inline(v),
+    };
+    Some((key, value))
+}
+
+/// Whether a one-line scalar is in the subset (any YAML type): plain without indicators, or
+/// quoted and closed on the line.
+fn inline_ok(v: &str) -> Option<()> {
+    if v != v.trim_end() {
+        return None;
+    }
+    match v.as_bytes()[0] {
+        b'"' => {
+            let body = v.strip_prefix('"')?.strip_suffix('"')?;
+            // Escapes are fine; an unescaped quote inside is not.
+            let mut chars = body.chars();
+            while let Some(c) = chars.next() {
+                match c {
+                    '\\' => {
+                        chars.next()?;
+                    }
+                    '"' => return None,
+                    _ => {}
+                }
+            }
+            Some(())
+        }
+        b'\'' => {
+            let body = v.strip_prefix('\'')?.strip_suffix('\'')?;
+            (!body.replace("''", "").contains('\'')).then_some(())
+        }
+        _ => plain_ok(v).then_some(()),
+    }
+}
+
+fn plain_ok(v: &str) -> bool {
+    let first = v.as_bytes()[0];
+    !b"-?:,[]{}#&*!|>'\"%@`".contains(&first)
+        && !v.contains(": ")
+        && !v.contains(" #")
+        && !v.ends_with(':')
+}
+
+/// A value read as a string: plain, and not a null, bool or number in YAML.
+fn string(value: Value<'_>) -> Option<&str> {
+    let Value::Inline(v) = value else {
+        return None;
+    };
+    if !plain_ok(v) || v != v.trim_end() {
+        return None;
+    }
+    let lower = v.to_ascii_lowercase();
+    let special = matches!(
+        lower.as_str(),
+        "null" | "~" | "true" | "false" | "yes" | "no" | "on" | "off" | "y" | "n"
+    ) || v.parse::<f64>().is_ok()
+        || v.starts_with(['+', '.'])
+        || lower.starts_with("0x")
+        || lower.starts_with("0o")
+        || lower.starts_with("0b");
+    (!special).then_some(v)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ITEM: &str = "apiVersion: v1\ndata:\n  format: Y2xvdWQtY29uZmln\n  value: IyMgdGVtcGxhdGU=\nkind: Secret\nmetadata:\n  annotations:\n    note: |\n      free text: with anything [ { # &\n\n      more\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n  labels:\n    cluster.x-k8s.io/cluster-name: demo\n  name: demo-control-plane-4fplp\n  namespace: default\n  ownerReferences:\n  - apiVersion: bootstrap.cluster.x-k8s.io/v1beta2\n    controller: true\n    kind: RKE2Config\n    name: demo\n  - apiVersion: v1\n    kind: Other\n  resourceVersion: \"1234\"\n  uid: 'a''b'\ntype: cluster.x-k8s.io/secret\n";
+
+    #[test]
+    fn reads_the_kubectl_shape() {
+        let o = object(ITEM).unwrap();
+        assert_eq!(o.kind.unwrap().0, "Secret");
+        assert_eq!(o.secret_type.unwrap().0, "cluster.x-k8s.io/secret");
+        let m = o.metadata.unwrap();
+        assert_eq!(m.name.unwrap().0, "demo-control-plane-4fplp");
+        assert_eq!(m.namespace.unwrap().0, "default");
+        assert_eq!(
+            m.labels
+                .unwrap()
+                .get("cluster.x-k8s.io/cluster-name")
+                .unwrap(),
+            "demo"
+        );
+        let d = o.data.unwrap();
+        assert_eq!(d.get("value").unwrap(), "IyMgdGVtcGxhdGU=");
+        assert!(matches!(d.get("format").unwrap(), Cow::Borrowed(_)));
+    }
+
+    #[test]
+    fn gives_up_outside_the_subset() {
+        for (from, to) in [
+            ("  value: IyMg", "  value: 'IyMg"),
+            ("  value: IyMg", "  value: &a IyMg"),
+            (
+                "  value: IyMgdGVtcGxhdGU=\n",
+                "  value: IyMgdGVtcGxhdGU=\n    more\n",
+            ),
+            ("  name: demo-control-plane-4fplp", "  name: \"x\""),
+            ("  name: demo-control-plane-4fplp", "  name: 123"),
+            ("kind: Secret", "kind: Secret # comment"),
+            ("data:\n", "data: {}\n"),
+            ("type: cluster", "type:\tcluster"),
+            ("kind: Secret\n", "kind: Secret\nkind: Secret\n"),
+            ("  format: Y2xv", "  format: Y2xv\n  format: Y2xv"),
+            ("apiVersion: v1\n", "apiVersion: v1\n# c\n"),
+            (
+                "  creationTimestamp: \"2026-01-01T00:00:00Z\"",
+                "  creationTimestamp: \"2026",
+            ),
+            ("  uid: 'a''b'", "  uid: a: b"),
+            (
+                "    controller: true\n",
+                "    controller: true\n     x: 1\n",
+            ),
+            ("  - apiVersion: v1\n", "  - [a]\n"),
+            ("      more\n", "    less\n"),
+            (
+                "type: cluster.x-k8s.io/secret\n",
+                "type: cluster.x-k8s.io/secret\n  stray: 1\n",
+            ),
+        ] {
+            let text = ITEM.replacen(from, to, 1);
+            assert_ne!(text, ITEM, "{to}");
+            assert!(object(&text).is_none(), "accepted: {to}");
+        }
+    }
+
+    fn summary(o: &RawObject<'_>) -> String {
+        let pairs = |p: &Option<Pairs<'_>>| {
+            p.as_ref().map(|p| {
+                p.0.iter()
+                    .map(|(k, v)| format!("{}={}", k.0, v.0))
+                    .collect::<Vec<_>>()
+            })
+        };
+        let m = o.metadata.as_ref();
+        format!(
+            "{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{:?}|{}",
+            o.kind.as_ref().map(|s| &s.0),
+            o.secret_type.as_ref().map(|s| &s.0),
+            m.and_then(|m| m.name.as_ref()).map(|s| &s.0),
+            m.and_then(|m| m.namespace.as_ref()).map(|s| &s.0),
+            m.map(|m| pairs(&m.labels)),
+            pairs(&o.data),
+            pairs(&o.string_data),
+            o.items.is_some()
+        )
+    }
+
+    /// Differential: wherever the fast path accepts a text, the full parser reads the same.
+    #[test]
+    fn agrees_with_the_full_parser_on_items_and_mutations() {
+        let list = include_str!("../../../../testdata/secrets/list-all.yaml");
+        let mut items: Vec<String> = Vec::new();
+        for line in list.lines().skip_while(|l| *l != "items:").skip(1) {
+            if let Some(rest) = line.strip_prefix("- ") {
+                items.push(format!("{rest}\n"));
+            } else if let Some(rest) = line.strip_prefix("  ") {
+                if let Some(last) = items.last_mut() {
+                    last.push_str(rest);
+                    last.push('\n');
+                }
+            } else {
+                break;
+            }
+        }
+        assert!(items.len() > 30);
+        let mut accepted = 0;
+        let mut checked = 0;
+        let replacements = [
+            " ", ":", "'", "\"", "#", "&", "*", "-", "\t", "\n", "[", "{", "|", "!", "  ", "1",
+        ];
+        for (n, item) in items.iter().enumerate() {
+            let mut texts = vec![item.clone()];
+            // Mutations in the head of the item, where the metadata is.
+            let head: Vec<usize> = item.char_indices().map(|(i, _)| i).take(400).collect();
+            for (k, &at) in head.iter().enumerate().filter(|(k, _)| (k + n) % 7 == 0) {
+                let mut t = item.clone();
+                t.replace_range(
+                    at..at + item[at..].chars().next().map_or(0, char::len_utf8),
+                    replacements[k % replacements.len()],
+                );
+                texts.push(t);
+            }
+            for text in texts {
+                let fast = object(&text);
+                let mut options = serde_saphyr::Options::default();
+                options.with_snippet = false;
+                let full: Result<Option<super::super::raw::Doc<'_>>, _> =
+                    serde_saphyr::from_str_with_options(&text, options);
+                checked += 1;
+                if let Some(fast) = fast {
+                    accepted += 1;
+                    match full {
+                        Ok(Some(super::super::raw::Doc::Object(full))) => {
+                            assert_eq!(summary(&fast), summary(&full), "{text}")
+                        }
+                        other => {
+                            panic!("fast path accepted what the parser reads as {other:?}:\n{text}")
+                        }
+                    }
+                }
+            }
+        }
+        assert!(accepted > 30, "{accepted} of {checked}");
+    }
+}
