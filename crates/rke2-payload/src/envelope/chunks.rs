@@ -77,19 +77,17 @@ impl<R: Read> JsonItems<R> {
         if self.eof {
             return Ok(false);
         }
-        let len = self.buf.len();
-        self.buf.resize(len + BLOCK, 0);
+        // Reads into spare capacity (no zeroing), at most one block.
         let n = loop {
-            match self.reader.read(&mut self.buf[len..]) {
+            match (&mut self.reader)
+                .take(BLOCK as u64)
+                .read_to_end(&mut self.buf)
+            {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    self.buf.truncate(len);
-                    return Err(SplitError::Io(e));
-                }
+                Err(e) => return Err(SplitError::Io(e)),
             }
         };
-        self.buf.truncate(len + n);
         if n == 0 {
             self.eof = true;
         }
