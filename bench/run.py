@@ -11,6 +11,7 @@ import os
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -24,16 +25,19 @@ def build():
 
 
 def measure(cmd, runs):
+    """Best wall time of `runs` runs, and peak RSS as /usr/bin/time reports it."""
     best, rss = None, 0
     for _ in range(runs):
         with tempfile.NamedTemporaryFile("r") as t:
-            proc = subprocess.run(["/usr/bin/time", "-f", "%e %M", "-o", t.name] + cmd,
+            start = time.perf_counter()
+            proc = subprocess.run(["/usr/bin/time", "-f", "%M", "-o", t.name] + cmd,
                                   stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+            wall = time.perf_counter() - start
             if proc.returncode not in (0, 1):
                 sys.exit(f"{cmd} failed: {proc.stderr.decode()[-500:]}")
-            wall, kb = t.read().split()[-2:]
-        best = float(wall) if best is None else min(best, float(wall))
-        rss = max(rss, int(kb))
+            kb = int(t.read().split()[-1])
+        best = wall if best is None else min(best, wall)
+        rss = max(rss, kb)
     return best, rss / 1024
 
 
@@ -63,16 +67,16 @@ def main():
                     continue
                 results[name] = measure(cmd, runs)
             print(f"\n{n} Secrets, {fmt.upper()}, {mb:.1f} MB (best of {runs})")
-            print(f"  {'':24} {'wall s':>8} {'MB/s':>8} {'RSS MiB':>8}")
+            print(f"  {'':24} {'wall ms':>9} {'MB/s':>8} {'RSS MiB':>8}")
             for name, (wall, rss) in results.items():
-                print(f"  {name:24} {wall:8.3f} {mb / max(wall, 1e-3):8.0f} {rss:8.1f}")
+                print(f"  {name:24} {wall * 1000:9.1f} {mb / max(wall, 1e-6):8.0f} {rss:8.1f}")
             py = results.get("python reference", (None,))[0]
             insp, size = results["rke2-payload inspect"][0], results["rke2-payload size"][0]
             floor, env = results["decode floor"][0], results["envelope only"][0]
             if py:
-                print(f"  inspect is {py / max(insp, 1e-3):.1f}x faster than the Python reference")
-            print(f"  size takes {size / max(floor, 1e-3):.2f}x the decode floor, "
-                  f"{size / max(env, 1e-3):.2f}x the envelope alone")
+                print(f"  inspect is {py / max(insp, 1e-6):.1f}x faster than the Python reference")
+            print(f"  size takes {size / max(floor, 1e-6):.2f}x the decode floor, "
+                  f"{size / max(env, 1e-6):.2f}x the envelope alone")
 
 
 if __name__ == "__main__":

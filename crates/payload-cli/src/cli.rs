@@ -88,6 +88,9 @@ pub(crate) struct InputArgs {
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
+    /// Threads working on Secrets (0: one per CPU). Output order is the input's either way.
+    #[arg(long, value_name = "N", default_value_t = 0)]
+    pub(crate) jobs: usize,
 }
 
 #[derive(Debug, Args)]

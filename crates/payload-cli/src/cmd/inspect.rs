@@ -7,7 +7,7 @@ use rke2_payload::Compression;
 use rke2_payload::findings::Severity;
 use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, SecretReport};
 
-use super::{Outcome, input_name, raw_stdout, stream_input, styled};
+use super::{Outcome, input_name, map_input, raw_stdout, styled};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
 
@@ -20,38 +20,46 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     }
     let mut failures: Vec<String> = Vec::new();
     let mut written = 0usize;
-    let summary = stream_input(&args.input, args.name.as_deref(), |secret, decode| {
-        let mut options = InspectOptions::default();
-        options.decode = decode.clone();
-        options.show_secrets = args.show_secrets;
-        let report = match rke2_payload::report::inspect(secret, &options) {
-            Ok(report) => report,
-            Err(e) => {
-                failures.push(e.to_string());
-                return Ok(());
+    let summary = map_input(
+        &args.input,
+        args.name.as_deref(),
+        |secret, decode| {
+            let mut options = InspectOptions::default();
+            options.decode = decode.clone();
+            options.show_secrets = args.show_secrets;
+            let id = secret.id().to_string();
+            rke2_payload::report::inspect(secret, &options).map(|r| (id, r))
+        },
+        |result| {
+            let (id, report) = match result {
+                Ok(done) => done,
+                Err(e) => {
+                    failures.push(e.to_string());
+                    return Ok(());
+                }
+            };
+            if let Some(f) = report
+                .findings
+                .iter()
+                .find(|f| f.id == "document-unreadable")
+            {
+                failures.push(format!("{id}: {}", f.message));
             }
-        };
-        if let Some(f) = report
-            .findings
-            .iter()
-            .find(|f| f.id == "document-unreadable")
-        {
-            failures.push(format!("{}: {}", secret.id(), f.message));
-        }
-        if json {
-            out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
-            serde_json::to_writer(&mut out, &report)?;
-        } else {
-            let mut buf = styled();
-            if written > 0 {
-                writeln!(buf)?;
+            if json {
+                out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
+                serde_json::to_writer(&mut out, &report)?;
+            } else {
+                let mut buf = styled();
+                if written > 0 {
+                    writeln!(buf)?;
+                }
+                text(&mut buf, &report, args.verbose, args.show_secrets)?;
+                out.write_all(&buf.into_inner())?;
             }
-            text(&mut buf, &report, args.verbose, args.show_secrets)?;
-            out.write_all(&buf.into_inner())?;
-        }
-        written += 1;
-        Ok(())
-    })?;
+            written += 1;
+            Ok(())
+        },
+    )?;
     if json {
         writeln!(
             out,

@@ -10,7 +10,7 @@ use rke2_payload::size::{SizeOptions, measure};
 use serde::Serialize;
 
 use super::size::cloud_targets;
-use super::{Outcome, in_input, input_name, name_matches, raw_stdout, stream_input, styled};
+use super::{Outcome, in_input, input_name, map_input, name_matches, raw_stdout, styled};
 use crate::cli::{LintArgs, LintFormat};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN};
 
@@ -60,28 +60,39 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut reports: Vec<SecretReport> = Vec::new();
     let mut findings: Vec<Vec<Finding>> = Vec::new();
     let mut selected: Option<usize> = None;
-    stream_input(&args.input, None, |secret, decode| {
-        let payload = secret.decode(decode)?;
-        let mut inspect = InspectOptions::default();
-        inspect.decode = decode.clone();
-        let mut report = inspect_payload(secret, &payload, &inspect);
-        let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
-        findings.push(lint_secret(&report, &payload, size.as_ref(), &lint));
-        if let Some(name) = &args.name
-            && name_matches(secret, name)
-        {
-            selected = Some(reports.len());
-        }
-        // What the cluster checks need; the rest of the report can go.
-        report.commands.clear();
-        report.keys.clear();
-        report.certificates.clear();
-        report
-            .files
-            .retain(|f| f.path.ends_with("/server/tls/server-ca.crt"));
-        reports.push(report);
-        Ok(())
-    })?;
+    map_input(
+        &args.input,
+        None,
+        |secret, decode| -> Result<(SecretReport, Vec<Finding>, bool), rke2_payload::Error> {
+            let payload = secret.decode(decode)?;
+            let mut inspect = InspectOptions::default();
+            inspect.decode = decode.clone();
+            let mut report = inspect_payload(secret, &payload, &inspect);
+            let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
+            let found = lint_secret(&report, &payload, size.as_ref(), &lint);
+            let named = args
+                .name
+                .as_deref()
+                .is_some_and(|n| name_matches(secret, n));
+            // What the cluster checks need; the rest of the report can go.
+            report.commands.clear();
+            report.keys.clear();
+            report.certificates.clear();
+            report
+                .files
+                .retain(|f| f.path.ends_with("/server/tls/server-ca.crt"));
+            Ok((report, found, named))
+        },
+        |result| {
+            let (report, found, named) = result?;
+            if named {
+                selected = Some(reports.len());
+            }
+            findings.push(found);
+            reports.push(report);
+            Ok(())
+        },
+    )?;
     let refs: Vec<&SecretReport> = reports.iter().collect();
     for (i, finding) in lint_cluster(&refs) {
         findings[i].push(finding);

@@ -42,12 +42,14 @@ pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
     Ok((bytes, options))
 }
 
-/// Streams the input named on the command line: `each` gets every bootstrap Secret (only the
-/// one named by `name`, when given). Files and standard input are read as they are parsed.
-pub(crate) fn stream_input(
+/// Streams the input named on the command line: `work` runs on every bootstrap Secret (only the
+/// one named by `name`, when given) on a pool of threads, and `sink` gets the results in input
+/// order. Files and standard input are read as they are parsed.
+pub(crate) fn map_input<T: Send>(
     args: &InputArgs,
     name: Option<&str>,
-    mut each: impl FnMut(&rke2_payload::BootstrapSecret<'_>, &DecodeOptions) -> Result<()>,
+    work: impl Fn(&rke2_payload::BootstrapSecret<'_>, &DecodeOptions) -> T + Sync,
+    mut sink: impl FnMut(T) -> Result<()>,
 ) -> Result<rke2_payload::envelope::StreamSummary> {
     let options = DecodeOptions::default().with_max_inflated(args.max_inflated);
     let path = &args.file;
@@ -61,18 +63,29 @@ pub(crate) fn stream_input(
             })?,
         )
     };
+    let threads = match args.jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
     let mut failure: Option<anyhow::Error> = None;
     let mut matched = 0;
-    let summary = rke2_payload::envelope::for_each_secret(reader, &options, |secret| {
-        if name.is_some_and(|n| !name_matches(secret, n)) {
-            return Ok(());
-        }
-        matched += 1;
-        each(secret, &options).map_err(|e| {
-            failure = Some(e);
-            rke2_payload::Error::Empty
-        })
-    });
+    let summary = rke2_payload::envelope::map_secrets(
+        reader,
+        &options,
+        threads,
+        |secret| {
+            name.is_none_or(|n| name_matches(secret, n))
+                .then(|| work(secret, &options))
+        },
+        |result| {
+            let Some(result) = result else { return Ok(()) };
+            matched += 1;
+            sink(result).map_err(|e| {
+                failure = Some(e);
+                rke2_payload::Error::Empty
+            })
+        },
+    );
     if let Some(e) = failure {
         return Err(e);
     }

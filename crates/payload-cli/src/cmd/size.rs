@@ -7,7 +7,7 @@ use rke2_payload::Compression;
 use rke2_payload::clouds::{self, Counted};
 use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Target, Verdict, measure};
 
-use super::{Outcome, raw_stdout, stream_input, styled};
+use super::{Outcome, map_input, raw_stdout, styled};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
 
@@ -22,28 +22,36 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
         SizeFormat::Json => write!(out, "{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[")?,
         SizeFormat::Junit | SizeFormat::Text => {}
     }
-    stream_input(&args.input, args.name.as_deref(), |secret, decode| {
-        let payload = secret.decode(decode)?;
-        let report = measure(secret, &payload, &options);
-        fits &= report.fits();
-        match args.output {
-            SizeFormat::Json => {
-                out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
-                serde_json::to_writer(&mut out, &report)?;
-            }
-            SizeFormat::Junit => junit_reports.push(report),
-            SizeFormat::Text => {
-                let mut buf = styled();
-                if written > 0 {
-                    writeln!(buf)?;
+    map_input(
+        &args.input,
+        args.name.as_deref(),
+        |secret, decode| {
+            secret
+                .decode(decode)
+                .map(|payload| measure(secret, &payload, &options))
+        },
+        |report| {
+            let report = report?;
+            fits &= report.fits();
+            match args.output {
+                SizeFormat::Json => {
+                    out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
+                    serde_json::to_writer(&mut out, &report)?;
                 }
-                text(&mut buf, &report)?;
-                out.write_all(&buf.into_inner())?;
+                SizeFormat::Junit => junit_reports.push(report),
+                SizeFormat::Text => {
+                    let mut buf = styled();
+                    if written > 0 {
+                        writeln!(buf)?;
+                    }
+                    text(&mut buf, &report)?;
+                    out.write_all(&buf.into_inner())?;
+                }
             }
-        }
-        written += 1;
-        Ok(())
-    })?;
+            written += 1;
+            Ok(())
+        },
+    )?;
     match args.output {
         SizeFormat::Json => writeln!(out, "\n],\"fits\":{fits}}}")?,
         SizeFormat::Junit => junit(&mut out, &junit_reports)?,

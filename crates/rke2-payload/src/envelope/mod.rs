@@ -8,9 +8,11 @@
 
 mod chunks;
 mod fast;
+mod parallel;
 mod raw;
 mod stream;
 
+pub use parallel::map_secrets;
 pub use stream::{StreamSummary, for_each_secret};
 
 use std::borrow::Cow;
@@ -36,7 +38,17 @@ enum Stored<'a> {
     /// Under `stringData`: the text itself.
     Plain(Cow<'a, str>),
     /// Bare user data: the input is the value.
-    Bare(&'a [u8]),
+    Bare(Cow<'a, [u8]>),
+}
+
+impl Stored<'_> {
+    fn into_owned(self) -> Stored<'static> {
+        match self {
+            Stored::Base64(s) => Stored::Base64(Cow::Owned(s.into_owned())),
+            Stored::Plain(s) => Stored::Plain(Cow::Owned(s.into_owned())),
+            Stored::Bare(b) => Stored::Bare(Cow::Owned(b.into_owned())),
+        }
+    }
 }
 
 /// One Secret that carries bootstrap data (a `value` key), borrowing from the input.
@@ -63,6 +75,17 @@ impl std::fmt::Debug for BootstrapSecret<'_> {
 }
 
 impl<'a> BootstrapSecret<'a> {
+    /// A copy that owns its strings, to keep or send to another thread.
+    pub fn into_owned(self) -> BootstrapSecret<'static> {
+        BootstrapSecret {
+            id: self.id,
+            cluster: self.cluster.map(|c| Cow::Owned(c.into_owned())),
+            secret_type: self.secret_type.map(|c| Cow::Owned(c.into_owned())),
+            value: self.value.into_owned(),
+            format: self.format.map(Stored::into_owned),
+        }
+    }
+
     /// Where the Secret was found.
     pub fn id(&self) -> &SecretId {
         &self.id
@@ -107,7 +130,8 @@ impl<'a> BootstrapSecret<'a> {
             }
             Stored::Plain(Cow::Borrowed(text)) => Ok(Cow::Borrowed(text.as_bytes())),
             Stored::Plain(Cow::Owned(text)) => Ok(Cow::Owned(text.clone().into_bytes())),
-            Stored::Bare(bytes) => Ok(Cow::Borrowed(bytes)),
+            Stored::Bare(Cow::Borrowed(bytes)) => Ok(Cow::Borrowed(bytes)),
+            Stored::Bare(Cow::Owned(bytes)) => Ok(Cow::Owned(bytes.clone())),
         }
     }
 
@@ -264,7 +288,7 @@ impl<'a> Envelope<'a> {
                 id: SecretId::default(),
                 cluster: None,
                 secret_type: None,
-                value: Stored::Bare(input),
+                value: Stored::Bare(Cow::Borrowed(input)),
                 format: None,
             }],
             skipped_secrets: 0,
