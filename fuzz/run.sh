@@ -8,14 +8,14 @@ cd "$(dirname "$0")"
 seconds="${1:-10}"; shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(envelope payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip)
+  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip)
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 for t in "${targets[@]}"; do
   corpus="corpus/$t"
   mkdir -p "$corpus" "regressions/$t" artifacts/"$t"
   case "$t" in
-    envelope|inspect) cp -n ../testdata/secrets/*.yaml ../testdata/secrets/*.json ../testdata/bad/* "$corpus"/ 2>/dev/null || true ;;
+    envelope|inspect|stream) cp -n ../testdata/secrets/*.yaml ../testdata/secrets/*.json ../testdata/bad/* "$corpus"/ 2>/dev/null || true ;;
     payload|cloudconfig|ignition) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
     pki) cp -n ../testdata/gen/keys/*.crt ../testdata/gen/keys/*.key "$corpus"/ 2>/dev/null || true ;;
     *) ;;

@@ -31,6 +31,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("pki", pem),
     ("rke2_config", rke2_config),
     ("inspect", inspect),
+    ("stream", stream),
     ("roundtrip", roundtrip),
 ];
 
@@ -43,6 +44,39 @@ pub fn envelope(data: &[u8]) {
             let _ = secret.decode(&options);
         }
     }
+}
+
+/// Differential: the streaming reader (with its kubectl fast path and JSON item splitter) hands
+/// over the same Secrets as the in-memory parser whenever both succeed.
+pub fn stream(data: &[u8]) {
+    let options = options();
+    let mut streamed = Vec::new();
+    let s = crate::envelope::for_each_secret(data, &options, |secret| {
+        streamed.push((
+            secret.id().clone(),
+            secret.base64_len(),
+            secret.value().ok().map(Cow::into_owned),
+        ));
+        Ok(())
+    });
+    let Ok(envelope) = Envelope::parse(data, &options) else {
+        return;
+    };
+    if s.is_err() {
+        return;
+    }
+    let parsed: Vec<_> = envelope
+        .secrets
+        .iter()
+        .map(|s| {
+            (
+                s.id().clone(),
+                s.base64_len(),
+                s.value().ok().map(Cow::into_owned),
+            )
+        })
+        .collect();
+    assert_eq!(streamed, parsed, "stream and parse disagree");
 }
 
 /// Payload sniffing, inflate and the Ignition wrapper, under every declared format.
