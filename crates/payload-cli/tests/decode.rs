@@ -1,25 +1,13 @@
 //! `rke2-payload decode` and `clouds` from the outside: exit codes, bytes written, messages.
 
-use std::path::PathBuf;
+mod common;
+
+use common::*;
+
 use std::process::Command as Process;
 
-use assert_cmd::Command;
 use predicates::prelude::*;
 use serde_json::Value;
-
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
-
-fn cmd() -> Command {
-    Command::cargo_bin("rke2-payload").expect("binary")
-}
-
-fn fixtures() -> Vec<Value> {
-    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
-    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
-    all.into_iter().filter(|e| e["kind"] == "Secret").collect()
-}
 
 #[test]
 fn decode_writes_exactly_the_rendered_user_data() {
@@ -246,22 +234,6 @@ fn clouds_lists_every_required_platform() {
         .assert()
         .success()
         .stdout(predicate::str::contains("openstack").and(predicate::str::contains("49,149")));
-}
-
-/// Runs an external validator if it is installed; under `CI=true` a missing one is a failure.
-fn validator(program: &str) -> Option<String> {
-    let found = Process::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{program} is not installed, but CI=true requires it (apt-get install ignition cloud-init)"
-        );
-    }
-    found
 }
 
 #[test]

@@ -1,26 +1,14 @@
 //! `encode` and `redact`: round trips on every fixture, deterministic output, the validators
 //! accept what is written, and redacted Secrets keep every non-secret fact and no secret.
 
-use std::path::PathBuf;
+mod common;
+
+use common::*;
+
 use std::process::Command as Process;
 
-use assert_cmd::Command;
 use rke2_payload::document::sha256_hex;
 use serde_json::Value;
-
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
-
-fn cmd() -> Command {
-    Command::cargo_bin("rke2-payload").expect("binary")
-}
-
-fn fixtures() -> Vec<Value> {
-    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
-    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
-    all.into_iter().filter(|e| e["kind"] == "Secret").collect()
-}
 
 fn stdout(args: &[&str], input: Option<Vec<u8>>) -> Vec<u8> {
     let mut c = cmd();
@@ -113,19 +101,6 @@ fn gzip_on_and_off_round_trip_deterministically() {
     let doc: Value = serde_json::from_slice(&json).expect("json secret");
     assert_eq!(doc["kind"], "Secret");
     assert!(doc["metadata"]["ownerReferences"].is_array());
-}
-
-fn validator(program: &str) -> Option<String> {
-    let found = Process::new("sh")
-        .args(["-c", &format!("command -v {program}")])
-        .output()
-        .ok()
-        .filter(|o| o.status.success())
-        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
-    if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
-        panic!("{program} is required under CI=true");
-    }
-    found
 }
 
 #[test]

@@ -1,15 +1,15 @@
 //! Hostile input: every case ends with a clear exit-2 error (or, where the input is valid, a
 //! normal result), in bounded time, never a crash.
 
+mod common;
+
+use common::*;
+
 use std::path::{Path, PathBuf};
 use std::process::Output;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
 
 fn temp(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("rke2-payload-hostile-{}", std::process::id()));

@@ -1,14 +1,11 @@
 //! `rke2-payload lint`: each check fires on a payload that has the fault and stays quiet on one
 //! that does not; CAPRKE2's clean payloads lint clean.
 
-use std::path::PathBuf;
+mod common;
 
-use assert_cmd::Command;
+use common::*;
+
 use serde_json::Value;
-
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
 
 fn userdata(name: &str) -> String {
     std::fs::read_to_string(testdata().join("secrets").join(name)).expect(name)
@@ -28,8 +25,7 @@ fn secret(name: &str, format: &str, text: &str) -> String {
 
 /// Runs lint on YAML input; returns (exit code, JSON document).
 fn lint(input: &str, args: &[&str]) -> (i32, Value) {
-    let out = Command::cargo_bin("rke2-payload")
-        .expect("binary")
+    let out = cmd()
         .args(["lint", "-", "--output", "json"])
         .args(args)
         .write_stdin(input.to_owned())
@@ -77,8 +73,7 @@ fn clean_caprke2_payloads_lint_clean() {
         if file.contains("checksum") || file.contains("empty-format") || file.contains("extras") {
             continue;
         }
-        let out = Command::cargo_bin("rke2-payload")
-            .expect("binary")
+        let out = cmd()
             .args(["lint", "--output", "json"])
             .arg(testdata().join("secrets").join(file))
             .output()
@@ -89,8 +84,7 @@ fn clean_caprke2_payloads_lint_clean() {
         assert_eq!(doc["summary"]["warnings"], 0, "{file}: {doc}");
     }
     // The whole cluster together: the cross-Secret checks agree too (one planted error only).
-    let out = Command::cargo_bin("rke2-payload")
-        .expect("binary")
+    let out = cmd()
         .args(["lint", "--output", "json"])
         .arg(testdata().join("secrets/list-all.json"))
         .output()
@@ -343,8 +337,7 @@ fn node_and_file_checks() {
 
 #[test]
 fn payload_not_utf8_is_info() {
-    let out = Command::cargo_bin("rke2-payload")
-        .expect("binary")
+    let out = cmd()
         .args(["lint", "--output", "json"])
         .arg(testdata().join("secrets/worker-cloud-config-gzip-online.yaml"))
         .output()
@@ -431,8 +424,7 @@ fn cluster_checks() {
 fn cloud_size_checks_and_sarif() {
     let file = testdata().join("secrets/init-cloud-config-extras.yaml");
     let run = |args: &[&str]| {
-        Command::cargo_bin("rke2-payload")
-            .expect("binary")
+        cmd()
             .arg("lint")
             .arg(&file)
             .args(args)
@@ -503,8 +495,7 @@ fn cloud_config_schema_own_rules_and_cloud_init_schema() {
     assert!(messages.contains("/users"), "{messages}");
     let (_, doc) = lint(&secret("w", "cloud-config", &worker), &[]);
     assert!(!doc.to_string().contains("cloud-config-schema"), "{doc}");
-    let out = Command::cargo_bin("rke2-payload")
-        .expect("binary")
+    let out = cmd()
         .args(["lint", "-", "--cloud-init-schema", "/nonexistent.json"])
         .write_stdin(worker)
         .output()

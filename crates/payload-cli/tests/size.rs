@@ -1,23 +1,10 @@
 //! `rke2-payload size`: exact figures, each cloud's counting rule, exit codes, JSON and JUnit.
 
-use std::path::PathBuf;
+mod common;
 
-use assert_cmd::Command;
+use common::*;
+
 use serde_json::Value;
-
-fn testdata() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
-}
-
-fn cmd() -> Command {
-    Command::cargo_bin("rke2-payload").expect("binary")
-}
-
-fn fixtures() -> Vec<Value> {
-    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
-    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
-    all.into_iter().filter(|e| e["kind"] == "Secret").collect()
-}
 
 /// The limits and counting rules, restated here from the platforms' documentation so that the
 /// test does not read them from the code it checks.

@@ -350,6 +350,16 @@ pub fn scrub(message: &str) -> String {
     }
 }
 
+/// A parser's message for an error: scrubbed of input text, without the position the parser
+/// appends (errors carry it separately).
+pub(crate) fn parser_message(message: &str) -> String {
+    let message = scrub(message);
+    match message.find(" at line ") {
+        Some(i) => message[..i].to_owned(),
+        None => message,
+    }
+}
+
 /// Shortens a string for an error message, on a char boundary.
 pub(crate) fn shorten(s: &str, max: usize) -> String {
     if s.len() <= max {

@@ -9,7 +9,7 @@ use serde::Deserialize;
 use serde_json::Value;
 
 use super::{Command, Content, DocumentError, File, Problem};
-use crate::error::{Position, scrub};
+use crate::error::Position;
 use crate::{b64, gzip};
 
 /// The most bytes one `write_files` entry may inflate to.
@@ -366,11 +366,7 @@ fn position(e: &serde_saphyr::Error) -> Position {
 }
 
 fn clean_message(e: &serde_saphyr::Error) -> String {
-    let message = scrub(&e.to_string());
-    match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
-    }
+    crate::error::parser_message(&e.to_string())
 }
 
 /// Finds the unquoted sequence item that most likely broke the parse (the error is often reported

@@ -6,7 +6,6 @@
 use serde::Deserialize;
 
 use super::{Command, Content, DocumentError, File, Problem};
-use crate::error::scrub;
 use crate::{dataurl, gzip};
 
 /// The most bytes one file's contents may inflate to.
@@ -230,13 +229,12 @@ impl Ignition {
     /// Reads an Ignition config.
     pub fn parse(text: &str) -> Result<Self, DocumentError> {
         let raw: RawConfig = serde_json::from_str(text).map_err(|e| DocumentError::Ignition {
-            message: {
-                let m = scrub(&e.to_string());
-                match m.find(" at line ") {
-                    Some(i) => format!("{} at line {}, column {}", &m[..i], e.line(), e.column()),
-                    None => m,
-                }
-            },
+            message: format!(
+                "{} at line {}, column {}",
+                crate::error::parser_message(&e.to_string()),
+                e.line(),
+                e.column()
+            ),
         })?;
         let mut problems = Vec::new();
         let version = raw.ignition.version.unwrap_or_default();

@@ -18,7 +18,7 @@ pub use stream::{StreamSummary, for_each_secret};
 use std::borrow::Cow;
 
 use crate::b64;
-use crate::error::{Error, Position, SecretId, Syntax, scrub, shorten};
+use crate::error::{Error, Position, SecretId, Syntax, shorten};
 use crate::gzip;
 use crate::options::DecodeOptions;
 use crate::payload::DeclaredFormat;
@@ -242,7 +242,8 @@ impl<'a> Envelope<'a> {
         let mut others = Vec::new();
         if first.starts_with('{') || first.starts_with('[') {
             envelope.syntax = Some(Syntax::Json);
-            let doc: Doc<'a> = serde_json::from_str(text).map_err(|e| json_error(&e, text))?;
+            let doc: Doc<'a> =
+                serde_json::from_str(text).map_err(|e| json_error(&e, text.as_bytes(), 0))?;
             if let Doc::Object(object) = &doc
                 && object.ignition.is_some()
             {
@@ -253,7 +254,7 @@ impl<'a> Envelope<'a> {
             envelope.syntax = Some(Syntax::Yaml);
             let docs: Vec<Doc<'a>> =
                 serde_saphyr::from_str_multiple_with_options(text, yaml_options(text, options))
-                    .map_err(|e| yaml_error(&e))?;
+                    .map_err(|e| yaml_error(&e, 0))?;
             let mut index = 0;
             for doc in docs {
                 envelope.add(doc, &mut index, &mut others);
@@ -398,39 +399,27 @@ impl<'a> Envelope<'a> {
 
     /// Picks one bootstrap Secret by `name` or `namespace/name`; with no name, the only one.
     pub fn select(&self, wanted: Option<&str>) -> Result<&BootstrapSecret<'a>, Error> {
-        let Some(wanted) = wanted else {
-            return match self.secrets.as_slice() {
-                [one] => Ok(one),
-                many => Err(Error::Ambiguous {
-                    count: many.len(),
-                    names: shorten(
-                        &many
-                            .iter()
-                            .map(|s| s.id.to_string().replace("Secret ", ""))
-                            .collect::<Vec<_>>()
-                            .join(", "),
-                        200,
-                    ),
-                }),
-            };
+        let matches: Vec<&BootstrapSecret<'a>> = match wanted {
+            None => self.secrets.iter().collect(),
+            Some(wanted) => {
+                let (namespace, name) = match wanted.split_once('/') {
+                    Some((ns, name)) => (Some(ns), name),
+                    None => (None, wanted),
+                };
+                self.secrets
+                    .iter()
+                    .filter(|s| s.name() == Some(name))
+                    .filter(|s| namespace.is_none() || s.namespace() == namespace)
+                    .collect()
+            }
         };
-        let (namespace, name) = match wanted.split_once('/') {
-            Some((ns, name)) => (Some(ns), name),
-            None => (None, wanted),
-        };
-        let matches: Vec<_> = self
-            .secrets
-            .iter()
-            .filter(|s| s.name() == Some(name))
-            .filter(|s| namespace.is_none() || s.namespace() == namespace)
-            .collect();
-        match matches.as_slice() {
-            [one] => Ok(one),
-            [] => Err(Error::SecretNotFound {
+        match (matches.as_slice(), wanted) {
+            ([one], _) => Ok(one),
+            ([], Some(wanted)) => Err(Error::SecretNotFound {
                 wanted: wanted.to_owned(),
                 available: self.secrets.len(),
             }),
-            many => Err(Error::Ambiguous {
+            (many, _) => Err(Error::Ambiguous {
                 count: many.len(),
                 names: shorten(
                     &many
@@ -528,46 +517,43 @@ fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr::Options {
     yaml
 }
 
-fn yaml_error(e: &serde_saphyr::Error) -> Error {
-    let at = e.location().map(|l| Position {
-        line: l.line(),
-        column: l.column(),
-        offset: l.span().byte_offset(),
-    });
-    let message = scrub(&e.to_string());
-    // The parser appends its own position; the error carries it separately.
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
-    };
+/// A YAML parse error; `line_offset` places a part of the input within the whole.
+pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
     Error::Syntax {
         syntax: Syntax::Yaml,
-        message,
-        at,
+        message: crate::error::parser_message(&e.to_string()),
+        at: e.location().map(|l| Position {
+            line: l.line() + line_offset,
+            column: l.column(),
+            offset: if line_offset == 0 {
+                l.span().byte_offset()
+            } else {
+                None
+            },
+        }),
     }
 }
 
-fn json_error(e: &serde_json::Error, text: &str) -> Error {
-    let line = e.line() as u64;
-    let column = e.column() as u64;
-    let offset = text
-        .split_inclusive('\n')
+/// A JSON parse error in `text`, which starts at `base` bytes into the whole input.
+pub(crate) fn json_error(e: &serde_json::Error, text: &[u8], base: u64) -> Error {
+    let within: usize = text
+        .split_inclusive(|&b| b == b'\n')
         .take(e.line().saturating_sub(1))
-        .map(|l| l.len() as u64)
-        .sum::<u64>()
-        + column.saturating_sub(1);
-    let message = scrub(&e.to_string());
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
+        .map(<[u8]>::len)
+        .sum::<usize>()
+        + e.column().saturating_sub(1);
+    let (line, column) = if base == 0 {
+        (e.line() as u64, e.column() as u64)
+    } else {
+        (0, 0)
     };
     Error::Syntax {
         syntax: Syntax::Json,
-        message,
-        at: (line > 0).then_some(Position {
+        message: crate::error::parser_message(&e.to_string()),
+        at: (e.line() > 0).then_some(Position {
             line,
             column,
-            offset: Some(offset),
+            offset: Some(base + within as u64),
         }),
     }
 }

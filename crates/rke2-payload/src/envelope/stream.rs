@@ -11,7 +11,8 @@ use std::io::{BufRead, Read};
 use super::chunks::{JsonItems, Piece, SplitError};
 use super::raw::Doc;
 use super::{BootstrapSecret, Envelope};
-use crate::error::{Error, Position, Syntax, scrub};
+use super::{json_error, yaml_error};
+use crate::error::{Error, Position, Syntax};
 use crate::options::DecodeOptions;
 
 /// What a streamed input held, besides the Secrets handed over.
@@ -159,47 +160,6 @@ fn io_error(e: std::io::Error) -> Error {
     Error::Io {
         what: "the input".to_owned(),
         error: e,
-    }
-}
-
-/// A parse error inside one item, placed at its byte offset in the whole input.
-fn json_error(e: &serde_json::Error, item: &[u8], item_offset: u64) -> Error {
-    let message = scrub(&e.to_string());
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
-    };
-    let within: usize = item
-        .split_inclusive(|&b| b == b'\n')
-        .take(e.line().saturating_sub(1))
-        .map(<[u8]>::len)
-        .sum::<usize>()
-        + e.column().saturating_sub(1);
-    Error::Syntax {
-        syntax: Syntax::Json,
-        message,
-        at: Some(Position {
-            line: 0,
-            column: 0,
-            offset: Some(item_offset + within as u64),
-        }),
-    }
-}
-
-fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
-    let message = scrub(&e.to_string());
-    let message = match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
-    };
-    Error::Syntax {
-        syntax: Syntax::Yaml,
-        message,
-        at: e.location().map(|l| Position {
-            line: l.line() + line_offset,
-            column: l.column(),
-            offset: None,
-        }),
     }
 }
 
