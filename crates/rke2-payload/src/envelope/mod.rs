@@ -500,7 +500,8 @@ pub(crate) fn is_cloud_init_text(text: &str) -> bool {
     .any(|prefix| text.starts_with(prefix))
 }
 
-fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr::Options {
+/// Parser options for a YAML text: budgets scaled to its length, depth and aliases strict.
+pub(crate) fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr::Options {
     // Scale the parser's budget with the input; keep depth and aliases strict.
     let mut budget = serde_saphyr::Budget::default();
     let scale = text.len() / 64 + 1;

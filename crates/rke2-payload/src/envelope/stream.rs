@@ -120,7 +120,6 @@ pub fn for_each_secret<R: Read>(
     } else {
         state.syntax = Some(Syntax::Yaml);
         let mut split = YamlSplit::new(reader);
-        let yaml_options = stream_options(options);
         loop {
             let piece = split.next_piece().map_err(io_error)?;
             let first_line = match piece {
@@ -128,11 +127,10 @@ pub fn for_each_secret<R: Read>(
                 YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
             };
             let text = std::mem::take(&mut split.text);
-            let result =
-                parse_yaml_object(&text, &yaml_options, first_line).and_then(|doc| match doc {
-                    Some(doc) => state.take(doc),
-                    None => Ok(()),
-                });
+            let result = parse_yaml_object(&text, options, first_line).and_then(|doc| match doc {
+                Some(doc) => state.take(doc),
+                None => Ok(()),
+            });
             split.text = text;
             result?;
         }
@@ -161,23 +159,6 @@ fn io_error(e: std::io::Error) -> Error {
         what: "the input".to_owned(),
         error: e,
     }
-}
-
-fn stream_options(options: &DecodeOptions) -> serde_saphyr::Options {
-    // The stream is unbounded in length; what it may not do is nest deeply or expand aliases.
-    let mut budget = serde_saphyr::Budget::default();
-    budget.max_reader_input_bytes = None;
-    budget.max_events = usize::MAX;
-    budget.max_nodes = usize::MAX;
-    budget.max_total_scalar_bytes = usize::MAX;
-    budget.max_documents = usize::MAX;
-    budget.max_depth = options.max_depth;
-    budget.max_aliases = 1_000;
-    budget.max_anchors = 1_000;
-    let mut yaml = serde_saphyr::Options::default();
-    yaml.budget = Some(budget);
-    yaml.with_snippet = false;
-    yaml
 }
 
 struct State<'f> {
@@ -213,7 +194,7 @@ impl State<'_> {
 /// full parser. `None` for an empty document.
 fn parse_yaml_object<'t>(
     text: &'t [u8],
-    options: &serde_saphyr::Options,
+    options: &DecodeOptions,
     first_line: u64,
 ) -> Result<Option<Doc<'t>>, Error> {
     let text = std::str::from_utf8(text).map_err(|e| Error::Syntax {
@@ -227,8 +208,9 @@ fn parse_yaml_object<'t>(
     if let Some(object) = super::fast::object(text) {
         return Ok(Some(Doc::Object(Box::new(object))));
     }
-    let doc: Option<Doc<'t>> = serde_saphyr::from_str_with_options(text, options.clone())
-        .map_err(|e| yaml_error(&e, first_line.saturating_sub(1)))?;
+    let doc: Option<Doc<'t>> =
+        serde_saphyr::from_str_with_options(text, super::yaml_options(text, options))
+            .map_err(|e| yaml_error(&e, first_line.saturating_sub(1)))?;
     Ok(doc)
 }
 
