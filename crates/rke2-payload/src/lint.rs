@@ -222,7 +222,7 @@ pub fn lint_secret(
             ),
         ));
     }
-    if compression_is_raw_gzip(payload) {
+    if payload.compression() == Compression::Gzip {
         out.push(Finding::new(
             "payload-not-utf8",
             Severity::Info,
@@ -467,10 +467,6 @@ pub fn lint_secret(
         }
     }
     out
-}
-
-fn compression_is_raw_gzip(payload: &Payload<'_>) -> bool {
-    payload.compression() == Compression::Gzip
 }
 
 /// Checks across the payloads of one cluster. Returns (index into `reports`, finding).

@@ -30,10 +30,11 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
         Some(to) if to != payload.format() => {
             let document = Document::parse(&payload)
                 .with_context(|| format!("reading the user data of {}", secret.id()))?;
-            let converted = match (&document, to) {
-                (Document::CloudConfig(c), Format::Ignition) => convert::to_ignition(c),
-                (Document::Ignition(i), Format::CloudConfig) => convert::to_cloud_config(i),
-                _ => unreachable!("the document format is the payload's"),
+            // The document has the payload's format, so its kind says where it goes.
+            let converted = match &document {
+                Document::CloudConfig(c) => convert::to_ignition(c),
+                Document::Ignition(i) => convert::to_cloud_config(i),
+                _ => anyhow::bail!("this user data cannot be converted"),
             }
             .with_context(|| format!("converting {}", secret.id()))?;
             let gzip = gzip.unwrap_or(payload.compression().is_gzip());
@@ -44,7 +45,7 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
     let bytes = match args.emit {
         Emit::Value => value.into_owned(),
         Emit::Base64 => {
-            let mut text = rke2_payload_base64(&value);
+            let mut text = rke2_payload::encode::base64(&value);
             text.push('\n');
             text.into_bytes()
         }
@@ -61,9 +62,4 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
     };
     write_bytes(&bytes, args.out.as_deref(), args.force)?;
     Ok(Outcome::Ok)
-}
-
-/// Standard padded base64, as a `user_data_base64`-style argument takes it.
-fn rke2_payload_base64(bytes: &[u8]) -> String {
-    rke2_payload::encode::base64(bytes)
 }

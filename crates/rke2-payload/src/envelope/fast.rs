@@ -151,10 +151,9 @@ impl<'a> Parser<'a> {
             }
             // The item's content starts two columns right of the dash.
             let inner = indent + 2;
-            if let Some((key, value)) = key_value(rest) {
+            if key_value(rest).is_some() {
                 // A mapping item: its first key is on the dash line, the others below.
                 self.lines[self.at] = (inner, rest);
-                let _ = (key, value);
                 self.mapping(inner, &mut |p, _, v, ind| p.skip(v, ind))?;
             } else {
                 inline_ok(rest)?;
