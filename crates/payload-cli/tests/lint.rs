@@ -202,6 +202,19 @@ fn server_checks() {
         ),
         &secret("j", "cloud-config", &join),
     );
+    // CAPRKE2 appends the endpoint host even when it is empty.
+    fires(
+        "tls-san-missing-server-host",
+        &secret(
+            "i",
+            "cloud-config",
+            &init.replace(
+                "        - demo-apiserver.example.internal\n",
+                "        - \"\"\n",
+            ),
+        ),
+        &secret("i", "cloud-config", &init),
+    );
     let (_, doc) = lint(
         &secret(
             "j",

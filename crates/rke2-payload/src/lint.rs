@@ -280,6 +280,18 @@ pub fn lint_secret(
     // tls-san on control planes.
     if matches!(report.role, Some(Role::Init | Role::Server)) && r.config_found {
         let san_has = |host: &str| r.tls_san.iter().any(|s| s.eq_ignore_ascii_case(host));
+        if r.tls_san.iter().any(|s| s.trim().is_empty())
+            && !r.tls_san.iter().all(|s| s.trim().is_empty())
+        {
+            out.push(
+                Finding::new(
+                    "tls-san-missing-server-host",
+                    Severity::Warning,
+                    "tls-san has an empty entry: CAPRKE2 appends the controlPlaneEndpoint host, which was empty",
+                )
+                .at_path(rke2::CONFIG_PATH),
+            );
+        }
         if r.tls_san.iter().all(|s| s.trim().is_empty()) {
             out.push(
                 Finding::new(
