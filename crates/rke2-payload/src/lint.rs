@@ -258,7 +258,7 @@ pub fn lint_secret(
                 );
             }
         }
-        (None, Some(Role::Agent)) => out.push(
+        (None, Some(Role::Agent)) if r.config_found => out.push(
             Finding::new(
                 "server-missing",
                 Severity::Error,
