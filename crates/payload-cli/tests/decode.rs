@@ -295,3 +295,32 @@ fn decoded_user_data_passes_the_real_validators() {
         assert!(checked >= 29, "only {checked} payloads validated");
     }
 }
+
+/// On a terminal (util-linux `script` gives one), binary output is refused; text is written.
+#[test]
+fn binary_is_never_written_to_a_terminal() {
+    let Some(script) = validator("script") else {
+        return;
+    };
+    let bin = assert_cmd::cargo::cargo_bin("rke2-payload");
+    let run = |args: &str| {
+        let out = std::process::Command::new(&script)
+            .args(["-qec", &format!("{} {args}", bin.display()), "/dev/null"])
+            .output()
+            .expect("script");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let gz = testdata().join("secrets/worker-cloud-config-gzip-online.yaml");
+    let (code, text) = run(&format!("decode --raw {}", gz.display()));
+    assert_eq!(code, Some(2), "{text}");
+    assert!(
+        text.contains("refusing to write 643 bytes of binary data to a terminal"),
+        "{text}"
+    );
+    let (code, text) = run(&format!("decode {}", gz.display()));
+    assert_eq!(code, Some(0), "{text}");
+    assert!(text.contains("#cloud-config"));
+}
