@@ -92,10 +92,11 @@ pub fn payload(data: &[u8]) {
     let _ = gzip::inflate(data, 1 << 20);
 }
 
-/// cloud-config and its `write_files` encodings.
+/// cloud-config and its `write_files` encodings; the fast path against the full parser.
 pub fn cloudconfig(data: &[u8]) {
     if let Ok(text) = std::str::from_utf8(data) {
         let _ = CloudConfig::parse(text);
+        CloudConfig::check_fast_path(text);
     }
 }
 

@@ -75,6 +75,60 @@ struct RawSource {
 impl CloudConfig {
     /// Reads a cloud-config text.
     pub fn parse(text: &str) -> Result<Self, DocumentError> {
+        match super::cloudconfig_fast::parse(text) {
+            Some(fast) => Ok(Self::from_fast(text, fast)),
+            None => Self::parse_full(text),
+        }
+    }
+
+    /// The document CAPRKE2 renders, read by the fast path.
+    fn from_fast(text: &str, fast: super::cloudconfig_fast::Fast) -> Self {
+        let mut config = CloudConfig {
+            jinja: text.trim_start().starts_with("## template: jinja"),
+            files: Vec::with_capacity(fast.files.len()),
+            commands: fast
+                .runcmd
+                .into_iter()
+                .map(|line| Command {
+                    line,
+                    origin: "runcmd".to_owned(),
+                })
+                .collect(),
+            ntp: None,
+            other: Vec::new(),
+            repaired_lines: Vec::new(),
+            problems: Vec::new(),
+        };
+        for entry in fast.files {
+            config.add_file(Entry {
+                path: Some(entry.path),
+                content: entry.content,
+                binary: false,
+                encoding: entry.encoding,
+                owner: entry.owner,
+                permissions: entry.permissions,
+                append: None,
+                source_uri: None,
+                at: None,
+            });
+        }
+        config
+    }
+
+    /// Panics if the fast path reads `text` differently from the full parser (for fuzzing).
+    pub(crate) fn check_fast_path(text: &str) {
+        if let Some(fast) = super::cloudconfig_fast::parse(text) {
+            let fast = Self::from_fast(text, fast);
+            let full = Self::parse_full(text).expect("the fast path read what the parser rejects");
+            assert_eq!(fast.files, full.files, "files differ");
+            assert_eq!(fast.commands, full.commands, "commands differ");
+            assert_eq!(fast.jinja, full.jinja);
+            assert!(full.other.is_empty() && full.problems.len() == fast.problems.len());
+        }
+    }
+
+    /// Reads a cloud-config text with the full YAML parser (and the tolerant second pass).
+    fn parse_full(text: &str) -> Result<Self, DocumentError> {
         let jinja = text.trim_start().starts_with("## template: jinja");
         let mut problems = Vec::new();
         let mut repaired_lines = Vec::new();
@@ -144,7 +198,7 @@ impl CloudConfig {
                         TopValue::Other(_) => Vec::new(),
                     };
                     for entry in entries {
-                        config.add_file(entry, &current);
+                        config.add_file(Entry::from_raw(entry, &current));
                     }
                 }
                 "runcmd" | "bootcmd" => {
@@ -211,17 +265,13 @@ impl CloudConfig {
         }
     }
 
-    fn add_file(&mut self, raw: RawWriteFile, text: &str) {
+    fn add_file(&mut self, raw: Entry) {
         let Some(path) = raw.path.filter(|p| !p.is_empty()) else {
             self.problems.push(Problem {
                 id: "cloud-config-schema",
                 message: "a write_files entry has no path; cloud-init fails on it".to_owned(),
                 path: None,
-                at: raw.content.as_ref().map(|c| Position {
-                    line: c.referenced.line(),
-                    column: c.referenced.column(),
-                    offset: None,
-                }),
+                at: raw.at,
             });
             return;
         };
@@ -239,11 +289,11 @@ impl CloudConfig {
             }
         };
         let encoding = raw.encoding.map(|e| e.trim().to_ascii_lowercase());
-        let binary = content_is_tagged(&raw.content, text);
-        let content = match (&raw.content, raw.source.and_then(|s| s.uri)) {
+        let binary = raw.binary;
+        let content = match (&raw.content, raw.source_uri) {
             (None, Some(uri)) => Content::Remote(uri),
             (content, _) => {
-                let body = content.as_ref().map(|c| c.value.as_str()).unwrap_or("");
+                let body = content.as_deref().unwrap_or("");
                 match decode_content(body, binary, encoding.as_deref()) {
                     Ok(bytes) => Content::Inline(bytes),
                     Err(why) => Content::Undecodable(why),
@@ -274,10 +324,44 @@ impl CloudConfig {
     }
 }
 
-fn content_is_tagged(content: &Option<serde_saphyr::Spanned<String>>, text: &str) -> bool {
-    content
-        .as_ref()
-        .is_some_and(|c| tagged_binary(text, c.referenced.line()))
+/// One `write_files` entry, however it was read.
+struct Entry {
+    path: Option<String>,
+    content: Option<String>,
+    /// The content is tagged `!!binary`.
+    binary: bool,
+    encoding: Option<String>,
+    owner: Option<String>,
+    permissions: Option<Value>,
+    append: Option<bool>,
+    source_uri: Option<String>,
+    /// Where the entry's content is, for messages.
+    at: Option<Position>,
+}
+
+impl Entry {
+    fn from_raw(raw: RawWriteFile, text: &str) -> Self {
+        let binary = raw
+            .content
+            .as_ref()
+            .is_some_and(|c| tagged_binary(text, c.referenced.line()));
+        let at = raw.content.as_ref().map(|c| Position {
+            line: c.referenced.line(),
+            column: c.referenced.column(),
+            offset: None,
+        });
+        Entry {
+            path: raw.path,
+            content: raw.content.map(|c| c.value),
+            binary,
+            encoding: raw.encoding,
+            owner: raw.owner,
+            permissions: raw.permissions,
+            append: raw.append,
+            source_uri: raw.source.and_then(|s| s.uri),
+            at,
+        }
+    }
 }
 
 /// The top level, read key by key so `write_files` is typed and everything else kept as data.
@@ -537,6 +621,79 @@ mod tests {
     use super::*;
 
     const WORKER: &str = "## template: jinja\n#cloud-config\n\nwrite_files:\n-   path: /etc/rancher/rke2/registries.yaml\n    owner: root:root\n    permissions: '0640'\n    content: |\n      configs: null\n      mirrors: {}\n      \n-   path: /etc/rancher/rke2/config.yaml\n    owner: root:root\n    permissions: '0640'\n    content: |\n      server: https://10.0.1.10:9345\n      token: abc\n      \n\n\nruncmd:\n  - 'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION=v1.32.5+rke2r1 INSTALL_RKE2_TYPE=\"agent\" sh -s -'\n  - 'systemctl start rke2-agent.service'\n  - \"echo \\\"done\\\"\"\n";
+
+    /// A comparable view of a parsed document.
+    fn view(c: &CloudConfig) -> String {
+        let files: Vec<String> = c
+            .files
+            .iter()
+            .map(|f| {
+                format!(
+                    "{:?}|{:?}|{:?}|{:?}|{:?}|{}",
+                    f.path,
+                    f.mode,
+                    f.owner,
+                    f.encoding,
+                    f.bytes(),
+                    f.append
+                )
+            })
+            .collect();
+        let problems: Vec<&str> = c.problems.iter().map(|p| p.id).collect();
+        format!(
+            "{}|{files:?}|{:?}|{:?}|{}|{problems:?}",
+            c.jinja,
+            c.commands,
+            c.other.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            c.ntp.is_some()
+        )
+    }
+
+    /// Differential: wherever the fast path reads a document, the full parser reads the same.
+    #[test]
+    fn fast_path_agrees_with_the_full_parser() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/secrets");
+        let mut texts = Vec::new();
+        for entry in std::fs::read_dir(dir).unwrap() {
+            let path = entry.unwrap().path();
+            if path.extension().is_some_and(|e| e == "userdata") {
+                let text = std::fs::read_to_string(&path).unwrap();
+                if text.contains("#cloud-config") {
+                    texts.push(text);
+                }
+            }
+        }
+        assert!(texts.len() >= 15);
+        let (mut fast, mut total) = (0, 0);
+        let swaps = [
+            " ", ":", "'", "\"", "#", "-", "\t", "\n", "|", "[", "\\", "  ", "0", "&",
+        ];
+        for (n, text) in texts.iter().enumerate() {
+            let mut variants = vec![text.clone()];
+            let positions: Vec<usize> = text.char_indices().map(|(i, _)| i).collect();
+            for (k, &at) in positions
+                .iter()
+                .enumerate()
+                .filter(|(k, _)| (k * 7 + n) % 53 == 0)
+            {
+                let mut t = text.clone();
+                let len = text[at..].chars().next().map_or(0, char::len_utf8);
+                t.replace_range(at..at + len, swaps[k % swaps.len()]);
+                variants.push(t);
+            }
+            for t in variants {
+                total += 1;
+                if let Some(f) = super::super::cloudconfig_fast::parse(&t) {
+                    fast += 1;
+                    let full = CloudConfig::parse_full(&t).unwrap_or_else(|e| {
+                        panic!("fast path read what the parser rejects ({e}):\n{t}")
+                    });
+                    assert_eq!(view(&CloudConfig::from_fast(&t, f)), view(&full), "{t}");
+                }
+            }
+        }
+        assert!(fast > 20, "{fast} of {total}");
+    }
 
     #[test]
     fn reads_caprke2_worker() {

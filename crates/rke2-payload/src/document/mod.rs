@@ -1,6 +1,7 @@
 //! The document layer: a cloud-config or Ignition config read into one view of files and commands.
 
 pub mod cloudconfig;
+mod cloudconfig_fast;
 pub mod ignition;
 
 use std::borrow::Cow;
