@@ -124,6 +124,14 @@ pub struct ConfigError {
 impl Rke2Config {
     /// Reads a `config.yaml` text.
     pub fn parse(text: &str) -> Result<Self, ConfigError> {
+        match fast_map(text) {
+            Some(map) => Ok(Self::from_map(map)),
+            None => Self::parse_full(text),
+        }
+    }
+
+    /// Reads a `config.yaml` text with the full YAML parser.
+    fn parse_full(text: &str) -> Result<Self, ConfigError> {
         let mut options = serde_saphyr::Options::default();
         options.with_snippet = false;
         let value: Option<Value> =
@@ -149,6 +157,10 @@ impl Rke2Config {
                 });
             }
         };
+        Ok(Self::from_map(map))
+    }
+
+    fn from_map(map: serde_json::Map<String, Value>) -> Self {
         let mut config = Rke2Config::default();
         let mut s3 = EtcdS3::default();
         let mut has_s3 = false;
@@ -192,7 +204,7 @@ impl Rke2Config {
         if has_s3 {
             config.etcd_s3 = Some(s3);
         }
-        Ok(config)
+        config
     }
 
     /// The `provider-id=` value inside `kubelet-arg`.
@@ -220,6 +232,115 @@ impl Rke2Config {
         let endpoint = self.datastore_endpoint.as_ref()?.expose();
         Some(redact_userinfo(endpoint))
     }
+}
+
+/// A fast path for the `config.yaml` yaml.v3 writes: `key: scalar` and `key:` followed by
+/// `- scalar` items, scalars quoted or plain strings, `true`/`false`, and plain decimal
+/// integers. Anything else (`None`) goes to the full parser; a differential test holds the
+/// two together.
+fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
+    let mut map = serde_json::Map::new();
+    let mut list: Option<(String, usize, Vec<Value>)> = None;
+    for line in text.split('\n') {
+        if line.bytes().all(|b| b == b' ') {
+            continue;
+        }
+        if line.contains(['\t', '\r', '#']) {
+            return None;
+        }
+        let indent = line.len() - line.trim_start_matches(' ').len();
+        let content = &line[indent..];
+        if let Some(item) = content.strip_prefix("- ") {
+            let (_, dash, items) = list.as_mut()?;
+            if *dash == usize::MAX {
+                *dash = indent;
+            } else if *dash != indent {
+                return None;
+            }
+            items.push(scalar_value(item)?);
+            continue;
+        }
+        if indent != 0 {
+            return None;
+        }
+        if let Some((key, _, items)) = list.take() {
+            if items.is_empty() || map.insert(key, Value::Array(items)).is_some() {
+                return None;
+            }
+        }
+        let (key, value) = match content.split_once(": ") {
+            Some((k, v)) => (k, Some(v)),
+            None => (content.strip_suffix(':')?, None),
+        };
+        if key.is_empty()
+            || !key
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'))
+        {
+            return None;
+        }
+        match value {
+            Some(v) => {
+                if map.insert(key.to_owned(), scalar_value(v)?).is_some() {
+                    return None;
+                }
+            }
+            None => list = Some((key.to_owned(), usize::MAX, Vec::new())),
+        }
+    }
+    if let Some((key, _, items)) = list.take() {
+        if items.is_empty() || map.insert(key, Value::Array(items)).is_some() {
+            return None;
+        }
+    }
+    Some(map)
+}
+
+/// One scalar of the fast path's subset.
+fn scalar_value(raw: &str) -> Option<Value> {
+    if raw.is_empty() || raw != raw.trim_matches(' ') {
+        return None;
+    }
+    if let Some(body) = raw.strip_prefix('\'') {
+        let body = body.strip_suffix('\'')?;
+        if body.replace("''", "").contains('\'') {
+            return None;
+        }
+        return Some(Value::String(body.replace("''", "'")));
+    }
+    if let Some(body) = raw.strip_prefix('"') {
+        let body = body.strip_suffix('"')?;
+        // Escapes other than none at all: leave them to the parser.
+        if body.contains(['\\', '"']) {
+            return None;
+        }
+        return Some(Value::String(body.to_owned()));
+    }
+    match raw {
+        "true" => return Some(Value::Bool(true)),
+        "false" => return Some(Value::Bool(false)),
+        _ => {}
+    }
+    if raw.bytes().all(|b| b.is_ascii_digit()) {
+        if raw.len() > 1 && raw.starts_with('0') {
+            return None;
+        }
+        return raw.parse::<u64>().ok().map(Value::from);
+    }
+    let first = raw.as_bytes()[0];
+    let lower = raw.to_ascii_lowercase();
+    let special = b"-?:,[]{}#&*!|>'\"%@`+.".contains(&first)
+        || raw.contains(": ")
+        || raw.ends_with(':')
+        || matches!(
+            lower.as_str(),
+            "null" | "~" | "yes" | "no" | "on" | "off" | "y" | "n" | "true" | "false"
+        )
+        || raw.parse::<f64>().is_ok()
+        || lower.starts_with("0x")
+        || lower.starts_with("0o")
+        || raw.bytes().next().is_some_and(|b| b.is_ascii_digit());
+    (!special).then(|| Value::String(raw.to_owned()))
 }
 
 /// `scheme://user:password@host` → `scheme://user:<redacted>@host`.
@@ -412,6 +533,51 @@ mod tests {
         );
         assert!(!format!("{c:?}").contains("461787c0"));
         assert!(!format!("{c:?}").contains("hunter22"));
+    }
+
+    /// Differential: where the fast path reads a config, the full parser reads the same.
+    #[test]
+    fn fast_path_agrees_with_the_full_parser() {
+        let index = include_str!("../../../testdata/secrets/INDEX.json");
+        let index: Vec<Value> = serde_json::from_str(index).unwrap();
+        let mut configs: Vec<String> = index
+            .iter()
+            .filter_map(|e| e["config_yaml"].as_str().map(str::to_owned))
+            .collect();
+        configs.push(INIT.to_owned());
+        configs.push(
+            "a: 007\nb: '1'\nc: \"x\\ty\"\nd: 1.5\ne: yes\nf:\n- x\n- 2\ng: [1]\n".to_owned(),
+        );
+        let swaps = [
+            " ", ":", "'", "\"", "#", "-", "\n", "0", "1", "y", "~", "[", ".",
+        ];
+        let (mut fast, mut total) = (0, 0);
+        for (n, text) in configs.iter().enumerate() {
+            let mut variants = vec![text.clone()];
+            for (k, (at, c)) in text
+                .char_indices()
+                .enumerate()
+                .filter(|(k, _)| (k + n) % 3 == 0)
+            {
+                let mut t = text.clone();
+                t.replace_range(at..at + c.len_utf8(), swaps[k % swaps.len()]);
+                variants.push(t);
+            }
+            for t in variants {
+                total += 1;
+                if let Some(map) = fast_map(&t) {
+                    fast += 1;
+                    let mut options = serde_saphyr::Options::default();
+                    options.with_snippet = false;
+                    let full: Option<Value> = serde_saphyr::from_str_with_options(&t, options)
+                        .unwrap_or_else(|e| {
+                            panic!("fast path read what the parser rejects ({e}):\n{t}")
+                        });
+                    assert_eq!(Some(Value::Object(map)), full, "{t}");
+                }
+            }
+        }
+        assert!(fast > 50, "{fast} of {total}");
     }
 
     #[test]

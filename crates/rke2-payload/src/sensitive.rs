@@ -63,6 +63,11 @@ pub fn classify(file: &File) -> Sensitive {
 
 /// Values of the given keys anywhere in a YAML document.
 fn yaml_values(text: &str, keys: &[&str]) -> Vec<SecretString> {
+    // Nothing to find unless a key is in the text (keys match case-insensitively).
+    let lower = text.to_ascii_lowercase();
+    if !keys.iter().any(|k| lower.contains(k)) {
+        return Vec::new();
+    }
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     match serde_saphyr::from_str_with_options::<Value>(text, options) {
