@@ -263,10 +263,10 @@ fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
         if indent != 0 {
             return None;
         }
-        if let Some((key, _, items)) = list.take() {
-            if items.is_empty() || map.insert(key, Value::Array(items)).is_some() {
-                return None;
-            }
+        if let Some((key, _, items)) = list.take()
+            && (items.is_empty() || map.insert(key, Value::Array(items)).is_some())
+        {
+            return None;
         }
         let (key, value) = match content.split_once(": ") {
             Some((k, v)) => (k, Some(v)),
@@ -288,10 +288,10 @@ fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
             None => list = Some((key.to_owned(), usize::MAX, Vec::new())),
         }
     }
-    if let Some((key, _, items)) = list.take() {
-        if items.is_empty() || map.insert(key, Value::Array(items)).is_some() {
-            return None;
-        }
+    if let Some((key, _, items)) = list.take()
+        && (items.is_empty() || map.insert(key, Value::Array(items)).is_some())
+    {
+        return None;
     }
     Some(map)
 }
