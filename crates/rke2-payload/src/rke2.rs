@@ -339,7 +339,12 @@ fn scalar_value(raw: &str) -> Option<Value> {
         || raw.parse::<f64>().is_ok()
         || lower.starts_with("0x")
         || lower.starts_with("0o")
-        || raw.bytes().next().is_some_and(|b| b.is_ascii_digit());
+        // A leading digit could start a number in some notation, unless a character no
+        // number has (such as `/` in a CIDR) settles it.
+        || (raw.as_bytes()[0].is_ascii_digit()
+            && raw
+                .bytes()
+                .all(|b| b.is_ascii_hexdigit() || b"._+-:xXoO".contains(&b)));
     (!special).then(|| Value::String(raw.to_owned()))
 }
 
@@ -547,6 +552,10 @@ mod tests {
         configs.push(INIT.to_owned());
         configs.push(
             "a: 007\nb: '1'\nc: \"x\\ty\"\nd: 1.5\ne: yes\nf:\n- x\n- 2\ng: [1]\n".to_owned(),
+        );
+        configs.push(
+            "h: 10.42.0.0/16\ni: 1_000\nj: 1:20\nk: 123abcz\nl: 1e3\nm: 0x1F\nn: 10.0.1.10\n"
+                .to_owned(),
         );
         let swaps = [
             " ", ":", "'", "\"", "#", "-", "\n", "0", "1", "y", "~", "[", ".",
