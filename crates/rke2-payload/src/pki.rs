@@ -162,12 +162,10 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
         };
         let raw = &body_start[..end];
         let headers = raw.lines().any(|l| l.contains(':'));
-        let body = raw
-            .lines()
-            .filter(|l| !l.contains(':'))
-            .flat_map(|l| l.chars())
-            .filter(|c| !c.is_ascii_whitespace())
-            .collect();
+        let mut body = String::with_capacity(raw.len());
+        for line in raw.lines().filter(|l| !l.contains(':')) {
+            body.extend(line.split_ascii_whitespace());
+        }
         blocks.push(Block {
             label,
             headers,
