@@ -315,8 +315,8 @@ pub enum DataUrlError {
 /// Removes quoted input text from a parser message, so that an error about a line holding a
 /// token never repeats the token.
 ///
-/// Both `"…"` and `` `…` `` spans are shortened to `"…"` when they are longer than 24 bytes or look
-/// like data rather than a key name; the rest of the message is kept.
+/// Double-quoted spans (how serde and the parsers quote values) become `"…"`. Backtick spans
+/// (how serde names fields) are kept when they look like a key name.
 pub fn scrub(message: &str) -> String {
     let mut out = String::with_capacity(message.len());
     let mut rest = message;
@@ -327,7 +327,8 @@ pub fn scrub(message: &str) -> String {
         match after.find(quote) {
             Some(end) => {
                 let inner = &after[..end];
-                let looks_like_key = inner.len() <= 24
+                let looks_like_key = quote == '`'
+                    && inner.len() <= 40
                     && inner
                         .bytes()
                         .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));

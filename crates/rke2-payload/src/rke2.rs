@@ -36,7 +36,9 @@ impl Role {
 }
 
 /// `config.yaml`, with the keys this tool knows typed and every other key kept.
-#[derive(Debug, Clone, Default)]
+///
+/// Its `Debug` output shows secrets as fingerprints and other keys by name only.
+#[derive(Clone, Default)]
 pub struct Rke2Config {
     /// `server`: the URL to join (absent on the first control plane).
     pub server: Option<String>,
@@ -72,6 +74,28 @@ pub struct Rke2Config {
     pub datastore_endpoint: Option<SecretString>,
     /// Every other key with its value, in file order.
     pub other: Vec<(String, Value)>,
+}
+
+impl std::fmt::Debug for Rke2Config {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Rke2Config")
+            .field("server", &self.server)
+            .field("token", &self.token)
+            .field("agent_token", &self.agent_token)
+            .field("tls_san", &self.tls_san)
+            .field("cluster_cidr", &self.cluster_cidr)
+            .field("service_cidr", &self.service_cidr)
+            .field("cni", &self.cni)
+            .field("provider_id", &self.provider_id())
+            .field("cloud_provider_name", &self.cloud_provider_name)
+            .field("etcd_s3", &self.etcd_s3)
+            .field("datastore_endpoint", &self.datastore_endpoint_redacted())
+            .field(
+                "other",
+                &self.other.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .finish_non_exhaustive()
+    }
 }
 
 /// etcd snapshot upload to S3.

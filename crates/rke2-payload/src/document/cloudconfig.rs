@@ -19,7 +19,10 @@ const MAX_FILE_INFLATE: u64 = 16 << 20;
 const MAX_REPAIRS: usize = 32;
 
 /// A parsed cloud-config.
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` output names files, keys and counts; it never shows contents, commands or values,
+/// which may hold secrets.
+#[derive(Clone)]
 pub struct CloudConfig {
     /// Whether the document starts with `## template: jinja` (cloud-init renders it as Jinja).
     pub jinja: bool,
@@ -35,6 +38,23 @@ pub struct CloudConfig {
     pub repaired_lines: Vec<u64>,
     /// Problems noticed while reading.
     pub problems: Vec<Problem>,
+}
+
+impl std::fmt::Debug for CloudConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("CloudConfig")
+            .field("jinja", &self.jinja)
+            .field("files", &self.files)
+            .field("commands", &self.commands.len())
+            .field("ntp", &self.ntp.is_some())
+            .field(
+                "other",
+                &self.other.iter().map(|(k, _)| k).collect::<Vec<_>>(),
+            )
+            .field("repaired_lines", &self.repaired_lines)
+            .field("problems", &self.problems)
+            .finish()
+    }
 }
 
 /// The `ntp` module's settings.
@@ -720,6 +740,11 @@ mod tests {
         assert_eq!(c.commands[2].line, "echo \"done\"");
         assert!(c.problems.is_empty());
         assert!(c.repaired_lines.is_empty());
+        let debug = format!("{c:?}");
+        assert!(
+            !debug.contains("token") && !debug.contains("curl"),
+            "{debug}"
+        );
     }
 
     #[test]

@@ -12,7 +12,9 @@ use crate::{dataurl, gzip};
 const MAX_FILE_INFLATE: u64 = 16 << 20;
 
 /// A parsed Ignition config.
-#[derive(Debug, Clone)]
+///
+/// Its `Debug` output names files and units and counts the rest; it never shows contents.
+#[derive(Clone)]
 pub struct Ignition {
     /// `ignition.version`.
     pub version: String,
@@ -34,6 +36,26 @@ pub struct Ignition {
     pub config_sources: Vec<String>,
     /// Problems `ignition-validate` would report, and others.
     pub problems: Vec<Problem>,
+}
+
+impl std::fmt::Debug for Ignition {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Ignition")
+            .field("version", &self.version)
+            .field("files", &self.files)
+            .field("directories", &self.directories.len())
+            .field("links", &self.links.len())
+            .field("filesystems", &self.filesystems.len())
+            .field(
+                "units",
+                &self.units.iter().map(|u| &u.name).collect::<Vec<_>>(),
+            )
+            .field("users", &self.users.len())
+            .field("commands", &self.commands.len())
+            .field("config_sources", &self.config_sources.len())
+            .field("problems", &self.problems)
+            .finish()
+    }
 }
 
 /// A directory entry.
