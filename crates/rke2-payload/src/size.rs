@@ -122,7 +122,8 @@ pub struct SizeReport {
     pub gzip_base64_bytes: u64,
     /// One verdict per target.
     pub clouds: Vec<Verdict>,
-    /// The biggest parts of the user data, largest first.
+    /// The biggest parts of the user data, largest first (when asked for).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
     pub contributors: Vec<Contributor>,
 }
 
