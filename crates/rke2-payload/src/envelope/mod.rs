@@ -152,7 +152,7 @@ impl<'a> BootstrapSecret<'a> {
         match &self.value {
             Stored::Base64(text) => {
                 let bytes = text.as_bytes();
-                let breaks = bytes.iter().filter(|b| matches!(b, b'\n' | b'\r')).count();
+                let breaks = memchr::memchr2_iter(b'\n', b'\r', bytes).count();
                 (bytes.len() - breaks) as u64
             }
             Stored::Plain(text) => b64::encoded_len(text.len() as u64),
