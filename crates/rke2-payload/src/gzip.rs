@@ -104,6 +104,57 @@ pub fn deflate(data: &[u8], level: u32) -> Vec<u8> {
     }
 }
 
+/// The length [`deflate`] would give for `data`, without keeping the output: a compressor per
+/// thread is reused, which saves setting one up for every payload.
+pub fn deflated_len(data: &[u8], level: u32) -> u64 {
+    use std::cell::RefCell;
+    thread_local! {
+        static STATE: RefCell<Option<(u32, flate2::Compress, Vec<u8>)>> = const { RefCell::new(None) };
+    }
+    STATE.with(|state| {
+        let mut state = state.borrow_mut();
+        let level = level.min(9);
+        let fresh = !matches!(&*state, Some((l, _, _)) if *l == level);
+        if fresh {
+            *state = Some((
+                level,
+                flate2::Compress::new(flate2::Compression::new(level), false),
+                Vec::with_capacity(1 << 16),
+            ));
+        }
+        let Some((_, compress, out)) = state.as_mut() else {
+            return deflate(data, level).len() as u64;
+        };
+        compress.reset();
+        // The same calls as flate2's writer makes: data without flushing, then a finish.
+        let mut input = data;
+        let mut total = 0u64;
+        let mut finishing = false;
+        loop {
+            out.clear();
+            let before_in = compress.total_in();
+            let before_out = compress.total_out();
+            let flush = if finishing {
+                flate2::FlushCompress::Finish
+            } else {
+                flate2::FlushCompress::None
+            };
+            let status = compress.compress_vec(input, out, flush);
+            let consumed = (compress.total_in() - before_in) as usize;
+            input = &input[consumed.min(input.len())..];
+            total += compress.total_out() - before_out;
+            match status {
+                Ok(flate2::Status::StreamEnd) => break,
+                Ok(_) if !finishing && input.is_empty() => finishing = true,
+                Ok(_) => {}
+                Err(_) => return deflate(data, level).len() as u64,
+            }
+        }
+        // The gzip header (10 bytes) and trailer (CRC-32 and length, 8 bytes).
+        total + 18
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -116,6 +167,19 @@ mod tests {
         assert_eq!(&gz[4..8], &[0, 0, 0, 0], "mtime must be 0");
         assert_eq!(gz, deflate(&text, 6));
         assert_eq!(inflate(&gz, 1 << 20).unwrap(), text);
+    }
+
+    #[test]
+    fn deflated_len_is_the_length_of_deflate() {
+        let text = b"## template: jinja\n#cloud-config\nruncmd: []\n".repeat(500);
+        let big: Vec<u8> = (0..300_000u32)
+            .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+            .collect();
+        for data in [&b""[..], b"x", &text[..], &text[..777], &big[..]] {
+            for level in [1, 6, 9] {
+                assert_eq!(deflated_len(data, level), deflate(data, level).len() as u64);
+            }
+        }
     }
 
     #[test]
@@ -167,6 +231,11 @@ mod tests {
             let mut input = MAGIC.to_vec();
             input.extend(data);
             let _ = inflate(&input, 1 << 16);
+        }
+
+        #[test]
+        fn deflated_len_matches(data: Vec<u8>, level in 0u32..=9) {
+            proptest::prop_assert_eq!(deflated_len(&data, level), deflate(&data, level).len() as u64);
         }
 
         #[test]

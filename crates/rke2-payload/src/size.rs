@@ -26,7 +26,7 @@ use crate::clouds::{Cloud, Counted, GzipSafety};
 use crate::document::Document;
 use crate::envelope::BootstrapSecret;
 use crate::gzip;
-use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper};
+use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper_len};
 use crate::sensitive;
 
 /// The schema id of the size JSON document.
@@ -212,8 +212,8 @@ pub fn measure(
 /// What `gzipUserData: true` makes of the user data.
 fn gzip_size(payload: &Payload<'_>) -> u64 {
     match payload.format() {
-        Format::CloudConfig => gzip::deflate(payload.userdata(), 6).len() as u64,
-        Format::Ignition => ignition_gzip_wrapper(payload.userdata()).len() as u64,
+        Format::CloudConfig => gzip::deflated_len(payload.userdata(), 6),
+        Format::Ignition => ignition_gzip_wrapper_len(payload.userdata()),
     }
 }
 
