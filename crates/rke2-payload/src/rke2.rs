@@ -263,6 +263,9 @@ impl Rke2Config {
 /// integers. Anything else (`None`) goes to the full parser; a differential test holds the
 /// two together.
 fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
+    if !crate::envelope::yaml_printable(text) {
+        return None;
+    }
     let mut map = serde_json::Map::new();
     let mut list: Option<(String, usize, Vec<Value>)> = None;
     for line in text.split('\n') {

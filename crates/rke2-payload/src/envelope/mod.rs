@@ -12,6 +12,7 @@ mod parallel;
 mod raw;
 mod stream;
 
+pub(crate) use fast::yaml_printable;
 pub use parallel::map_secrets;
 pub use stream::{StreamSummary, for_each_secret};
 
