@@ -364,7 +364,7 @@ impl Entry {
         let binary = raw
             .content
             .as_ref()
-            .is_some_and(|c| tagged_binary(text, c.referenced.line()));
+            .is_some_and(|c| tagged_binary(text, c.referenced.span().byte_offset()));
         let at = raw.content.as_ref().map(|c| Position {
             line: c.referenced.line(),
             column: c.referenced.column(),
@@ -513,16 +513,21 @@ fn quote_item_near(text: &str, error_line: u64) -> Option<(u64, u64, String)> {
     Some((candidate as u64 + 1, column as u64 + 1, out))
 }
 
-/// Whether the value on `line` (1-based) is tagged `!!binary`.
-fn tagged_binary(text: &str, line: u64) -> bool {
-    let Some(index) = usize::try_from(line).ok().and_then(|l| l.checked_sub(1)) else {
+/// Whether the value that starts at byte `offset` is tagged `!!binary`: the token before it
+/// (after a block scalar header, if any) is the tag.
+fn tagged_binary(text: &str, offset: Option<u64>) -> bool {
+    let Some(offset) = offset.and_then(|o| usize::try_from(o).ok()) else {
         return false;
     };
-    // The tag sits on the key's line or, for a block scalar, the line that holds the value start.
-    text.lines()
-        .skip(index.saturating_sub(1))
-        .take(2)
-        .any(|l| l.contains("!!binary") || l.contains("!binary"))
+    let Some(before) = text.get(..offset) else {
+        return false;
+    };
+    let mut t = before.trim_end();
+    let last = t.rsplit(char::is_whitespace).next().unwrap_or(t);
+    if last.starts_with(['|', '>']) && last[1..].chars().all(|c| "+-0123456789".contains(c)) {
+        t = t[..t.len() - last.len()].trim_end();
+    }
+    t.ends_with("!!binary") || t.ends_with("!<tag:yaml.org,2002:binary>")
 }
 
 fn parse_mode(value: &Value) -> Result<u32, ()> {
@@ -789,6 +794,13 @@ mod tests {
             Content::Remote("https://example.com/x".into())
         );
         assert!(c.problems.is_empty(), "{:?}", c.problems);
+        // A tag inside block content is content, not a tag (found by fuzzing).
+        let c = CloudConfig::parse_full(
+            "#cloud-config\nwrite_files:\n- path: /x\n  content: |\n    a !!binary b\n",
+        )
+        .unwrap();
+        assert_eq!(c.files[0].bytes(), Some(&b"a !!binary b\n"[..]));
+        assert_eq!(c.files[0].encoding, None);
     }
 
     #[test]
