@@ -232,14 +232,7 @@ impl<'a> Envelope<'a> {
         if is_cloud_init_text(first) {
             return Ok(Self::bare(input));
         }
-        let mut envelope = Envelope {
-            syntax: None,
-            secrets: Vec::new(),
-            skipped_secrets: 0,
-            skipped_objects: 0,
-            missing_value: None,
-            skipped_sensitive: Vec::new(),
-        };
+        let mut envelope = Envelope::empty();
         let mut others = Vec::new();
         if first.starts_with('{') || first.starts_with('[') {
             envelope.syntax = Some(Syntax::Json);
@@ -284,20 +277,15 @@ impl<'a> Envelope<'a> {
     }
 
     fn bare(input: &'a [u8]) -> Self {
-        Envelope {
-            syntax: None,
-            secrets: vec![BootstrapSecret {
-                id: SecretId::default(),
-                cluster: None,
-                secret_type: None,
-                value: Stored::Bare(Cow::Borrowed(input)),
-                format: None,
-            }],
-            skipped_secrets: 0,
-            skipped_objects: 0,
-            missing_value: None,
-            skipped_sensitive: Vec::new(),
-        }
+        let mut envelope = Envelope::empty();
+        envelope.secrets.push(BootstrapSecret {
+            id: SecretId::default(),
+            cluster: None,
+            secret_type: None,
+            value: Stored::Bare(Cow::Borrowed(input)),
+            format: None,
+        });
+        envelope
     }
 
     pub(crate) fn add(&mut self, doc: Doc<'a>, index: &mut usize, others: &mut Vec<String>) {
