@@ -128,10 +128,13 @@ fn text(out: &mut impl Write, report: &SizeReport) -> Result<()> {
         Compression::IgnitionWrapper { .. } => "gzip in an Ignition wrapper",
         _ => "compressed",
     };
+    let heading = match report.name {
+        Some(_) => format!("Secret {}", title(report)),
+        None => "User data".to_owned(),
+    };
     writeln!(
         out,
-        "{BOLD}Secret {}{BOLD:#}  {DIM}{}, {compression}{DIM:#}",
-        title(report),
+        "{BOLD}{heading}{BOLD:#}  {DIM}{}, {compression}{DIM:#}",
         report.format
     )?;
     let gzip = if report.compression.is_gzip() {
