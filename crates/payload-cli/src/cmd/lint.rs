@@ -10,7 +10,7 @@ use rke2_payload::size::{SizeOptions, measure};
 use serde::Serialize;
 
 use super::size::cloud_targets;
-use super::{Outcome, in_input, input_name, map_input, name_matches, raw_stdout, styled};
+use super::{Outcome, in_input, input_name, map_input, raw_stdout, styled};
 use crate::cli::{LintArgs, LintFormat};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN};
 
@@ -70,10 +70,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             let mut report = inspect_payload(secret, &payload, &inspect);
             let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
             let found = lint_secret(&report, &payload, size.as_ref(), &lint);
-            let named = args
-                .name
-                .as_deref()
-                .is_some_and(|n| name_matches(secret, n));
+            let named = args.name.as_deref().is_some_and(|n| secret.is_named(n));
             // What the cluster checks need; the rest of the report can go.
             report.commands.clear();
             report.keys.clear();

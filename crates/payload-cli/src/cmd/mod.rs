@@ -74,7 +74,7 @@ pub(crate) fn map_input<T: Send>(
         &options,
         threads,
         |secret| {
-            name.is_none_or(|n| name_matches(secret, n))
+            name.is_none_or(|n| secret.is_named(n))
                 .then(|| work(secret, &options))
         },
         |result| {
@@ -100,14 +100,6 @@ pub(crate) fn map_input<T: Send>(
         );
     }
     Ok(summary)
-}
-
-/// Whether a Secret is the one named `name` or `namespace/name`.
-pub(crate) fn name_matches(secret: &rke2_payload::BootstrapSecret<'_>, wanted: &str) -> bool {
-    match wanted.split_once('/') {
-        Some((ns, name)) => secret.namespace() == Some(ns) && secret.name() == Some(name),
-        None => secret.name() == Some(wanted),
-    }
 }
 
 /// Standard output for machine-readable formats: buffered, no colour processing.

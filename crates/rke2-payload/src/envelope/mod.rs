@@ -102,6 +102,14 @@ impl<'a> BootstrapSecret<'a> {
         self.id.namespace.as_deref()
     }
 
+    /// Whether this is the Secret named `name` or `namespace/name`.
+    pub fn is_named(&self, wanted: &str) -> bool {
+        match wanted.split_once('/') {
+            Some((ns, name)) => self.namespace() == Some(ns) && self.name() == Some(name),
+            None => self.name() == Some(wanted),
+        }
+    }
+
     /// The `cluster.x-k8s.io/cluster-name` label.
     pub fn cluster(&self) -> Option<&str> {
         self.cluster.as_deref()
@@ -390,17 +398,7 @@ impl<'a> Envelope<'a> {
     pub fn select(&self, wanted: Option<&str>) -> Result<&BootstrapSecret<'a>, Error> {
         let matches: Vec<&BootstrapSecret<'a>> = match wanted {
             None => self.secrets.iter().collect(),
-            Some(wanted) => {
-                let (namespace, name) = match wanted.split_once('/') {
-                    Some((ns, name)) => (Some(ns), name),
-                    None => (None, wanted),
-                };
-                self.secrets
-                    .iter()
-                    .filter(|s| s.name() == Some(name))
-                    .filter(|s| namespace.is_none() || s.namespace() == namespace)
-                    .collect()
-            }
+            Some(wanted) => self.secrets.iter().filter(|s| s.is_named(wanted)).collect(),
         };
         match (matches.as_slice(), wanted) {
             ([one], _) => Ok(one),
