@@ -5,8 +5,6 @@ mod common;
 
 use common::*;
 
-use std::process::Command as Process;
-
 use rke2_payload::document::sha256_hex;
 use serde_json::Value;
 
@@ -105,14 +103,6 @@ fn gzip_on_and_off_round_trip_deterministically() {
 
 #[test]
 fn what_encode_writes_passes_the_validators() {
-    let (Some(ignition), Some(cloud_init)) =
-        (validator("ignition-validate"), validator("cloud-init"))
-    else {
-        return;
-    };
-    let dir = std::env::temp_dir().join(format!("rke2-payload-encode-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let target = dir.join("payload");
     for name in [
         "worker-ignition-online.yaml",
         "init-ignition-gzip-airgapped.yaml",
@@ -123,44 +113,20 @@ fn what_encode_writes_passes_the_validators() {
         let file = testdata().join("secrets").join(name);
         let file = file.to_str().expect("path");
         for flag in ["--gzip", "--no-gzip"] {
-            let value = stdout(&["encode", file, flag, "--emit", "value"], None);
+            let what = format!("{name} {flag}");
             if name.contains("ignition") {
                 // The stored value itself (the wrapper, or the config) is what Ignition reads.
-                std::fs::write(&target, &value).expect("write");
-                let out = Process::new(&ignition)
-                    .arg(&target)
-                    .output()
-                    .expect("validator");
-                assert!(
-                    out.status.success(),
-                    "{name} {flag}: {}",
-                    String::from_utf8_lossy(&out.stderr)
-                );
+                let value = stdout(&["encode", file, flag, "--emit", "value"], None);
+                assert_valid("ignition", &value, &what);
             } else {
                 let userdata = stdout(
                     &["decode", "-"],
                     Some(stdout(&["encode", file, flag], None)),
                 );
-                let text = String::from_utf8(userdata).expect("text");
-                std::fs::write(
-                    &target,
-                    text.strip_prefix("## template: jinja\n").unwrap_or(&text),
-                )
-                .expect("write");
-                let out = Process::new(&cloud_init)
-                    .args(["schema", "-c"])
-                    .arg(&target)
-                    .output()
-                    .expect("validator");
-                assert!(
-                    out.status.success(),
-                    "{name} {flag}: {}",
-                    String::from_utf8_lossy(&out.stdout)
-                );
+                assert_valid("cloud-config", &userdata, &what);
             }
         }
     }
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }
 
 /// Every secret value a fixture holds.
@@ -324,11 +290,6 @@ fn carried(report: &Value) -> (Vec<(Value, Value)>, Vec<Value>) {
 
 #[test]
 fn conversions_keep_the_facts_and_pass_the_validators() {
-    let ignition = validator("ignition-validate");
-    let cloud_init = validator("cloud-init");
-    let dir = std::env::temp_dir().join(format!("rke2-payload-convert-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let target = dir.join("payload");
     let mut converted = 0;
     for entry in fixtures() {
         let name = entry["file"].as_str().expect("file");
@@ -388,41 +349,13 @@ fn conversions_keep_the_facts_and_pass_the_validators() {
             "{name}: round trip"
         );
         // The validators accept what was written.
-        let value = stdout(
-            &["encode", "-", "--emit", "value"],
-            Some(out.stdout.clone()),
-        );
-        match (to, &ignition, &cloud_init) {
-            ("ignition", Some(program), _) => {
-                std::fs::write(&target, &value).expect("write");
-                let v = Process::new(program)
-                    .arg(&target)
-                    .output()
-                    .expect("validator");
-                assert!(
-                    v.status.success(),
-                    "{name}: {}",
-                    String::from_utf8_lossy(&v.stderr)
-                );
-            }
-            ("cloud-config", _, Some(program)) => {
-                let text = stdout(&["decode", "-"], Some(out.stdout));
-                std::fs::write(&target, &text).expect("write");
-                let v = Process::new(program)
-                    .args(["schema", "-c"])
-                    .arg(&target)
-                    .output()
-                    .expect("validator");
-                assert!(
-                    v.status.success(),
-                    "{name}: {}",
-                    String::from_utf8_lossy(&v.stdout)
-                );
-            }
-            _ => {}
-        }
+        let written = if to == "ignition" {
+            stdout(&["encode", "-", "--emit", "value"], Some(out.stdout))
+        } else {
+            stdout(&["decode", "-"], Some(out.stdout))
+        };
+        assert_valid(to, &written, name);
         converted += 1;
     }
     assert!(converted >= 29, "{converted}");
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }

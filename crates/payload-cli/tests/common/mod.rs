@@ -39,3 +39,47 @@ pub(crate) fn validator(program: &str) -> Option<String> {
     }
     found
 }
+
+/// Checks user data with the real validator of its format: `ignition-validate` for Ignition,
+/// `cloud-init schema` for cloud-config (after the `## template: jinja` line, which it does not
+/// read). Returns whether a validator ran (none is installed outside CI).
+pub(crate) fn assert_valid(format: &str, bytes: &[u8], what: &str) -> bool {
+    use std::sync::OnceLock;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    static IGNITION: OnceLock<Option<String>> = OnceLock::new();
+    static CLOUD_INIT: OnceLock<Option<String>> = OnceLock::new();
+    static N: AtomicUsize = AtomicUsize::new(0);
+    let ignition = format == "ignition";
+    let program = if ignition {
+        IGNITION.get_or_init(|| validator("ignition-validate"))
+    } else {
+        CLOUD_INIT.get_or_init(|| validator("cloud-init"))
+    };
+    let Some(program) = program else {
+        return false;
+    };
+    let target = std::env::temp_dir().join(format!(
+        "rke2-payload-validate-{}-{}",
+        std::process::id(),
+        N.fetch_add(1, Ordering::Relaxed)
+    ));
+    let body = if ignition {
+        bytes
+    } else {
+        bytes.strip_prefix(b"## template: jinja\n").unwrap_or(bytes)
+    };
+    std::fs::write(&target, body).expect("write");
+    let mut run = Process::new(program);
+    if !ignition {
+        run.args(["schema", "-c"]);
+    }
+    let out = run.arg(&target).output().expect("validator");
+    std::fs::remove_file(&target).expect("cleanup");
+    assert!(
+        out.status.success(),
+        "{what}: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    true
+}
