@@ -299,6 +299,20 @@ fn node_and_file_checks() {
             ),
         ),
     );
+    // The finding names the command by its place: a command may carry a credential.
+    let (_, doc) = lint(
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace(
+                "runcmd:\n",
+                "runcmd:\n  - 'kubectl --token=s3cr3t-value get nodes'\n",
+            ),
+        ),
+        &[],
+    );
+    assert!(ids(&doc, 0).contains(&"bare-kubectl".to_owned()));
+    assert!(!doc.to_string().contains("s3cr3t-value"), "{doc}");
     let init = userdata(INIT);
     fires(
         "key-permissions",

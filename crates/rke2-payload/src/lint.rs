@@ -361,14 +361,17 @@ pub fn lint_secret(
         );
     }
 
-    for command in &report.commands {
+    for (n, command) in report.commands.iter().enumerate() {
         if calls_bare_kubectl(&command.line) {
+            // The command is named by its place, not quoted: it may carry a credential
+            // (`kubectl --token=…`) that no redaction rule knows.
             out.push(Finding::new(
                 "bare-kubectl",
                 Severity::Warning,
                 format!(
-                    "`{}` calls kubectl, which RKE2 installs in /var/lib/rancher/rke2/bin (not on PATH); use the full path and KUBECONFIG=/etc/rancher/rke2/rke2.yaml",
-                    crate::error::shorten(&command.line, 80)
+                    "command {} of {} calls kubectl, which RKE2 installs in /var/lib/rancher/rke2/bin (not on PATH); use the full path and KUBECONFIG=/etc/rancher/rke2/rke2.yaml",
+                    n + 1,
+                    command.origin
                 ),
             ));
         }
