@@ -43,7 +43,6 @@ pub enum RedactError {
 /// Redacts a whole input (one Secret, a List, several documents, or bare user data).
 pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Error> {
     let envelope = Envelope::parse(input, options)?;
-    let mut all_secrets: Vec<SecretString> = Vec::new();
     if let [only] = envelope.secrets.as_slice()
         && only.is_bare()
     {
@@ -52,36 +51,63 @@ pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Er
         verify(&value, &secrets, options).map_err(|e| wrap(only, e))?;
         return Ok(value);
     }
-    let mut text = String::from_utf8_lossy(input).into_owned();
+    let text = std::str::from_utf8(input).map_err(|e| Error::Syntax {
+        syntax: crate::error::Syntax::Yaml,
+        message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
+        at: None,
+    })?;
+    // Every replacement is a (start, end, new text) edit of the input, applied in one pass.
+    let mut edits: Vec<(usize, usize, String)> = Vec::new();
+    let mut all_secrets: Vec<SecretString> = Vec::new();
+    let mut plain_secrets: Vec<SecretString> = Vec::new();
     for secret in &envelope.secrets {
         let payload = secret.decode(options)?;
         let (value, secrets) = redact_payload(&payload).map_err(|e| wrap(secret, e))?;
         match secret.stored_base64() {
             Some(old) => {
-                text = text.replacen(old, &b64::encode(&value), 1);
+                if let Some(at) = locate(text, old) {
+                    edits.push((at, at + old.len(), b64::encode(&value)));
+                }
             }
-            None => {
-                // stringData: the user data is in the input as text.
-                text = redact_text(&text, &redactor(&secrets));
-            }
+            // stringData: the user data is in the input as text.
+            None => plain_secrets.extend(secrets.iter().cloned()),
         }
         all_secrets.extend(secrets);
     }
     let placeholder = b64::encode(PLACEHOLDER.as_bytes());
-    for value in &envelope.skipped_sensitive {
-        if value.len() >= 4 {
-            text = text.replace(value.as_ref(), &placeholder);
+    for value in envelope.skipped_sensitive.iter().filter(|v| v.len() >= 4) {
+        if let Some(at) = locate(text, value) {
+            edits.push((at, at + value.len(), placeholder.clone()));
         }
     }
-    let out = text.into_bytes();
+    edits.sort_by_key(|e| e.0);
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for (start, end, new) in edits {
+        if start < cursor {
+            continue;
+        }
+        out.push_str(&text[cursor..start]);
+        out.push_str(&new);
+        cursor = end;
+    }
+    out.push_str(&text[cursor..]);
+    if !plain_secrets.is_empty() {
+        out = redact_text(&out, &redactor(&plain_secrets));
+    }
+    let out = out.into_bytes();
     // Check the result as a whole: decoded again, nothing secret is left.
     let check = Envelope::parse(&out, options)?;
     for secret in &check.secrets {
         let payload = secret.decode(options)?;
         verify(payload.value(), &all_secrets, options).map_err(|e| wrap(secret, e))?;
     }
-    for secret in &all_secrets {
-        if secret.expose().len() >= 4 && contains(&out, secret.expose().as_bytes()) {
+    // A fleet shares few distinct secrets (one token per cluster): search each once.
+    let mut distinct: Vec<&str> = all_secrets.iter().map(SecretString::expose).collect();
+    distinct.sort_unstable();
+    distinct.dedup();
+    for secret in distinct.into_iter().filter(|s| s.len() >= 4) {
+        if contains(&out, secret.as_bytes()) {
             return Err(Error::Unreadable {
                 what: "the redacted input".to_owned(),
                 detail: RedactError::Leftover {
@@ -92,6 +118,17 @@ pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Er
         }
     }
     Ok(out)
+}
+
+/// Where `part` is in `text`: its own place when it borrows from `text` (as the parser's
+/// strings do), else the first occurrence.
+fn locate(text: &str, part: &str) -> Option<usize> {
+    let base = text.as_ptr() as usize;
+    let start = part.as_ptr() as usize;
+    if start >= base && start + part.len() <= base + text.len() {
+        return Some(start - base);
+    }
+    text.find(part)
 }
 
 fn wrap(secret: &BootstrapSecret<'_>, e: RedactError) -> Error {
