@@ -1,29 +1,38 @@
-//! Streaming on several cores: the input is split on the calling thread, each Secret is worked
-//! on by a pool of threads, and the results come back to the caller in input order.
+//! Streaming on several cores: the calling thread only splits the input into objects (no
+//! parsing) and packs them into batches; a pool of threads parses each object and runs the work
+//! on its Secrets, borrowing from the batch; the results come back to the caller in input order.
 //!
-//! Memory stays bounded: at most a few Secrets per thread are in flight.
+//! Memory stays bounded: a few batches per thread are in flight, and their buffers are reused.
+//! Batches keep the cost of handing work between threads small next to the work itself.
 
 use std::collections::BTreeMap;
 use std::io::Read;
-use std::sync::mpsc;
+use std::ops::Range;
+use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
 use super::BootstrapSecret;
-use super::stream::{StreamSummary, for_each_secret};
-use crate::error::Error;
+use super::stream::{Chunk, Counts, Layout, StreamSummary, Tally, parse_chunk, split, whole};
+use crate::error::{Error, Syntax};
 use crate::options::DecodeOptions;
+
+/// A batch is handed to the pool when it holds this many objects…
+const BATCH_OBJECTS: usize = 32;
+/// …or this many bytes of text.
+const BATCH_BYTES: usize = 1 << 20;
 
 /// Calls `work` on every bootstrap Secret of `reader` using `threads` worker threads, and
 /// `sink` with each result in input order. With `threads` ≤ 1 everything runs on the calling
 /// thread.
 ///
-/// `sink` may stop the stream by returning an error.
+/// `sink` may stop the stream by returning an error. Errors come in input order too: the
+/// results of every Secret before the point of failure reach `sink` first.
 pub fn map_secrets<R, T, W, S>(
     reader: R,
     options: &DecodeOptions,
     threads: usize,
     work: W,
-    mut sink: S,
+    sink: S,
 ) -> Result<StreamSummary, Error>
 where
     R: Read,
@@ -31,13 +40,14 @@ where
     W: Fn(&BootstrapSecret<'_>) -> T + Sync,
     S: FnMut(T) -> Result<(), Error>,
 {
+    let mut sink = sink;
     if threads <= 1 {
-        return for_each_secret(reader, options, |secret| sink(work(secret)));
+        return super::for_each_secret(reader, options, |secret| sink(work(secret)));
     }
-    let capacity = threads * 4;
     std::thread::scope(|scope| {
-        let (job_tx, job_rx) = mpsc::sync_channel::<(u64, BootstrapSecret<'static>)>(capacity);
-        let (done_tx, done_rx) = mpsc::sync_channel::<(u64, T)>(capacity);
+        let capacity = threads * 2;
+        let (job_tx, job_rx) = sync_channel::<Batch>(capacity);
+        let (done_tx, done_rx) = sync_channel::<(Batch, Vec<Done<T>>)>(capacity);
         let job_rx = Arc::new(Mutex::new(job_rx));
         for _ in 0..threads {
             let job_rx = Arc::clone(&job_rx);
@@ -49,68 +59,216 @@ where
                         Ok(rx) => rx.recv(),
                         Err(_) => return,
                     };
-                    let Ok((seq, secret)) = job else { return };
-                    if done_tx.send((seq, work(&secret))).is_err() {
+                    let Ok(batch) = job else { return };
+                    let results = (0..batch.chunks.len())
+                        .map(|i| run(batch.chunk(i), options, batch.first + i, work))
+                        .collect();
+                    if done_tx.send((batch, results)).is_err() {
                         return;
                     }
                 }
             });
         }
         drop(done_tx);
-        let mut next = 0u64;
-        let mut sent = 0u64;
-        let mut pending: BTreeMap<u64, T> = BTreeMap::new();
-        let mut deliver = |pending: &mut BTreeMap<u64, T>, next: &mut u64| -> Result<(), Error> {
-            while let Some(result) = pending.remove(next) {
-                sink(result)?;
-                *next += 1;
-            }
-            Ok(())
+        let mut pipe = Pipeline {
+            options,
+            work: &work,
+            sink: &mut sink,
+            job_tx,
+            done_rx,
+            capacity,
+            batch: Batch::default(),
+            sent: 0,
+            delivered: 0,
+            pending: BTreeMap::new(),
+            spare: Vec::new(),
+            tally: Tally::default(),
+            stopped: false,
         };
-        let summary = for_each_secret(reader, options, |secret| {
-            // Keep the number in flight bounded: collect results while the pool is full.
-            while sent - next >= capacity as u64 {
-                match done_rx.recv() {
-                    Ok((seq, result)) => {
-                        pending.insert(seq, result);
-                        deliver(&mut pending, &mut next)?;
-                    }
-                    Err(_) => break,
-                }
+        let layout = split(reader, |chunk| pipe.push(chunk));
+        match layout {
+            Err(e) if pipe.stopped => Err(e),
+            Err(e) => {
+                // Everything split before the failure is delivered first.
+                pipe.finish()?;
+                Err(e)
             }
-            while let Ok((seq, result)) = done_rx.try_recv() {
-                pending.insert(seq, result);
+            Ok(Layout::Chunked(syntax)) => {
+                pipe.finish()?;
+                pipe.tally.finish(syntax)
             }
-            deliver(&mut pending, &mut next)?;
-            job_tx
-                .send((sent, secret.clone().into_owned()))
-                .map_err(|_| Error::Empty)?;
-            sent += 1;
-            Ok(())
-        });
-        drop(job_tx);
-        let summary = summary?;
-        while next < sent {
-            match done_rx.recv() {
-                Ok((seq, result)) => {
-                    pending.insert(seq, result);
-                    deliver(&mut pending, &mut next)?;
-                }
-                Err(_) => break,
+            Ok(Layout::Whole(all)) => {
+                let Pipeline { sink, work, .. } = pipe;
+                whole(&all, options, |secret| sink(work(secret)))
             }
         }
-        Ok(summary)
     })
+}
+
+/// What the pool made of one chunk: a result per bootstrap Secret, and the chunk's counts.
+type Done<T> = Result<(Vec<T>, Counts), Error>;
+
+fn run<T>(
+    chunk: Chunk<'_>,
+    options: &DecodeOptions,
+    index: usize,
+    work: &impl Fn(&BootstrapSecret<'_>) -> T,
+) -> Done<T> {
+    let (secrets, counts) = parse_chunk(chunk, options, index)?;
+    Ok((secrets.iter().map(work).collect(), counts))
+}
+
+/// Consecutive chunks of the input, copied into one buffer.
+#[derive(Default)]
+struct Batch {
+    /// Its place in the order of batches.
+    seq: u64,
+    /// The ordinal of its first chunk in the input.
+    first: usize,
+    text: Vec<u8>,
+    chunks: Vec<(Syntax, u64, Range<usize>)>,
+}
+
+impl Batch {
+    fn chunk(&self, i: usize) -> Chunk<'_> {
+        let (syntax, at, range) = &self.chunks[i];
+        Chunk {
+            syntax: *syntax,
+            at: *at,
+            text: &self.text[range.clone()],
+        }
+    }
+
+    fn push(&mut self, chunk: Chunk<'_>) {
+        let start = self.text.len();
+        self.text.extend_from_slice(chunk.text);
+        self.chunks
+            .push((chunk.syntax, chunk.at, start..self.text.len()));
+    }
+
+    fn full(&self) -> bool {
+        self.chunks.len() >= BATCH_OBJECTS || self.text.len() >= BATCH_BYTES
+    }
+}
+
+/// The calling thread's side: batches out, results back in order.
+struct Pipeline<'p, T, W, S> {
+    options: &'p DecodeOptions,
+    work: &'p W,
+    sink: &'p mut S,
+    job_tx: SyncSender<Batch>,
+    done_rx: Receiver<(Batch, Vec<Done<T>>)>,
+    capacity: usize,
+    /// The batch being filled.
+    batch: Batch,
+    /// Batches handed to the pool, and delivered to the sink.
+    sent: u64,
+    delivered: u64,
+    /// Results that came back before their turn.
+    pending: BTreeMap<u64, (Batch, Vec<Done<T>>)>,
+    /// Delivered batches, for their buffers.
+    spare: Vec<Batch>,
+    tally: Tally,
+    /// Delivery failed: nothing more is to be done.
+    stopped: bool,
+}
+
+impl<T, W, S> Pipeline<'_, T, W, S>
+where
+    W: Fn(&BootstrapSecret<'_>) -> T,
+    S: FnMut(T) -> Result<(), Error>,
+{
+    fn push(&mut self, chunk: Chunk<'_>) -> Result<(), Error> {
+        self.batch.push(chunk);
+        if self.batch.full() {
+            self.send()?;
+        }
+        Ok(())
+    }
+
+    /// Hands the batch being filled to the pool, first delivering what is ready (and waiting
+    /// while the pool is full).
+    fn send(&mut self) -> Result<(), Error> {
+        while self.sent - self.delivered >= self.capacity as u64 {
+            if !self.receive(true)? {
+                break;
+            }
+        }
+        while self.receive(false)? {}
+        let mut next = self.spare.pop().unwrap_or_default();
+        next.text.clear();
+        next.chunks.clear();
+        next.seq = self.sent + 1;
+        next.first = self.batch.first + self.batch.chunks.len();
+        let batch = std::mem::replace(&mut self.batch, next);
+        self.sent += 1;
+        // The pool only goes away when a worker panicked; its results are then missing.
+        self.job_tx.send(batch).map_err(|_| Error::Empty)
+    }
+
+    /// Takes one result from the pool (waiting for it or not) and delivers what is in turn.
+    /// `false` when there was nothing to take.
+    fn receive(&mut self, wait: bool) -> Result<bool, Error> {
+        let got = if wait {
+            self.done_rx.recv().ok()
+        } else {
+            self.done_rx.try_recv().ok()
+        };
+        let Some((batch, results)) = got else {
+            return Ok(false);
+        };
+        self.pending.insert(batch.seq, (batch, results));
+        while let Some((batch, results)) = self.pending.remove(&self.delivered) {
+            self.delivered += 1;
+            let delivered = self.deliver(&batch, results);
+            self.spare.push(batch);
+            if let Err(e) = delivered {
+                self.stopped = true;
+                return Err(e);
+            }
+        }
+        Ok(true)
+    }
+
+    fn deliver(&mut self, batch: &Batch, results: Vec<Done<T>>) -> Result<(), Error> {
+        for (i, done) in results.into_iter().enumerate() {
+            // The pool assumed one object per chunk; a chunk holding a nested `List` (or none)
+            // moves the indexes of those after it, so they are done again here with the right one.
+            let done = if self.tally.index == batch.first + i {
+                done
+            } else {
+                run(batch.chunk(i), self.options, self.tally.index, self.work)
+            };
+            let (outputs, counts) = done?;
+            self.tally.add(counts, outputs.len());
+            for output in outputs {
+                (self.sink)(output)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Hands over the last batch and delivers everything still in flight.
+    fn finish(&mut self) -> Result<(), Error> {
+        if !self.batch.chunks.is_empty() {
+            self.send()?;
+        }
+        while self.delivered < self.sent {
+            if !self.receive(true)? {
+                break;
+            }
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    #[test]
-    fn results_come_back_in_order_and_complete() {
+    fn list(n: usize) -> String {
         let mut list = String::from("{\"kind\":\"List\",\"items\":[");
-        for i in 0..500 {
+        for i in 0..n {
             if i > 0 {
                 list.push(',');
             }
@@ -119,6 +277,12 @@ mod tests {
             ));
         }
         list.push_str("]}");
+        list
+    }
+
+    #[test]
+    fn results_come_back_in_order_and_complete() {
+        let list = list(500);
         for threads in [0, 1, 2, 4] {
             let mut names = Vec::new();
             let summary = map_secrets(
@@ -140,14 +304,80 @@ mod tests {
 
     #[test]
     fn a_sink_error_stops_everything() {
-        let list = "{\"items\":[{\"kind\":\"Secret\",\"stringData\":{\"value\":\"#cloud-config\\n\",\"format\":\"\"}},{\"kind\":\"Secret\",\"stringData\":{\"value\":\"#cloud-config\\n\",\"format\":\"\"}}]}";
+        let list = list(300);
+        let mut seen = 0;
         let result = map_secrets(
             list.as_bytes(),
             &DecodeOptions::default(),
             2,
             |_| (),
-            |_| Err(Error::Empty),
+            |()| {
+                seen += 1;
+                if seen == 40 {
+                    Err(Error::Empty)
+                } else {
+                    Ok(())
+                }
+            },
         );
         assert!(matches!(result, Err(Error::Empty)));
+        assert_eq!(seen, 40, "nothing is delivered after the error");
+    }
+
+    #[test]
+    fn a_broken_item_fails_after_the_items_before_it() {
+        let good = list(100);
+        // Item 70 is not valid JSON inside: the splitter accepts it, the parser does not.
+        let broken = good.replacen(
+            "{\"kind\":\"Secret\",\"metadata\":{\"name\":\"s70\"}",
+            "{\"kind\":\"Secret\",\"metadata\":{\"name\":1e999999999999999999}",
+            1,
+        );
+        assert_ne!(good, broken);
+        for threads in [1, 2] {
+            let mut names = Vec::new();
+            let result = map_secrets(
+                broken.as_bytes(),
+                &DecodeOptions::default(),
+                threads,
+                |s| s.name().unwrap_or("").to_owned(),
+                |name| {
+                    names.push(name);
+                    Ok(())
+                },
+            );
+            assert!(result.is_err(), "{threads} threads");
+            assert_eq!(names.len(), 70, "{threads} threads");
+        }
+    }
+
+    #[test]
+    fn nested_lists_keep_the_object_indexes_of_the_sequential_path() {
+        // Unnamed Secrets are known by their index; a nested List shifts the ones after it.
+        let secret = "{\"kind\":\"Secret\",\"stringData\":{\"format\":\"cloud-config\",\"value\":\"#cloud-config\\n\"}}";
+        let nested = format!("{{\"kind\":\"List\",\"items\":[{secret},{secret},{secret}]}}");
+        let mut items = vec![secret.to_owned(); 80];
+        items[10] = nested;
+        items[50] = "{\"kind\":\"ConfigMap\"}".to_owned();
+        let input = format!("{{\"kind\":\"List\",\"items\":[{}]}}", items.join(","));
+        let ids = |threads| {
+            let mut ids = Vec::new();
+            let summary = map_secrets(
+                input.as_bytes(),
+                &DecodeOptions::default(),
+                threads,
+                |s| s.id().to_string(),
+                |id| {
+                    ids.push(id);
+                    Ok(())
+                },
+            )
+            .unwrap();
+            (ids, summary)
+        };
+        let (sequential, summary) = ids(1);
+        assert_eq!(sequential.len(), 81);
+        assert_eq!(summary.skipped_objects, 1);
+        assert_eq!(ids(2), (sequential, summary));
     }
 }

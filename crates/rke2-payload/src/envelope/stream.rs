@@ -1,10 +1,14 @@
 //! Streaming: Secrets handed over one at a time while the input is read, so memory stays
 //! bounded by the largest object, not by the input.
 //!
-//! JSON goes through `serde_json`'s reader with a visitor that hands over each `items` element
-//! as soon as it is read. YAML is split into documents at `---` lines (a marker at column 0
-//! always ends a document), and each document is read from the stream by `serde-saphyr` with
-//! the same visitor. Bare user data is read whole (it is one value).
+//! The input is first split into objects without parsing them ([`split`]): a JSON `List` into
+//! its `items` by a structural scanner (`chunks`), YAML into documents at `---`/`...` lines and
+//! the top-level `items:` block sequence into its items (`YamlSplit`). Each chunk is then parsed
+//! on its own ([`parse_chunk`]), by the kubectl fast path or the full parser. Bare user data
+//! and single objects are read whole (they are one value).
+//!
+//! Splitting and parsing are separate so that [`super::map_secrets`] can split on one thread
+//! and parse on many.
 
 use std::io::{BufRead, Read};
 
@@ -37,6 +41,60 @@ pub fn for_each_secret<R: Read>(
     options: &DecodeOptions,
     mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
 ) -> Result<StreamSummary, Error> {
+    let mut tally = Tally::default();
+    let layout = split(reader, |chunk| {
+        let (secrets, counts) = parse_chunk(chunk, options, tally.index)?;
+        tally.add(counts, secrets.len());
+        secrets.iter().try_for_each(&mut each)
+    })?;
+    match layout {
+        Layout::Chunked(syntax) => tally.finish(syntax),
+        Layout::Whole(all) => whole(&all, options, each),
+    }
+}
+
+/// Reads an input that is one value (bare user data, one Secret) in memory and hands over its
+/// Secrets.
+pub(crate) fn whole(
+    all: &[u8],
+    options: &DecodeOptions,
+    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
+) -> Result<StreamSummary, Error> {
+    let envelope = Envelope::parse(all, options)?;
+    envelope.secrets.iter().try_for_each(&mut each)?;
+    Ok(StreamSummary {
+        syntax: envelope.syntax,
+        secrets: envelope.secrets.len(),
+        skipped_secrets: envelope.skipped_secrets,
+        skipped_objects: envelope.skipped_objects,
+    })
+}
+
+/// One object of a streamed input, split off but not parsed yet.
+#[derive(Clone, Copy)]
+pub(crate) struct Chunk<'t> {
+    /// Its syntax.
+    pub(crate) syntax: Syntax,
+    /// Where it starts: the byte offset (JSON) or the line number (YAML) in the input.
+    pub(crate) at: u64,
+    /// Its text (a YAML `List` item dedented).
+    pub(crate) text: &'t [u8],
+}
+
+/// How an input is read.
+pub(crate) enum Layout {
+    /// Its objects were handed over chunk by chunk.
+    Chunked(Syntax),
+    /// It is one value, read whole: it must be parsed in memory.
+    Whole(Vec<u8>),
+}
+
+/// Splits `reader` into objects and calls `chunk` with each, in input order, without parsing
+/// them; or reads the input whole when it is one value.
+pub(crate) fn split<R: Read>(
+    reader: R,
+    mut chunk: impl FnMut(Chunk<'_>) -> Result<(), Error>,
+) -> Result<Layout, Error> {
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     let start = loop {
         let buf = reader.fill_buf().map_err(io_error)?;
@@ -58,51 +116,19 @@ pub fn for_each_secret<R: Read>(
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
         let mut all = Vec::new();
         reader.read_to_end(&mut all).map_err(io_error)?;
-        let envelope = Envelope::parse(&all, options)?;
-        for secret in &envelope.secrets {
-            each(secret)?;
-        }
-        return Ok(StreamSummary {
-            syntax: envelope.syntax,
-            secrets: envelope.secrets.len(),
-            skipped_secrets: envelope.skipped_secrets,
-            skipped_objects: envelope.skipped_objects,
-        });
+        return Ok(Layout::Whole(all));
     }
-    let mut state = State {
-        syntax: None,
-        index: 0,
-        others: Vec::new(),
-        handed: 0,
-        skipped_secrets: 0,
-        skipped_objects: 0,
-        missing_value: None,
-        each: &mut each,
-    };
-    let json = head.starts_with(b"{");
-    if json {
-        state.syntax = Some(Syntax::Json);
+    if head.starts_with(b"{") {
         let mut items = JsonItems::new(reader);
         loop {
             match items.next_piece() {
-                Ok(Piece::Item(offset, bytes)) => {
-                    let doc: Doc<'_> =
-                        serde_json::from_slice(bytes).map_err(|e| json_error(&e, bytes, offset))?;
-                    state.take(doc)?;
-                }
-                Ok(Piece::Whole(bytes)) => {
-                    let envelope = Envelope::parse(bytes, options)?;
-                    for secret in &envelope.secrets {
-                        (state.each)(secret)?;
-                    }
-                    return Ok(StreamSummary {
-                        syntax: envelope.syntax,
-                        secrets: envelope.secrets.len(),
-                        skipped_secrets: envelope.skipped_secrets,
-                        skipped_objects: envelope.skipped_objects,
-                    });
-                }
-                Ok(Piece::End) => break,
+                Ok(Piece::Item(at, text)) => chunk(Chunk {
+                    syntax: Syntax::Json,
+                    at,
+                    text,
+                })?,
+                Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
+                Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
                 Err(SplitError::Io(e)) => return Err(io_error(e)),
                 Err(SplitError::Syntax(at)) => {
                     return Err(Error::Syntax {
@@ -117,76 +143,105 @@ pub fn for_each_secret<R: Read>(
                 }
             }
         }
-    } else {
-        state.syntax = Some(Syntax::Yaml);
-        let mut split = YamlSplit::new(reader);
-        loop {
-            let piece = split.next_piece().map_err(io_error)?;
-            let first_line = match piece {
-                YamlPiece::End => break,
-                YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
-            };
-            let text = std::mem::take(&mut split.text);
-            let result = parse_yaml_object(&text, options, first_line).and_then(|doc| match doc {
-                Some(doc) => state.take(doc),
-                None => Ok(()),
-            });
-            split.text = text;
-            result?;
-        }
     }
-    finish(state)
+    let mut split = YamlSplit::new(reader);
+    loop {
+        let piece = split.next_piece().map_err(io_error)?;
+        let at = match piece {
+            YamlPiece::End => return Ok(Layout::Chunked(Syntax::Yaml)),
+            YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
+        };
+        chunk(Chunk {
+            syntax: Syntax::Yaml,
+            at,
+            text: &split.text,
+        })?;
+    }
 }
 
-fn finish(state: State<'_>) -> Result<StreamSummary, Error> {
-    if state.handed == 0 {
-        return Err(super::no_secret_error(
-            state.skipped_secrets,
-            state.missing_value,
-            state.others,
-        ));
+/// What one chunk held besides its bootstrap Secrets.
+#[derive(Debug, Default)]
+pub(crate) struct Counts {
+    /// Objects read (each takes an index), including skipped ones.
+    pub(crate) objects: usize,
+    skipped_secrets: usize,
+    skipped_objects: usize,
+    missing_value: Option<crate::error::SecretId>,
+    others: Vec<String>,
+}
+
+/// Parses one chunk; `index` is the number of objects before it in the input.
+pub(crate) fn parse_chunk<'t>(
+    chunk: Chunk<'t>,
+    options: &DecodeOptions,
+    index: usize,
+) -> Result<(Vec<BootstrapSecret<'t>>, Counts), Error> {
+    let doc = match chunk.syntax {
+        Syntax::Json => Some(
+            serde_json::from_slice(chunk.text).map_err(|e| json_error(&e, chunk.text, chunk.at))?,
+        ),
+        Syntax::Yaml => parse_yaml_object(chunk.text, options, chunk.at)?,
+    };
+    let mut envelope = Envelope::empty();
+    let mut counts = Counts::default();
+    let mut next = index;
+    if let Some(doc) = doc {
+        envelope.add(doc, &mut next, &mut counts.others);
     }
-    Ok(StreamSummary {
-        syntax: state.syntax,
-        secrets: state.handed,
-        skipped_secrets: state.skipped_secrets,
-        skipped_objects: state.skipped_objects,
-    })
+    counts.objects = next - index;
+    counts.skipped_secrets = envelope.skipped_secrets;
+    counts.skipped_objects = envelope.skipped_objects;
+    counts.missing_value = envelope.missing_value.take();
+    Ok((envelope.secrets, counts))
+}
+
+/// The running count of a streamed input.
+#[derive(Default)]
+pub(crate) struct Tally {
+    /// Objects read so far.
+    pub(crate) index: usize,
+    handed: usize,
+    skipped_secrets: usize,
+    skipped_objects: usize,
+    missing_value: Option<crate::error::SecretId>,
+    others: Vec<String>,
+}
+
+impl Tally {
+    /// Counts one parsed chunk that held `secrets` bootstrap Secrets.
+    pub(crate) fn add(&mut self, counts: Counts, secrets: usize) {
+        self.index += counts.objects;
+        self.handed += secrets;
+        self.skipped_secrets += counts.skipped_secrets;
+        self.skipped_objects += counts.skipped_objects;
+        if counts.missing_value.is_some() {
+            self.missing_value = counts.missing_value;
+        }
+        self.others.extend(counts.others);
+    }
+
+    /// The summary, or the error for an input without a bootstrap Secret.
+    pub(crate) fn finish(self, syntax: Syntax) -> Result<StreamSummary, Error> {
+        if self.handed == 0 {
+            return Err(super::no_secret_error(
+                self.skipped_secrets,
+                self.missing_value,
+                self.others,
+            ));
+        }
+        Ok(StreamSummary {
+            syntax: Some(syntax),
+            secrets: self.handed,
+            skipped_secrets: self.skipped_secrets,
+            skipped_objects: self.skipped_objects,
+        })
+    }
 }
 
 fn io_error(e: std::io::Error) -> Error {
     Error::Io {
         what: "the input".to_owned(),
         error: e,
-    }
-}
-
-struct State<'f> {
-    syntax: Option<Syntax>,
-    index: usize,
-    others: Vec<String>,
-    handed: usize,
-    skipped_secrets: usize,
-    skipped_objects: usize,
-    missing_value: Option<crate::error::SecretId>,
-    each: &'f mut dyn FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
-}
-
-impl State<'_> {
-    /// Takes one object read from the input: hands over a bootstrap Secret, counts the rest.
-    fn take(&mut self, doc: Doc<'_>) -> Result<(), Error> {
-        let mut one = Envelope::empty();
-        one.add(doc, &mut self.index, &mut self.others);
-        self.skipped_secrets += one.skipped_secrets;
-        self.skipped_objects += one.skipped_objects;
-        if let Some(id) = one.missing_value.take() {
-            self.missing_value = Some(id);
-        }
-        for secret in &one.secrets {
-            (self.each)(secret)?;
-            self.handed += 1;
-        }
-        Ok(())
     }
 }
 
