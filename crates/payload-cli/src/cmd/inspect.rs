@@ -20,42 +20,48 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     }
     let mut failures: Vec<String> = Vec::new();
     let mut written = 0usize;
+    // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = map_input(
         &args.input,
         args.name.as_deref(),
-        |secret, decode| {
+        |secret, decode| -> Result<(Option<String>, Vec<u8>), String> {
             let mut options = InspectOptions::default();
             options.decode = decode.clone();
             options.show_secrets = args.show_secrets;
-            let id = secret.id().to_string();
-            rke2_payload::report::inspect(secret, &options).map(|r| (id, r))
-        },
-        |result| {
-            let (id, report) = match result {
-                Ok(done) => done,
-                Err(e) => {
-                    failures.push(e.to_string());
-                    return Ok(());
-                }
-            };
-            if let Some(f) = report
+            let report =
+                rke2_payload::report::inspect(secret, &options).map_err(|e| e.to_string())?;
+            let failure = report
                 .findings
                 .iter()
                 .find(|f| f.id == "document-unreadable")
-            {
-                failures.push(format!("{id}: {}", f.message));
-            }
-            if json {
-                out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
-                serde_json::to_writer(&mut out, &report)?;
+                .map(|f| format!("{}: {}", secret.id(), f.message));
+            let rendered = if json {
+                serde_json::to_vec(&report).map_err(|e| e.to_string())?
             } else {
                 let mut buf = styled();
-                if written > 0 {
-                    writeln!(buf)?;
+                text(&mut buf, &report, args.verbose, args.show_secrets)
+                    .map_err(|e| e.to_string())?;
+                buf.into_inner()
+            };
+            Ok((failure, rendered))
+        },
+        |result| {
+            let (failure, rendered) = match result {
+                Ok(done) => done,
+                Err(e) => {
+                    failures.push(e);
+                    return Ok(());
                 }
-                text(&mut buf, &report, args.verbose, args.show_secrets)?;
-                out.write_all(&buf.into_inner())?;
-            }
+            };
+            failures.extend(failure);
+            let separator: &[u8] = match (json, written) {
+                (true, 0) => b"\n",
+                (true, _) => b",\n",
+                (false, 0) => b"",
+                (false, _) => b"\n",
+            };
+            out.write_all(separator)?;
+            out.write_all(&rendered)?;
             written += 1;
             Ok(())
         },

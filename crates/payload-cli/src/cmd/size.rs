@@ -22,30 +22,39 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
         SizeFormat::Json => write!(out, "{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[")?,
         SizeFormat::Junit | SizeFormat::Text => {}
     }
+    // Reports are measured and rendered on the worker threads; this thread writes them in order.
     map_input(
         &args.input,
         args.name.as_deref(),
-        |secret, decode| {
-            secret
-                .decode(decode)
-                .map(|payload| measure(secret, &payload, &options))
-        },
-        |report| {
-            let report = report?;
-            fits &= report.fits();
-            match args.output {
-                SizeFormat::Json => {
-                    out.write_all(if written == 0 { b"\n" } else { b",\n" })?;
-                    serde_json::to_writer(&mut out, &report)?;
-                }
-                SizeFormat::Junit => junit_reports.push(report),
+        |secret, decode| -> Result<(bool, Rendered)> {
+            let report = measure(secret, &secret.decode(decode)?, &options);
+            let fits = report.fits();
+            let rendered = match args.output {
+                SizeFormat::Json => Rendered::Bytes(serde_json::to_vec(&report)?),
+                SizeFormat::Junit => Rendered::Report(Box::new(report)),
                 SizeFormat::Text => {
                     let mut buf = styled();
-                    if written > 0 {
-                        writeln!(buf)?;
-                    }
                     text(&mut buf, &report)?;
-                    out.write_all(&buf.into_inner())?;
+                    Rendered::Bytes(buf.into_inner())
+                }
+            };
+            Ok((fits, rendered))
+        },
+        |made| {
+            let (fit, rendered) = made?;
+            fits &= fit;
+            match rendered {
+                Rendered::Report(report) => junit_reports.push(*report),
+                Rendered::Bytes(bytes) => {
+                    let json = args.output == SizeFormat::Json;
+                    let separator: &[u8] = match (json, written) {
+                        (true, 0) => b"\n",
+                        (true, _) => b",\n",
+                        (false, 0) => b"",
+                        (false, _) => b"\n",
+                    };
+                    out.write_all(separator)?;
+                    out.write_all(&bytes)?;
                 }
             }
             written += 1;
@@ -63,6 +72,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     } else {
         Outcome::CheckFailed
     })
+}
+
+/// One Secret's report, made on a worker thread.
+enum Rendered {
+    /// Rendered as JSON or text.
+    Bytes(Vec<u8>),
+    /// Kept for JUnit, which needs all reports before it writes anything.
+    Report(Box<SizeReport>),
 }
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {

@@ -59,7 +59,7 @@ impl<R: Read> JsonItems<R> {
     pub(crate) fn new(reader: R) -> Self {
         JsonItems {
             reader,
-            buf: Vec::with_capacity(BLOCK * 2),
+            buf: Vec::with_capacity(BLOCK * 3),
             dropped: 0,
             pos: 0,
             eof: false,
@@ -77,17 +77,21 @@ impl<R: Read> JsonItems<R> {
         if self.eof {
             return Ok(false);
         }
-        // Reads into spare capacity (no zeroing), at most one block.
+        // At most one block, read straight into the buffer, which keeps its size from then on
+        // (growing it as the data came in touched fresh pages on every read).
+        let len = self.buf.len();
+        self.buf.resize(len + BLOCK, 0);
         let n = loop {
-            match (&mut self.reader)
-                .take(BLOCK as u64)
-                .read_to_end(&mut self.buf)
-            {
+            match self.reader.read(&mut self.buf[len..]) {
                 Ok(n) => break n,
                 Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-                Err(e) => return Err(SplitError::Io(e)),
+                Err(e) => {
+                    self.buf.truncate(len);
+                    return Err(SplitError::Io(e));
+                }
             }
         };
+        self.buf.truncate(len + n);
         if n == 0 {
             self.eof = true;
         }
