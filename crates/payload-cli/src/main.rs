@@ -9,11 +9,6 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
-/// mimalloc: the per-Secret work allocates and frees many small buffers on several threads at
-/// once, where glibc's allocator spent about a tenth of the time (measured with `perf`).
-#[global_allocator]
-static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
-
 /// Exit code for success.
 const EXIT_OK: u8 = 0;
 /// Exit code when a check failed (over budget, lint errors).

@@ -45,38 +45,13 @@ where
         return super::for_each_secret(reader, options, |secret| sink(work(secret)));
     }
     std::thread::scope(|scope| {
-        let capacity = threads * 2;
-        let (job_tx, job_rx) = sync_channel::<Batch>(capacity);
-        let (done_tx, done_rx) = sync_channel::<(Batch, Vec<Done<T>>)>(capacity);
-        let job_rx = Arc::new(Mutex::new(job_rx));
-        for _ in 0..threads {
-            let job_rx = Arc::clone(&job_rx);
-            let done_tx = done_tx.clone();
-            let work = &work;
-            scope.spawn(move || {
-                loop {
-                    let job = match job_rx.lock() {
-                        Ok(rx) => rx.recv(),
-                        Err(_) => return,
-                    };
-                    let Ok(batch) = job else { return };
-                    let results = (0..batch.chunks.len())
-                        .map(|i| run(batch.chunk(i), options, batch.first + i, work))
-                        .collect();
-                    if done_tx.send((batch, results)).is_err() {
-                        return;
-                    }
-                }
-            });
-        }
-        drop(done_tx);
         let mut pipe = Pipeline {
             options,
             work: &work,
             sink: &mut sink,
-            job_tx,
-            done_rx,
-            capacity,
+            scope,
+            pool: None,
+            threads,
             batch: Batch::default(),
             sent: 0,
             delivered: 0,
@@ -103,6 +78,57 @@ where
             }
         }
     })
+}
+
+/// The worker threads, started when the first batch is full: an input smaller than one batch is
+/// done on the calling thread, without paying for threads.
+struct Pool<T> {
+    jobs: SyncSender<Batch>,
+    done: Receiver<(Batch, Vec<Done<T>>)>,
+    /// Batches in flight at most.
+    capacity: u64,
+}
+
+impl<T: Send> Pool<T> {
+    fn start<'scope, W>(
+        scope: &'scope std::thread::Scope<'scope, '_>,
+        threads: usize,
+        options: &'scope DecodeOptions,
+        work: &'scope W,
+    ) -> Self
+    where
+        W: Fn(&BootstrapSecret<'_>) -> T + Sync,
+        T: 'scope,
+    {
+        let capacity = threads * 2;
+        let (jobs, job_rx) = sync_channel::<Batch>(capacity);
+        let (done_tx, done) = sync_channel::<(Batch, Vec<Done<T>>)>(capacity);
+        let job_rx = Arc::new(Mutex::new(job_rx));
+        for _ in 0..threads {
+            let job_rx = Arc::clone(&job_rx);
+            let done_tx = done_tx.clone();
+            scope.spawn(move || {
+                loop {
+                    let job = match job_rx.lock() {
+                        Ok(rx) => rx.recv(),
+                        Err(_) => return,
+                    };
+                    let Ok(batch) = job else { return };
+                    let results = (0..batch.chunks.len())
+                        .map(|i| run(batch.chunk(i), options, batch.first + i, work))
+                        .collect();
+                    if done_tx.send((batch, results)).is_err() {
+                        return;
+                    }
+                }
+            });
+        }
+        Pool {
+            jobs,
+            done,
+            capacity: capacity as u64,
+        }
+    }
 }
 
 /// What the pool made of one chunk: a result per bootstrap Secret, and the chunk's counts.
@@ -152,13 +178,13 @@ impl Batch {
 }
 
 /// The calling thread's side: batches out, results back in order.
-struct Pipeline<'p, T, W, S> {
-    options: &'p DecodeOptions,
-    work: &'p W,
+struct Pipeline<'p, 'scope, 'env, T, W, S> {
+    options: &'scope DecodeOptions,
+    work: &'scope W,
     sink: &'p mut S,
-    job_tx: SyncSender<Batch>,
-    done_rx: Receiver<(Batch, Vec<Done<T>>)>,
-    capacity: usize,
+    scope: &'scope std::thread::Scope<'scope, 'env>,
+    pool: Option<Pool<T>>,
+    threads: usize,
     /// The batch being filled.
     batch: Batch,
     /// Batches handed to the pool, and delivered to the sink.
@@ -173,9 +199,10 @@ struct Pipeline<'p, T, W, S> {
     stopped: bool,
 }
 
-impl<T, W, S> Pipeline<'_, T, W, S>
+impl<'scope, T, W, S> Pipeline<'_, 'scope, '_, T, W, S>
 where
-    W: Fn(&BootstrapSecret<'_>) -> T,
+    T: Send + 'scope,
+    W: Fn(&BootstrapSecret<'_>) -> T + Sync,
     S: FnMut(T) -> Result<(), Error>,
 {
     fn push(&mut self, chunk: Chunk<'_>) -> Result<(), Error> {
@@ -186,10 +213,19 @@ where
         Ok(())
     }
 
-    /// Hands the batch being filled to the pool, first delivering what is ready (and waiting
-    /// while the pool is full).
+    /// Hands the batch being filled to the pool (starting it the first time), first delivering
+    /// what is ready (and waiting while the pool is full).
     fn send(&mut self) -> Result<(), Error> {
-        while self.sent - self.delivered >= self.capacity as u64 {
+        if self.pool.is_none() {
+            self.pool = Some(Pool::start(
+                self.scope,
+                self.threads,
+                self.options,
+                self.work,
+            ));
+        }
+        let capacity = self.pool.as_ref().map_or(1, |p| p.capacity);
+        while self.sent - self.delivered >= capacity {
             if !self.receive(true)? {
                 break;
             }
@@ -202,17 +238,21 @@ where
         next.first = self.batch.first + self.batch.chunks.len();
         let batch = std::mem::replace(&mut self.batch, next);
         self.sent += 1;
+        let pool = self.pool.as_ref().ok_or(Error::Empty)?;
         // The pool only goes away when a worker panicked; its results are then missing.
-        self.job_tx.send(batch).map_err(|_| Error::Empty)
+        pool.jobs.send(batch).map_err(|_| Error::Empty)
     }
 
     /// Takes one result from the pool (waiting for it or not) and delivers what is in turn.
     /// `false` when there was nothing to take.
     fn receive(&mut self, wait: bool) -> Result<bool, Error> {
+        let Some(pool) = &self.pool else {
+            return Ok(false);
+        };
         let got = if wait {
-            self.done_rx.recv().ok()
+            pool.done.recv().ok()
         } else {
-            self.done_rx.try_recv().ok()
+            pool.done.try_recv().ok()
         };
         let Some((batch, results)) = got else {
             return Ok(false);
@@ -248,8 +288,16 @@ where
         Ok(())
     }
 
-    /// Hands over the last batch and delivers everything still in flight.
+    /// Hands over the last batch and delivers everything still in flight. Without a pool (the
+    /// input was smaller than a batch) the batch is done here.
     fn finish(&mut self) -> Result<(), Error> {
+        if self.pool.is_none() {
+            let batch = std::mem::take(&mut self.batch);
+            let results = (0..batch.chunks.len())
+                .map(|i| run(batch.chunk(i), self.options, batch.first + i, self.work))
+                .collect();
+            return self.deliver(&batch, results);
+        }
         if !self.batch.chunks.is_empty() {
             self.send()?;
         }
@@ -282,8 +330,12 @@ mod tests {
 
     #[test]
     fn results_come_back_in_order_and_complete() {
-        let list = list(500);
-        for threads in [0, 1, 2, 4] {
+        // 5 is less than a batch (done on the calling thread), 500 is many.
+        for (n, threads) in [5, 500]
+            .into_iter()
+            .flat_map(|n| [0, 1, 2, 4].map(|t| (n, t)))
+        {
+            let list = list(n);
             let mut names = Vec::new();
             let summary = map_secrets(
                 list.as_bytes(),
@@ -296,9 +348,9 @@ mod tests {
                 },
             )
             .unwrap();
-            assert_eq!(summary.secrets, 500);
-            let want: Vec<String> = (0..500).map(|i| format!("s{i}")).collect();
-            assert_eq!(names, want, "{threads} threads");
+            assert_eq!(summary.secrets, n);
+            let want: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
+            assert_eq!(names, want, "{n} Secrets, {threads} threads");
         }
     }
 
