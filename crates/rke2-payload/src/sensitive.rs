@@ -19,9 +19,8 @@ pub fn classify(file: &File) -> Sensitive {
     let Some(bytes) = file.bytes() else {
         return Sensitive::default();
     };
-    let text = String::from_utf8_lossy(bytes);
     let name = file.path.rsplit('/').next().unwrap_or("");
-    if text.contains("PRIVATE KEY-----") {
+    if memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some() {
         return Sensitive {
             what: Some("private key"),
             values: Vec::new(),
@@ -29,14 +28,17 @@ pub fn classify(file: &File) -> Sensitive {
     }
     match name {
         "registries.yaml" => {
-            let values = yaml_values(&text, &["password", "identitytoken", "auth"]);
+            let values = yaml_values(
+                &String::from_utf8_lossy(bytes),
+                &["password", "identitytoken", "auth"],
+            );
             Sensitive {
                 what: (!values.is_empty()).then_some("registry credentials"),
                 values,
             }
         }
         "encryption-config.json" => {
-            let values = json_values(&text, &["secret"]);
+            let values = json_values(&String::from_utf8_lossy(bytes), &["secret"]);
             Sensitive {
                 what: Some("secrets-encryption keys"),
                 values,
@@ -49,7 +51,7 @@ pub fn classify(file: &File) -> Sensitive {
         "cloud-provider-config" | "credential-config.yaml" => Sensitive {
             what: Some("cloud credentials (may hold passwords)"),
             values: yaml_values(
-                &text,
+                &String::from_utf8_lossy(bytes),
                 &["password", "secret", "token", "client-secret", "key"],
             ),
         },
