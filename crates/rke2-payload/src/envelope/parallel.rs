@@ -84,7 +84,7 @@ where
 /// done on the calling thread, without paying for threads.
 struct Pool<T> {
     jobs: SyncSender<Batch>,
-    done: Receiver<(Batch, Vec<Done<T>>)>,
+    done: Receiver<Returned<T>>,
     /// Batches in flight at most.
     capacity: u64,
 }
@@ -102,7 +102,7 @@ impl<T: Send> Pool<T> {
     {
         let capacity = threads * 2;
         let (jobs, job_rx) = sync_channel::<Batch>(capacity);
-        let (done_tx, done) = sync_channel::<(Batch, Vec<Done<T>>)>(capacity);
+        let (done_tx, done) = sync_channel::<Returned<T>>(capacity);
         let job_rx = Arc::new(Mutex::new(job_rx));
         for _ in 0..threads {
             let job_rx = Arc::clone(&job_rx);
@@ -114,10 +114,16 @@ impl<T: Send> Pool<T> {
                         Err(_) => return,
                     };
                     let Ok(batch) = job else { return };
-                    let results = (0..batch.chunks.len())
-                        .map(|i| run(batch.chunk(i), options, batch.first + i, work))
-                        .collect();
-                    if done_tx.send((batch, results)).is_err() {
+                    // A panic (a bug) is handed to the calling thread, which re-raises it, instead
+                    // of leaving it waiting for a batch that never comes back.
+                    let results = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                        (0..batch.chunks.len())
+                            .map(|i| run(batch.chunk(i), options, batch.first + i, work))
+                            .collect::<Vec<_>>()
+                    }));
+                    let message = results.map(|results| (batch, results));
+                    let panicked = message.is_err();
+                    if done_tx.send(message).is_err() || panicked {
                         return;
                     }
                 }
@@ -130,6 +136,9 @@ impl<T: Send> Pool<T> {
         }
     }
 }
+
+/// A batch back from the pool with its results, or the panic that stopped a worker.
+type Returned<T> = Result<(Batch, Vec<Done<T>>), Box<dyn std::any::Any + Send>>;
 
 /// What the pool made of one chunk: a result per bootstrap Secret, and the chunk's counts.
 type Done<T> = Result<(Vec<T>, Counts), Error>;
@@ -254,8 +263,10 @@ where
         } else {
             pool.done.try_recv().ok()
         };
-        let Some((batch, results)) = got else {
-            return Ok(false);
+        let (batch, results) = match got {
+            None => return Ok(false),
+            Some(Ok(returned)) => returned,
+            Some(Err(panic)) => std::panic::resume_unwind(panic),
         };
         self.pending.insert(batch.seq, (batch, results));
         while let Some((batch, results)) = self.pending.remove(&self.delivered) {
@@ -431,5 +442,20 @@ mod tests {
         assert_eq!(sequential.len(), 81);
         assert_eq!(summary.skipped_objects, 1);
         assert_eq!(ids(2), (sequential, summary));
+    }
+
+    #[test]
+    fn a_panic_in_the_work_reaches_the_caller_instead_of_hanging() {
+        let list = list(300);
+        let result = std::panic::catch_unwind(|| {
+            map_secrets(
+                list.as_bytes(),
+                &DecodeOptions::default(),
+                2,
+                |s| assert_ne!(s.name(), Some("s150"), "planted"),
+                |()| Ok(()),
+            )
+        });
+        assert!(result.is_err());
     }
 }
