@@ -1526,7 +1526,13 @@ def write_readme(rows, bad_rows) -> None:
     lines += [f"- `{p}`: {d}" for p, d in bad_rows]
     lines += ["", "## Generator", "",
               "- `gen/generate.py`: the generator",
-              "- `gen/keys/`: cached FAKE CA and registry-client key pairs (see `gen/keys/README`)", ""]
+              "- `gen/keys/`: cached FAKE CA and registry-client key pairs (see `gen/keys/README`)",
+              "- `gen/gogzip/`: a Go program that prints what Go's `compress/gzip` at its default level (what",
+              "  CAPRKE2's `gzipUserData` uses) makes of each file given; its output is `go-gzip-sizes.json`,",
+              "  which a test compares `size`'s gzip estimate against. To refresh it after regenerating the",
+              "  fixtures: decode every single-Secret fixture (`rke2-payload decode FILE -o DIR/NAME.ud`), then",
+              "  `go run ./testdata/gen/gogzip DIR/*.ud > testdata/go-gzip-sizes.json` (any Go; measured with 1.19).",
+              ""]
     (TESTDATA / "README.md").write_text("\n".join(lines))
 
 
