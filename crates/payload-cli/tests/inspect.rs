@@ -266,3 +266,22 @@ fn cloud_init_examples_are_read() {
     }
     assert!(seen >= 20, "only {seen} examples");
 }
+
+#[test]
+fn an_input_that_cannot_be_read_leaves_standard_output_empty() {
+    for command in ["inspect", "size"] {
+        let out = cmd()
+            .arg(command)
+            .args(["--output", "json"])
+            .arg(testdata().join("bad/configmap.yaml"))
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        assert!(
+            out.stdout.is_empty(),
+            "{command}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(!out.stderr.is_empty(), "{command}");
+    }
+}

@@ -15,9 +15,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = &args.input.file;
     let mut out = raw_stdout();
     let json = args.output == Format::Json;
-    if json {
-        write!(out, "{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[")?;
-    }
+    // The JSON head is written with the first Secret (or at the end), so that an input that
+    // cannot be read leaves nothing half-written on standard output.
+    let head = format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[");
     let mut failures: Vec<String> = Vec::new();
     let mut written = 0usize;
     // Reports are made and rendered on the worker threads; this thread writes them in order.
@@ -55,7 +55,10 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             };
             failures.extend(failure);
             let separator: &[u8] = match (json, written) {
-                (true, 0) => b"\n",
+                (true, 0) => {
+                    out.write_all(head.as_bytes())?;
+                    b"\n"
+                }
                 (true, _) => b",\n",
                 (false, 0) => b"",
                 (false, _) => b"\n",
@@ -67,6 +70,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
         },
     )?;
     if json {
+        if written == 0 {
+            out.write_all(head.as_bytes())?;
+        }
         writeln!(
             out,
             "\n],\"skipped_secrets\":{},\"skipped_objects\":{}}}",

@@ -18,10 +18,9 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let mut written = 0usize;
     // JUnit needs totals in its first element: collect only what it prints.
     let mut junit_reports = Vec::new();
-    match args.output {
-        SizeFormat::Json => write!(out, "{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[")?,
-        SizeFormat::Junit | SizeFormat::Text => {}
-    }
+    // The JSON head is written with the first Secret (or at the end), so that an input that
+    // cannot be read leaves nothing half-written on standard output.
+    let head = format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[");
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     map_input(
         &args.input,
@@ -48,7 +47,10 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                 Rendered::Bytes(bytes) => {
                     let json = args.output == SizeFormat::Json;
                     let separator: &[u8] = match (json, written) {
-                        (true, 0) => b"\n",
+                        (true, 0) => {
+                            out.write_all(head.as_bytes())?;
+                            b"\n"
+                        }
                         (true, _) => b",\n",
                         (false, 0) => b"",
                         (false, _) => b"\n",
@@ -62,7 +64,12 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
         },
     )?;
     match args.output {
-        SizeFormat::Json => writeln!(out, "\n],\"fits\":{fits}}}")?,
+        SizeFormat::Json => {
+            if written == 0 {
+                out.write_all(head.as_bytes())?;
+            }
+            writeln!(out, "\n],\"fits\":{fits}}}")?;
+        }
         SizeFormat::Junit => junit(&mut out, &junit_reports)?,
         SizeFormat::Text => {}
     }
