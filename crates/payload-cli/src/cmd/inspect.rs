@@ -7,7 +7,7 @@ use rke2_payload::Compression;
 use rke2_payload::findings::Severity;
 use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, SecretReport};
 
-use super::{Outcome, input_name, map_input, raw_stdout, styled};
+use super::{Outcome, input_name, map_input, raw_stdout, styled, write_item};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
 
@@ -54,17 +54,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                 }
             };
             failures.extend(failure);
-            let separator: &[u8] = match (json, written) {
-                (true, 0) => {
-                    out.write_all(head.as_bytes())?;
-                    b"\n"
-                }
-                (true, _) => b",\n",
-                (false, 0) => b"",
-                (false, _) => b"\n",
-            };
-            out.write_all(separator)?;
-            out.write_all(&rendered)?;
+            write_item(&mut out, json.then_some(head.as_str()), written, &rendered)?;
             written += 1;
             Ok(())
         },

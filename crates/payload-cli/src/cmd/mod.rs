@@ -102,6 +102,27 @@ pub(crate) fn map_input<T: Send>(
     Ok(summary)
 }
 
+/// Writes the rendering of the `written`-th Secret (from 0): in a JSON array whose `head` is
+/// written with the first one (so a failed input leaves nothing half-written), or as text
+/// blocks separated by a blank line.
+pub(crate) fn write_item(
+    out: &mut impl std::io::Write,
+    json: Option<&str>,
+    written: usize,
+    rendered: &[u8],
+) -> std::io::Result<()> {
+    match (json, written) {
+        (Some(head), 0) => {
+            out.write_all(head.as_bytes())?;
+            out.write_all(b"\n")?;
+        }
+        (Some(_), _) => out.write_all(b",\n")?,
+        (None, 0) => {}
+        (None, _) => out.write_all(b"\n")?,
+    }
+    out.write_all(rendered)
+}
+
 /// Standard output for machine-readable formats: buffered, no colour processing.
 pub(crate) fn raw_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
     std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())

@@ -7,7 +7,7 @@ use rke2_payload::Compression;
 use rke2_payload::clouds::{self, Counted};
 use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Target, Verdict, measure};
 
-use super::{Outcome, map_input, raw_stdout, styled};
+use super::{Outcome, map_input, raw_stdout, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
 
@@ -46,17 +46,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                 Rendered::Report(report) => junit_reports.push(*report),
                 Rendered::Bytes(bytes) => {
                     let json = args.output == SizeFormat::Json;
-                    let separator: &[u8] = match (json, written) {
-                        (true, 0) => {
-                            out.write_all(head.as_bytes())?;
-                            b"\n"
-                        }
-                        (true, _) => b",\n",
-                        (false, 0) => b"",
-                        (false, _) => b"\n",
-                    };
-                    out.write_all(separator)?;
-                    out.write_all(&bytes)?;
+                    write_item(&mut out, json.then_some(head.as_str()), written, &bytes)?;
                 }
             }
             written += 1;
