@@ -2,11 +2,16 @@
 """Measures rke2-payload on kubectl dumps of 2,000 and 20,000 bootstrap Secrets, against what
 users run today (a Python script with PyYAML's C loader) and the bare decode floor.
 
-    python3 bench/run.py [--sizes 2000,20000] [--runs 3]
+    python3 bench/run.py [--sizes 2000,20000] [--runs 3] [--dumps fleet,unique]
+
+Two kinds of dump (bench/make_dump.py): `fleet`, a management cluster's Secrets (MachineDeployment
+replicas share their payload, about 30% of payloads are distinct), and `unique`, where every
+payload is distinct (the worst case: nothing read once can be reused).
 
 Prints, per dump: wall time (best of N), MB/s of input, peak RSS (/usr/bin/time), and ratios.
 """
 import argparse
+import itertools
 import os
 import subprocess
 import sys
@@ -45,38 +50,40 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--sizes", default="2000,20000")
     ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--dumps", default="fleet,unique")
     args = ap.parse_args()
     build()
-    for n in [int(s) for s in args.sizes.split(",")]:
-        for fmt in ("yaml", "json"):
-            dump = OUT / f"dump-{n}.{fmt}"
-            if not dump.exists():
-                subprocess.run([sys.executable, str(ROOT / "bench/make_dump.py"), str(n), fmt, str(dump)], check=True)
-            mb = dump.stat().st_size / 1e6
-            rows = {
-                "rke2-payload inspect": [str(BIN / "rke2-payload"), "inspect", "--output", "json", str(dump)],
-                "rke2-payload size": [str(BIN / "rke2-payload"), "size", "--output", "json", str(dump)],
-                "envelope only": [str(BIN / "examples" / "envelope_only"), str(dump)],
-                "decode floor": [str(BIN / "examples" / "decode_floor"), str(dump)],
-                "python reference": [sys.executable, str(ROOT / "bench/reference.py"), str(dump)],
-            }
-            results = {}
-            runs = 1 if n > 5000 else args.runs
-            for name, cmd in rows.items():
-                if name == "python reference" and n > 5000 and os.environ.get("BENCH_SKIP_SLOW"):
-                    continue
-                results[name] = measure(cmd, runs)
-            print(f"\n{n} Secrets, {fmt.upper()}, {mb:.1f} MB (best of {runs})")
-            print(f"  {'':24} {'wall ms':>9} {'MB/s':>8} {'RSS MiB':>8}")
-            for name, (wall, rss) in results.items():
-                print(f"  {name:24} {wall * 1000:9.1f} {mb / max(wall, 1e-6):8.0f} {rss:8.1f}")
-            py = results.get("python reference", (None,))[0]
-            insp, size = results["rke2-payload inspect"][0], results["rke2-payload size"][0]
-            floor, env = results["decode floor"][0], results["envelope only"][0]
-            if py:
-                print(f"  inspect is {py / max(insp, 1e-6):.1f}x faster than the Python reference")
-            print(f"  size takes {size / max(floor, 1e-6):.2f}x the decode floor, "
-                  f"{size / max(env, 1e-6):.2f}x the envelope alone")
+    sizes = [int(s) for s in args.sizes.split(",")]
+    for n, kind, fmt in itertools.product(sizes, args.dumps.split(","), ("yaml", "json")):
+        dump = OUT / f"{kind}-{n}.{fmt}"
+        if not dump.exists():
+            make = [sys.executable, str(ROOT / "bench/make_dump.py"), str(n), fmt, str(dump)]
+            subprocess.run(make + (["--unique"] if kind == "unique" else []), check=True)
+        mb = dump.stat().st_size / 1e6
+        rows = {
+            "rke2-payload inspect": [str(BIN / "rke2-payload"), "inspect", "--output", "json", str(dump)],
+            "rke2-payload size": [str(BIN / "rke2-payload"), "size", "--output", "json", str(dump)],
+            "envelope only": [str(BIN / "examples" / "envelope_only"), str(dump)],
+            "decode floor": [str(BIN / "examples" / "decode_floor"), str(dump)],
+            "python reference": [sys.executable, str(ROOT / "bench/reference.py"), str(dump)],
+        }
+        results = {}
+        runs = 1 if n > 5000 else args.runs
+        for name, cmd in rows.items():
+            if name == "python reference" and n > 5000 and os.environ.get("BENCH_SKIP_SLOW"):
+                continue
+            results[name] = measure(cmd, runs)
+        print(f"\n{kind} dump: {n} Secrets, {fmt.upper()}, {mb:.1f} MB (best of {runs})")
+        print(f"  {'':24} {'wall ms':>9} {'MB/s':>8} {'RSS MiB':>8}")
+        for name, (wall, rss) in results.items():
+            print(f"  {name:24} {wall * 1000:9.1f} {mb / max(wall, 1e-6):8.0f} {rss:8.1f}")
+        py = results.get("python reference", (None,))[0]
+        insp, size = results["rke2-payload inspect"][0], results["rke2-payload size"][0]
+        floor, env = results["decode floor"][0], results["envelope only"][0]
+        if py:
+            print(f"  inspect is {py / max(insp, 1e-6):.1f}x faster than the Python reference")
+        print(f"  size takes {size / max(floor, 1e-6):.2f}x the decode floor, "
+              f"{size / max(env, 1e-6):.2f}x the envelope alone")
 
 
 if __name__ == "__main__":

@@ -1531,7 +1531,7 @@ def write_readme(rows, bad_rows) -> None:
               "  CAPRKE2's `gzipUserData` uses) makes of each file given; its output is `go-gzip-sizes.json`,",
               "  which a test compares `size`'s gzip estimate against. To refresh it after regenerating the",
               "  fixtures: decode every single-Secret fixture (`rke2-payload decode FILE -o DIR/NAME.ud`), then",
-              "  `go run ./testdata/gen/gogzip DIR/*.ud > testdata/go-gzip-sizes.json` (any Go; measured with 1.19).",
+              "  `go run testdata/gen/gogzip/main.go DIR/*.ud > testdata/go-gzip-sizes.json` (any Go; measured with 1.19).",
               ""]
     (TESTDATA / "README.md").write_text("\n".join(lines))
 

@@ -30,6 +30,7 @@ use crate::document::{Document, File, sha256_hex};
 use crate::envelope::{BootstrapSecret, Envelope};
 use crate::error::Error;
 use crate::findings::{Finding, Severity};
+use crate::memo::{self, Memo};
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, DeclaredFormat, Format, Payload};
 use crate::pki::{self, Certificate, PrivateKey};
@@ -236,6 +237,67 @@ pub fn inspect(
 ) -> Result<SecretReport, Error> {
     let payload = secret.decode(&options.decode)?;
     Ok(inspect_payload(secret, &payload, options))
+}
+
+/// Inspects many Secrets with one set of options, reading each distinct payload once.
+///
+/// Every replica of a MachineDeployment carries byte-identical user data. An `Inspector` keeps
+/// the report of each payload it has read (the last 256 distinct ones) and answers the next
+/// Secret whose stored `format` and `value` are the same with a copy carrying that Secret's
+/// name, namespace and cluster: the same report [`inspect`] makes, for the cost of a SHA-256 of
+/// the stored text. Threads may share one.
+///
+/// ```
+/// use rke2_payload::report::{InspectOptions, Inspector};
+/// use rke2_payload::{DecodeOptions, Envelope};
+///
+/// let list = br#"{"kind": "List", "items": [
+///   {"kind": "Secret", "type": "cluster.x-k8s.io/secret", "metadata": {"name": "md-0-a"},
+///    "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtdCg=="}},
+///   {"kind": "Secret", "type": "cluster.x-k8s.io/secret", "metadata": {"name": "md-0-b"},
+///    "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtdCg=="}}]}"#;
+/// let envelope = Envelope::parse(list, &DecodeOptions::default())?;
+/// let inspector = Inspector::new(InspectOptions::default());
+/// let a = inspector.inspect(&envelope.secrets[0])?; // read
+/// let b = inspector.inspect(&envelope.secrets[1])?; // the same bytes: a copy, renamed
+/// assert_eq!(b.name.as_deref(), Some("md-0-b"));
+/// assert_eq!(a.size.userdata_bytes, b.size.userdata_bytes);
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+#[derive(Debug, Default)]
+pub struct Inspector {
+    options: InspectOptions,
+    memo: Memo<SecretReport>,
+}
+
+impl Inspector {
+    /// An inspector that reads with `options`.
+    pub fn new(options: InspectOptions) -> Self {
+        Inspector {
+            options,
+            memo: Memo::default(),
+        }
+    }
+
+    /// The options it reads with.
+    pub fn options(&self) -> &InspectOptions {
+        &self.options
+    }
+
+    /// The report of one Secret, equal to [`inspect`]'s.
+    ///
+    /// # Errors
+    /// As [`inspect`]; a payload that fails is not kept, so each Secret carrying it fails alike.
+    pub fn inspect(&self, secret: &BootstrapSecret<'_>) -> Result<SecretReport, Error> {
+        let kept = self
+            .memo
+            .get_or_try_insert(memo::key(secret), || inspect(secret, &self.options))?;
+        let mut report = SecretReport::clone(&kept);
+        report.name = secret.name().map(str::to_owned);
+        report.namespace = secret.namespace().map(str::to_owned);
+        report.cluster = secret.cluster().map(str::to_owned);
+        Ok(report)
+    }
 }
 
 /// Builds the report of a decoded payload.

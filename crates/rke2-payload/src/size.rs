@@ -27,6 +27,8 @@ use crate::clouds::{Cloud, Counted, GzipSafety};
 use crate::document::Document;
 use crate::envelope::BootstrapSecret;
 use crate::gzip;
+use crate::memo::{self, Memo};
+use crate::options::DecodeOptions;
 use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper_len};
 use crate::sensitive;
 
@@ -210,6 +212,65 @@ pub fn measure(
     }
 }
 
+/// Measures many Secrets with one set of options, each distinct payload once.
+///
+/// Like [`crate::report::Inspector`]: the replicas of a MachineDeployment carry byte-identical
+/// user data, so a `Sizer` keeps the report of each payload it measured (the last 256 distinct
+/// ones) and answers the next Secret with the same stored `format` and `value` with a copy
+/// carrying its name and namespace. The gzip estimate, a compression of the whole user data,
+/// is most of what `size` costs. Threads may share one.
+///
+/// ```
+/// use rke2_payload::size::{SizeOptions, Sizer};
+/// use rke2_payload::{DecodeOptions, Envelope};
+///
+/// let secret = br#"{"kind": "Secret", "type": "cluster.x-k8s.io/secret",
+///   "metadata": {"name": "md-0-a"},
+///   "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtdCg=="}}"#;
+/// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
+/// let sizer = Sizer::new(SizeOptions::default(), DecodeOptions::default());
+/// let report = sizer.measure(&envelope.secrets[0])?;
+/// assert_eq!(report.value_bytes, 25);
+/// assert!(report.fits());
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+#[derive(Debug)]
+pub struct Sizer {
+    options: SizeOptions,
+    decode: DecodeOptions,
+    memo: Memo<SizeReport>,
+}
+
+impl Sizer {
+    /// A sizer that decodes with `decode` and measures against `options`.
+    pub fn new(options: SizeOptions, decode: DecodeOptions) -> Self {
+        Sizer {
+            options,
+            decode,
+            memo: Memo::default(),
+        }
+    }
+
+    /// The report of one Secret: [`measure`] of its decoded payload.
+    ///
+    /// # Errors
+    /// When the Secret cannot be decoded (see [`BootstrapSecret::decode`]); a payload that fails
+    /// is not kept, so each Secret carrying it fails alike.
+    pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, crate::Error> {
+        let kept = self.memo.get_or_try_insert(memo::key(secret), || {
+            Ok::<_, crate::Error>(measure(
+                secret,
+                &secret.decode(&self.decode)?,
+                &self.options,
+            ))
+        })?;
+        let mut report = SizeReport::clone(&kept);
+        report.name = secret.name().map(str::to_owned);
+        report.namespace = secret.namespace().map(str::to_owned);
+        Ok(report)
+    }
+}
+
 /// What `gzipUserData: true` makes of the user data.
 fn gzip_size(payload: &Payload<'_>) -> u64 {
     match payload.format() {
@@ -361,7 +422,6 @@ fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
 mod tests {
     use super::*;
     use crate::clouds;
-    use crate::options::DecodeOptions;
 
     fn secret(value: &[u8]) -> crate::envelope::Envelope<'_> {
         crate::envelope::Envelope::parse(value, &DecodeOptions::default()).unwrap()

@@ -144,7 +144,7 @@ fn the_gzip_estimate_is_within_one_and_a_half_percent_of_go() {
         let sha = sha256_hex(payload.userdata());
         let Some(&want) = sizes.get(sha.as_str()) else {
             panic!(
-                "{file}: no Go figure for its user data; rerun `go run ./testdata/gen/gogzip` (its header says how)"
+                "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how)"
             );
         };
         let got = rke2_payload::gzip::estimated_len(payload.userdata());

@@ -2,7 +2,7 @@
 // gzipUserData writes (compress/gzip NewWriter). rke2-payload's tests compare their estimate
 // against these figures (testdata/go-gzip-sizes.json).
 //
-//	go run ./testdata/gen/gogzip FILE... > testdata/go-gzip-sizes.json
+//	go run testdata/gen/gogzip/main.go FILE... > testdata/go-gzip-sizes.json
 package main
 
 import (

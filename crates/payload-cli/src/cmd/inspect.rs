@@ -5,9 +5,9 @@ use std::io::Write;
 use anyhow::{Result, bail};
 use rke2_payload::Compression;
 use rke2_payload::findings::Severity;
-use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, SecretReport};
+use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport};
 
-use super::{Outcome, input_name, map_input, raw_stdout, styled, write_item};
+use super::{Outcome, decode_options, input_name, map_input, raw_stdout, styled, write_item};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
 
@@ -20,16 +20,17 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let head = format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[");
     let mut failures: Vec<String> = Vec::new();
     let mut written = 0usize;
+    let mut options = InspectOptions::default();
+    options.decode = decode_options(&args.input);
+    options.show_secrets = args.show_secrets;
+    // Replicas' identical payloads are read once; see `Inspector`.
+    let inspector = Inspector::new(options);
     // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = map_input(
         &args.input,
         args.name.as_deref(),
-        |secret, decode| -> Result<(Option<String>, Vec<u8>), String> {
-            let mut options = InspectOptions::default();
-            options.decode = decode.clone();
-            options.show_secrets = args.show_secrets;
-            let report =
-                rke2_payload::report::inspect(secret, &options).map_err(|e| e.to_string())?;
+        |secret, _| -> Result<(Option<String>, Vec<u8>), String> {
+            let report = inspector.inspect(secret).map_err(|e| e.to_string())?;
             let failure = report
                 .findings
                 .iter()

@@ -42,6 +42,11 @@ pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
     Ok((bytes, options))
 }
 
+/// The decode options the input flags ask for.
+pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
+    DecodeOptions::default().with_max_inflated(args.max_inflated)
+}
+
 /// Streams the input named on the command line: `work` runs on every bootstrap Secret (only the
 /// one named by `name`, when given) on a pool of threads, and `sink` gets the results in input
 /// order. Files and standard input are read as they are parsed.
@@ -51,7 +56,7 @@ pub(crate) fn map_input<T: Send>(
     work: impl Fn(&rke2_payload::BootstrapSecret<'_>, &DecodeOptions) -> T + Sync,
     mut sink: impl FnMut(T) -> Result<()>,
 ) -> Result<rke2_payload::envelope::StreamSummary> {
-    let options = DecodeOptions::default().with_max_inflated(args.max_inflated);
+    let options = decode_options(args);
     let path = &args.file;
     let reader: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
         Box::new(std::io::stdin().lock())

@@ -5,9 +5,9 @@ use std::io::Write;
 use anyhow::{Result, bail};
 use rke2_payload::Compression;
 use rke2_payload::clouds::{self, Counted};
-use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Target, Verdict, measure};
+use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict};
 
-use super::{Outcome, map_input, raw_stdout, styled, write_item};
+use super::{Outcome, decode_options, map_input, raw_stdout, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
 
@@ -21,12 +21,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     // The JSON head is written with the first Secret (or at the end), so that an input that
     // cannot be read leaves nothing half-written on standard output.
     let head = format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[");
+    // Replicas' identical payloads are measured once; see `Sizer`.
+    let sizer = Sizer::new(options, decode_options(&args.input));
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     map_input(
         &args.input,
         args.name.as_deref(),
-        |secret, decode| -> Result<(bool, Rendered)> {
-            let report = measure(secret, &secret.decode(decode)?, &options);
+        |secret, _| -> Result<(bool, Rendered)> {
+            let report = sizer.measure(secret)?;
             let fits = report.fits();
             let rendered = match args.output {
                 SizeFormat::Json => Rendered::Bytes(serde_json::to_vec(&report)?),

@@ -169,6 +169,22 @@ impl<'a> BootstrapSecret<'a> {
         }
     }
 
+    /// Feeds the stored `format` and `value` keys, each with how it is stored and its length,
+    /// to `feed`: what [`crate::memo`] hashes to know two payloads are the same.
+    pub(crate) fn feed_stored(&self, feed: &mut dyn FnMut(&[u8])) {
+        for stored in [self.format.as_ref(), Some(&self.value)] {
+            let (tag, bytes): (u8, &[u8]) = match stored {
+                None => (0, &[]),
+                Some(Stored::Base64(text)) => (1, text.as_bytes()),
+                Some(Stored::Plain(text)) => (2, text.as_bytes()),
+                Some(Stored::Bare(bytes)) => (3, bytes),
+            };
+            feed(&[tag]);
+            feed(&(bytes.len() as u64).to_le_bytes());
+            feed(bytes);
+        }
+    }
+
     /// The `format` key as declared.
     pub fn declared_format(&self) -> Result<DeclaredFormat, Error> {
         let text: Cow<'_, str> = match &self.format {

@@ -1,0 +1,103 @@
+//! `Inspector` and `Sizer` read each distinct payload once; what they answer must be what
+//! `inspect` and `measure` make of every Secret, whether it was read or copied.
+
+use std::path::PathBuf;
+
+use rke2_payload::report::{InspectOptions, Inspector, inspect};
+use rke2_payload::size::{SizeOptions, Sizer, measure};
+use rke2_payload::{DecodeOptions, Envelope};
+use serde_json::Value;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// The fixture List with a copy of every Secret after it: renamed, in another namespace and
+/// cluster, with the same payload.
+fn doubled_list() -> Vec<u8> {
+    let text = std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("list");
+    let mut list: Value = serde_json::from_str(&text).expect("JSON");
+    let items = list["items"].as_array().expect("items").clone();
+    let mut out = Vec::new();
+    for item in items {
+        out.push(item.clone());
+        let mut copy = item.clone();
+        let name = copy["metadata"]["name"].as_str().expect("name").to_owned();
+        copy["metadata"]["name"] = Value::from(format!("{name}-replica"));
+        copy["metadata"]["namespace"] = Value::from("elsewhere");
+        if let Some(labels) = copy["metadata"]["labels"].as_object_mut() {
+            labels.insert("cluster.x-k8s.io/cluster-name".into(), "other".into());
+        }
+        out.push(copy);
+    }
+    list["items"] = Value::Array(out);
+    serde_json::to_vec(&list).expect("JSON")
+}
+
+#[test]
+fn an_inspector_answers_what_inspect_makes_of_every_secret() {
+    let input = doubled_list();
+    for show_secrets in [false, true] {
+        let mut options = InspectOptions::default();
+        options.show_secrets = show_secrets;
+        let envelope = Envelope::parse(&input, &options.decode).expect("parse");
+        assert!(envelope.secrets.len() >= 60, "{}", envelope.secrets.len());
+        let inspector = Inspector::new(options.clone());
+        for secret in &envelope.secrets {
+            let want = inspect(secret, &options).map(|r| serde_json::to_value(r).expect("JSON"));
+            let got = inspector
+                .inspect(secret)
+                .map(|r| serde_json::to_value(r).expect("JSON"));
+            match (want, got) {
+                (Ok(want), Ok(got)) => assert_eq!(want, got, "{}", secret.id()),
+                (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string()),
+                (want, got) => panic!("{}: {want:?} vs {got:?}", secret.id()),
+            }
+        }
+    }
+}
+
+#[test]
+fn a_copy_carries_its_own_secret_s_name_namespace_and_cluster() {
+    let input = doubled_list();
+    let options = DecodeOptions::default();
+    let envelope = Envelope::parse(&input, &options).expect("parse");
+    let inspector = Inspector::default();
+    let first = inspector.inspect(&envelope.secrets[0]).expect("inspect");
+    let copy = inspector.inspect(&envelope.secrets[1]).expect("inspect");
+    assert_eq!(
+        copy.name.as_deref(),
+        Some(format!("{}-replica", first.name.as_deref().expect("name")).as_str())
+    );
+    assert_eq!(copy.namespace.as_deref(), Some("elsewhere"));
+    assert_eq!(copy.cluster.as_deref(), Some("other"));
+    assert_eq!(
+        serde_json::to_value(&copy.files).expect("JSON"),
+        serde_json::to_value(&first.files).expect("JSON")
+    );
+}
+
+#[test]
+fn a_sizer_answers_what_measure_makes_of_every_secret() {
+    let input = doubled_list();
+    let decode = DecodeOptions::default();
+    let envelope = Envelope::parse(&input, &decode).expect("parse");
+    for contributors in [false, true] {
+        let mut options = SizeOptions::default();
+        options.contributors = contributors;
+        let sizer = Sizer::new(options.clone(), decode.clone());
+        for secret in &envelope.secrets {
+            let want = secret
+                .decode(&decode)
+                .map(|p| serde_json::to_value(measure(secret, &p, &options)).expect("JSON"));
+            let got = sizer
+                .measure(secret)
+                .map(|r| serde_json::to_value(r).expect("JSON"));
+            match (want, got) {
+                (Ok(want), Ok(got)) => assert_eq!(want, got, "{}", secret.id()),
+                (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string()),
+                (want, got) => panic!("{}: {want:?} vs {got:?}", secret.id()),
+            }
+        }
+    }
+}
