@@ -45,7 +45,7 @@ pub mod fuzzing;
 pub mod gzip;
 pub mod input;
 pub mod lint;
-mod memo;
+pub mod memo;
 pub mod options;
 pub mod payload;
 pub mod pki;

@@ -9,6 +9,30 @@
 //!
 //! What a memo holds must depend on those bytes alone (and on options fixed for the memo's
 //! life): the per-Secret parts (name, namespace, cluster label) are put back by the caller.
+//! [`crate::report::Inspector`] and [`crate::size::Sizer`] are built on it; a caller that renders
+//! reports can keep its rendering the same way.
+//!
+//! ```
+//! use rke2_payload::memo::Memo;
+//! use rke2_payload::{DecodeOptions, Envelope};
+//!
+//! let list = br#"{"kind": "List", "items": [
+//!   {"kind": "Secret", "metadata": {"name": "md-0-a"}, "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwo="}},
+//!   {"kind": "Secret", "metadata": {"name": "md-0-b"}, "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwo="}}]}"#;
+//! let options = DecodeOptions::default();
+//! let envelope = Envelope::parse(list, &options)?;
+//! let memo = Memo::new();
+//! let mut decoded = 0;
+//! for secret in &envelope.secrets {
+//!     let bytes = memo.get_or_try_insert(secret, || {
+//!         decoded += 1;
+//!         secret.decode(&options).map(|p| p.userdata().len())
+//!     })?;
+//!     assert_eq!(*bytes, 14);
+//! }
+//! assert_eq!(decoded, 1);
+//! # Ok::<(), rke2_payload::Error>(())
+//! ```
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -20,14 +44,14 @@ use crate::envelope::BootstrapSecret;
 /// How many distinct payloads a memo keeps before it starts again. A kubectl dump lists the
 /// replicas of one MachineDeployment next to each other (names sort together), so a small window
 /// catches them; the bound keeps memory flat on a dump where nothing repeats.
-pub(crate) const CAPACITY: usize = 256;
+pub const CAPACITY: usize = 256;
 
 /// The SHA-256 of a Secret's stored `format` and `value`: equal digests, equal payloads.
-pub(crate) type Key = [u8; 32];
+type Key = [u8; 32];
 
-/// Results per payload, shared by the threads of one run.
+/// What was made of each distinct payload, shared by the threads of one run.
 #[derive(Debug)]
-pub(crate) struct Memo<T> {
+pub struct Memo<T> {
     entries: Mutex<HashMap<Key, Arc<T>>>,
     capacity: usize,
 }
@@ -39,21 +63,36 @@ impl<T> Default for Memo<T> {
 }
 
 impl<T> Memo<T> {
-    /// A memo that keeps at most `capacity` payloads (0 keeps none).
-    pub(crate) fn with_capacity(capacity: usize) -> Self {
+    /// A memo that keeps the last [`CAPACITY`] distinct payloads.
+    pub fn new() -> Self {
+        Memo::default()
+    }
+
+    /// A memo that keeps at most `capacity` distinct payloads (0 keeps none). When full, it
+    /// forgets them all and starts again.
+    pub fn with_capacity(capacity: usize) -> Self {
         Memo {
             entries: Mutex::new(HashMap::new()),
             capacity,
         }
     }
 
-    /// What was made of `key` before, or `make()`'s result, kept when it is `Ok`. The lock is
-    /// not held while `make` runs: two threads may both make the same entry, and one is kept.
-    pub(crate) fn get_or_try_insert<E>(
+    /// What was made of a Secret with the same stored `format` and `value` as `secret`, or
+    /// `make()`'s result, kept when it is `Ok` (errors are not kept). `make` must depend only on
+    /// the payload, not on the Secret's name or labels. The lock is not held while `make` runs:
+    /// two threads may both make the same entry, and one is kept.
+    ///
+    /// # Errors
+    /// `make`'s error.
+    pub fn get_or_try_insert<E>(
         &self,
-        key: Key,
+        secret: &BootstrapSecret<'_>,
         make: impl FnOnce() -> Result<T, E>,
     ) -> Result<Arc<T>, E> {
+        self.by_key(key(secret), make)
+    }
+
+    fn by_key<E>(&self, key: Key, make: impl FnOnce() -> Result<T, E>) -> Result<Arc<T>, E> {
         if self.capacity == 0 {
             return make().map(Arc::new);
         }
@@ -77,7 +116,7 @@ impl<T> Memo<T> {
 
 /// The key of a Secret's payload: its stored `format` and `value` keys, with how each is stored
 /// (base64 under `data`, text under `stringData`, or bare user data).
-pub(crate) fn key(secret: &BootstrapSecret<'_>) -> Key {
+fn key(secret: &BootstrapSecret<'_>) -> Key {
     let mut hasher = Sha256::new();
     secret.feed_stored(&mut |part: &[u8]| hasher.update(part));
     hasher.finalize().into()
@@ -96,24 +135,21 @@ mod tests {
             made.set(made.get() + 1);
             Ok::<_, ()>(v)
         };
-        assert_eq!(*memo.get_or_try_insert([1; 32], || make(1)).unwrap(), 1);
-        assert_eq!(*memo.get_or_try_insert([1; 32], || make(9)).unwrap(), 1);
-        assert_eq!(*memo.get_or_try_insert([2; 32], || make(2)).unwrap(), 2);
+        assert_eq!(*memo.by_key([1; 32], || make(1)).unwrap(), 1);
+        assert_eq!(*memo.by_key([1; 32], || make(9)).unwrap(), 1);
+        assert_eq!(*memo.by_key([2; 32], || make(2)).unwrap(), 2);
         assert_eq!(made.get(), 2);
         // Full: the third key clears the map, so key 1 is made again.
-        assert_eq!(*memo.get_or_try_insert([3; 32], || make(3)).unwrap(), 3);
-        assert_eq!(*memo.get_or_try_insert([1; 32], || make(1)).unwrap(), 1);
+        assert_eq!(*memo.by_key([3; 32], || make(3)).unwrap(), 3);
+        assert_eq!(*memo.by_key([1; 32], || make(1)).unwrap(), 1);
         assert_eq!(made.get(), 4);
     }
 
     #[test]
     fn errors_are_not_kept() {
         let memo: Memo<u32> = Memo::default();
-        assert_eq!(memo.get_or_try_insert([7; 32], || Err("bad")), Err("bad"));
-        assert_eq!(
-            *memo.get_or_try_insert([7; 32], || Ok::<_, ()>(5)).unwrap(),
-            5
-        );
+        assert_eq!(memo.by_key([7; 32], || Err("bad")), Err("bad"));
+        assert_eq!(*memo.by_key([7; 32], || Ok::<_, ()>(5)).unwrap(), 5);
     }
 
     #[test]
@@ -121,7 +157,7 @@ mod tests {
         let memo = Memo::with_capacity(0);
         let made = Cell::new(0);
         for _ in 0..3 {
-            memo.get_or_try_insert([0; 32], || {
+            memo.by_key([0; 32], || {
                 made.set(made.get() + 1);
                 Ok::<_, ()>(())
             })

@@ -30,7 +30,7 @@ use crate::document::{Document, File, sha256_hex};
 use crate::envelope::{BootstrapSecret, Envelope};
 use crate::error::Error;
 use crate::findings::{Finding, Severity};
-use crate::memo::{self, Memo};
+use crate::memo::Memo;
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, DeclaredFormat, Format, Payload};
 use crate::pki::{self, Certificate, PrivateKey};
@@ -291,7 +291,7 @@ impl Inspector {
     pub fn inspect(&self, secret: &BootstrapSecret<'_>) -> Result<SecretReport, Error> {
         let kept = self
             .memo
-            .get_or_try_insert(memo::key(secret), || inspect(secret, &self.options))?;
+            .get_or_try_insert(secret, || inspect(secret, &self.options))?;
         let mut report = SecretReport::clone(&kept);
         report.name = secret.name().map(str::to_owned);
         report.namespace = secret.namespace().map(str::to_owned);

@@ -27,7 +27,7 @@ use crate::clouds::{Cloud, Counted, GzipSafety};
 use crate::document::Document;
 use crate::envelope::BootstrapSecret;
 use crate::gzip;
-use crate::memo::{self, Memo};
+use crate::memo::Memo;
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper_len};
 use crate::sensitive;
@@ -251,13 +251,23 @@ impl Sizer {
         }
     }
 
+    /// The options it measures against.
+    pub fn options(&self) -> &SizeOptions {
+        &self.options
+    }
+
+    /// The options it decodes with.
+    pub fn decode_options(&self) -> &DecodeOptions {
+        &self.decode
+    }
+
     /// The report of one Secret: [`measure`] of its decoded payload.
     ///
     /// # Errors
     /// When the Secret cannot be decoded (see [`BootstrapSecret::decode`]); a payload that fails
     /// is not kept, so each Secret carrying it fails alike.
     pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, crate::Error> {
-        let kept = self.memo.get_or_try_insert(memo::key(secret), || {
+        let kept = self.memo.get_or_try_insert(secret, || {
             Ok::<_, crate::Error>(measure(
                 secret,
                 &secret.decode(&self.decode)?,

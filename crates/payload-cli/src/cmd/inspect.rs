@@ -3,10 +3,12 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use rke2_payload::Compression;
 use rke2_payload::findings::Severity;
+use rke2_payload::memo::Memo;
 use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport};
+use rke2_payload::{BootstrapSecret, Compression};
 
+use super::json_item::{Tail, inspect_own};
 use super::{Outcome, decode_options, input_name, map_input, raw_stdout, styled, write_item};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
@@ -25,26 +27,17 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     options.show_secrets = args.show_secrets;
     // Replicas' identical payloads are read once; see `Inspector`.
     let inspector = Inspector::new(options);
+    let kept_json: Memo<Rendered> = Memo::new();
     // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = map_input(
         &args.input,
         args.name.as_deref(),
-        |secret, _| -> Result<(Option<String>, Vec<u8>), String> {
-            let report = inspector.inspect(secret).map_err(|e| e.to_string())?;
-            let failure = report
-                .findings
-                .iter()
-                .find(|f| f.id == "document-unreadable")
-                .map(|f| format!("{}: {}", secret.id(), f.message));
-            let rendered = if json {
-                serde_json::to_vec(&report).map_err(|e| e.to_string())?
+        |secret, _| {
+            if json {
+                json_item(secret, &inspector, &kept_json)
             } else {
-                let mut buf = styled();
-                text(&mut buf, &report, args.verbose, args.show_secrets)
-                    .map_err(|e| e.to_string())?;
-                buf.into_inner()
-            };
-            Ok((failure, rendered))
+                text_item(secret, &inspector, args)
+            }
         },
         |result| {
             let (failure, rendered) = match result {
@@ -89,6 +82,64 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             bail!("{} Secrets could not be inspected", many.len())
         }
     }
+}
+
+/// One Secret's JSON report, and the failure it carries (an unreadable document). The JSON after
+/// the Secret's own fields is rendered once per distinct payload.
+fn json_item(
+    secret: &BootstrapSecret<'_>,
+    inspector: &Inspector,
+    kept: &Memo<Rendered>,
+) -> Result<(Option<String>, Vec<u8>), String> {
+    let kept = kept.get_or_try_insert(secret, || -> Result<Rendered, String> {
+        let mut report = rke2_payload::report::inspect(secret, inspector.options())
+            .map_err(|e| e.to_string())?;
+        (report.name, report.namespace, report.cluster) = (None, None, None);
+        let json = serde_json::to_vec(&report).map_err(|e| e.to_string())?;
+        Ok(Rendered {
+            tail: Tail::of(&json, &["name", "namespace", "cluster"]),
+            unreadable: unreadable(&report),
+        })
+    })?;
+    let failure = kept
+        .unreadable
+        .as_ref()
+        .map(|message| format!("{}: {message}", secret.id()));
+    let item = match &kept.tail {
+        Some(tail) => tail.with_own(&inspect_own(secret)),
+        None => serde_json::to_vec(&inspector.inspect(secret).map_err(|e| e.to_string())?),
+    };
+    Ok((failure, item.map_err(|e| e.to_string())?))
+}
+
+/// One Secret's text report, and the failure it carries.
+fn text_item(
+    secret: &BootstrapSecret<'_>,
+    inspector: &Inspector,
+    args: &InspectArgs,
+) -> Result<(Option<String>, Vec<u8>), String> {
+    let report = inspector.inspect(secret).map_err(|e| e.to_string())?;
+    let failure = unreadable(&report).map(|message| format!("{}: {message}", secret.id()));
+    let mut buf = styled();
+    text(&mut buf, &report, args.verbose, args.show_secrets).map_err(|e| e.to_string())?;
+    Ok((failure, buf.into_inner()))
+}
+
+/// What `--output json` keeps of one payload.
+struct Rendered {
+    /// The report's JSON after the Secret's own fields.
+    tail: Option<Tail>,
+    /// Why the document could not be read, if it could not.
+    unreadable: Option<String>,
+}
+
+/// The message of the `document-unreadable` finding, if the report has one.
+fn unreadable(report: &SecretReport) -> Option<String> {
+    report
+        .findings
+        .iter()
+        .find(|f| f.id == "document-unreadable")
+        .map(|f| f.message.clone())
 }
 
 fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> Result<()> {

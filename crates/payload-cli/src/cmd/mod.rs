@@ -4,6 +4,7 @@ mod clouds;
 mod decode;
 mod encode;
 mod inspect;
+mod json_item;
 mod lint;
 mod redact;
 mod size;

@@ -3,10 +3,12 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use rke2_payload::Compression;
 use rke2_payload::clouds::{self, Counted};
-use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict};
+use rke2_payload::memo::Memo;
+use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict, measure};
+use rke2_payload::{BootstrapSecret, Compression};
 
+use super::json_item::{Tail, size_own};
 use super::{Outcome, decode_options, map_input, raw_stdout, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
@@ -23,11 +25,15 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let head = format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[");
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options, decode_options(&args.input));
+    let kept_json: Memo<KeptJson> = Memo::new();
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     map_input(
         &args.input,
         args.name.as_deref(),
         |secret, _| -> Result<(bool, Rendered)> {
+            if args.output == SizeFormat::Json {
+                return json_item(secret, &sizer, &kept_json);
+            }
             let report = sizer.measure(secret)?;
             let fits = report.fits();
             let rendered = match args.output {
@@ -79,6 +85,38 @@ enum Rendered {
     Bytes(Vec<u8>),
     /// Kept for JUnit, which needs all reports before it writes anything.
     Report(Box<SizeReport>),
+}
+
+/// What `--output json` keeps of one payload: the report's JSON after the Secret's own fields,
+/// and whether it fits.
+struct KeptJson {
+    tail: Option<Tail>,
+    fits: bool,
+}
+
+/// One Secret's JSON report, the rest of it rendered once per distinct payload.
+fn json_item(
+    secret: &BootstrapSecret<'_>,
+    sizer: &Sizer,
+    kept: &Memo<KeptJson>,
+) -> Result<(bool, Rendered)> {
+    let kept = kept.get_or_try_insert(secret, || -> Result<KeptJson> {
+        let mut report = measure(
+            secret,
+            &secret.decode(sizer.decode_options())?,
+            sizer.options(),
+        );
+        (report.name, report.namespace) = (None, None);
+        Ok(KeptJson {
+            tail: Tail::of(&serde_json::to_vec(&report)?, &["name", "namespace"]),
+            fits: report.fits(),
+        })
+    })?;
+    let item = match &kept.tail {
+        Some(tail) => tail.with_own(&size_own(secret))?,
+        None => serde_json::to_vec(&sizer.measure(secret)?)?,
+    };
+    Ok((kept.fits, Rendered::Bytes(item)))
 }
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
