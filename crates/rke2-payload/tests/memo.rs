@@ -34,6 +34,19 @@ fn doubled_list() -> Vec<u8> {
     serde_json::to_vec(&list).expect("JSON")
 }
 
+/// The same report, or the same error.
+fn assert_same(
+    want: Result<Value, rke2_payload::Error>,
+    got: Result<Value, rke2_payload::Error>,
+    id: &str,
+) {
+    match (want, got) {
+        (Ok(want), Ok(got)) => assert_eq!(want, got, "{id}"),
+        (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string(), "{id}"),
+        (want, got) => panic!("{id}: {want:?} vs {got:?}"),
+    }
+}
+
 #[test]
 fn an_inspector_answers_what_inspect_makes_of_every_secret() {
     let input = doubled_list();
@@ -48,11 +61,7 @@ fn an_inspector_answers_what_inspect_makes_of_every_secret() {
             let got = inspector
                 .inspect(secret)
                 .map(|r| serde_json::to_value(r).expect("JSON"));
-            match (want, got) {
-                (Ok(want), Ok(got)) => assert_eq!(want, got, "{}", secret.id()),
-                (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string()),
-                (want, got) => panic!("{}: {want:?} vs {got:?}", secret.id()),
-            }
+            assert_same(want, got, &secret.id().to_string());
         }
     }
 }
@@ -93,11 +102,7 @@ fn a_sizer_answers_what_measure_makes_of_every_secret() {
             let got = sizer
                 .measure(secret)
                 .map(|r| serde_json::to_value(r).expect("JSON"));
-            match (want, got) {
-                (Ok(want), Ok(got)) => assert_eq!(want, got, "{}", secret.id()),
-                (Err(want), Err(got)) => assert_eq!(want.to_string(), got.to_string()),
-                (want, got) => panic!("{}: {want:?} vs {got:?}", secret.id()),
-            }
+            assert_same(want, got, &secret.id().to_string());
         }
     }
 }

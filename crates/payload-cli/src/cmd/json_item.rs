@@ -2,8 +2,9 @@
 //!
 //! The inspect and size reports begin with the Secret's own fields (`name`, `namespace`, and for
 //! inspect `cluster`); everything after them depends on the payload alone. So the report of a
-//! payload is rendered once with those fields null, the rest is kept (in a [`Memo`]), and each
-//! Secret carrying the payload gets its own fields written in front of that rest.
+//! payload is rendered once with those fields null, the rest is kept (in a
+//! [`Memo`](rke2_payload::memo::Memo)), and each Secret carrying the payload gets its own fields
+//! written in front of that rest.
 
 use rke2_payload::BootstrapSecret;
 
