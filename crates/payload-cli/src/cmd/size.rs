@@ -31,21 +31,19 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
         &args.input,
         args.name.as_deref(),
         |secret, _| -> Result<(bool, Rendered)> {
-            if args.output == SizeFormat::Json {
-                return json_item(secret, &sizer, &kept_json);
-            }
-            let report = sizer.measure(secret)?;
-            let fits = report.fits();
-            let rendered = match args.output {
-                SizeFormat::Json => Rendered::Bytes(serde_json::to_vec(&report)?),
-                SizeFormat::Junit => Rendered::Report(Box::new(report)),
+            match args.output {
+                SizeFormat::Json => json_item(secret, &sizer, &kept_json),
+                SizeFormat::Junit => {
+                    let report = sizer.measure(secret)?;
+                    Ok((report.fits(), Rendered::Report(Box::new(report))))
+                }
                 SizeFormat::Text => {
+                    let report = sizer.measure(secret)?;
                     let mut buf = styled();
                     text(&mut buf, &report)?;
-                    Rendered::Bytes(buf.into_inner())
+                    Ok((report.fits(), Rendered::Bytes(buf.into_inner())))
                 }
-            };
-            Ok((fits, rendered))
+            }
         },
         |made| {
             let (fit, rendered) = made?;
