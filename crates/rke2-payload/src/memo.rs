@@ -50,10 +50,21 @@ pub const CAPACITY: usize = 256;
 type Key = [u8; 32];
 
 /// What was made of each distinct payload, shared by the threads of one run.
-#[derive(Debug)]
+///
+/// Its `Debug` output shows how many payloads it keeps, never what it keeps (a report made with
+/// secrets shown holds them).
 pub struct Memo<T> {
     entries: Mutex<HashMap<Key, Arc<T>>>,
     capacity: usize,
+}
+
+impl<T> std::fmt::Debug for Memo<T> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Memo")
+            .field("kept", &self.lock().len())
+            .field("capacity", &self.capacity)
+            .finish()
+    }
 }
 
 impl<T> Default for Memo<T> {
@@ -150,6 +161,15 @@ mod tests {
         let memo: Memo<u32> = Memo::default();
         assert_eq!(memo.by_key([7; 32], || Err("bad")), Err("bad"));
         assert_eq!(*memo.by_key([7; 32], || Ok::<_, ()>(5)).unwrap(), 5);
+    }
+
+    #[test]
+    fn debug_shows_counts_not_contents() {
+        let memo = Memo::with_capacity(4);
+        memo.by_key([1; 32], || Ok::<_, ()>("token-value".to_owned()))
+            .unwrap();
+        let shown = format!("{memo:?}");
+        assert_eq!(shown, "Memo { kept: 1, capacity: 4 }");
     }
 
     #[test]

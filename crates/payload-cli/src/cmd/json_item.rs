@@ -8,8 +8,8 @@
 
 use rke2_payload::BootstrapSecret;
 
-/// The rest of a rendered report: what follows the Secret's own fields.
-#[derive(Debug)]
+/// The rest of a rendered report: what follows the Secret's own fields. No `Debug`: with
+/// `--show-secrets` it holds them.
 pub(crate) struct Tail(Vec<u8>);
 
 impl Tail {

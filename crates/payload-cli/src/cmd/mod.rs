@@ -39,8 +39,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
 /// Reads the input named on the command line.
 pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
     let bytes = rke2_payload::input::read(&args.file)?;
-    let options = DecodeOptions::default().with_max_inflated(args.max_inflated);
-    Ok((bytes, options))
+    Ok((bytes, decode_options(args)))
 }
 
 /// The decode options the input flags ask for.

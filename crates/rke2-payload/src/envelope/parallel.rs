@@ -339,6 +339,26 @@ mod tests {
         list
     }
 
+    /// What `map` makes of each Secret of `input`, in the order delivered, and how it ended.
+    fn collect(
+        input: &str,
+        threads: usize,
+        map: fn(&BootstrapSecret<'_>) -> String,
+    ) -> (Result<StreamSummary, Error>, Vec<String>) {
+        let mut seen = Vec::new();
+        let result = map_secrets(
+            input.as_bytes(),
+            &DecodeOptions::default(),
+            threads,
+            map,
+            |x| {
+                seen.push(x);
+                Ok(())
+            },
+        );
+        (result, seen)
+    }
+
     #[test]
     fn results_come_back_in_order_and_complete() {
         // 5 is less than a batch (done on the calling thread), 500 is many.
@@ -346,20 +366,9 @@ mod tests {
             .into_iter()
             .flat_map(|n| [0, 1, 2, 4].map(|t| (n, t)))
         {
-            let list = list(n);
-            let mut names = Vec::new();
-            let summary = map_secrets(
-                list.as_bytes(),
-                &DecodeOptions::default(),
-                threads,
-                |s| s.name().unwrap_or("").to_owned(),
-                |name| {
-                    names.push(name);
-                    Ok(())
-                },
-            )
-            .unwrap();
-            assert_eq!(summary.secrets, n);
+            let (summary, names) =
+                collect(&list(n), threads, |s| s.name().unwrap_or("").to_owned());
+            assert_eq!(summary.unwrap().secrets, n);
             let want: Vec<String> = (0..n).map(|i| format!("s{i}")).collect();
             assert_eq!(names, want, "{n} Secrets, {threads} threads");
         }
@@ -398,17 +407,7 @@ mod tests {
         );
         assert_ne!(good, broken);
         for threads in [1, 2] {
-            let mut names = Vec::new();
-            let result = map_secrets(
-                broken.as_bytes(),
-                &DecodeOptions::default(),
-                threads,
-                |s| s.name().unwrap_or("").to_owned(),
-                |name| {
-                    names.push(name);
-                    Ok(())
-                },
-            );
+            let (result, names) = collect(&broken, threads, |s| s.name().unwrap_or("").to_owned());
             assert!(result.is_err(), "{threads} threads");
             assert_eq!(names.len(), 70, "{threads} threads");
         }
@@ -424,19 +423,8 @@ mod tests {
         items[50] = "{\"kind\":\"ConfigMap\"}".to_owned();
         let input = format!("{{\"kind\":\"List\",\"items\":[{}]}}", items.join(","));
         let ids = |threads| {
-            let mut ids = Vec::new();
-            let summary = map_secrets(
-                input.as_bytes(),
-                &DecodeOptions::default(),
-                threads,
-                |s| s.id().to_string(),
-                |id| {
-                    ids.push(id);
-                    Ok(())
-                },
-            )
-            .unwrap();
-            (ids, summary)
+            let (summary, ids) = collect(&input, threads, |s| s.id().to_string());
+            (ids, summary.unwrap())
         };
         let (sequential, summary) = ids(1);
         assert_eq!(sequential.len(), 81);
