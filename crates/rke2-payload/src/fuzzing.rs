@@ -127,11 +127,19 @@ pub fn pem(data: &[u8]) {
     let _ = pki::scan([&file]);
 }
 
-/// The RKE2 `config.yaml`.
+/// The RKE2 `config.yaml`; where the fast path reads it, the full parser must read the same.
 pub fn rke2_config(data: &[u8]) {
-    if let Ok(text) = std::str::from_utf8(data)
-        && let Ok(config) = Rke2Config::parse(text)
-    {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    if let Some(fast) = crate::rke2::fast_map(text) {
+        assert_eq!(
+            Some(fast),
+            crate::rke2::full_map(text),
+            "the fast path and the parser differ on {text:?}"
+        );
+    }
+    if let Ok(config) = Rke2Config::parse(text) {
         let _ = config.provider_id();
         let _ = config.datastore_endpoint_redacted();
     }
