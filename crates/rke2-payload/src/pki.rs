@@ -161,11 +161,21 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
             break;
         };
         let raw = &body_start[..end];
-        let headers = raw.lines().any(|l| l.contains(':'));
-        let mut body = String::with_capacity(raw.len());
-        for line in raw.lines().filter(|l| !l.contains(':')) {
-            body.extend(line.split_ascii_whitespace());
-        }
+        // RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`) are the lines with a colon.
+        let headers = memchr::memchr(b':', raw.as_bytes()).is_some();
+        let body = if !headers && raw.is_ascii() {
+            // The common case, byte by byte: the body without its line breaks.
+            raw.bytes()
+                .filter(|b| !b.is_ascii_whitespace())
+                .map(char::from)
+                .collect()
+        } else {
+            let mut body = String::with_capacity(raw.len());
+            for line in raw.lines().filter(|l| !l.contains(':')) {
+                body.extend(line.split_ascii_whitespace());
+            }
+            body
+        };
         blocks.push(Block {
             label,
             headers,
