@@ -83,12 +83,15 @@ pub struct Material {
 pub fn scan<'f>(files: impl IntoIterator<Item = &'f File>) -> Material {
     let mut material = Material::default();
     for file in files {
-        let Some(text) = file.bytes().and_then(|b| std::str::from_utf8(b).ok()) else {
+        let Some(bytes) = file.bytes() else {
             continue;
         };
-        if !text.contains("-----BEGIN ") {
+        if memchr::memmem::find(bytes, b"-----BEGIN ").is_none() {
             continue;
         }
+        let Ok(text) = std::str::from_utf8(bytes) else {
+            continue;
+        };
         for block in pem_blocks(text) {
             read_block(&file.path, block, &mut material);
         }
@@ -144,7 +147,8 @@ struct Block<'t> {
 fn pem_blocks(text: &str) -> Vec<Block<'_>> {
     let mut blocks = Vec::new();
     let mut rest = text;
-    while let Some(start) = rest.find("-----BEGIN ") {
+    let begin = memchr::memmem::Finder::new("-----BEGIN ");
+    while let Some(start) = begin.find(rest.as_bytes()) {
         let after = &rest[start + 11..];
         let Some(end_label) = after.find("-----") else {
             break;
@@ -152,7 +156,7 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
         let label = &after[..end_label];
         let body_start = &after[end_label + 5..];
         let end_marker = format!("-----END {label}-----");
-        let Some(end) = body_start.find(&end_marker) else {
+        let Some(end) = memchr::memmem::find(body_start.as_bytes(), end_marker.as_bytes()) else {
             blocks.push(Block {
                 label,
                 headers: false,
@@ -163,19 +167,16 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
         let raw = &body_start[..end];
         // RFC 1421 headers (`Proc-Type: 4,ENCRYPTED`) are the lines with a colon.
         let headers = memchr::memchr(b':', raw.as_bytes()).is_some();
-        let body = if !headers && raw.is_ascii() {
-            // The common case, byte by byte: the body without its line breaks.
-            raw.bytes()
-                .filter(|b| !b.is_ascii_whitespace())
-                .map(char::from)
-                .collect()
-        } else {
-            let mut body = String::with_capacity(raw.len());
-            for line in raw.lines().filter(|l| !l.contains(':')) {
+        let mut body = String::with_capacity(raw.len());
+        for line in raw.lines().filter(|l| !headers || !l.contains(':')) {
+            let line = line.trim_ascii();
+            if line.bytes().any(|b| b.is_ascii_whitespace()) {
                 body.extend(line.split_ascii_whitespace());
+            } else {
+                // The common case: a whole line of base64 at once.
+                body.push_str(line);
             }
-            body
-        };
+        }
         blocks.push(Block {
             label,
             headers,
@@ -286,7 +287,7 @@ fn certificate(path: &str, der: &[u8]) -> Result<Certificate, String> {
         not_after_unix: validity.not_after.timestamp(),
         sha256: {
             let digest = Sha256::digest(der);
-            sha256_hex_digest(&digest)
+            crate::document::hex(&digest)
         },
         is_ca,
         path_len,
@@ -294,10 +295,6 @@ fn certificate(path: &str, der: &[u8]) -> Result<Certificate, String> {
         key_bits,
         public_key_id,
     })
-}
-
-fn sha256_hex_digest(digest: &[u8]) -> String {
-    digest.iter().map(|b| format!("{b:02x}")).collect()
 }
 
 fn strip_zeros(bytes: &[u8]) -> &[u8] {

@@ -370,17 +370,19 @@ fn scalar_value(raw: &str) -> Option<Value> {
         return raw.parse::<u64>().ok().map(Value::from);
     }
     let first = raw.as_bytes()[0];
-    let lower = raw.to_ascii_lowercase();
+    let prefix = |p: &str| {
+        raw.get(..p.len())
+            .is_some_and(|r| r.eq_ignore_ascii_case(p))
+    };
     let special = b"-?:,[]{}#&*!|>'\"%@`+.".contains(&first)
         || raw.contains(": ")
         || raw.ends_with(':')
-        || matches!(
-            lower.as_str(),
-            "null" | "~" | "yes" | "no" | "on" | "off" | "y" | "n" | "true" | "false"
-        )
+        || ["null", "~", "yes", "no", "on", "off", "y", "n", "true", "false"]
+            .iter()
+            .any(|word| raw.eq_ignore_ascii_case(word))
         || raw.parse::<f64>().is_ok()
-        || lower.starts_with("0x")
-        || lower.starts_with("0o")
+        || prefix("0x")
+        || prefix("0o")
         // A leading digit could start a number in some notation (YAML 1.1 or 1.2: `1_000`,
         // `1:20`, `0b101`, `0o17`, `0x1F`, `1e3`, `2001-12-14`), unless a character none of
         // them has (`/` in a CIDR, `f` in a hex token such as `6f24…`) settles it. Hex digits

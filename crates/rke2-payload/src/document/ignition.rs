@@ -3,6 +3,8 @@
 //!
 //! Remote sources (http, https, s3, tftp, gs, arn) are reported, never fetched.
 
+use std::borrow::Cow;
+
 use serde::Deserialize;
 
 use super::{Command, Content, DocumentError, File, Problem};
@@ -109,10 +111,11 @@ pub struct User {
 }
 
 #[derive(Deserialize)]
-struct RawConfig {
-    ignition: RawIgnition,
-    #[serde(default)]
-    storage: Option<RawStorage>,
+struct RawConfig<'a> {
+    #[serde(borrow)]
+    ignition: RawIgnition<'a>,
+    #[serde(default, borrow)]
+    storage: Option<RawStorage<'a>>,
     #[serde(default)]
     systemd: Option<RawSystemd>,
     #[serde(default)]
@@ -120,25 +123,25 @@ struct RawConfig {
 }
 
 #[derive(Deserialize)]
-struct RawIgnition {
+struct RawIgnition<'a> {
     #[serde(default)]
     version: Option<String>,
-    #[serde(default)]
-    config: Option<RawConfigRefs>,
+    #[serde(default, borrow)]
+    config: Option<RawConfigRefs<'a>>,
 }
 
 #[derive(Deserialize)]
-struct RawConfigRefs {
-    #[serde(default)]
-    merge: Option<Vec<RawResource>>,
-    #[serde(default)]
-    replace: Option<RawResource>,
+struct RawConfigRefs<'a> {
+    #[serde(default, borrow)]
+    merge: Option<Vec<RawResource<'a>>>,
+    #[serde(default, borrow)]
+    replace: Option<RawResource<'a>>,
 }
 
 #[derive(Deserialize, Default)]
-struct RawStorage {
-    #[serde(default)]
-    files: Option<Vec<RawFile>>,
+struct RawStorage<'a> {
+    #[serde(default, borrow)]
+    files: Option<Vec<RawFile<'a>>>,
     #[serde(default)]
     directories: Option<Vec<RawDirectory>>,
     #[serde(default)]
@@ -148,7 +151,7 @@ struct RawStorage {
 }
 
 #[derive(Deserialize)]
-struct RawFile {
+struct RawFile<'a> {
     path: String,
     #[serde(default)]
     mode: Option<i64>,
@@ -156,10 +159,10 @@ struct RawFile {
     user: Option<RawNode>,
     #[serde(default)]
     group: Option<RawNode>,
-    #[serde(default)]
-    contents: Option<RawResource>,
-    #[serde(default)]
-    append: Option<Vec<RawResource>>,
+    #[serde(default, borrow)]
+    contents: Option<RawResource<'a>>,
+    #[serde(default, borrow)]
+    append: Option<Vec<RawResource<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -171,9 +174,10 @@ struct RawNode {
 }
 
 #[derive(Deserialize, Default)]
-struct RawResource {
-    #[serde(default)]
-    source: Option<String>,
+struct RawResource<'a> {
+    /// Borrowed from the config text: a data URL can be most of it.
+    #[serde(default, borrow)]
+    source: Option<Cow<'a, str>>,
     #[serde(default)]
     compression: Option<String>,
 }
@@ -268,7 +272,7 @@ impl Ignition {
                 .chain(refs.merge.unwrap_or_default())
             {
                 if let Some(source) = r.source {
-                    config_sources.push(source);
+                    config_sources.push(source.into_owned());
                 }
             }
         }
@@ -408,7 +412,7 @@ fn owner(user: Option<&RawNode>, group: Option<&RawNode>) -> Option<String> {
 }
 
 fn contents(
-    resource: &RawResource,
+    resource: &RawResource<'_>,
     path: &str,
     problems: &mut Vec<Problem>,
 ) -> (Content, Option<String>) {

@@ -204,9 +204,13 @@ pub struct Command {
 
 /// Hex SHA-256 of bytes.
 pub fn sha256_hex(bytes: &[u8]) -> String {
-    let digest = Sha256::digest(bytes);
-    let mut out = String::with_capacity(64);
-    for b in digest.iter() {
+    hex(&Sha256::digest(bytes))
+}
+
+/// Lowercase hex of `bytes`.
+pub(crate) fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
         out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
         out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
     }
