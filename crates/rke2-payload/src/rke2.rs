@@ -118,7 +118,10 @@ pub struct EtcdS3 {
 }
 
 /// How RKE2 is installed at first boot.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+///
+/// Its `Debug` output shows a fingerprint of the command line, not the line (see
+/// [`Command`]).
+#[derive(Clone, PartialEq, Eq, serde::Serialize)]
 pub struct Install {
     /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for
     /// `curl … get.rke2.io`.
@@ -133,6 +136,19 @@ pub struct Install {
     pub checksum: Option<String>,
     /// The install command line.
     pub command: String,
+}
+
+impl std::fmt::Debug for Install {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Install")
+            .field("airgapped", &self.airgapped)
+            .field("version", &self.version)
+            .field("version_set", &self.version_set)
+            .field("install_type", &self.install_type)
+            .field("checksum", &self.checksum)
+            .field("command", &crate::document::LineFingerprint(&self.command))
+            .finish()
+    }
 }
 
 /// Error reading `config.yaml`.
@@ -645,6 +661,30 @@ mod tests {
             }
         }
         assert!(fast > 50, "{fast} of {total}");
+    }
+
+    #[test]
+    fn debug_shows_a_fingerprint_of_command_lines() {
+        let line = "curl -sfL https://get.rke2.io | REGISTRY_PASSWORD=hunter22 sh -s - server";
+        let command = Command {
+            line: line.to_owned(),
+            origin: "runcmd".to_owned(),
+        };
+        let install = install(std::slice::from_ref(&command)).unwrap();
+        for shown in [
+            format!("{command:?}"),
+            format!("{install:?}"),
+            format!("{install:#?}"),
+        ] {
+            assert!(!shown.contains("hunter22"), "{shown}");
+            assert!(!shown.contains("get.rke2.io"), "{shown}");
+            assert!(
+                shown.contains(&format!("<{} bytes, sha256:", line.len())),
+                "{shown}"
+            );
+        }
+        assert!(format!("{command:?}").contains("runcmd"));
+        assert!(format!("{install:?}").contains("install_type: Server"));
     }
 
     #[test]

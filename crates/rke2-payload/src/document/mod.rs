@@ -194,12 +194,34 @@ impl File {
 }
 
 /// One command run at first boot.
-#[derive(Debug, Clone, PartialEq, Eq)]
+///
+/// Its `Debug` output shows where the command comes from and a fingerprint of the line, never
+/// the line: a command can carry a password or a token this library does not know as one.
+#[derive(Clone, PartialEq, Eq)]
 pub struct Command {
     /// The command line as the shell would see it (argv lists joined with shell quoting).
     pub line: String,
     /// Where it comes from: `runcmd`, `bootcmd`, or the file or unit that holds it.
     pub origin: String,
+}
+
+impl std::fmt::Debug for Command {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Command")
+            .field("line", &LineFingerprint(&self.line))
+            .field("origin", &self.origin)
+            .finish()
+    }
+}
+
+/// A command line in `Debug` output: its length and the start of its SHA-256.
+pub(crate) struct LineFingerprint<'a>(pub(crate) &'a str);
+
+impl std::fmt::Debug for LineFingerprint<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let sha = sha256_hex(self.0.as_bytes());
+        write!(f, "<{} bytes, sha256:{}…>", self.0.len(), &sha[..12])
+    }
 }
 
 /// Hex SHA-256 of bytes.
