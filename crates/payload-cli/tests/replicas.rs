@@ -1,4 +1,4 @@
-//! MachineDeployment replicas carry the same payload, which `inspect` and `size` read once: a
+//! MachineDeployment replicas carry the same payload, which `inspect`, `size` and `lint` read once: a
 //! replica's report must be exactly what the command prints for that Secret on its own.
 
 mod common;
@@ -86,4 +86,64 @@ fn a_replica_s_report_is_the_report_of_that_secret_alone() {
         }
         assert!(compared >= 60, "{args:?}: {compared}");
     }
+}
+
+/// `lint` reads each payload once too, but what it finds across a cluster (a joining node whose
+/// token differs from the first control plane's) belongs to each Secret, by its own cluster.
+#[test]
+fn lint_findings_of_a_replica_follow_its_own_cluster() {
+    let text = std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("list");
+    let list: Value = serde_json::from_str(&text).expect("JSON");
+    let userdata =
+        std::fs::read_to_string(testdata().join("secrets/join-cloud-config-online.userdata"))
+            .expect("userdata");
+    assert!(userdata.contains("token: a3e30ef46c156fb7b1fa288ed16d6ffe"));
+    let other = userdata.replace(
+        "token: a3e30ef46c156fb7b1fa288ed16d6ffe",
+        "token: not-the-cluster-token",
+    );
+    // The same payload three times: two Secrets in the fixtures' cluster, one in a cluster with
+    // no first control plane to compare with.
+    let mutant = |name: &str, cluster: &str| {
+        serde_json::json!({
+            "apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+            "metadata": {"name": name, "namespace": "default",
+                         "labels": {"cluster.x-k8s.io/cluster-name": cluster}},
+            "stringData": {"format": "cloud-config", "value": other},
+        })
+    };
+    let mut items = list["items"].as_array().expect("items").clone();
+    items.push(mutant("mutant-a", "demo"));
+    items.push(mutant("mutant-b", "elsewhere"));
+    items.push(mutant("mutant-c", "demo"));
+    let input = serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items});
+    let linted = secrets(&["lint", "--output", "json"], input.to_string());
+    let ids = |name: &str| -> Vec<String> {
+        let secret = linted
+            .iter()
+            .find(|s| s["name"] == name)
+            .unwrap_or_else(|| panic!("{name} is reported"));
+        secret["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .map(|f| f["id"].as_str().expect("id").to_owned())
+            .collect()
+    };
+    let mismatch = "token-mismatch".to_owned();
+    assert!(ids("mutant-a").contains(&mismatch), "{:?}", ids("mutant-a"));
+    assert!(ids("mutant-c").contains(&mismatch), "{:?}", ids("mutant-c"));
+    assert!(
+        !ids("mutant-b").contains(&mismatch),
+        "{:?}",
+        ids("mutant-b")
+    );
+    // Apart from the cluster check, the three read the same.
+    let without = |name: &str| -> Vec<String> {
+        ids(name).into_iter().filter(|id| *id != mismatch).collect()
+    };
+    assert_eq!(without("mutant-a"), without("mutant-b"));
+    assert_eq!(without("mutant-a"), without("mutant-c"));
+    let b = linted.iter().find(|s| s["name"] == "mutant-b").expect("b");
+    assert_eq!(b["cluster"], "elsewhere");
 }

@@ -487,16 +487,16 @@ pub fn lint_secret(
 /// Checks across the payloads of one cluster. Returns (index into `reports`, finding).
 pub fn lint_cluster(reports: &[&SecretReport]) -> Vec<(usize, Finding)> {
     let mut out = Vec::new();
-    let mut clusters: Vec<Option<&str>> = reports.iter().map(|r| r.cluster.as_deref()).collect();
-    clusters.sort();
-    clusters.dedup();
-    for cluster in clusters {
-        let members: Vec<(usize, &SecretReport)> = reports
-            .iter()
-            .enumerate()
-            .filter(|(_, r)| r.cluster.as_deref() == cluster)
-            .map(|(i, r)| (i, *r))
-            .collect();
+    // One pass to group: a fleet dump has thousands of clusters.
+    let mut clusters: std::collections::BTreeMap<Option<&str>, Vec<(usize, &SecretReport)>> =
+        std::collections::BTreeMap::new();
+    for (i, r) in reports.iter().enumerate() {
+        clusters
+            .entry(r.cluster.as_deref())
+            .or_default()
+            .push((i, *r));
+    }
+    for members in clusters.into_values() {
         let Some((_, init)) = members
             .iter()
             .find(|(_, r)| r.role == Some(Role::Init) && r.rke2.config_found)

@@ -1,11 +1,13 @@
 //! `rke2-payload lint`.
 
 use std::io::Write;
+use std::sync::Arc;
 
 use anyhow::Result;
 use rke2_payload::findings::{Finding, Severity};
 use rke2_payload::lint::{LintOptions, RULES, describe, lint_cluster, lint_secret};
-use rke2_payload::report::{InspectOptions, SecretReport, inspect_payload};
+use rke2_payload::memo::Memo;
+use rke2_payload::report::{InspectOptions, Rke2Report, SecretReport, inspect_payload};
 use rke2_payload::size::{SizeOptions, measure};
 use serde::Serialize;
 
@@ -24,6 +26,40 @@ struct LintedSecret {
     cluster: Option<String>,
     role: Option<rke2_payload::rke2::Role>,
     findings: Vec<Finding>,
+}
+
+/// What lint makes of one payload, whatever Secret carries it.
+struct PayloadLint {
+    /// The parts of its report the cluster checks compare ([`cluster_facts`]).
+    facts: SecretReport,
+    /// Its findings.
+    found: Arc<[Finding]>,
+}
+
+/// The parts of a report [`lint_cluster`] reads (role, server, token and CA fingerprints,
+/// tls-san, the server CA file); the rest is dropped so that a dump of thousands of Secrets
+/// keeps little per Secret.
+fn cluster_facts(mut report: SecretReport) -> SecretReport {
+    let rke2 = std::mem::take(&mut report.rke2);
+    report.rke2 = Rke2Report {
+        config_found: rke2.config_found,
+        server: rke2.server,
+        token_sha256: rke2.token_sha256,
+        token_ca_hash: rke2.token_ca_hash,
+        tls_san: rke2.tls_san,
+        ..Rke2Report::default()
+    };
+    report.install = None;
+    report.commands = Vec::new();
+    report.keys = Vec::new();
+    report.certificates = Vec::new();
+    report.findings = Vec::new();
+    report
+        .files
+        .retain(|f| f.path.ends_with("/server/tls/server-ca.crt"));
+    report.files.shrink_to_fit();
+    (report.name, report.namespace, report.cluster) = (None, None, None);
+    report
 }
 
 #[derive(Serialize, Default)]
@@ -55,30 +91,35 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         None => rke2_payload::schema::CloudInitSchema::find().map(std::sync::Arc::new),
     };
 
-    // Every Secret is read, so the cross-Secret checks see the whole cluster; only the small
-    // report of each is kept.
+    // Every Secret is read, so the cross-Secret checks see the whole cluster. What a payload
+    // yields (its findings, the facts the cluster checks compare) is made once per distinct
+    // payload and shared by its replicas; each Secret keeps only those facts and its own name.
+    let memo: Memo<PayloadLint> = Memo::new();
     let mut reports: Vec<SecretReport> = Vec::new();
-    let mut findings: Vec<Vec<Finding>> = Vec::new();
+    let mut findings: Vec<Arc<[Finding]>> = Vec::new();
     let mut selected: Option<usize> = None;
     map_input(
         &args.input,
         None,
-        |secret, decode| -> Result<(SecretReport, Vec<Finding>, bool), rke2_payload::Error> {
-            let payload = secret.decode(decode)?;
-            let mut inspect = InspectOptions::default();
-            inspect.decode = decode.clone();
-            let mut report = inspect_payload(secret, &payload, &inspect);
-            let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
-            let found = lint_secret(&report, &payload, size.as_ref(), &lint);
+        |secret, decode| -> Result<(SecretReport, Arc<[Finding]>, bool), rke2_payload::Error> {
+            let linted = memo.get_or_try_insert(secret, || {
+                let payload = secret.decode(decode)?;
+                let mut inspect = InspectOptions::default();
+                inspect.decode = decode.clone();
+                let report = inspect_payload(secret, &payload, &inspect);
+                let size = lint.size.as_ref().map(|o| measure(secret, &payload, o));
+                let found = lint_secret(&report, &payload, size.as_ref(), &lint);
+                Ok::<_, rke2_payload::Error>(PayloadLint {
+                    facts: cluster_facts(report),
+                    found: found.into(),
+                })
+            })?;
+            let mut facts = linted.facts.clone();
+            facts.name = secret.name().map(str::to_owned);
+            facts.namespace = secret.namespace().map(str::to_owned);
+            facts.cluster = secret.cluster().map(str::to_owned);
             let named = args.name.as_deref().is_some_and(|n| secret.is_named(n));
-            // What the cluster checks need; the rest of the report can go.
-            report.commands.clear();
-            report.keys.clear();
-            report.certificates.clear();
-            report
-                .files
-                .retain(|f| f.path.ends_with("/server/tls/server-ca.crt"));
-            Ok((report, found, named))
+            Ok((facts, Arc::clone(&linted.found), named))
         },
         |result| {
             let (report, found, named) = result?;
@@ -90,9 +131,10 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             Ok(())
         },
     )?;
+    let mut extra: Vec<Vec<Finding>> = vec![Vec::new(); reports.len()];
     let refs: Vec<&SecretReport> = reports.iter().collect();
     for (i, finding) in lint_cluster(&refs) {
-        findings[i].push(finding);
+        extra[i].push(finding);
     }
     if let (Some(name), None) = (&args.name, selected) {
         return in_input(
@@ -106,15 +148,15 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let allowed = |f: &Finding| !args.allow.iter().any(|a| a == f.id);
     let linted: Vec<LintedSecret> = reports
         .into_iter()
-        .zip(findings)
+        .zip(findings.into_iter().zip(extra))
         .enumerate()
         .filter(|(i, _)| selected.is_none_or(|s| s == *i))
-        .map(|(_, (report, findings))| LintedSecret {
+        .map(|(_, (report, (found, extra)))| LintedSecret {
             name: report.name,
             namespace: report.namespace,
             cluster: report.cluster,
             role: report.role,
-            findings: findings.into_iter().filter(allowed).collect(),
+            findings: found.iter().cloned().chain(extra).filter(allowed).collect(),
         })
         .collect();
 
@@ -129,11 +171,19 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut out = raw_stdout();
     match args.output {
         LintFormat::Json => {
-            let doc = serde_json::json!({
-                "schema": LINT_SCHEMA,
-                "secrets": linted,
-                "summary": summary,
-            });
+            // Written straight from the findings, not through a `serde_json::Value` of the
+            // whole document.
+            #[derive(Serialize)]
+            struct Doc<'a> {
+                schema: &'static str,
+                secrets: &'a [LintedSecret],
+                summary: &'a Summary,
+            }
+            let doc = Doc {
+                schema: LINT_SCHEMA,
+                secrets: &linted,
+                summary: &summary,
+            };
             serde_json::to_writer_pretty(&mut out, &doc)?;
             writeln!(out)?;
         }
