@@ -198,6 +198,8 @@ impl Stored for BootstrapSecret<'_> {
     }
 }
 
+/// Plain bytes, for the tests.
+#[cfg(test)]
 impl Stored for [u8] {
     fn feed(&self, feed: &mut dyn FnMut(&[u8])) {
         feed(self);
