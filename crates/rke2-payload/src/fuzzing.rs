@@ -132,11 +132,14 @@ pub fn rke2_config(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Some(fast) = crate::rke2::fast_map(text) {
-        assert_eq!(
-            Some(fast),
-            crate::rke2::full_map(text),
-            "the fast path and the parser differ on {text:?}"
+    if let Some(fast) = crate::rke2::fast_map(text)
+        && crate::rke2::full_map(text).as_ref() != Some(&fast)
+    {
+        // Keys only: the values may be a token (the fuzzer keeps the input).
+        let keys: Vec<&String> = fast.keys().collect();
+        panic!(
+            "the fast path and the parser differ on a {}-byte config with keys {keys:?}",
+            text.len()
         );
     }
     if let Ok(config) = Rke2Config::parse(text) {

@@ -244,8 +244,8 @@ pub fn inspect(
 /// Every replica of a MachineDeployment carries byte-identical user data. An `Inspector` keeps
 /// the report of each payload it has read (the last 256 distinct ones) and answers the next
 /// Secret whose stored `format` and `value` are the same with a copy carrying that Secret's
-/// name, namespace and cluster: the same report [`inspect`] makes, for the cost of a SHA-256 of
-/// the stored text. Threads may share one.
+/// name, namespace and cluster: the same report [`inspect`] makes, for the cost of a hash and a
+/// comparison of the stored text. Threads may share one.
 ///
 /// ```
 /// use rke2_payload::report::{InspectOptions, Inspector};
