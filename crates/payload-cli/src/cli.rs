@@ -142,7 +142,7 @@ pub(crate) struct SizeArgs {
     pub(crate) cloud: Vec<String>,
     /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.
     #[arg(long, value_name = "BYTES[:raw|:base64]", value_parser = parse_budget)]
-    pub(crate) budget: Option<(u64, rke2_payload::clouds::Counted)>,
+    pub(crate) budget: Option<(u64, rke2_payload::Counted)>,
     /// Percent of each limit to keep free.
     #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
     pub(crate) headroom: f64,
@@ -162,8 +162,8 @@ pub(crate) enum SizeFormat {
     Junit,
 }
 
-fn parse_budget(text: &str) -> Result<(u64, rke2_payload::clouds::Counted), String> {
-    use rke2_payload::clouds::Counted;
+fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
+    use rke2_payload::Counted;
     let (bytes, counted) = match text.split_once(':') {
         Some((bytes, "raw")) => (bytes, Counted::Raw),
         Some((bytes, "base64")) => (bytes, Counted::Base64),

@@ -3,9 +3,12 @@
 //! Each error says what was being read and where: which Secret (by namespace, name and position in
 //! the input), which key, which file inside the payload, and the byte offset where it is known.
 //! No error message ever contains a secret value: parser messages that quote input are scrubbed
-//! before they are stored (see [`scrub`]).
+//! before they are stored.
 
 use std::fmt;
+
+use crate::codec::dataurl::DataUrlError;
+use crate::codec::gzip::GzipError;
 
 /// Where in the input a Secret was found, for messages and reports.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -89,6 +92,10 @@ pub enum Error {
     #[error("the input is empty")]
     Empty,
 
+    /// The worker threads stopped before the input was read through: a bug in this crate.
+    #[error("the worker threads stopped before the input was read through (a bug: please report it)")]
+    WorkersStopped,
+
     /// The input is neither a Kubernetes object in YAML or JSON nor bare user data.
     #[error("the input is not {syntax}: {message}{}", at.map(|p| format!(" at {p}")).unwrap_or_default())]
     Syntax {
@@ -156,13 +163,13 @@ pub enum Error {
         limit: u64,
     },
 
-    /// The user data was decoded but cannot be read as its format.
-    #[error("{what}: {detail}")]
-    Unreadable {
-        /// Which Secret.
-        what: String,
-        /// Why.
-        detail: String,
+    /// A Secret could not be written out again (as YAML or JSON).
+    #[error("could not write the Secret as {syntax}: {message}")]
+    Write {
+        /// The syntax it was written in.
+        syntax: Syntax,
+        /// The serialiser's message.
+        message: String,
     },
 
     /// A `data` value is not valid base64.
@@ -195,6 +202,40 @@ pub enum Error {
         /// What went wrong.
         error: PayloadError,
     },
+}
+
+/// How a stream of Secrets ended early: the input could not be read, or the caller's own code
+/// (the sink that gets each result) failed and stopped it.
+#[derive(Debug)]
+pub enum StreamError<E> {
+    /// The input could not be read or holds no bootstrap Secret.
+    Input(Error),
+    /// The caller's sink returned this error.
+    Sink(E),
+}
+
+impl<E> From<Error> for StreamError<E> {
+    fn from(error: Error) -> Self {
+        StreamError::Input(error)
+    }
+}
+
+impl<E: fmt::Display> fmt::Display for StreamError<E> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StreamError::Input(e) => e.fmt(f),
+            StreamError::Sink(e) => e.fmt(f),
+        }
+    }
+}
+
+impl<E: std::error::Error + 'static> std::error::Error for StreamError<E> {
+    fn source(&self) -> Option<&(dyn std::error::Error + 'static)> {
+        match self {
+            StreamError::Input(e) => e.source(),
+            StreamError::Sink(e) => e.source(),
+        }
+    }
 }
 
 /// What went wrong inside one payload (`data.value`).
@@ -247,145 +288,9 @@ pub enum PayloadError {
     },
 }
 
-/// A gzip decoding failure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum GzipError {
-    /// The bytes do not start with the gzip magic `1f 8b`.
-    #[error("not gzip (no 1f 8b magic)")]
-    NotGzip,
-    /// The stream ends before the gzip trailer.
-    #[error("gzip stream is truncated: its {len} compressed bytes end before the gzip trailer")]
-    Truncated {
-        /// Compressed bytes in all.
-        len: u64,
-    },
-    /// The deflate data or the header is corrupt.
-    #[error("gzip stream is corrupt near compressed byte {offset}: {detail}")]
-    Corrupt {
-        /// Compressed byte offset where decoding stopped (approximate).
-        offset: u64,
-        /// The decoder's message.
-        detail: String,
-    },
-    /// Bytes that are not another gzip member follow the end of the stream.
-    #[error("{trailing} bytes of trailing data after the gzip stream at compressed byte {offset}")]
-    TrailingData {
-        /// Where the trailing data starts.
-        offset: u64,
-        /// How many bytes follow.
-        trailing: u64,
-    },
-    /// Inflating would exceed the configured cap (a gzip bomb, or a cap set too low).
-    #[error(
-        "gzip stream inflates past the cap of {cap} bytes (from {compressed} compressed bytes); raise the cap if this payload is genuine"
-    )]
-    TooLarge {
-        /// The cap in bytes.
-        cap: u64,
-        /// Compressed size.
-        compressed: u64,
-    },
-}
-
-/// A `data:` URL (RFC 2397) decoding failure.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[non_exhaustive]
-pub enum DataUrlError {
-    /// The URL does not start with `data:`.
-    #[error("not a data URL (no `data:` scheme)")]
-    NotDataUrl,
-    /// There is no `,` between the media type and the data.
-    #[error("data URL has no `,` before its data")]
-    NoComma,
-    /// The base64 part is invalid.
-    #[error("data URL base64 is invalid: {detail}")]
-    Base64 {
-        /// What is wrong, with the offset into the data part.
-        detail: String,
-    },
-    /// A `%` escape is malformed.
-    #[error("data URL has a malformed %-escape at byte {offset} of its data")]
-    Percent {
-        /// Offset into the data part.
-        offset: usize,
-    },
-}
-
-/// Removes quoted input text from a parser message, so that an error about a line holding a
-/// token never repeats the token.
-///
-/// Double-quoted spans (how serde and the parsers quote values) become `"…"`. Backtick spans
-/// (how serde names fields) are kept when they look like a key name.
-pub fn scrub(message: &str) -> String {
-    let mut out = String::with_capacity(message.len());
-    let mut rest = message;
-    while let Some(start) = rest.find(['"', '`']) {
-        let quote = rest.as_bytes()[start] as char;
-        out.push_str(&rest[..start]);
-        let after = &rest[start + 1..];
-        match after.find(quote) {
-            Some(end) => {
-                let inner = &after[..end];
-                let looks_like_key = quote == '`'
-                    && inner.len() <= 40
-                    && inner
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.'));
-                out.push(quote);
-                out.push_str(if looks_like_key { inner } else { "…" });
-                out.push(quote);
-                rest = &after[end + 1..];
-            }
-            None => {
-                out.push('…');
-                rest = "";
-            }
-        }
-    }
-    out.push_str(rest);
-    // Parser messages sometimes span lines (snippets); keep the first line only.
-    match out.split_once('\n') {
-        Some((first, _)) => first.trim_end().to_owned(),
-        None => out,
-    }
-}
-
-/// A parser's message for an error: scrubbed of input text, without the position the parser
-/// appends (errors carry it separately).
-pub(crate) fn parser_message(message: &str) -> String {
-    let message = scrub(message);
-    match message.find(" at line ") {
-        Some(i) => message[..i].to_owned(),
-        None => message,
-    }
-}
-
-/// Shortens a string for an error message, on a char boundary.
-pub(crate) fn shorten(s: &str, max: usize) -> String {
-    if s.len() <= max {
-        return s.to_owned();
-    }
-    let mut end = max;
-    while !s.is_char_boundary(end) {
-        end -= 1;
-    }
-    format!("{}…", &s[..end])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn scrub_hides_quoted_data_but_keeps_key_names() {
-        let m =
-            scrub("invalid type: string \"461787c003ec7e4777dc92ebbc7d2686xx\", expected `value`");
-        assert!(!m.contains("461787c0"), "{m}");
-        assert!(m.contains("`value`"), "{m}");
-        assert_eq!(scrub("unterminated \"abc"), "unterminated …");
-        assert_eq!(scrub("line one\nsnippet with secret"), "line one");
-    }
 
     #[test]
     fn secret_id_display() {
@@ -401,11 +306,5 @@ mod tests {
             index: 2,
         };
         assert_eq!(id.to_string(), "object #3");
-    }
-
-    #[test]
-    fn shorten_respects_char_boundaries() {
-        assert_eq!(shorten("ééé", 3), "é…");
-        assert_eq!(shorten("abc", 3), "abc");
     }
 }

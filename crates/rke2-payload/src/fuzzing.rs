@@ -1,17 +1,21 @@
 //! Entry points shared by the fuzz targets under `fuzz/` and by the regression tests that run
 //! every saved corpus file with plain `cargo test`. Each one must return without panicking, in
-//! bounded time and memory, for any input; the round-trip entry asserts equality.
+//! bounded time and memory, for any input; the differential and round-trip entries assert.
+//!
+//! Behind the `fuzzing` feature: these functions panic by design when a property breaks.
 
 use std::borrow::Cow;
 
+use crate::codec::{b64, dataurl, gzip};
 use crate::document::{CloudConfig, Content, File, Ignition};
-use crate::lint::{LintOptions, lint_cluster, lint_secret};
+use crate::envelope::Envelope;
+use crate::facts::rke2::{self, Rke2Config};
+use crate::facts::{Facts, pki};
 use crate::options::DecodeOptions;
-use crate::payload::{DeclaredFormat, Payload};
-use crate::report::{InspectOptions, inspect_payload};
-use crate::rke2::Rke2Config;
-use crate::size::{SizeOptions, measure};
-use crate::{Envelope, dataurl, gzip, pki};
+use crate::payload::{DeclaredFormat, Payload, ignition_gzip_wrapper};
+use crate::reports::inspect::{InspectOptions, payload_report};
+use crate::reports::lint::{ClusterFacts, LintOptions, Member, lint_cluster, lint_payload};
+use crate::reports::size::{SizeOptions, measure};
 
 /// Small caps so the fuzzer explores instead of inflating.
 fn options() -> DecodeOptions {
@@ -57,7 +61,7 @@ pub fn stream(data: &[u8]) {
             secret.base64_len(),
             secret.value().ok().map(Cow::into_owned),
         ));
-        Ok(())
+        Ok::<(), std::convert::Infallible>(())
     });
     let Ok(envelope) = Envelope::parse(data, &options) else {
         return;
@@ -132,8 +136,8 @@ pub fn rke2_config(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
     };
-    if let Some(fast) = crate::rke2::fast_map(text)
-        && crate::rke2::full_map(text).as_ref() != Some(&fast)
+    if let Some(fast) = rke2::fast_map(text)
+        && rke2::full_map(text).as_ref() != Some(&fast)
     {
         // Keys only: the values may be a token (the fuzzer keeps the input).
         let keys: Vec<&String> = fast.keys().collect();
@@ -158,18 +162,26 @@ pub fn inspect(data: &[u8]) {
         decode: options.clone(),
         show_secrets: false,
     };
-    let mut reports = Vec::new();
+    let mut read = Vec::new();
     for secret in &envelope.secrets {
         let Ok(payload) = secret.decode(&options) else {
             continue;
         };
-        let report = inspect_payload(secret, &payload, &inspect);
+        let facts = Facts::read(&payload);
+        let _ = payload_report(secret, &payload, &facts, &inspect);
         let size = measure(secret, &payload, &SizeOptions::default());
-        let _ = lint_secret(&report, &payload, Some(&size), &LintOptions::default());
-        reports.push(report);
+        let _ = lint_payload(&facts, &payload, Some(&size), &LintOptions::default());
+        read.push((secret, ClusterFacts::of(&facts)));
     }
-    let refs: Vec<_> = reports.iter().collect();
-    let _ = lint_cluster(&refs);
+    let members: Vec<Member<'_>> = read
+        .iter()
+        .map(|(secret, facts)| Member {
+            name: secret.name(),
+            cluster: secret.cluster(),
+            facts,
+        })
+        .collect();
+    let _ = lint_cluster(&members);
 }
 
 /// Encode → decode round trips that must give back the input.
@@ -181,9 +193,9 @@ pub fn roundtrip(data: &[u8]) {
         Ok(data),
         "gzip round trip"
     );
-    let text = crate::b64::encode(data);
+    let text = b64::encode(data);
     assert_eq!(
-        crate::b64::decode(&text).as_deref(),
+        b64::decode(&text).as_deref(),
         Ok(data),
         "base64 round trip"
     );
@@ -203,7 +215,7 @@ pub fn roundtrip(data: &[u8]) {
     let inner = format!(
         r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/x","contents":{{"source":"data:;base64,{text}"}}}}]}}}}"#
     );
-    let wrapper = crate::payload::ignition_gzip_wrapper(inner.as_bytes());
+    let wrapper = ignition_gzip_wrapper(inner.as_bytes());
     let payload = Payload::decode(Cow::Owned(wrapper), DeclaredFormat::Ignition, &options())
         .expect("the wrapper this crate writes decodes");
     assert_eq!(

@@ -1,12 +1,19 @@
-//! Decode, inspect and measure the bootstrap Secrets that the Cluster API RKE2 bootstrap provider
-//! (CAPRKE2) writes for every Machine.
+//! Decode, inspect, measure, lint, re-encode, convert and redact the bootstrap Secrets that the
+//! Cluster API RKE2 bootstrap provider (CAPRKE2) writes for every Machine.
 //!
 //! A bootstrap Secret holds `data.format` (`cloud-config` or `ignition`) and `data.value`: a
 //! cloud-config document, an Ignition 3.x config, raw gzip of a cloud-config, or an Ignition config
-//! that wraps a gzipped config in a `data:` URL. This crate reads them layer by layer:
+//! that wraps a gzipped config in a `data:` URL. This crate reads them layer by layer, each layer
+//! importing only those below it (`docs/architecture.md` in the repository is the map):
 //!
 //! bytes → [`Envelope`] (one Secret, a `List`, several YAML documents, or bare user data) →
-//! [`BootstrapSecret`] → [`Payload`] (format, compression, final user data).
+//! [`BootstrapSecret`] → [`Payload`] (format, compression, final user data) → the facts of what
+//! the node will do → the reports: [`inspect`] / [`Inspector`], [`Sizer`], [`Linter`]. The
+//! inverse path: [`reencode`], [`compress`], [`secret_with_value`], [`convert`], [`redact`].
+//!
+//! No output of this crate (`Debug`, `Display`, error messages) contains the value of a Secret.
+//!
+//! # Decode
 //!
 //! ```
 //! use rke2_payload::{DecodeOptions, Envelope, Format};
@@ -28,69 +35,128 @@
 //! # Ok::<(), rke2_payload::Error>(())
 //! ```
 //!
-//! No output of this crate (`Debug`, `Display`, error messages) contains the value of a Secret.
+//! # Inspect
+//!
+//! ```
+//! use rke2_payload::{Envelope, InspectOptions, Role, inspect};
+//!
+//! let secret = br#"{"kind": "Secret", "metadata": {"name": "md-0-x"}, "stringData": {
+//!   "format": "cloud-config",
+//!   "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example:9345\n    token: 8c3f2b1d9e7a4c6f\nruncmd:\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE=agent sh -\n"}}"#;
+//! let options = InspectOptions::default();
+//! let envelope = Envelope::parse(secret, &options.decode)?;
+//! let report = inspect(envelope.select(None)?, &options)?;
+//! assert_eq!(report.payload.role, Some(Role::Agent));
+//! assert_eq!(report.payload.rke2.server.as_deref(), Some("https://cp.example:9345"));
+//! // The token is a fingerprint unless `show_secrets` is set.
+//! assert!(report.payload.rke2.token.is_none() && report.payload.rke2.token_sha256.is_some());
+//! # Ok::<(), rke2_payload::Error>(())
+//! ```
+//!
+//! # Size
+//!
+//! ```
+//! use rke2_payload::{DecodeOptions, Envelope, SizeOptions, Sizer, Target, find_cloud};
+//!
+//! let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+//! let mut options = SizeOptions::default();
+//! options.targets = vec![Target::Cloud(find_cloud("aws").expect("a known cloud"))];
+//! let sizer = Sizer::new(options, DecodeOptions::default());
+//! let report = sizer.measure(Envelope::parse(secret, sizer.decode_options())?.select(None)?)?;
+//! assert!(report.payload.fits());
+//! assert_eq!(report.payload.clouds[0].cloud, "aws");
+//! # Ok::<(), rke2_payload::Error>(())
+//! ```
+//!
+//! # Lint
+//!
+//! ```
+//! use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
+//!
+//! let list = br#"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"#;
+//! let report = Linter::new(LintOptions::default(), DecodeOptions::default()).lint(&list[..], None, 1)?;
+//! assert_eq!(report.secrets[0].findings[0].check, Check::Rke2ConfigMissing);
+//! assert_eq!(Check::Rke2ConfigMissing.id(), "rke2-config-missing");
+//! # Ok::<(), rke2_payload::LintError>(())
+//! ```
+//!
+//! # Encode, convert, redact
+//!
+//! ```
+//! use rke2_payload::{DecodeOptions, Envelope, Format, compress, convert, redact, reencode};
+//!
+//! let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+//! let options = DecodeOptions::default();
+//! let envelope = Envelope::parse(secret, &options)?;
+//! let payload = envelope.select(None)?.decode(&options)?;
+//! let gzipped = reencode(&payload, Some(true));
+//! assert!(gzipped.starts_with(&[0x1f, 0x8b]));
+//! let ignition = convert(&payload, Format::Ignition)?.expect("another format");
+//! let wrapped = compress(&ignition, Format::Ignition, true);
+//! assert!(wrapped.starts_with(b"{\"ignition\""));
+//! let redacted = redact(secret, &options)?;
+//! assert!(std::str::from_utf8(&redacted).is_ok());
+//! # Ok::<(), Box<dyn std::error::Error>>(())
+//! ```
+//!
+//! # Cargo features
+//!
+//! - `cloud-init-schema` (on by default): the `lint` check against cloud-init's own JSON
+//!   schema ([`CloudInitSchema`]); it brings the `jsonschema` crate and its dependencies.
+//! - `fuzzing`: the entry points the fuzz targets call (they panic by design when a property
+//!   breaks); not for other use.
 
-#![warn(missing_docs)]
+#![deny(missing_docs)]
 
-mod b64;
-pub mod clouds;
-pub mod convert;
-pub mod dataurl;
-pub mod document;
-pub mod encode;
-pub mod envelope;
-pub mod error;
-pub mod findings;
+mod batch;
+mod checks;
+mod codec;
+mod document;
+mod encode;
+mod envelope;
+mod error;
+mod facts;
+mod options;
+mod payload;
+mod reports;
+mod secrets;
+
+#[cfg(feature = "fuzzing")]
 pub mod fuzzing;
-pub mod gzip;
-pub mod input;
-pub mod lint;
-pub mod memo;
-pub mod options;
-pub mod payload;
-pub mod pki;
-pub mod redact;
-pub mod report;
-pub mod rke2;
-pub mod schema;
-pub mod secret;
-pub mod sensitive;
-pub mod size;
-mod time;
 
-pub use envelope::{BootstrapSecret, Envelope};
-pub use error::{Error, PayloadError, SecretId};
+pub use checks::{Check, Finding, Severity};
+pub use codec::dataurl::DataUrlError;
+pub use codec::gzip::GzipError;
+pub use document::DocumentError;
+pub use encode::convert::{ConvertError, convert};
+pub use encode::redact::{RedactError, Refusal, redact};
+pub use encode::{compress, reencode, secret_with_value, to_base64};
+pub use envelope::{
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, StreamSummary,
+    for_each_secret, read_input,
+};
+pub use error::{Error, PayloadError, Position, SecretId, StreamError, Syntax};
+pub use facts::pki::{Certificate, PrivateKey};
+pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
-pub use payload::{Compression, Content, DeclaredFormat, Format, Payload};
-
-impl<'a> BootstrapSecret<'a> {
-    /// The bytes of `data.value`, refusing a value larger than [`DecodeOptions::max_value`]
-    /// before decoding it.
-    pub fn value_within(
-        &self,
-        options: &DecodeOptions,
-    ) -> Result<std::borrow::Cow<'a, [u8]>, Error> {
-        let estimated = self.base64_len() / 4 * 3;
-        if !self.is_bare() && estimated > options.max_value.saturating_add(2) {
-            return Err(Error::ValueTooLarge {
-                secret: self.id().clone(),
-                bytes: estimated,
-                limit: options.max_value,
-            });
-        }
-        self.value()
-    }
-
-    /// Decodes this Secret's value into a [`Payload`].
-    pub fn decode(&self, options: &DecodeOptions) -> Result<Payload<'a>, Error> {
-        let declared = self.declared_format()?;
-        let value = self.value_within(options)?;
-        Payload::decode(value, declared, options).map_err(|error| Error::Payload {
-            secret: self.id().clone(),
-            error,
-        })
-    }
-}
+pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
+pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
+pub use reports::inspect::{
+    CommandReport, EtcdS3Report, FileReport, INSPECT_SCHEMA, InspectOptions, InspectReport,
+    Inspector, OtherKeys, PayloadReport, Rke2Report, SecretReport, SizeSummary, inspect,
+};
+pub use reports::lint::{
+    LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,
+};
+#[cfg(feature = "cloud-init-schema")]
+pub use reports::schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
+pub use reports::size::{
+    Contributor, PayloadSize, SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict,
+};
+pub use secrets::PLACEHOLDER;
 
 /// The README's examples compile.
 #[cfg(doctest)]

@@ -3,7 +3,7 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rke2_payload::clouds::{CLOUDS, Counted};
+use rke2_payload::{CLOUDS, Counted};
 
 use super::Outcome;
 use crate::cli::{CloudsArgs, Format};

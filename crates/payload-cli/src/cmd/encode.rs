@@ -3,10 +3,9 @@
 use std::borrow::Cow;
 
 use anyhow::{Context, Result};
-use rke2_payload::convert;
-use rke2_payload::document::Document;
-use rke2_payload::encode::{compress, reencode, secret_with_value};
-use rke2_payload::{Envelope, Format};
+use rke2_payload::{
+    ConvertError, Envelope, Format, compress, convert, reencode, secret_with_value, to_base64,
+};
 
 use super::{Outcome, in_input, read_input};
 use crate::cli::{Emit, EncodeArgs, SecretFormat, TargetFormat};
@@ -23,29 +22,26 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
         (_, true) => Some(false),
         _ => None,
     };
-    let (value, format) = match args.to.map(|t| match t {
+    let target = args.to.map(|t| match t {
         TargetFormat::CloudConfig => Format::CloudConfig,
         TargetFormat::Ignition => Format::Ignition,
-    }) {
-        Some(to) if to != payload.format() => {
-            let document = Document::parse(&payload)
-                .with_context(|| format!("reading the user data of {}", secret.id()))?;
-            // The document has the payload's format, so its kind says where it goes.
-            let converted = match &document {
-                Document::CloudConfig(c) => convert::to_ignition(c),
-                Document::Ignition(i) => convert::to_cloud_config(i),
-                _ => anyhow::bail!("this user data cannot be converted"),
-            }
-            .with_context(|| format!("converting {}", secret.id()))?;
+    });
+    let (value, format) = match target.map(|to| (to, convert(&payload, to))) {
+        Some((to, Ok(Some(converted)))) => {
             let gzip = gzip.unwrap_or(payload.compression().is_gzip());
             (Cow::Owned(compress(&converted, to, gzip)), to)
         }
-        _ => (reencode(&payload, gzip), payload.format()),
+        Some((_, Err(ConvertError::Unreadable(e)))) => {
+            Err(e).with_context(|| format!("reading the user data of {}", secret.id()))?
+        }
+        Some((_, Err(e))) => Err(e).with_context(|| format!("converting {}", secret.id()))?,
+        // No target, or the payload has it already.
+        Some((_, Ok(None))) | None => (reencode(&payload, gzip), payload.format()),
     };
     let bytes = match args.emit {
         Emit::Value => value.into_owned(),
         Emit::Base64 => {
-            let mut text = rke2_payload::encode::base64(&value);
+            let mut text = to_base64(&value);
             text.push('\n');
             text.into_bytes()
         }

@@ -3,13 +3,13 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use rke2_payload::findings::Severity;
-use rke2_payload::memo::Memo;
-use rke2_payload::report::{INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport};
-use rke2_payload::{BootstrapSecret, Compression};
+use rke2_payload::{
+    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport, Severity,
+};
 
-use super::json_item::{Tail, inspect_own};
-use super::{Outcome, decode_options, input_name, map_input, raw_stdout, styled, write_item};
+use super::{
+    Outcome, decode_options, input_name, open_input, raw_stdout, streamed, styled, write_item,
+};
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
 
@@ -27,31 +27,34 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     options.show_secrets = args.show_secrets;
     // Replicas' identical payloads are read once; see `Inspector`.
     let inspector = Inspector::new(options);
-    let kept_json: Memo<Rendered> = Memo::new();
     // Reports are made and rendered on the worker threads; this thread writes them in order.
-    let summary = map_input(
-        &args.input,
-        args.name.as_deref(),
-        |secret, _| {
-            if json {
-                json_item(secret, &inspector, &kept_json)
-            } else {
-                text_item(secret, &inspector, args)
-            }
-        },
-        |result| {
-            let (failure, rendered) = match result {
-                Ok(done) => done,
-                Err(e) => {
-                    failures.push(e);
-                    return Ok(());
+    let summary = streamed(
+        inspector.for_each(
+            open_input(&args.input)?,
+            args.name.as_deref(),
+            args.input.jobs,
+            |inspector, secret| {
+                if json {
+                    json_item(secret, inspector)
+                } else {
+                    text_item(secret, inspector, args)
                 }
-            };
-            failures.extend(failure);
-            write_item(&mut out, json.then_some(head.as_str()), written, &rendered)?;
-            written += 1;
-            Ok(())
-        },
+            },
+            |result| -> Result<()> {
+                let (failure, rendered) = match result {
+                    Ok(done) => done,
+                    Err(e) => {
+                        failures.push(e);
+                        return Ok(());
+                    }
+                };
+                failures.extend(failure);
+                write_item(&mut out, json.then_some(head.as_str()), written, &rendered)?;
+                written += 1;
+                Ok(())
+            },
+        ),
+        path,
     )?;
     if json {
         if written == 0 {
@@ -84,32 +87,16 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     }
 }
 
-/// One Secret's JSON report, and the failure it carries (an unreadable document). The JSON after
-/// the Secret's own fields is rendered once per distinct payload.
+/// One Secret's JSON report, and the failure it carries (an unreadable document).
 fn json_item(
     secret: &BootstrapSecret<'_>,
     inspector: &Inspector,
-    kept: &Memo<Rendered>,
 ) -> Result<(Option<String>, Vec<u8>), String> {
-    let kept = kept.get_or_try_insert(secret, || -> Result<Rendered, String> {
-        let mut report = rke2_payload::report::inspect(secret, inspector.options())
-            .map_err(|e| e.to_string())?;
-        (report.name, report.namespace, report.cluster) = (None, None, None);
-        let json = serde_json::to_vec(&report).map_err(|e| e.to_string())?;
-        Ok(Rendered {
-            tail: Tail::of(&json, &["name", "namespace", "cluster"]),
-            unreadable: unreadable(&report),
-        })
-    })?;
-    let failure = kept
-        .unreadable
-        .as_ref()
-        .map(|message| format!("{}: {message}", secret.id()));
-    let item = match &kept.tail {
-        Some(tail) => tail.with_own(&inspect_own(secret)),
-        None => serde_json::to_vec(&inspector.inspect(secret).map_err(|e| e.to_string())?),
-    };
-    Ok((failure, item.map_err(|e| e.to_string())?))
+    let (json, report) = inspector.inspect_json(secret).map_err(|e| e.to_string())?;
+    let failure = report
+        .unreadable()
+        .map(|f| format!("{}: {}", secret.id(), f.message));
+    Ok((failure, json))
 }
 
 /// One Secret's text report, and the failure it carries.
@@ -119,40 +106,27 @@ fn text_item(
     args: &InspectArgs,
 ) -> Result<(Option<String>, Vec<u8>), String> {
     let report = inspector.inspect(secret).map_err(|e| e.to_string())?;
-    let failure = unreadable(&report).map(|message| format!("{}: {message}", secret.id()));
+    let failure = report
+        .payload
+        .unreadable()
+        .map(|f| format!("{}: {}", secret.id(), f.message));
     let mut buf = styled();
     text(&mut buf, &report, args.verbose, args.show_secrets).map_err(|e| e.to_string())?;
     Ok((failure, buf.into_inner()))
 }
 
-/// What `--output json` keeps of one payload.
-struct Rendered {
-    /// The report's JSON after the Secret's own fields.
-    tail: Option<Tail>,
-    /// Why the document could not be read, if it could not.
-    unreadable: Option<String>,
-}
-
-/// The message of the `document-unreadable` finding, if the report has one.
-fn unreadable(report: &SecretReport) -> Option<String> {
-    report
-        .findings
-        .iter()
-        .find(|f| f.id == "document-unreadable")
-        .map(|f| f.message.clone())
-}
-
-fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
-    let title = match (&s.namespace, &s.name) {
+fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
+    let title = match (&report.namespace, &report.name) {
         (Some(ns), Some(name)) => format!("Secret {ns}/{name}"),
         (None, Some(name)) => format!("Secret {name}"),
         _ => "User data".to_owned(),
     };
     write!(out, "{BOLD}{title}{BOLD:#}")?;
-    if let Some(cluster) = &s.cluster {
+    if let Some(cluster) = &report.cluster {
         write!(out, "  {DIM}cluster {cluster}{DIM:#}")?;
     }
     writeln!(out)?;
+    let s = &*report.payload;
     let compression = match s.compression {
         Compression::None => "not compressed".to_owned(),
         Compression::Gzip => "gzip (raw)".to_owned(),
@@ -264,7 +238,7 @@ fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> R
             writeln!(
                 out,
                 "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
-                c.purpose.unwrap_or("-"),
+                c.purpose.as_deref().unwrap_or("-"),
                 c.subject,
                 if c.is_ca { "CA" } else { "leaf" },
                 c.path_len
@@ -307,7 +281,7 @@ fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> R
             f.owner.as_deref().unwrap_or("-"),
             group(f.size),
             f.path,
-            match (f.secret, &f.remote) {
+            match (f.secret.as_deref(), &f.remote) {
                 (_, Some(_)) => format!("  {WARN}remote source, not fetched{WARN:#}"),
                 (Some(what), None) => format!("  {WARN}secret: {what}{WARN:#}"),
                 (None, None) => String::new(),
@@ -347,7 +321,7 @@ fn text(out: &mut impl Write, s: &SecretReport, verbose: bool, shown: bool) -> R
             writeln!(
                 out,
                 "    {style}{label:<7}{style:#} {:<26} {}{at}",
-                f.id, f.message
+                f.id(), f.message
             )?;
         }
     }

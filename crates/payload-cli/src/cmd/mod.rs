@@ -4,7 +4,6 @@ mod clouds;
 mod decode;
 mod encode;
 mod inspect;
-mod json_item;
 mod lint;
 mod redact;
 mod size;
@@ -38,7 +37,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
 
 /// Reads the input named on the command line.
 pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
-    let bytes = rke2_payload::input::read(&args.file)?;
+    let bytes = rke2_payload::read_input(&args.file)?;
     Ok((bytes, decode_options(args)))
 }
 
@@ -47,64 +46,30 @@ pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
     DecodeOptions::default().with_max_inflated(args.max_inflated)
 }
 
-/// Streams the input named on the command line: `work` runs on every bootstrap Secret (only the
-/// one named by `name`, when given) on a pool of threads, and `sink` gets the results in input
-/// order. Files and standard input are read as they are parsed.
-pub(crate) fn map_input<T: Send>(
-    args: &InputArgs,
-    name: Option<&str>,
-    work: impl Fn(&rke2_payload::BootstrapSecret<'_>, &DecodeOptions) -> T + Sync,
-    mut sink: impl FnMut(T) -> Result<()>,
-) -> Result<rke2_payload::envelope::StreamSummary> {
-    let options = decode_options(args);
+/// Opens the input named on the command line for streaming: the file, or standard input.
+pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
     let path = &args.file;
-    let reader: Box<dyn std::io::Read> = if path.as_os_str() == "-" {
-        Box::new(std::io::stdin().lock())
-    } else {
-        Box::new(
-            std::fs::File::open(path).map_err(|error| rke2_payload::Error::Io {
-                what: path.display().to_string(),
-                error,
-            })?,
-        )
-    };
-    let threads = match args.jobs {
-        0 => std::thread::available_parallelism().map_or(1, usize::from),
-        n => n,
-    };
-    let mut failure: Option<anyhow::Error> = None;
-    let mut matched = 0;
-    let summary = rke2_payload::envelope::map_secrets(
-        reader,
-        &options,
-        threads,
-        |secret| {
-            name.is_none_or(|n| secret.is_named(n))
-                .then(|| work(secret, &options))
-        },
-        |result| {
-            let Some(result) = result else { return Ok(()) };
-            matched += 1;
-            sink(result).map_err(|e| {
-                failure = Some(e);
-                rke2_payload::Error::Empty
-            })
-        },
-    );
-    if let Some(e) = failure {
-        return Err(e);
+    if path.as_os_str() == "-" {
+        return Ok(Box::new(std::io::stdin().lock()));
     }
-    let summary = in_input(summary, path)?;
-    if let (Some(wanted), 0) = (name, matched) {
-        return in_input(
-            Err(rke2_payload::Error::SecretNotFound {
-                wanted: wanted.to_owned(),
-                available: summary.secrets,
-            }),
-            path,
-        );
+    let file = std::fs::File::open(path).map_err(|error| rke2_payload::Error::Io {
+        what: path.display().to_string(),
+        error,
+    })?;
+    Ok(Box::new(file))
+}
+
+/// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a
+/// write to standard output) is passed on as it is.
+pub(crate) fn streamed<T>(
+    result: Result<T, rke2_payload::StreamError<anyhow::Error>>,
+    path: &Path,
+) -> Result<T> {
+    match result {
+        Ok(value) => Ok(value),
+        Err(rke2_payload::StreamError::Input(e)) => in_input(Err(e), path),
+        Err(rke2_payload::StreamError::Sink(e)) => Err(e),
     }
-    Ok(summary)
 }
 
 /// Writes the rendering of the `written`-th Secret (from 0): in a JSON array whose `head` is

@@ -3,13 +3,12 @@
 use std::io::Write;
 
 use anyhow::{Result, bail};
-use rke2_payload::clouds::{self, Counted};
-use rke2_payload::memo::Memo;
-use rke2_payload::size::{SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict, measure};
-use rke2_payload::{BootstrapSecret, Compression};
+use rke2_payload::{
+    CLOUDS, Compression, Counted, SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict,
+    find_cloud,
+};
 
-use super::json_item::{Tail, size_own};
-use super::{Outcome, decode_options, map_input, raw_stdout, styled, write_item};
+use super::{Outcome, decode_options, open_input, raw_stdout, streamed, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
 
@@ -25,39 +24,45 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let head = format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[");
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options, decode_options(&args.input));
-    let kept_json: Memo<KeptJson> = Memo::new();
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
-    map_input(
-        &args.input,
-        args.name.as_deref(),
-        |secret, _| -> Result<(bool, Rendered)> {
-            match args.output {
-                SizeFormat::Json => json_item(secret, &sizer, &kept_json),
-                SizeFormat::Junit => {
-                    let report = sizer.measure(secret)?;
-                    Ok((report.fits(), Rendered::Report(Box::new(report))))
+    streamed(
+        sizer.for_each(
+            open_input(&args.input)?,
+            args.name.as_deref(),
+            args.input.jobs,
+            |sizer, secret| -> Result<(bool, Rendered)> {
+                match args.output {
+                    SizeFormat::Json => {
+                        let (json, size) = sizer.measure_json(secret)?;
+                        Ok((size.fits(), Rendered::Bytes(json)))
+                    }
+                    SizeFormat::Junit => {
+                        let report = sizer.measure(secret)?;
+                        Ok((report.payload.fits(), Rendered::Report(Box::new(report))))
+                    }
+                    SizeFormat::Text => {
+                        let report = sizer.measure(secret)?;
+                        let mut buf = styled();
+                        text(&mut buf, &report)?;
+                        Ok((report.payload.fits(), Rendered::Bytes(buf.into_inner())))
+                    }
                 }
-                SizeFormat::Text => {
-                    let report = sizer.measure(secret)?;
-                    let mut buf = styled();
-                    text(&mut buf, &report)?;
-                    Ok((report.fits(), Rendered::Bytes(buf.into_inner())))
+            },
+            |made| {
+                let (fit, rendered) = made?;
+                fits &= fit;
+                match rendered {
+                    Rendered::Report(report) => junit_reports.push(*report),
+                    Rendered::Bytes(bytes) => {
+                        let json = args.output == SizeFormat::Json;
+                        write_item(&mut out, json.then_some(head.as_str()), written, &bytes)?;
+                    }
                 }
-            }
-        },
-        |made| {
-            let (fit, rendered) = made?;
-            fits &= fit;
-            match rendered {
-                Rendered::Report(report) => junit_reports.push(*report),
-                Rendered::Bytes(bytes) => {
-                    let json = args.output == SizeFormat::Json;
-                    write_item(&mut out, json.then_some(head.as_str()), written, &bytes)?;
-                }
-            }
-            written += 1;
-            Ok(())
-        },
+                written += 1;
+                Ok(())
+            },
+        ),
+        &args.input.file,
     )?;
     match args.output {
         SizeFormat::Json => {
@@ -85,38 +90,6 @@ enum Rendered {
     Report(Box<SizeReport>),
 }
 
-/// What `--output json` keeps of one payload: the report's JSON after the Secret's own fields,
-/// and whether it fits.
-struct KeptJson {
-    tail: Option<Tail>,
-    fits: bool,
-}
-
-/// One Secret's JSON report, the rest of it rendered once per distinct payload.
-fn json_item(
-    secret: &BootstrapSecret<'_>,
-    sizer: &Sizer,
-    kept: &Memo<KeptJson>,
-) -> Result<(bool, Rendered)> {
-    let kept = kept.get_or_try_insert(secret, || -> Result<KeptJson> {
-        let mut report = measure(
-            secret,
-            &secret.decode(sizer.decode_options())?,
-            sizer.options(),
-        );
-        (report.name, report.namespace) = (None, None);
-        Ok(KeptJson {
-            tail: Tail::of(&serde_json::to_vec(&report)?, &["name", "namespace"]),
-            fits: report.fits(),
-        })
-    })?;
-    let item = match &kept.tail {
-        Some(tail) => tail.with_own(&size_own(secret))?,
-        None => serde_json::to_vec(&sizer.measure(secret)?)?,
-    };
-    Ok((kept.fits, Rendered::Bytes(item)))
-}
-
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
     let mut targets = cloud_targets(&args.cloud)?;
     if let Some((limit_bytes, counted)) = args.budget {
@@ -126,7 +99,7 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
         });
     }
     if targets.is_empty() {
-        targets = clouds::CLOUDS.iter().map(Target::Cloud).collect();
+        targets = CLOUDS.iter().map(Target::Cloud).collect();
     }
     let mut options = SizeOptions::default();
     options.targets = targets;
@@ -140,14 +113,14 @@ pub(crate) fn cloud_targets(ids: &[String]) -> Result<Vec<Target>> {
     let mut targets = Vec::new();
     for id in ids.iter().map(|s| s.trim()).filter(|s| !s.is_empty()) {
         if id == "all" {
-            targets.extend(clouds::CLOUDS.iter().map(Target::Cloud));
+            targets.extend(CLOUDS.iter().map(Target::Cloud));
             continue;
         }
-        match clouds::find(id) {
+        match find_cloud(id) {
             Some(cloud) => targets.push(Target::Cloud(cloud)),
             None => bail!(
                 "unknown cloud {id:?}; known: {}",
-                clouds::CLOUDS
+                CLOUDS
                     .iter()
                     .map(|c| c.id)
                     .collect::<Vec<_>>()
@@ -173,15 +146,16 @@ fn counted_name(counted: Counted) -> &'static str {
     }
 }
 
-fn text(out: &mut impl Write, report: &SizeReport) -> Result<()> {
+fn text(out: &mut impl Write, sized: &SizeReport) -> Result<()> {
+    let report = &*sized.payload;
     let compression = match report.compression {
         Compression::None => "not compressed",
         Compression::Gzip => "gzip",
         Compression::IgnitionWrapper { .. } => "gzip in an Ignition wrapper",
         _ => "compressed",
     };
-    let heading = match report.name {
-        Some(_) => format!("Secret {}", title(report)),
+    let heading = match sized.name {
+        Some(_) => format!("Secret {}", title(sized)),
         None => "User data".to_owned(),
     };
     writeln!(
@@ -263,18 +237,19 @@ fn bar_line(out: &mut impl Write, v: &Verdict, width: usize) -> Result<()> {
 }
 
 fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
-    let tests: usize = reports.iter().map(|r| r.clouds.len()).sum();
+    let tests: usize = reports.iter().map(|r| r.payload.clouds.len()).sum();
     let failures: usize = reports
         .iter()
-        .map(|r| r.clouds.iter().filter(|v| !v.fits).count())
+        .map(|r| r.payload.clouds.iter().filter(|v| !v.fits).count())
         .sum();
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
         r#"<testsuites name="rke2-payload size" tests="{tests}" failures="{failures}" errors="0">"#
     )?;
-    for report in reports {
-        let name = xml(&title(report));
+    for sized in reports {
+        let name = xml(&title(sized));
+        let report = &*sized.payload;
         let failed = report.clouds.iter().filter(|v| !v.fits).count();
         writeln!(
             out,
@@ -293,7 +268,7 @@ fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
             write!(
                 out,
                 r#"    <testcase classname="rke2-payload.size.{name}" name="{}" time="0">"#,
-                xml(v.cloud)
+                xml(&v.cloud)
             )?;
             if v.fits {
                 writeln!(out, "<system-out>{}</system-out></testcase>", xml(&summary))?;

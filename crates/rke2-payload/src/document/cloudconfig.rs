@@ -3,14 +3,15 @@
 //!
 //! CAPRKE2 with `airGappedChecksum` writes an unquoted `- [[ … ]] || exit 1` item, which is not
 //! valid YAML. When a parse fails on such a sequence item, a tolerant second pass quotes the item
-//! and reads the document again; the original error is kept as a [`Problem`].
+//! and reads the document again; the original error is kept as a [`Finding`].
 
 use serde::Deserialize;
 use serde_json::Value;
 
-use super::{Command, Content, DocumentError, File, Problem};
+use super::{Command, Content, DocumentError, File};
+use crate::checks::{Check, Finding};
 use crate::error::Position;
-use crate::{b64, gzip};
+use crate::codec::{b64, gzip};
 
 /// The most bytes one `write_files` entry may inflate to.
 const MAX_FILE_INFLATE: u64 = 16 << 20;
@@ -23,7 +24,7 @@ const MAX_REPAIRS: usize = 32;
 /// Its `Debug` output names files, keys and counts; it never shows contents, commands or values,
 /// which may hold secrets.
 #[derive(Clone)]
-pub struct CloudConfig {
+pub(crate) struct CloudConfig {
     /// Whether the document starts with `## template: jinja` (cloud-init renders it as Jinja).
     pub jinja: bool,
     /// `write_files`, decoded.
@@ -37,7 +38,7 @@ pub struct CloudConfig {
     /// Lines the tolerant pass had to quote (1-based), if the document was not valid YAML.
     pub repaired_lines: Vec<u64>,
     /// Problems noticed while reading.
-    pub problems: Vec<Problem>,
+    pub problems: Vec<Finding>,
 }
 
 impl std::fmt::Debug for CloudConfig {
@@ -59,7 +60,7 @@ impl std::fmt::Debug for CloudConfig {
 
 /// The `ntp` module's settings.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
-pub struct Ntp {
+pub(crate) struct Ntp {
     /// `enabled`, if given.
     pub enabled: Option<bool>,
     /// `servers`.
@@ -94,7 +95,7 @@ struct RawSource {
 
 impl CloudConfig {
     /// Reads a cloud-config text.
-    pub fn parse(text: &str) -> Result<Self, DocumentError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
         match super::cloudconfig_fast::parse(text) {
             Some(fast) => Ok(Self::from_fast(text, fast)),
             None => Self::parse_full(text),
@@ -136,6 +137,7 @@ impl CloudConfig {
     }
 
     /// Panics if the fast path reads `text` differently from the full parser (for fuzzing).
+    #[cfg(any(test, feature = "fuzzing"))]
     pub(crate) fn check_fast_path(text: &str) {
         if let Some(fast) = super::cloudconfig_fast::parse(text) {
             let fast = Self::from_fast(text, fast);
@@ -166,19 +168,16 @@ impl CloudConfig {
                         return Err(DocumentError::Yaml { message, at });
                     };
                     if repaired_lines.is_empty() {
-                        problems.push(Problem {
-                            id: "cloud-config-invalid-yaml",
-                            message: format!(
-                                "cloud-config is not valid YAML: the unquoted sequence item on line {line} breaks the parser ({message} at line {}, column {}); cloud-init would reject the whole document",
-                                at.line, at.column
-                            ),
-                            path: None,
-                            at: Some(Position {
-                                line,
-                                column,
-                                offset: None,
-                            }),
-                        });
+                        problems.push(
+                            Finding::new(
+                                Check::CloudConfigInvalidYaml,
+                                format!(
+                                    "cloud-config is not valid YAML: the unquoted sequence item on line {line} breaks the parser ({message} at line {}, column {}); cloud-init would reject the whole document",
+                                    at.line, at.column
+                                ),
+                            )
+                            .at_line(line, column),
+                        );
                     }
                     repaired_lines.push(line);
                     current = std::borrow::Cow::Owned(fixed);
@@ -198,15 +197,15 @@ impl CloudConfig {
             problems,
         };
         for key in &top.1 {
-            config.problems.push(Problem {
-                id: "cloud-config-duplicate-key",
-                message: format!(
+            config.problems.push(Finding::located(
+ Check::CloudConfigDuplicateKey,
+ format!(
                     "top-level key `{}` appears more than once; cloud-init keeps only the last",
-                    crate::error::shorten(key, 40)
+                    crate::codec::text::shorten(key, 40)
                 ),
-                path: None,
-                at: None,
-            });
+ None,
+ None,
+ ));
         }
         let mut bootcmd = Vec::new();
         let mut runcmd = Vec::new();
@@ -224,12 +223,12 @@ impl CloudConfig {
                 "runcmd" | "bootcmd" => {
                     let value = value.into_value();
                     if !matches!(value, Value::Array(_) | Value::Null) {
-                        config.problems.push(Problem {
-                            id: "cloud-config-schema",
-                            message: format!("{key} must be a list of commands"),
-                            path: None,
-                            at: None,
-                        });
+                        config.problems.push(Finding::located(
+ Check::CloudConfigSchema,
+ format!("{key} must be a list of commands"),
+ None,
+ None,
+ ));
                     }
                     let list = commands(value, &key);
                     if key == "runcmd" {
@@ -244,13 +243,13 @@ impl CloudConfig {
                         .get("servers")
                         .is_none_or(|s| matches!(s, Value::Array(_) | Value::Null));
                     if !matches!(value, Value::Object(_) | Value::Null) || !servers_ok {
-                        config.problems.push(Problem {
-                            id: "cloud-config-schema",
-                            message: "ntp must be a mapping whose servers and pools are lists"
+                        config.problems.push(Finding::located(
+ Check::CloudConfigSchema,
+ "ntp must be a mapping whose servers and pools are lists"
                                 .to_owned(),
-                            path: None,
-                            at: None,
-                        });
+ None,
+ None,
+ ));
                     }
                     config.ntp = Some(ntp(&value));
                     config.other.push((key, value));
@@ -264,9 +263,9 @@ impl CloudConfig {
 
     /// A cloud-init input that is not a cloud-config (a script, `#include`, an archive, MIME
     /// multipart): no files or commands are read from it, and a problem says so.
-    pub fn other_cloud_init(text: &str) -> Self {
+    pub(crate) fn other_cloud_init(text: &str) -> Self {
         let first = text.trim_start().lines().next().unwrap_or("");
-        let kind = crate::error::shorten(first.trim(), 40);
+        let kind = crate::codec::text::shorten(first.trim(), 40);
         CloudConfig {
             jinja: false,
             files: Vec::new(),
@@ -274,37 +273,37 @@ impl CloudConfig {
             ntp: None,
             other: Vec::new(),
             repaired_lines: Vec::new(),
-            problems: vec![Problem {
-                id: "userdata-not-cloud-config",
-                message: format!(
+            problems: vec![Finding::located(
+ Check::UserdataNotCloudConfig,
+ format!(
                     "the user data is a cloud-init `{kind}` part, not a cloud-config: its files and commands are not listed"
                 ),
-                path: None,
-                at: None,
-            }],
+ None,
+ None,
+ )],
         }
     }
 
     fn add_file(&mut self, raw: Entry) {
         let Some(path) = raw.path.filter(|p| !p.is_empty()) else {
-            self.problems.push(Problem {
-                id: "cloud-config-schema",
-                message: "a write_files entry has no path; cloud-init fails on it".to_owned(),
-                path: None,
-                at: raw.at,
-            });
+            self.problems.push(Finding::located(
+ Check::CloudConfigSchema,
+ "a write_files entry has no path; cloud-init fails on it".to_owned(),
+ None,
+ raw.at,
+ ));
             return;
         };
         let mode = match raw.permissions.as_ref().map(parse_mode) {
             None => None,
             Some(Ok(mode)) => Some(mode),
             Some(Err(())) => {
-                self.problems.push(Problem {
-                    id: "cloud-config-schema",
-                    message: "permissions is not an octal mode such as '0640'".to_owned(),
-                    path: Some(path.clone()),
-                    at: None,
-                });
+                self.problems.push(Finding::located(
+ Check::CloudConfigSchema,
+ "permissions is not an octal mode such as '0640'".to_owned(),
+ Some(path.clone()),
+ None,
+ ));
                 None
             }
         };
@@ -321,12 +320,12 @@ impl CloudConfig {
             }
         };
         if let Content::Undecodable(why) = &content {
-            self.problems.push(Problem {
-                id: "cloud-config-schema",
-                message: format!("content cannot be decoded: {why}"),
-                path: Some(path.clone()),
-                at: None,
-            });
+            self.problems.push(Finding::located(
+ Check::CloudConfigSchema,
+ format!("content cannot be decoded: {why}"),
+ Some(path.clone()),
+ None,
+ ));
         }
         let encoding = match (encoding, binary) {
             (Some(e), _) => Some(e),
@@ -470,7 +469,7 @@ fn position(e: &serde_saphyr::Error) -> Position {
 }
 
 fn clean_message(e: &serde_saphyr::Error) -> String {
-    crate::error::parser_message(&e.to_string())
+    crate::codec::text::parser_message(&e.to_string())
 }
 
 /// Finds the unquoted sequence item that most likely broke the parse (the error is often reported
@@ -576,7 +575,7 @@ fn decode_content(body: &str, binary: bool, encoding: Option<&str>) -> Result<Ve
         }
         other => Err(format!(
             "unknown encoding {:?}",
-            crate::error::shorten(other, 20)
+            crate::codec::text::shorten(other, 20)
         )),
     }
 }

@@ -23,7 +23,7 @@ pub(super) struct FastEntry {
 
 /// Reads `text` if it is in the subset.
 pub(super) fn parse(text: &str) -> Option<Fast> {
-    if !crate::envelope::yaml_printable(text) {
+    if !crate::codec::yaml::yaml_printable(text) {
         return None;
     }
     let lines: Vec<&str> = text.split('\n').collect();

@@ -7,8 +7,9 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::{Command, Content, DocumentError, File, Problem};
-use crate::{dataurl, gzip};
+use super::{Command, Content, DocumentError, File};
+use crate::checks::{Check, Finding};
+use crate::codec::{dataurl, gzip};
 
 /// The most bytes one file's contents may inflate to.
 const MAX_FILE_INFLATE: u64 = 16 << 20;
@@ -17,7 +18,7 @@ const MAX_FILE_INFLATE: u64 = 16 << 20;
 ///
 /// Its `Debug` output names files and units and counts the rest; it never shows contents.
 #[derive(Clone)]
-pub struct Ignition {
+pub(crate) struct Ignition {
     /// `ignition.version`.
     pub version: String,
     /// `storage.files`, decoded.
@@ -37,7 +38,7 @@ pub struct Ignition {
     /// `ignition.config.merge` and `.replace` sources (never fetched).
     pub config_sources: Vec<String>,
     /// Problems `ignition-validate` would report, and others.
-    pub problems: Vec<Problem>,
+    pub problems: Vec<Finding>,
 }
 
 impl std::fmt::Debug for Ignition {
@@ -62,7 +63,7 @@ impl std::fmt::Debug for Ignition {
 
 /// A directory entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Directory {
+pub(crate) struct Directory {
     /// Path.
     pub path: String,
     /// Mode, if set.
@@ -71,7 +72,7 @@ pub struct Directory {
 
 /// A filesystem entry.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Filesystem {
+pub(crate) struct Filesystem {
     /// Device path.
     pub device: String,
     /// Filesystem type.
@@ -86,7 +87,7 @@ pub struct Filesystem {
 
 /// A systemd unit.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Unit {
+pub(crate) struct Unit {
     /// Unit name.
     pub name: String,
     /// `enabled`.
@@ -101,7 +102,7 @@ pub struct Unit {
 
 /// A user entry; secret fields are summarised, not kept.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct User {
+pub(crate) struct User {
     /// User name.
     pub name: String,
     /// Whether a password hash is set.
@@ -253,11 +254,11 @@ struct RawUser {
 
 impl Ignition {
     /// Reads an Ignition config.
-    pub fn parse(text: &str) -> Result<Self, DocumentError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
         let raw: RawConfig = serde_json::from_str(text).map_err(|e| DocumentError::Ignition {
             message: format!(
                 "{} at line {}, column {}",
-                crate::error::parser_message(&e.to_string()),
+                crate::codec::text::parser_message(&e.to_string()),
                 e.line(),
                 e.column()
             ),
@@ -362,18 +363,18 @@ impl Ignition {
     }
 }
 
-fn file(raw: RawFile, problems: &mut Vec<Problem>) -> File {
+fn file(raw: RawFile, problems: &mut Vec<Finding>) -> File {
     let mode = match raw.mode {
         None => None,
         Some(m) => match u32::try_from(m).ok().filter(|&m| m <= 0o7777) {
             Some(m) => Some(m),
             None => {
-                problems.push(Problem {
-                    id: "ignition-invalid",
-                    message: format!("mode {m} is not a valid permission value"),
-                    path: Some(raw.path.clone()),
-                    at: None,
-                });
+                problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ format!("mode {m} is not a valid permission value"),
+ Some(raw.path.clone()),
+ None,
+ ));
                 None
             }
         },
@@ -414,7 +415,7 @@ fn owner(user: Option<&RawNode>, group: Option<&RawNode>) -> Option<String> {
 fn contents(
     resource: &RawResource<'_>,
     path: &str,
-    problems: &mut Vec<Problem>,
+    problems: &mut Vec<Finding>,
 ) -> (Content, Option<String>) {
     let Some(source) = resource.source.as_deref() else {
         // No source: an empty file.
@@ -422,30 +423,30 @@ fn contents(
     };
     let compression = resource.compression.as_deref().unwrap_or("");
     if !matches!(compression, "" | "gzip") {
-        problems.push(Problem {
-            id: "ignition-invalid",
-            message: format!(
+        problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ format!(
                 "unknown compression {:?} (Ignition knows \"gzip\")",
-                crate::error::shorten(compression, 20)
+                crate::codec::text::shorten(compression, 20)
             ),
-            path: Some(path.to_owned()),
-            at: None,
-        });
+ Some(path.to_owned()),
+ None,
+ ));
     }
     let url = match dataurl::DataUrl::parse(source) {
         Ok(url) => url,
-        Err(crate::error::DataUrlError::NotDataUrl) => {
+        Err(crate::codec::dataurl::DataUrlError::NotDataUrl) => {
             let scheme = source.split(':').next().unwrap_or("");
             if !matches!(
                 scheme.to_ascii_lowercase().as_str(),
                 "http" | "https" | "s3" | "tftp" | "gs" | "arn"
             ) {
-                problems.push(Problem {
-                    id: "ignition-invalid",
-                    message: "contents.source has an unsupported URL scheme".to_owned(),
-                    path: Some(path.to_owned()),
-                    at: None,
-                });
+                problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ "contents.source has an unsupported URL scheme".to_owned(),
+ Some(path.to_owned()),
+ None,
+ ));
             }
             return (
                 Content::Remote(source.to_owned()),
@@ -475,39 +476,39 @@ fn contents(
     (Content::Inline(bytes), Some(encoding.to_owned()))
 }
 
-fn undecodable(path: &str, why: String, problems: &mut Vec<Problem>) -> (Content, Option<String>) {
-    problems.push(Problem {
-        id: "ignition-invalid",
-        message: format!("contents cannot be decoded: {why}"),
-        path: Some(path.to_owned()),
-        at: None,
-    });
+fn undecodable(path: &str, why: String, problems: &mut Vec<Finding>) -> (Content, Option<String>) {
+    problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ format!("contents cannot be decoded: {why}"),
+ Some(path.to_owned()),
+ None,
+ ));
     (Content::Undecodable(why), None)
 }
 
-fn check_paths<'p>(paths: impl Iterator<Item = &'p str>, what: &str, problems: &mut Vec<Problem>) {
+fn check_paths<'p>(paths: impl Iterator<Item = &'p str>, what: &str, problems: &mut Vec<Finding>) {
     for path in paths {
         if !path.starts_with('/') {
-            problems.push(Problem {
-                id: "ignition-invalid",
-                message: format!("{what} path is not absolute"),
-                path: Some(path.to_owned()),
-                at: None,
-            });
+            problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ format!("{what} path is not absolute"),
+ Some(path.to_owned()),
+ None,
+ ));
         }
     }
 }
 
-fn check_duplicates<'p>(paths: impl Iterator<Item = &'p str>, problems: &mut Vec<Problem>) {
+fn check_duplicates<'p>(paths: impl Iterator<Item = &'p str>, problems: &mut Vec<Finding>) {
     let mut seen = std::collections::HashSet::new();
     for path in paths {
         if !seen.insert(path) {
-            problems.push(Problem {
-                id: "ignition-invalid",
-                message: "duplicate entry: Ignition rejects the config".to_owned(),
-                path: Some(path.to_owned()),
-                at: None,
-            });
+            problems.push(Finding::located(
+ Check::IgnitionInvalid,
+ "duplicate entry: Ignition rejects the config".to_owned(),
+ Some(path.to_owned()),
+ None,
+ ));
         }
     }
 }
@@ -577,7 +578,7 @@ mod tests {
 
     #[test]
     fn files_units_and_commands() {
-        let gz = crate::b64::encode(&gzip::deflate(
+        let gz = crate::codec::b64::encode(&gzip::deflate(
             b"#!/bin/bash\nset -euo pipefail\n\n\ncurl -sfL https://get.rke2.io | sh -s - server\nsystemctl enable --now rke2-server.service\n",
             9,
         ));

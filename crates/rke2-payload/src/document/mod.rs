@@ -1,40 +1,27 @@
 //! The document layer: a cloud-config or Ignition config read into one view of files and commands.
 
-pub mod cloudconfig;
+pub(crate) mod cloudconfig;
 mod cloudconfig_fast;
-pub mod ignition;
+pub(crate) mod ignition;
 
 use std::borrow::Cow;
 
-use sha2::{Digest, Sha256};
-
+use crate::checks::Finding;
+use crate::codec::digest::{LineFingerprint, sha256_hex};
 use crate::error::Position;
-use crate::payload::{Format, Payload};
+use crate::payload::{Format, Payload, UserDataKind};
 
-pub use cloudconfig::CloudConfig;
-pub use ignition::Ignition;
+pub(crate) use cloudconfig::CloudConfig;
+pub(crate) use ignition::Ignition;
 
 /// A parsed user data document.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
-pub enum Document {
+pub(crate) enum Document {
     /// A cloud-config.
     CloudConfig(CloudConfig),
     /// An Ignition config.
     Ignition(Ignition),
-}
-
-/// A problem found while reading a document that did not stop the reading.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
-pub struct Problem {
-    /// A stable id, e.g. `cloud-config-invalid-yaml`.
-    pub id: &'static str,
-    /// What is wrong, without secret values.
-    pub message: String,
-    /// The file concerned, if any.
-    pub path: Option<String>,
-    /// Where in the user data, if known.
-    pub at: Option<Position>,
 }
 
 /// Why a document could not be read at all.
@@ -68,11 +55,11 @@ pub enum DocumentError {
 
 impl Document {
     /// Reads the user data of a payload.
-    pub fn parse(payload: &Payload<'_>) -> Result<Self, DocumentError> {
+    pub(crate) fn parse(payload: &Payload<'_>) -> Result<Self, DocumentError> {
         let text = std::str::from_utf8(payload.userdata()).map_err(|e| DocumentError::NotUtf8 {
             offset: e.valid_up_to(),
         })?;
-        if payload.content() == crate::payload::Content::OtherCloudInit {
+        if payload.content() == UserDataKind::OtherCloudInit {
             return Ok(Document::CloudConfig(CloudConfig::other_cloud_init(text)));
         }
         match payload.format() {
@@ -82,7 +69,7 @@ impl Document {
     }
 
     /// Every file the document writes, in document order.
-    pub fn files(&self) -> &[File] {
+    pub(crate) fn files(&self) -> &[File] {
         match self {
             Document::CloudConfig(c) => &c.files,
             Document::Ignition(i) => &i.files,
@@ -90,7 +77,7 @@ impl Document {
     }
 
     /// Every command the document runs at first boot, in order.
-    pub fn commands(&self) -> &[Command] {
+    pub(crate) fn commands(&self) -> &[Command] {
         match self {
             Document::CloudConfig(c) => &c.commands,
             Document::Ignition(i) => &i.commands,
@@ -98,7 +85,7 @@ impl Document {
     }
 
     /// Problems noticed while reading (the document was still read).
-    pub fn problems(&self) -> &[Problem] {
+    pub(crate) fn problems(&self) -> &[Finding] {
         match self {
             Document::CloudConfig(c) => &c.problems,
             Document::Ignition(i) => &i.problems,
@@ -106,14 +93,14 @@ impl Document {
     }
 
     /// Looks a file up by path (the last one written, as the node would see it).
-    pub fn file(&self, path: &str) -> Option<&File> {
+    pub(crate) fn file(&self, path: &str) -> Option<&File> {
         self.files().iter().rev().find(|f| f.path == path)
     }
 }
 
 /// One file a document writes.
 #[derive(Clone, PartialEq, Eq)]
-pub struct File {
+pub(crate) struct File {
     /// Absolute path on the node.
     pub path: String,
     /// Permission bits, if set.
@@ -130,7 +117,7 @@ pub struct File {
 
 /// Where a file's content comes from.
 #[derive(Clone, PartialEq, Eq)]
-pub enum Content {
+pub(crate) enum Content {
     /// Decoded content carried in the document.
     Inline(Vec<u8>),
     /// A remote source (http, https, s3, tftp, gs, arn). Never fetched.
@@ -163,12 +150,12 @@ impl std::fmt::Debug for Content {
 
 impl File {
     /// The mode as four octal digits, e.g. `0640`.
-    pub fn mode_string(&self) -> Option<String> {
+    pub(crate) fn mode_string(&self) -> Option<String> {
         self.mode.map(|m| format!("{m:04o}"))
     }
 
     /// The decoded content, if carried inline.
-    pub fn bytes(&self) -> Option<&[u8]> {
+    pub(crate) fn bytes(&self) -> Option<&[u8]> {
         match &self.content {
             Content::Inline(bytes) => Some(bytes),
             _ => None,
@@ -176,19 +163,19 @@ impl File {
     }
 
     /// The decoded content as text, if inline and UTF-8.
-    pub fn text(&self) -> Option<Cow<'_, str>> {
+    pub(crate) fn text(&self) -> Option<Cow<'_, str>> {
         self.bytes()
             .and_then(|b| std::str::from_utf8(b).ok())
             .map(Cow::Borrowed)
     }
 
     /// Size of the decoded content in bytes (0 when not inline).
-    pub fn size(&self) -> u64 {
+    pub(crate) fn size(&self) -> u64 {
         self.bytes().map_or(0, |b| b.len() as u64)
     }
 
     /// Hex SHA-256 of the decoded content, if inline.
-    pub fn sha256(&self) -> Option<String> {
+    pub(crate) fn sha256(&self) -> Option<String> {
         self.bytes().map(sha256_hex)
     }
 }
@@ -198,7 +185,7 @@ impl File {
 /// Its `Debug` output shows where the command comes from and a fingerprint of the line, never
 /// the line: a command can carry a password or a token this library does not know as one.
 #[derive(Clone, PartialEq, Eq)]
-pub struct Command {
+pub(crate) struct Command {
     /// The command line as the shell would see it (argv lists joined with shell quoting).
     pub line: String,
     /// Where it comes from: `runcmd`, `bootcmd`, or the file or unit that holds it.
@@ -212,29 +199,4 @@ impl std::fmt::Debug for Command {
             .field("origin", &self.origin)
             .finish()
     }
-}
-
-/// A command line in `Debug` output: its length and the start of its SHA-256.
-pub(crate) struct LineFingerprint<'a>(pub(crate) &'a str);
-
-impl std::fmt::Debug for LineFingerprint<'_> {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        let sha = sha256_hex(self.0.as_bytes());
-        write!(f, "<{} bytes, sha256:{}…>", self.0.len(), &sha[..12])
-    }
-}
-
-/// Hex SHA-256 of bytes.
-pub fn sha256_hex(bytes: &[u8]) -> String {
-    hex(&Sha256::digest(bytes))
-}
-
-/// Lowercase hex of `bytes`.
-pub(crate) fn hex(bytes: &[u8]) -> String {
-    let mut out = String::with_capacity(bytes.len() * 2);
-    for b in bytes {
-        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
-        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
-    }
-    out
 }

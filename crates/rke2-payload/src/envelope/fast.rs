@@ -10,15 +10,7 @@
 use std::borrow::Cow;
 
 use super::raw::{Pairs, RawMeta, RawObject, Str};
-
-/// Whether every character may stand in a YAML stream (tab and line feed are the only control
-/// characters allowed here; carriage returns are left to the full parser).
-pub(crate) fn yaml_printable(text: &str) -> bool {
-    !text.chars().any(|c| {
-        (c.is_control() && c != '\t' && c != '\n')
-            || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
-    })
-}
+use crate::codec::yaml::yaml_printable;
 
 /// Reads one object (a document, or a `List` item already dedented) the fast way.
 pub(crate) fn object(text: &str) -> Option<RawObject<'_>> {

@@ -8,21 +8,19 @@
 
 mod chunks;
 mod fast;
-mod parallel;
+mod input;
 mod raw;
-mod stream;
+pub(crate) mod stream;
 
-pub(crate) use fast::yaml_printable;
-pub use parallel::map_secrets;
+pub use input::read_input;
 pub use stream::{StreamSummary, for_each_secret};
 
 use std::borrow::Cow;
 
-use crate::b64;
-use crate::error::{Error, Position, SecretId, Syntax, shorten};
-use crate::gzip;
+use crate::codec::text::shorten;
+use crate::codec::{b64, gzip};
+use crate::error::{Error, Position, SecretId, Syntax};
 use crate::options::DecodeOptions;
-use crate::payload::DeclaredFormat;
 use raw::{Doc, Pairs, RawObject};
 
 /// The Secret type Cluster API gives bootstrap data Secrets.
@@ -170,7 +168,7 @@ impl<'a> BootstrapSecret<'a> {
     }
 
     /// Feeds the stored `format` and `value` keys, each with how it is stored and its length,
-    /// to `feed`: what [`crate::memo`] hashes to know two payloads are the same.
+    /// to `feed`: what the batch memo hashes to know two payloads are the same.
     pub(crate) fn feed_stored(&self, feed: &mut dyn FnMut(&[u8])) {
         for stored in [self.format.as_ref(), Some(&self.value)] {
             let (tag, bytes): (u8, &[u8]) = match stored {
@@ -185,29 +183,21 @@ impl<'a> BootstrapSecret<'a> {
         }
     }
 
-    /// The `format` key as declared.
-    pub fn declared_format(&self) -> Result<DeclaredFormat, Error> {
-        let text: Cow<'_, str> = match &self.format {
-            None => return Ok(DeclaredFormat::Missing),
+    /// The text of the `format` key as stored (base64-decoded under `data`), `None` when there
+    /// is no such key or the input is bare user data. What it declares is read by the payload
+    /// layer.
+    pub(crate) fn format_key(&self) -> Result<Option<Cow<'_, str>>, Error> {
+        match &self.format {
+            None | Some(Stored::Bare(_)) => Ok(None),
             Some(Stored::Base64(text)) => {
                 let bytes = b64::decode(text).map_err(|detail| Error::Base64 {
                     secret: self.id.clone(),
                     key: "format".to_owned(),
                     detail,
                 })?;
-                Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())
+                Ok(Some(Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())))
             }
-            Some(Stored::Plain(text)) => Cow::Borrowed(text.as_ref()),
-            Some(Stored::Bare(_)) => return Ok(DeclaredFormat::Missing),
-        };
-        match text.trim() {
-            "" => Ok(DeclaredFormat::Empty),
-            "cloud-config" => Ok(DeclaredFormat::CloudConfig),
-            "ignition" => Ok(DeclaredFormat::Ignition),
-            other => Err(Error::UnknownFormat {
-                secret: self.id.clone(),
-                format: shorten(other, 40),
-            }),
+            Some(Stored::Plain(text)) => Ok(Some(Cow::Borrowed(text.as_ref()))),
         }
     }
 }
@@ -374,7 +364,7 @@ impl<'a> Envelope<'a> {
         };
         let keep_sensitive = |this: &mut Self| {
             for (key, value) in data.iter().flat_map(|p| p.0.iter()) {
-                if crate::sensitive::secret_key_name(&key.0)
+                if crate::secrets::secret_key_name(&key.0)
                     || key.0 == "value"
                     || key.0.ends_with(".key")
                 {
@@ -525,7 +515,7 @@ pub(crate) fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr:
 pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
     Error::Syntax {
         syntax: Syntax::Yaml,
-        message: crate::error::parser_message(&e.to_string()),
+        message: crate::codec::text::parser_message(&e.to_string()),
         at: e.location().map(|l| Position {
             line: l.line() + line_offset,
             column: l.column(),
@@ -553,7 +543,7 @@ pub(crate) fn json_error(e: &serde_json::Error, text: &[u8], base: u64) -> Error
     };
     Error::Syntax {
         syntax: Syntax::Json,
-        message: crate::error::parser_message(&e.to_string()),
+        message: crate::codec::text::parser_message(&e.to_string()),
         at: (e.line() > 0).then_some(Position {
             line,
             column,

@@ -93,7 +93,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for Pairs<'a> {
                     if pairs.iter().any(|(k, _)| k.0 == key.0) {
                         return Err(de::Error::custom(format_args!(
                             "duplicate key `{}`",
-                            crate::error::shorten(&key.0, 40)
+                            crate::codec::text::shorten(&key.0, 40)
                         )));
                     }
                     pairs.push((key, value.unwrap_or(Str(Cow::Borrowed("")))));

@@ -16,7 +16,7 @@ use super::chunks::{JsonItems, Piece, SplitError};
 use super::raw::Doc;
 use super::{BootstrapSecret, Envelope};
 use super::{json_error, yaml_error};
-use crate::error::{Error, Position, Syntax};
+use crate::error::{Error, Position, StreamError, Syntax};
 use crate::options::DecodeOptions;
 
 /// What a streamed input held, besides the Secrets handed over.
@@ -35,12 +35,37 @@ pub struct StreamSummary {
 /// Reads `reader` and calls `each` with every bootstrap Secret, in input order, holding at most
 /// one object (or one YAML document that is not a `List`) in memory at a time.
 ///
-/// `each` may stop the stream early by returning an error, which is passed through.
-pub fn for_each_secret<R: Read>(
+/// ```
+/// use rke2_payload::{DecodeOptions, StreamError, for_each_secret};
+///
+/// let input = "kind: Secret\nmetadata: {name: a}\nstringData: {format: cloud-config, value: \"#cloud-config\\n\"}\n";
+/// let mut names = Vec::new();
+/// let summary = for_each_secret(input.as_bytes(), &DecodeOptions::default(), |secret| {
+///     names.push(secret.name().unwrap_or_default().to_owned());
+///     Ok::<(), std::fmt::Error>(())
+/// })?;
+/// assert_eq!((names, summary.secrets), (vec!["a".to_owned()], 1));
+/// # Ok::<(), StreamError<std::fmt::Error>>(())
+/// ```
+///
+/// # Errors
+/// [`StreamError::Input`] when the input cannot be read (the Secrets before the point of
+/// failure were handed over first); [`StreamError::Sink`] with `each`'s error, which stops the
+/// stream.
+pub fn for_each_secret<R: Read, E>(
     reader: R,
     options: &DecodeOptions,
-    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
-) -> Result<StreamSummary, Error> {
+    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), E>,
+) -> Result<StreamSummary, StreamError<E>> {
+    each_secret(reader, options, |secret| each(secret).map_err(StreamError::Sink))
+}
+
+/// [`for_each_secret`] for any error type that a decoding error converts into.
+pub(crate) fn each_secret<R: Read, E: From<Error>>(
+    reader: R,
+    options: &DecodeOptions,
+    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), E>,
+) -> Result<StreamSummary, E> {
     let mut tally = Tally::default();
     let layout = split(reader, |chunk| {
         let (secrets, counts) = parse_chunk(chunk, options, tally.index)?;
@@ -48,18 +73,18 @@ pub fn for_each_secret<R: Read>(
         secrets.iter().try_for_each(&mut each)
     })?;
     match layout {
-        Layout::Chunked(syntax) => tally.finish(syntax),
+        Layout::Chunked(syntax) => Ok(tally.finish(syntax)?),
         Layout::Whole(all) => whole(&all, options, each),
     }
 }
 
 /// Reads an input that is one value (bare user data, one Secret) in memory and hands over its
 /// Secrets.
-pub(crate) fn whole(
+pub(crate) fn whole<E: From<Error>>(
     all: &[u8],
     options: &DecodeOptions,
-    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), Error>,
-) -> Result<StreamSummary, Error> {
+    mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), E>,
+) -> Result<StreamSummary, E> {
     let envelope = Envelope::parse(all, options)?;
     envelope.secrets.iter().try_for_each(&mut each)?;
     Ok(StreamSummary {
@@ -91,15 +116,15 @@ pub(crate) enum Layout {
 
 /// Splits `reader` into objects and calls `chunk` with each, in input order, without parsing
 /// them; or reads the input whole when it is one value.
-pub(crate) fn split<R: Read>(
+pub(crate) fn split<R: Read, E: From<Error>>(
     reader: R,
-    mut chunk: impl FnMut(Chunk<'_>) -> Result<(), Error>,
-) -> Result<Layout, Error> {
+    mut chunk: impl FnMut(Chunk<'_>) -> Result<(), E>,
+) -> Result<Layout, E> {
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     let start = loop {
         let buf = reader.fill_buf().map_err(io_error)?;
         if buf.is_empty() {
-            return Err(Error::Empty);
+            return Err(Error::Empty.into());
         }
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {
             Some(i) => break buf[i..].to_vec(),
@@ -110,7 +135,7 @@ pub(crate) fn split<R: Read>(
         }
     };
     let head = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&start);
-    let bare = crate::gzip::is_gzip(head)
+    let bare = crate::codec::gzip::is_gzip(head)
         || super::is_cloud_init_text(&String::from_utf8_lossy(&head[..head.len().min(64)]));
     if bare || head.starts_with(b"[") {
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
@@ -129,7 +154,7 @@ pub(crate) fn split<R: Read>(
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
-                Err(SplitError::Io(e)) => return Err(io_error(e)),
+                Err(SplitError::Io(e)) => return Err(io_error(e).into()),
                 Err(SplitError::Syntax(at)) => {
                     return Err(Error::Syntax {
                         syntax: Syntax::Json,
@@ -139,7 +164,8 @@ pub(crate) fn split<R: Read>(
                             column: 0,
                             offset: Some(at),
                         }),
-                    });
+                    }
+                    .into());
                 }
             }
         }

@@ -3,16 +3,16 @@
 use serde_json::Value;
 
 use crate::document::{Command, Document};
-use crate::secret::SecretString;
+use crate::secrets::SecretValue;
 
 /// Where CAPRKE2 writes the RKE2 configuration.
-pub const CONFIG_PATH: &str = "/etc/rancher/rke2/config.yaml";
+pub(crate) const CONFIG_PATH: &str = "/etc/rancher/rke2/config.yaml";
 
 /// The port RKE2 servers accept joins on.
-pub const SUPERVISOR_PORT: u16 = 9345;
+pub(crate) const SUPERVISOR_PORT: u16 = 9345;
 
 /// What the node becomes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Role {
@@ -39,13 +39,13 @@ impl Role {
 ///
 /// Its `Debug` output shows secrets as fingerprints and other keys by name only.
 #[derive(Clone, Default)]
-pub struct Rke2Config {
+pub(crate) struct Rke2Config {
     /// `server`: the URL to join (absent on the first control plane).
     pub server: Option<String>,
     /// `token`.
-    pub token: Option<SecretString>,
+    pub token: Option<SecretValue>,
     /// `agent-token`.
-    pub agent_token: Option<SecretString>,
+    pub agent_token: Option<SecretValue>,
     /// `tls-san`.
     pub tls_san: Vec<String>,
     /// `cluster-cidr`.
@@ -71,7 +71,7 @@ pub struct Rke2Config {
     /// The etcd S3 backup settings.
     pub etcd_s3: Option<EtcdS3>,
     /// `datastore-endpoint` (may embed a password).
-    pub datastore_endpoint: Option<SecretString>,
+    pub datastore_endpoint: Option<SecretValue>,
     /// Every other key with its value, in file order.
     pub other: Vec<(String, Value)>,
 }
@@ -100,7 +100,7 @@ impl std::fmt::Debug for Rke2Config {
 
 /// etcd snapshot upload to S3.
 #[derive(Debug, Clone, Default)]
-pub struct EtcdS3 {
+pub(crate) struct EtcdS3 {
     /// `etcd-s3`.
     pub enabled: bool,
     /// `etcd-s3-bucket`.
@@ -112,16 +112,16 @@ pub struct EtcdS3 {
     /// `etcd-s3-folder`.
     pub folder: Option<String>,
     /// `etcd-s3-access-key`.
-    pub access_key: Option<SecretString>,
+    pub access_key: Option<SecretValue>,
     /// `etcd-s3-secret-key`.
-    pub secret_key: Option<SecretString>,
+    pub secret_key: Option<SecretValue>,
 }
 
 /// How RKE2 is installed at first boot.
 ///
 /// Its `Debug` output shows a fingerprint of the command line, not the line (see
 /// [`Command`]).
-#[derive(Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Install {
     /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for
     /// `curl … get.rke2.io`.
@@ -146,7 +146,7 @@ impl std::fmt::Debug for Install {
             .field("version_set", &self.version_set)
             .field("install_type", &self.install_type)
             .field("checksum", &self.checksum)
-            .field("command", &crate::document::LineFingerprint(&self.command))
+            .field("command", &crate::codec::digest::LineFingerprint(&self.command))
             .finish()
     }
 }
@@ -154,7 +154,7 @@ impl std::fmt::Debug for Install {
 /// Error reading `config.yaml`.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{path} is not valid YAML: {message}")]
-pub struct ConfigError {
+pub(crate) struct ConfigError {
     /// The file.
     pub path: String,
     /// What is wrong (scrubbed of values).
@@ -163,7 +163,7 @@ pub struct ConfigError {
 
 impl Rke2Config {
     /// Reads a `config.yaml` text.
-    pub fn parse(text: &str) -> Result<Self, ConfigError> {
+    pub(crate) fn parse(text: &str) -> Result<Self, ConfigError> {
         match fast_map(text) {
             Some(map) => Ok(Self::from_map(map)),
             None => Self::parse_full(text),
@@ -178,7 +178,7 @@ impl Rke2Config {
             serde_saphyr::from_str_with_options(text, options).map_err(|e| ConfigError {
                 path: CONFIG_PATH.to_owned(),
                 message: {
-                    let m = crate::error::scrub(&e.to_string());
+                    let m = crate::codec::text::scrub(&e.to_string());
                     match e.location() {
                         Some(l) if !m.contains(" at line ") => {
                             format!("{m} at line {}, column {}", l.line(), l.column())
@@ -207,8 +207,8 @@ impl Rke2Config {
         for (key, value) in map {
             match key.as_str() {
                 "server" => config.server = string(&value),
-                "token" => config.token = string(&value).map(SecretString::new),
-                "agent-token" => config.agent_token = string(&value).map(SecretString::new),
+                "token" => config.token = string(&value).map(SecretValue::new),
+                "agent-token" => config.agent_token = string(&value).map(SecretValue::new),
                 "tls-san" => config.tls_san = list(&value),
                 "cluster-cidr" => config.cluster_cidr = string(&value),
                 "service-cidr" => config.service_cidr = string(&value),
@@ -221,7 +221,7 @@ impl Rke2Config {
                 "cloud-provider-name" => config.cloud_provider_name = string(&value),
                 "profile" => config.profile = string(&value),
                 "datastore-endpoint" => {
-                    config.datastore_endpoint = string(&value).map(SecretString::new)
+                    config.datastore_endpoint = string(&value).map(SecretValue::new)
                 }
                 "etcd-s3" => {
                     has_s3 = true;
@@ -233,10 +233,10 @@ impl Rke2Config {
                 "etcd-s3-region" => (has_s3, s3.region) = (true, string(&value)),
                 "etcd-s3-folder" => (has_s3, s3.folder) = (true, string(&value)),
                 "etcd-s3-access-key" => {
-                    (has_s3, s3.access_key) = (true, string(&value).map(SecretString::new))
+                    (has_s3, s3.access_key) = (true, string(&value).map(SecretValue::new))
                 }
                 "etcd-s3-secret-key" => {
-                    (has_s3, s3.secret_key) = (true, string(&value).map(SecretString::new))
+                    (has_s3, s3.secret_key) = (true, string(&value).map(SecretValue::new))
                 }
                 _ => config.other.push((key, value)),
             }
@@ -248,15 +248,15 @@ impl Rke2Config {
     }
 
     /// The `provider-id=` value inside `kubelet-arg`.
-    pub fn provider_id(&self) -> Option<&str> {
+    pub(crate) fn provider_id(&self) -> Option<&str> {
         self.kubelet_arg
             .iter()
             .find_map(|a| a.trim_start_matches('-').strip_prefix("provider-id="))
     }
 
     /// Every secret value in the config, for redaction.
-    pub fn secrets(&self) -> Vec<&SecretString> {
-        let mut out: Vec<&SecretString> = Vec::new();
+    pub(crate) fn secrets(&self) -> Vec<&SecretValue> {
+        let mut out: Vec<&SecretValue> = Vec::new();
         out.extend(&self.token);
         out.extend(&self.agent_token);
         out.extend(&self.datastore_endpoint);
@@ -268,7 +268,7 @@ impl Rke2Config {
     }
 
     /// `datastore-endpoint` with any password replaced by `<redacted>`.
-    pub fn datastore_endpoint_redacted(&self) -> Option<String> {
+    pub(crate) fn datastore_endpoint_redacted(&self) -> Option<String> {
         let endpoint = self.datastore_endpoint.as_ref()?.expose();
         Some(redact_userinfo(endpoint))
     }
@@ -279,7 +279,7 @@ impl Rke2Config {
 /// integers. Anything else (`None`) goes to the full parser; a differential test holds the
 /// two together.
 pub(crate) fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
-    if !crate::envelope::yaml_printable(text) {
+    if !crate::codec::yaml::yaml_printable(text) {
         return None;
     }
     let mut map = serde_json::Map::new();
@@ -344,6 +344,7 @@ pub(crate) fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
 /// The mapping the full parser reads of a config (empty for an empty document), `None` when it
 /// refuses it or reads something else: the reference the fast path is checked against (tests,
 /// fuzzing).
+#[cfg(any(test, feature = "fuzzing"))]
 pub(crate) fn full_map(text: &str) -> Option<serde_json::Map<String, Value>> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
@@ -451,7 +452,7 @@ fn list(value: &Value) -> Vec<String> {
 }
 
 /// Finds the install step among the first-boot commands.
-pub fn install(commands: &[Command]) -> Option<Install> {
+pub(crate) fn install(commands: &[Command]) -> Option<Install> {
     let index = commands.iter().position(|c| {
         c.line.contains("get.rke2.io")
             || c.line.contains("INSTALL_RKE2_ARTIFACT_PATH")
@@ -502,7 +503,7 @@ pub fn install(commands: &[Command]) -> Option<Install> {
 }
 
 /// The node's role: from the install step and the services enabled, then from `config.yaml`.
-pub fn role(
+pub(crate) fn role(
     config: Option<&Rke2Config>,
     install: Option<&Install>,
     document: &Document,
@@ -542,7 +543,7 @@ pub fn role(
 }
 
 /// The host of a join URL such as `https://[fd00::a]:9345` (`fd00::a`), and its port.
-pub fn server_host_port(url: &str) -> Option<(String, Option<u16>)> {
+pub(crate) fn server_host_port(url: &str) -> Option<(String, Option<u16>)> {
     let rest = url.split_once("://").map_or(url, |(_, r)| r);
     let authority = rest.split(['/', '?', '#']).next()?;
     let authority = authority.rsplit_once('@').map_or(authority, |(_, a)| a);
@@ -558,7 +559,7 @@ pub fn server_host_port(url: &str) -> Option<(String, Option<u16>)> {
 }
 
 /// The CA hash inside a `K10<hash>::<user>:<password>` token, if it has that shape.
-pub fn token_ca_hash(token: &str) -> Option<&str> {
+pub(crate) fn token_ca_hash(token: &str) -> Option<&str> {
     let rest = token.strip_prefix("K10")?;
     let (hash, _) = rest.split_once("::")?;
     (hash.len() == 64 && hash.bytes().all(|b| b.is_ascii_hexdigit())).then_some(hash)

@@ -2,7 +2,7 @@
 //!
 //! # The JSON contract (`rke2-payload/inspect/v1`)
 //!
-//! [`InspectReport`] serialises to a stable document. Fields are only ever added within `v1`.
+//! [`InspectReport`] serialises to a stable document, and reads back with `Deserialize`. Fields are only ever added within `v1`.
 //!
 //! ```json
 //! {"schema": "rke2-payload/inspect/v1",
@@ -23,20 +23,24 @@
 //! Secret values (tokens, keys, passwords) appear only as SHA-256 fingerprints unless
 //! [`InspectOptions::show_secrets`] is set; then `rke2.token` (and `agent_token`) hold them.
 
-use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
+
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
-use crate::document::{Document, File, sha256_hex};
-use crate::envelope::{BootstrapSecret, Envelope};
-use crate::error::Error;
-use crate::findings::{Finding, Severity};
-use crate::memo::Memo;
+use crate::batch::{self, Memo};
+use crate::checks::{Check, Finding};
+use crate::codec::digest::sha256_hex;
+use crate::document::Content;
+use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::error::{Error, StreamError};
+use crate::facts::Facts;
+use crate::facts::pki::{Certificate, PrivateKey};
+use crate::facts::rke2::{Install, Rke2Config, Role};
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, DeclaredFormat, Format, Payload};
-use crate::pki::{self, Certificate, PrivateKey};
-use crate::rke2::{self, Install, Rke2Config, Role};
-use crate::secret::{Redactor, SecretString};
-use crate::sensitive;
+use crate::secrets::{self, Redactor, SecretValue};
 
 /// The schema id of the inspect JSON document.
 pub const INSPECT_SCHEMA: &str = "rke2-payload/inspect/v1";
@@ -52,10 +56,10 @@ pub struct InspectOptions {
 }
 
 /// The report for a whole input.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct InspectReport {
     /// Always [`INSPECT_SCHEMA`].
-    pub schema: &'static str,
+    pub schema: Cow<'static, str>,
     /// One report per bootstrap Secret, in input order.
     pub secrets: Vec<SecretReport>,
     /// Secrets in the input that carry no bootstrap data.
@@ -64,8 +68,11 @@ pub struct InspectReport {
     pub skipped_objects: usize,
 }
 
-/// What one bootstrap Secret does.
-#[derive(Debug, Clone, Serialize)]
+/// What one bootstrap Secret does: where it is, and the report of its payload.
+///
+/// In JSON the payload's fields follow the Secret's own (`name`, `namespace`, `cluster`) in one
+/// object.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SecretReport {
     /// `metadata.name` (null for bare user data).
     pub name: Option<String>,
@@ -73,6 +80,14 @@ pub struct SecretReport {
     pub namespace: Option<String>,
     /// The `cluster.x-k8s.io/cluster-name` label.
     pub cluster: Option<String>,
+    /// What the payload does; the replicas of a MachineDeployment share one.
+    #[serde(flatten)]
+    pub payload: Arc<PayloadReport>,
+}
+
+/// What one payload does, whatever Secret carries it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PayloadReport {
     /// The user data format.
     pub format: Format,
     /// The `format` key as stored.
@@ -101,8 +116,17 @@ pub struct SecretReport {
     pub findings: Vec<Finding>,
 }
 
+impl PayloadReport {
+    /// The finding that says the document could not be read, if it could not.
+    pub fn unreadable(&self) -> Option<&Finding> {
+        self.findings
+            .iter()
+            .find(|f| f.check == Check::DocumentUnreadable)
+    }
+}
+
 /// Facts from `/etc/rancher/rke2/config.yaml` and the install step.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct Rke2Report {
     /// Whether `config.yaml` was found.
     pub config_found: bool,
@@ -153,12 +177,13 @@ pub struct Rke2Report {
     pub etcd_s3: Option<EtcdS3Report>,
     /// `datastore-endpoint`, with any password redacted.
     pub datastore_endpoint: Option<String>,
-    /// Every other key; values of secret-looking keys are replaced by their SHA-256.
-    pub other: Map<String, Value>,
+    /// Every other key, as JSON text of its value; values of secret-looking keys are replaced
+    /// by their SHA-256.
+    pub other: OtherKeys,
 }
 
 /// etcd S3 settings, keys as fingerprints.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct EtcdS3Report {
     /// `etcd-s3`.
     pub enabled: bool,
@@ -177,7 +202,7 @@ pub struct EtcdS3Report {
 }
 
 /// One file.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct FileReport {
     /// Path on the node.
     pub path: String,
@@ -194,11 +219,11 @@ pub struct FileReport {
     /// A remote source, never fetched.
     pub remote: Option<String>,
     /// What in the file is secret, if anything.
-    pub secret: Option<&'static str>,
+    pub secret: Option<Cow<'static, str>>,
 }
 
 /// One command.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct CommandReport {
     /// The command line, secret values redacted.
     pub line: String,
@@ -207,7 +232,7 @@ pub struct CommandReport {
 }
 
 /// Sizes of one Secret.
-#[derive(Debug, Clone, Copy, Serialize)]
+#[derive(Debug, Clone, Copy, Serialize, Deserialize)]
 pub struct SizeSummary {
     /// Bytes of `data.value`.
     pub value_bytes: u64,
@@ -217,39 +242,73 @@ pub struct SizeSummary {
     pub userdata_bytes: u64,
 }
 
-/// Inspects every bootstrap Secret of an input. A Secret that cannot be decoded is returned as
-/// an error in its place.
-pub fn inspect_all(
-    envelope: &Envelope<'_>,
-    options: &InspectOptions,
-) -> Vec<Result<SecretReport, Error>> {
-    envelope
-        .secrets
-        .iter()
-        .map(|secret| inspect(secret, options))
-        .collect()
+/// The keys of `config.yaml` this tool does not read itself, in file order, each with its value
+/// as JSON (secret-looking values already replaced by a fingerprint).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(transparent)]
+pub struct OtherKeys(Map<String, Value>);
+
+impl OtherKeys {
+    /// The keys, in file order.
+    pub fn keys(&self) -> impl Iterator<Item = &str> {
+        self.0.keys().map(String::as_str)
+    }
+
+    /// The value of `key` as JSON text.
+    pub fn json(&self, key: &str) -> Option<String> {
+        self.0.get(key).map(Value::to_string)
+    }
+
+    /// How many keys there are.
+    pub fn len(&self) -> usize {
+        self.0.len()
+    }
+
+    /// Whether there are none.
+    pub fn is_empty(&self) -> bool {
+        self.0.is_empty()
+    }
 }
 
 /// Inspects one bootstrap Secret.
+///
+/// ```
+/// use rke2_payload::{Envelope, InspectOptions, inspect};
+///
+/// let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+/// let options = InspectOptions::default();
+/// let envelope = Envelope::parse(secret, &options.decode)?;
+/// let report = inspect(&envelope.secrets[0], &options)?;
+/// assert_eq!(report.payload.commands[0].line, "reboot");
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+///
+/// # Errors
+/// When the Secret cannot be decoded ([`BootstrapSecret::decode`]).
 pub fn inspect(
     secret: &BootstrapSecret<'_>,
     options: &InspectOptions,
 ) -> Result<SecretReport, Error> {
     let payload = secret.decode(&options.decode)?;
-    Ok(inspect_payload(secret, &payload, options))
+    Ok(SecretReport {
+        name: secret.name().map(str::to_owned),
+        namespace: secret.namespace().map(str::to_owned),
+        cluster: secret.cluster().map(str::to_owned),
+        payload: Arc::new(payload_report(secret, &payload, &Facts::read(&payload), options)),
+    })
 }
 
 /// Inspects many Secrets with one set of options, reading each distinct payload once.
 ///
 /// Every replica of a MachineDeployment carries byte-identical user data. An `Inspector` keeps
 /// the report of each payload it has read (the last 256 distinct ones) and answers the next
-/// Secret whose stored `format` and `value` are the same with a copy carrying that Secret's
-/// name, namespace and cluster: the same report [`inspect`] makes, for the cost of a hash and a
+/// Secret whose stored `format` and `value` are the same with the same report under that
+/// Secret's name, namespace and cluster: what [`inspect`] makes, for the cost of a hash and a
 /// comparison of the stored text. Threads may share one.
 ///
 /// ```
-/// use rke2_payload::report::{InspectOptions, Inspector};
-/// use rke2_payload::{DecodeOptions, Envelope};
+/// use rke2_payload::{DecodeOptions, Envelope, InspectOptions, Inspector};
 ///
 /// let list = br#"{"kind": "List", "items": [
 ///   {"kind": "Secret", "type": "cluster.x-k8s.io/secret", "metadata": {"name": "md-0-a"},
@@ -259,15 +318,28 @@ pub fn inspect(
 /// let envelope = Envelope::parse(list, &DecodeOptions::default())?;
 /// let inspector = Inspector::new(InspectOptions::default());
 /// let a = inspector.inspect(&envelope.secrets[0])?; // read
-/// let b = inspector.inspect(&envelope.secrets[1])?; // the same bytes: a copy, renamed
+/// let b = inspector.inspect(&envelope.secrets[1])?; // the same bytes: the same report, renamed
 /// assert_eq!(b.name.as_deref(), Some("md-0-b"));
-/// assert_eq!(a.size.userdata_bytes, b.size.userdata_bytes);
+/// assert!(std::sync::Arc::ptr_eq(&a.payload, &b.payload));
 /// # Ok::<(), rke2_payload::Error>(())
 /// ```
 #[derive(Debug, Default)]
 pub struct Inspector {
     options: InspectOptions,
-    memo: Memo<SecretReport>,
+    memo: Memo<Kept>,
+}
+
+/// What an [`Inspector`] keeps of one payload: its report, and that report's JSON once asked
+/// for. No `Debug` of the JSON: with `show_secrets` it holds them.
+struct Kept {
+    report: Arc<PayloadReport>,
+    json: OnceLock<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kept").finish_non_exhaustive()
+    }
 }
 
 impl Inspector {
@@ -284,85 +356,84 @@ impl Inspector {
         &self.options
     }
 
+    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
+        self.memo.get_or_try_insert(secret, || {
+            let payload = secret.decode(&self.options.decode)?;
+            let facts = Facts::read(&payload);
+            Ok(Kept {
+                report: Arc::new(payload_report(secret, &payload, &facts, &self.options)),
+                json: OnceLock::new(),
+            })
+        })
+    }
+
     /// The report of one Secret, equal to [`inspect`]'s.
     ///
     /// # Errors
     /// As [`inspect`]; a payload that fails is not kept, so each Secret carrying it fails alike.
     pub fn inspect(&self, secret: &BootstrapSecret<'_>) -> Result<SecretReport, Error> {
-        let kept = self
-            .memo
-            .get_or_try_insert(secret, || inspect(secret, &self.options))?;
-        let mut report = SecretReport::clone(&kept);
-        report.name = secret.name().map(str::to_owned);
-        report.namespace = secret.namespace().map(str::to_owned);
-        report.cluster = secret.cluster().map(str::to_owned);
-        Ok(report)
+        let kept = self.kept(secret)?;
+        Ok(SecretReport {
+            name: secret.name().map(str::to_owned),
+            namespace: secret.namespace().map(str::to_owned),
+            cluster: secret.cluster().map(str::to_owned),
+            payload: Arc::clone(&kept.report),
+        })
+    }
+
+    /// The report of one Secret as compact JSON (the `secrets` item of `inspect --output json`),
+    /// and the payload's report. The JSON of each distinct payload is written once.
+    ///
+    /// # Errors
+    /// As [`Inspector::inspect`].
+    pub fn inspect_json(
+        &self,
+        secret: &BootstrapSecret<'_>,
+    ) -> Result<(Vec<u8>, Arc<PayloadReport>), Error> {
+        let kept = self.kept(secret)?;
+        let fields = kept.json.get_or_init(|| batch::json_fields(&*kept.report));
+        let own = [
+            ("name", secret.name()),
+            ("namespace", secret.namespace()),
+            ("cluster", secret.cluster()),
+        ];
+        Ok((batch::json_object(&own, fields), Arc::clone(&kept.report)))
+    }
+
+    /// Reads every bootstrap Secret of `reader` (only the one named `name`, as `name` or
+    /// `namespace/name`, when given) on `jobs` threads (0: one per CPU), calls `work` with this
+    /// inspector and each Secret on those threads, and `sink` with each result in input order.
+    ///
+    /// # Errors
+    /// [`StreamError::Input`] when the input cannot be read, or holds no Secret of that name;
+    /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
+    pub fn for_each<R, T, E>(
+        &self,
+        reader: R,
+        name: Option<&str>,
+        jobs: usize,
+        work: impl Fn(&Inspector, &BootstrapSecret<'_>) -> T + Sync,
+        sink: impl FnMut(T) -> Result<(), E>,
+    ) -> Result<StreamSummary, StreamError<E>>
+    where
+        R: std::io::Read,
+        T: Send,
+    {
+        batch::run(reader, &self.options.decode, name, jobs, |s| work(self, s), sink)
     }
 }
 
-/// Builds the report of a decoded payload.
-pub fn inspect_payload(
+/// Builds the report of a decoded payload from its facts.
+pub(crate) fn payload_report(
     secret: &BootstrapSecret<'_>,
     payload: &Payload<'_>,
+    facts: &Facts,
     options: &InspectOptions,
-) -> SecretReport {
-    let mut findings = Vec::new();
-    if payload.format_mismatch() {
-        findings.push(Finding::new(
-            "format-mismatch",
-            Severity::Error,
-            format!(
-                "the `format` key says {:?} but the user data is {}",
-                payload.declared_format(),
-                payload.format()
-            ),
-        ));
-    }
-    if payload.declared_format() == DeclaredFormat::Empty {
-        findings.push(Finding::new(
-            "format-empty",
-            Severity::Warning,
-            "the `format` key is empty (the defaulting webhook was bypassed); CAPRKE2 renders cloud-config",
-        ));
-    }
-    let document = match Document::parse(payload) {
-        Ok(document) => Some(document),
-        Err(e) => {
-            findings.push(Finding::new(
-                "document-unreadable",
-                Severity::Error,
-                format!("{e}; files and commands cannot be listed"),
-            ));
-            None
-        }
-    };
-    let files: &[File] = document.as_ref().map_or(&[], |d| d.files());
-    if let Some(document) = &document {
-        for p in document.problems() {
-            let severity = match p.id {
-                "cloud-config-schema" | "cloud-config-duplicate-key" => Severity::Warning,
-                "userdata-not-cloud-config" => Severity::Info,
-                _ => Severity::Error,
-            };
-            findings.push(Finding {
-                id: p.id,
-                severity,
-                message: p.message.clone(),
-                path: p.path.clone(),
-                line: p.at.map(|a| a.line),
-                column: p.at.map(|a| a.column),
-            });
-        }
-    }
-
-    let mut redactor = Redactor::default();
-    let mut file_reports = Vec::with_capacity(files.len());
-    for file in files {
-        let sensitive = sensitive::classify(file);
-        for value in &sensitive.values {
-            redactor.add(value);
-        }
-        file_reports.push(FileReport {
+) -> PayloadReport {
+    let redactor = &facts.redactor;
+    let files = facts
+        .files()
+        .map(|(file, secret)| FileReport {
             path: file.path.clone(),
             mode: file.mode_string(),
             owner: file.owner.clone(),
@@ -370,69 +441,25 @@ pub fn inspect_payload(
             sha256: file.sha256(),
             encoding: file.encoding.clone(),
             remote: match &file.content {
-                crate::document::Content::Remote(url) => Some(url.clone()),
+                Content::Remote(url) => Some(url.clone()),
                 _ => None,
             },
-            secret: sensitive.what,
-        });
-    }
-
-    let config_file = document.as_ref().and_then(|d| d.file(rke2::CONFIG_PATH));
-    let config = config_file.and_then(|f| match f.text() {
-        Some(text) => match Rke2Config::parse(&text) {
-            Ok(config) => Some(config),
-            Err(e) => {
-                findings.push(
-                    Finding::new("rke2-config-invalid", Severity::Error, e.to_string())
-                        .at_path(rke2::CONFIG_PATH),
-                );
-                None
-            }
-        },
-        None => None,
-    });
-    if let Some(config) = &config {
-        for secret in config.secrets() {
-            redactor.add(secret);
-        }
-    }
-    let commands: &[crate::document::Command] = document.as_ref().map_or(&[], |d| d.commands());
-    let install = rke2::install(commands).map(|mut i| {
-        i.command = redactor.redact(&i.command);
-        i
-    });
-    let role = document
-        .as_ref()
-        .and_then(|d| rke2::role(config.as_ref(), install.as_ref(), d));
-
-    let material = pki::scan(files);
-    for p in &material.problems {
-        findings.push(Finding {
-            id: p.id,
-            severity: Severity::Warning,
-            message: p.message.clone(),
-            path: p.path.clone(),
-            line: None,
-            column: None,
-        });
-    }
-
-    let rke2 = rke2_report(config.as_ref(), install.as_ref(), options, &redactor);
-    SecretReport {
-        name: secret.name().map(str::to_owned),
-        namespace: secret.namespace().map(str::to_owned),
-        cluster: secret.cluster().map(str::to_owned),
+            secret: secret.map(Cow::Borrowed),
+        })
+        .collect();
+    PayloadReport {
         format: payload.format(),
         declared_format: payload.declared_format(),
         gzip: payload.compression().is_gzip(),
         compression: payload.compression(),
-        role,
-        rke2,
-        install,
-        certificates: material.certificates,
-        keys: material.keys,
-        files: file_reports,
-        commands: commands
+        role: facts.role,
+        rke2: rke2_report(facts.config.as_ref(), facts.install.as_ref(), options, redactor),
+        install: facts.install.clone(),
+        certificates: facts.material.certificates.clone(),
+        keys: facts.material.keys.clone(),
+        files,
+        commands: facts
+            .commands()
             .iter()
             .map(|c| CommandReport {
                 line: redactor.redact(&c.line),
@@ -444,7 +471,7 @@ pub fn inspect_payload(
             base64_bytes: secret.base64_len(),
             userdata_bytes: payload.userdata().len() as u64,
         },
-        findings,
+        findings: facts.findings.clone(),
     }
 }
 
@@ -454,7 +481,7 @@ fn rke2_report(
     options: &InspectOptions,
     redactor: &Redactor,
 ) -> Rke2Report {
-    let show = |s: &Option<SecretString>| {
+    let show = |s: &Option<SecretValue>| {
         options
             .show_secrets
             .then(|| s.as_ref().map(|s| s.expose().to_owned()))
@@ -470,14 +497,14 @@ fn rke2_report(
     };
     report.config_found = true;
     report.server = c.server.clone();
-    report.token_sha256 = c.token.as_ref().map(SecretString::sha256);
+    report.token_sha256 = c.token.as_ref().map(SecretValue::sha256);
     report.token = show(&c.token);
     report.token_ca_hash = c
         .token
         .as_ref()
-        .and_then(|t| rke2::token_ca_hash(t.expose()))
+        .and_then(|t| crate::facts::rke2::token_ca_hash(t.expose()))
         .map(str::to_owned);
-    report.agent_token_sha256 = c.agent_token.as_ref().map(SecretString::sha256);
+    report.agent_token_sha256 = c.agent_token.as_ref().map(SecretValue::sha256);
     report.agent_token = show(&c.agent_token);
     report.tls_san = c.tls_san.clone();
     report.cni = c.cni.clone();
@@ -497,8 +524,8 @@ fn rke2_report(
         endpoint: s.endpoint.clone(),
         region: s.region.clone(),
         folder: s.folder.clone(),
-        access_key_sha256: s.access_key.as_ref().map(SecretString::sha256),
-        secret_key_sha256: s.secret_key.as_ref().map(SecretString::sha256),
+        access_key_sha256: s.access_key.as_ref().map(SecretValue::sha256),
+        secret_key_sha256: s.secret_key.as_ref().map(SecretValue::sha256),
     });
     report.datastore_endpoint = if options.show_secrets {
         c.datastore_endpoint.as_ref().map(|s| s.expose().to_owned())
@@ -506,7 +533,7 @@ fn rke2_report(
         c.datastore_endpoint_redacted()
     };
     for (key, value) in &c.other {
-        let value = if sensitive::secret_key_name(key) && !options.show_secrets {
+        let value = if secrets::secret_key_name(key) && !options.show_secrets {
             Value::String(format!(
                 "sha256:{}",
                 sha256_hex(value.as_str().unwrap_or(&value.to_string()).as_bytes())
@@ -514,7 +541,7 @@ fn rke2_report(
         } else {
             redact_value(value, redactor)
         };
-        report.other.insert(key.clone(), value);
+        report.other.0.insert(key.clone(), value);
     }
     report
 }

@@ -4,23 +4,27 @@
 //! length, and key algorithm and size. Private keys get algorithm and size only, and whether they
 //! belong to a certificate of the payload. Key bytes live in buffers that are wiped on drop.
 
+use std::borrow::Cow;
+
 use pkcs8::der::asn1::ObjectIdentifier;
 use sha2::{Digest, Sha256};
 use x509_parser::prelude::{FromDer, X509Certificate};
 use x509_parser::public_key::PublicKey;
 use zeroize::Zeroizing;
 
-use crate::document::{File, Problem, sha256_hex};
-use crate::time::rfc3339;
+use crate::checks::{Check, Finding};
+use crate::codec::digest::{hex, sha256_hex};
+use crate::codec::time::rfc3339;
+use crate::document::File;
 
 /// A certificate found in a file.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Certificate {
     /// The file holding it.
     pub path: String,
     /// Which CA this is, from its path (`server-ca`, `client-ca`, `etcd-peer-ca`, `etcd-server-ca`,
     /// `registry`, `datastore`, `etcd-s3`), if known.
-    pub purpose: Option<&'static str>,
+    pub purpose: Option<Cow<'static, str>>,
     /// Subject, RFC 4514 style (`CN=kubernetes`).
     pub subject: String,
     /// Issuer, the same style.
@@ -45,11 +49,11 @@ pub struct Certificate {
     pub key_bits: Option<u32>,
     /// Hex SHA-256 of the public key material, to pair keys with certificates.
     #[serde(skip)]
-    pub public_key_id: Option<String>,
+    pub(crate) public_key_id: Option<String>,
 }
 
 /// A private key found in a file: metadata only.
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct PrivateKey {
     /// The file holding it.
     pub path: String,
@@ -65,22 +69,22 @@ pub struct PrivateKey {
     pub matches_certificate: Option<String>,
     /// Hex SHA-256 of the public key material.
     #[serde(skip)]
-    pub public_key_id: Option<String>,
+    pub(crate) public_key_id: Option<String>,
 }
 
 /// Everything PEM in a payload.
 #[derive(Debug, Clone, Default)]
-pub struct Material {
+pub(crate) struct Material {
     /// Certificates, in file order.
-    pub certificates: Vec<Certificate>,
+    pub(crate) certificates: Vec<Certificate>,
     /// Private keys, in file order.
-    pub keys: Vec<PrivateKey>,
+    pub(crate) keys: Vec<PrivateKey>,
     /// Blocks that could not be read.
-    pub problems: Vec<Problem>,
+    pub(crate) problems: Vec<Finding>,
 }
 
 /// Reads every PEM block of every inline file.
-pub fn scan<'f>(files: impl IntoIterator<Item = &'f File>) -> Material {
+pub(crate) fn scan<'f>(files: impl IntoIterator<Item = &'f File>) -> Material {
     let mut material = Material::default();
     for file in files {
         let Some(bytes) = file.bytes() else {
@@ -109,7 +113,7 @@ pub fn scan<'f>(files: impl IntoIterator<Item = &'f File>) -> Material {
 }
 
 /// Which CA a path holds, as CAPRKE2 lays them out.
-pub fn purpose(path: &str) -> Option<&'static str> {
+pub(crate) fn purpose(path: &str) -> Option<&'static str> {
     let name = path.rsplit('/').next().unwrap_or(path);
     let stem = name.rsplit_once('.').map_or(name, |(s, _)| s);
     if path.contains("/server/tls/etcd/") {
@@ -188,13 +192,13 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
 }
 
 fn read_block(path: &str, block: Block<'_>, material: &mut Material) {
-    let problem = |message: String| Problem {
-        id: "pem-invalid",
-        message,
-        path: Some(path.to_owned()),
-        at: None,
-    };
-    if block.body == crate::redact::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
+    let problem = |message: String| Finding::located(
+ Check::PemInvalid,
+ message,
+ Some(path.to_owned()),
+ None,
+ );
+    if block.body == crate::secrets::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
         material.keys.push(PrivateKey {
             path: path.to_owned(),
             label: block.label.to_owned(),
@@ -206,7 +210,7 @@ fn read_block(path: &str, block: Block<'_>, material: &mut Material) {
         });
         return;
     }
-    let der = match crate::b64::decode(&block.body) {
+    let der = match crate::codec::b64::decode(&block.body) {
         Ok(der) if !der.is_empty() => Zeroizing::new(der),
         Ok(_) => {
             material.problems.push(problem(format!(
@@ -278,7 +282,7 @@ fn certificate(path: &str, der: &[u8]) -> Result<Certificate, String> {
     let validity = cert.validity();
     Ok(Certificate {
         path: path.to_owned(),
-        purpose: purpose(path),
+        purpose: purpose(path).map(Cow::Borrowed),
         subject: cert.subject().to_string(),
         issuer: cert.issuer().to_string(),
         serial: format!("{:x}", cert.serial),
@@ -287,7 +291,7 @@ fn certificate(path: &str, der: &[u8]) -> Result<Certificate, String> {
         not_after_unix: validity.not_after.timestamp(),
         sha256: {
             let digest = Sha256::digest(der);
-            crate::document::hex(&digest)
+            hex(&digest)
         },
         is_ca,
         path_len,

@@ -13,36 +13,73 @@
 
 use serde_json::{Map, Value, json};
 
-use crate::document::{CloudConfig, Content, File, Ignition};
-use crate::{b64, dataurl, gzip};
+use crate::codec::{b64, dataurl, gzip};
+use crate::document::{CloudConfig, Content, Document, DocumentError, File, Ignition};
+use crate::payload::{Format, Payload};
 
 /// Where the install script goes.
-pub const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
+pub(crate) const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
 
 /// The oneshot unit that runs the script once.
-pub const UNIT_NAME: &str = "rke2-install.service";
+pub(crate) const UNIT_NAME: &str = "rke2-install.service";
 
 const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
 
-/// Something the target format cannot express.
+/// Why a payload could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("cannot be carried over to {to}: {what}")]
-pub struct ConvertError {
-    /// The target format.
-    pub to: &'static str,
-    /// What cannot be carried over.
-    pub what: String,
+#[non_exhaustive]
+pub enum ConvertError {
+    /// The user data cannot be read as its format.
+    #[error(transparent)]
+    Unreadable(#[from] DocumentError),
+    /// Something the target format cannot express.
+    #[error("cannot be carried over to {to}: {what}")]
+    Inexpressible {
+        /// The target format.
+        to: &'static str,
+        /// What cannot be carried over.
+        what: String,
+    },
 }
 
 fn refuse(to: &'static str, what: impl Into<String>) -> ConvertError {
-    ConvertError {
+    ConvertError::Inexpressible {
         to,
         what: what.into(),
     }
 }
 
+/// The user data of `payload` converted to `to` (uncompressed), or `None` when it already is
+/// in that format.
+///
+/// ```
+/// use rke2_payload::{Envelope, DecodeOptions, Format, convert};
+///
+/// let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+/// let options = DecodeOptions::default();
+/// let payload = Envelope::parse(secret, &options)?.select(None)?.decode(&options)?;
+/// let ignition = convert(&payload, Format::Ignition).expect("convertible").expect("converted");
+/// assert!(ignition.starts_with(b"{\"ignition\":{"));
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+///
+/// # Errors
+/// [`ConvertError::Unreadable`] when the user data cannot be read, and
+/// [`ConvertError::Inexpressible`] naming what the target format cannot hold.
+pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, ConvertError> {
+    if to == payload.format() {
+        return Ok(None);
+    }
+    // The document has the payload's format, so its kind says where it goes.
+    match Document::parse(payload)? {
+        Document::CloudConfig(c) => to_ignition(&c).map(Some),
+        Document::Ignition(i) => to_cloud_config(&i).map(Some),
+    }
+}
+
 /// cloud-config → Ignition 3.3 JSON.
-pub fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError> {
+pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "Ignition";
     let mut leftovers: Vec<&str> = config
         .other
@@ -271,7 +308,7 @@ fn data_url(bytes: &[u8]) -> Value {
 }
 
 /// Ignition → cloud-config text.
-pub fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
+pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
     if !ignition.directories.is_empty() {
         return Err(refuse(TO, "storage.directories"));

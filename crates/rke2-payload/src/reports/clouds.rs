@@ -15,10 +15,10 @@
 //! inline user-data field of their own: their bound is the 1 MiB size cap of the Kubernetes Secret
 //! that carries the bootstrap data.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// What a platform counts against its limit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Counted {
@@ -29,7 +29,7 @@ pub enum Counted {
 }
 
 /// Whether a gzip-compressed payload reaches the first-boot agent intact and is decompressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum GzipSafety {
@@ -42,7 +42,7 @@ pub enum GzipSafety {
 }
 
 /// How sure the figure is.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Confidence {
@@ -370,7 +370,7 @@ pub const CLOUDS: &[Cloud] = &[
 ];
 
 /// Looks a platform up by id (ASCII case-insensitive).
-pub fn find(id: &str) -> Option<&'static Cloud> {
+pub fn find_cloud(id: &str) -> Option<&'static Cloud> {
     CLOUDS
         .iter()
         .find(|cloud| cloud.id.eq_ignore_ascii_case(id))
@@ -397,7 +397,7 @@ impl Cloud {
 /// Length of the standard padded base64 text of `n` bytes.
 ///
 /// Saturates at `u64::MAX` instead of overflowing.
-pub const fn base64_len(n: u64) -> u64 {
+pub(crate) const fn base64_len(n: u64) -> u64 {
     n.div_ceil(3).saturating_mul(4)
 }
 
@@ -426,7 +426,7 @@ mod tests {
     ];
 
     fn get(id: &str) -> &'static Cloud {
-        find(id).unwrap_or_else(|| panic!("missing built-in cloud {id}"))
+        find_cloud(id).unwrap_or_else(|| panic!("missing built-in cloud {id}"))
     }
 
     #[test]
@@ -451,7 +451,7 @@ mod tests {
     #[test]
     fn required_ids_are_present() {
         for id in REQUIRED {
-            assert!(find(id).is_some(), "required id {id} missing");
+            assert!(find_cloud(id).is_some(), "required id {id} missing");
         }
     }
 
@@ -605,10 +605,10 @@ mod tests {
 
     #[test]
     fn find_is_ascii_case_insensitive() {
-        assert_eq!(find("AWS").map(|c| c.id), Some("aws"));
-        assert_eq!(find("Ibm-Vpc").map(|c| c.id), Some("ibm-vpc"));
-        assert!(find("nope").is_none());
-        assert!(find("").is_none());
+        assert_eq!(find_cloud("AWS").map(|c| c.id), Some("aws"));
+        assert_eq!(find_cloud("Ibm-Vpc").map(|c| c.id), Some("ibm-vpc"));
+        assert!(find_cloud("nope").is_none());
+        assert!(find_cloud("").is_none());
     }
 
     #[test]

@@ -7,25 +7,64 @@ use std::io::{Read, Write};
 
 use flate2::bufread::GzDecoder;
 
-use crate::error::GzipError;
+/// A gzip decoding failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum GzipError {
+    /// The bytes do not start with the gzip magic `1f 8b`.
+    #[error("not gzip (no 1f 8b magic)")]
+    NotGzip,
+    /// The stream ends before the gzip trailer.
+    #[error("gzip stream is truncated: its {len} compressed bytes end before the gzip trailer")]
+    Truncated {
+        /// Compressed bytes in all.
+        len: u64,
+    },
+    /// The deflate data or the header is corrupt.
+    #[error("gzip stream is corrupt near compressed byte {offset}: {detail}")]
+    Corrupt {
+        /// Compressed byte offset where decoding stopped (approximate).
+        offset: u64,
+        /// The decoder's message.
+        detail: String,
+    },
+    /// Bytes that are not another gzip member follow the end of the stream.
+    #[error("{trailing} bytes of trailing data after the gzip stream at compressed byte {offset}")]
+    TrailingData {
+        /// Where the trailing data starts.
+        offset: u64,
+        /// How many bytes follow.
+        trailing: u64,
+    },
+    /// Inflating would exceed the configured cap (a gzip bomb, or a cap set too low).
+    #[error(
+        "gzip stream inflates past the cap of {cap} bytes (from {compressed} compressed bytes); raise the cap if this payload is genuine"
+    )]
+    TooLarge {
+        /// The cap in bytes.
+        cap: u64,
+        /// Compressed size.
+        compressed: u64,
+    },
+}
 
 /// The two magic bytes that start every gzip stream.
-pub const MAGIC: [u8; 2] = [0x1f, 0x8b];
+pub(crate) const MAGIC: [u8; 2] = [0x1f, 0x8b];
 
 /// Whether `bytes` start with the gzip magic.
-pub fn is_gzip(bytes: &[u8]) -> bool {
+pub(crate) fn is_gzip(bytes: &[u8]) -> bool {
     bytes.starts_with(&MAGIC)
 }
 
 /// Inflates a whole gzip stream (one or more members), refusing to produce more than `cap` bytes.
-pub fn inflate(compressed: &[u8], cap: u64) -> Result<Vec<u8>, GzipError> {
+pub(crate) fn inflate(compressed: &[u8], cap: u64) -> Result<Vec<u8>, GzipError> {
     let mut out = Vec::with_capacity(compressed.len().saturating_mul(3).min(cap as usize));
     inflate_into(compressed, cap, &mut out)?;
     Ok(out)
 }
 
 /// Like [`inflate`], appending to `out` (which is left as it was on error).
-pub fn inflate_into(compressed: &[u8], cap: u64, out: &mut Vec<u8>) -> Result<(), GzipError> {
+pub(crate) fn inflate_into(compressed: &[u8], cap: u64, out: &mut Vec<u8>) -> Result<(), GzipError> {
     if !is_gzip(compressed) {
         return Err(GzipError::NotGzip);
     }
@@ -140,7 +179,7 @@ fn inflate_members(
 
 /// Compresses `data` deterministically: header mtime 0, no file name, OS byte 255, the given level
 /// (0–9). The same input and level always give the same bytes with this build.
-pub fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+pub(crate) fn deflate(data: &[u8], level: u32) -> Vec<u8> {
     let mut encoder = flate2::GzBuilder::new().write(
         Vec::with_capacity(data.len() / 2 + 64),
         flate2::Compression::new(level.min(9)),
@@ -157,7 +196,7 @@ pub fn deflate(data: &[u8], level: u32) -> Vec<u8> {
 /// bytes: an estimate, computed by compressing with libdeflate at level 6, whose output on
 /// CAPRKE2 payloads is within 1.5% of Go's `compress/gzip` (see the tests; zlib's level 6 is
 /// as close, and about 1.75 times slower). A compressor and its output buffer are kept per thread.
-pub fn estimated_len(data: &[u8]) -> u64 {
+pub(crate) fn estimated_len(data: &[u8]) -> u64 {
     use std::cell::RefCell;
     thread_local! {
         static STATE: RefCell<Option<(libdeflater::Compressor, Vec<u8>)>> = const { RefCell::new(None) };

@@ -5,12 +5,35 @@
 
 use std::borrow::Cow;
 
-use crate::b64;
-use crate::error::DataUrlError;
+use super::b64;
+
+/// A `data:` URL (RFC 2397) decoding failure.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum DataUrlError {
+    /// The URL does not start with `data:`.
+    #[error("not a data URL (no `data:` scheme)")]
+    NotDataUrl,
+    /// There is no `,` between the media type and the data.
+    #[error("data URL has no `,` before its data")]
+    NoComma,
+    /// The base64 part is invalid.
+    #[error("data URL base64 is invalid: {detail}")]
+    Base64 {
+        /// What is wrong, with the offset into the data part.
+        detail: String,
+    },
+    /// A `%` escape is malformed.
+    #[error("data URL has a malformed %-escape at byte {offset} of its data")]
+    Percent {
+        /// Offset into the data part.
+        offset: usize,
+    },
+}
 
 /// A parsed `data:` URL, borrowing from the URL text.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct DataUrl<'a> {
+pub(crate) struct DataUrl<'a> {
     /// The media type as written (may be empty), without the `;base64` flag.
     pub media_type: &'a str,
     /// Whether the data part is base64.
@@ -21,7 +44,7 @@ pub struct DataUrl<'a> {
 
 impl<'a> DataUrl<'a> {
     /// Splits a `data:` URL into its parts without decoding the data.
-    pub fn parse(url: &'a str) -> Result<Self, DataUrlError> {
+    pub(crate) fn parse(url: &'a str) -> Result<Self, DataUrlError> {
         let rest = url
             .get(..5)
             .filter(|scheme| scheme.eq_ignore_ascii_case("data:"))
@@ -40,7 +63,7 @@ impl<'a> DataUrl<'a> {
     }
 
     /// Decodes the data part. Percent-encoded data without escapes is borrowed.
-    pub fn decode(&self) -> Result<Cow<'a, [u8]>, DataUrlError> {
+    pub(crate) fn decode(&self) -> Result<Cow<'a, [u8]>, DataUrlError> {
         if self.base64 {
             // Base64 data may itself be percent-encoded (rare); undo that first.
             let text = percent_decode(self.data)?;
@@ -57,7 +80,7 @@ impl<'a> DataUrl<'a> {
 }
 
 /// Parses and decodes a `data:` URL in one step.
-pub fn decode(url: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
+pub(crate) fn decode(url: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
     DataUrl::parse(url)?.decode()
 }
 
@@ -88,7 +111,7 @@ fn percent_decode(text: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
 
 /// Percent-encodes `data` the way Butane does: `A-Z a-z 0-9 - _ . ! ~ * ' ( )` are kept, every
 /// other byte becomes `%XX` with upper-case hex.
-pub fn percent_encode(data: &[u8]) -> String {
+pub(crate) fn percent_encode(data: &[u8]) -> String {
     const HEX: &[u8; 16] = b"0123456789ABCDEF";
     let mut out = String::with_capacity(data.len() * 3);
     for &b in data {

@@ -8,13 +8,15 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use crate::dataurl;
-use crate::error::{GzipError, PayloadError, shorten};
-use crate::gzip;
+use crate::codec::gzip::{self, GzipError};
+use crate::codec::text::shorten;
+use crate::codec::{b64, dataurl};
+use crate::envelope::BootstrapSecret;
+use crate::error::{Error, PayloadError};
 use crate::options::DecodeOptions;
 
 /// The `format` key of a bootstrap Secret, as declared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum DeclaredFormat {
@@ -40,7 +42,7 @@ impl DeclaredFormat {
 }
 
 /// A user data format.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Format {
@@ -67,7 +69,7 @@ impl std::fmt::Display for Format {
 }
 
 /// How `data.value` is compressed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 #[non_exhaustive]
 pub enum Compression {
@@ -94,10 +96,10 @@ impl Compression {
 }
 
 /// What the user data itself looks like, from its first bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
-pub enum Content {
+pub enum UserDataKind {
     /// `#cloud-config` text; `jinja` when it starts with CAPRKE2's `## template: jinja` line.
     CloudConfig {
         /// Whether the `## template: jinja` line comes first.
@@ -116,7 +118,7 @@ pub enum Content {
 pub struct Payload<'a> {
     declared: DeclaredFormat,
     format: Format,
-    content: Content,
+    content: UserDataKind,
     compression: Compression,
     ignition_version: Option<String>,
     value: Cow<'a, [u8]>,
@@ -164,9 +166,9 @@ impl<'a> Payload<'a> {
         let userdata: &[u8] = inflated.as_deref().unwrap_or(&value);
         let (content, ignition_version) = sniff(userdata, declared)?;
         let format = match content {
-            Content::CloudConfig { .. } | Content::OtherCloudInit => Format::CloudConfig,
-            Content::Ignition => Format::Ignition,
-            Content::Unrecognised => declared.format().unwrap_or(Format::CloudConfig),
+            UserDataKind::CloudConfig { .. } | UserDataKind::OtherCloudInit => Format::CloudConfig,
+            UserDataKind::Ignition => Format::Ignition,
+            UserDataKind::Unrecognised => declared.format().unwrap_or(Format::CloudConfig),
         };
         Ok(Payload {
             declared,
@@ -193,15 +195,15 @@ impl<'a> Payload<'a> {
     /// Whether the `format` key names a different format than the content has.
     pub fn format_mismatch(&self) -> bool {
         let content = match self.content {
-            Content::CloudConfig { .. } | Content::OtherCloudInit => Format::CloudConfig,
-            Content::Ignition => Format::Ignition,
-            Content::Unrecognised => return false,
+            UserDataKind::CloudConfig { .. } | UserDataKind::OtherCloudInit => Format::CloudConfig,
+            UserDataKind::Ignition => Format::Ignition,
+            UserDataKind::Unrecognised => return false,
         };
         self.declared.format().is_some_and(|d| d != content)
     }
 
     /// What the user data looks like.
-    pub fn content(&self) -> Content {
+    pub fn content(&self) -> UserDataKind {
         self.content
     }
 
@@ -231,10 +233,64 @@ impl<'a> Payload<'a> {
     }
 }
 
+/// The payload step of a Secret: what its `format` key declares, and its `value` decoded.
+impl<'a> BootstrapSecret<'a> {
+    /// The `format` key as declared.
+    ///
+    /// # Errors
+    /// [`Error::Base64`] when the key is not base64, [`Error::UnknownFormat`] when it names
+    /// neither `cloud-config` nor `ignition`.
+    pub fn declared_format(&self) -> Result<DeclaredFormat, Error> {
+        let Some(text) = self.format_key()? else {
+            return Ok(DeclaredFormat::Missing);
+        };
+        match text.trim() {
+            "" => Ok(DeclaredFormat::Empty),
+            "cloud-config" => Ok(DeclaredFormat::CloudConfig),
+            "ignition" => Ok(DeclaredFormat::Ignition),
+            other => Err(Error::UnknownFormat {
+                secret: self.id().clone(),
+                format: shorten(other, 40),
+            }),
+        }
+    }
+
+    /// The bytes of `data.value`, refusing a value larger than [`DecodeOptions::max_value`]
+    /// before decoding it.
+    ///
+    /// # Errors
+    /// [`Error::ValueTooLarge`], or [`Error::Base64`] when the value is not base64.
+    pub fn value_within(&self, options: &DecodeOptions) -> Result<Cow<'a, [u8]>, Error> {
+        let estimated = self.base64_len() / 4 * 3;
+        if !self.is_bare() && estimated > options.max_value.saturating_add(2) {
+            return Err(Error::ValueTooLarge {
+                secret: self.id().clone(),
+                bytes: estimated,
+                limit: options.max_value,
+            });
+        }
+        self.value()
+    }
+
+    /// Decodes this Secret's value into a [`Payload`].
+    ///
+    /// # Errors
+    /// As [`BootstrapSecret::declared_format`] and [`BootstrapSecret::value_within`], and
+    /// [`Error::Payload`] when the value cannot be decoded (gzip, the Ignition wrapper).
+    pub fn decode(&self, options: &DecodeOptions) -> Result<Payload<'a>, Error> {
+        let declared = self.declared_format()?;
+        let value = self.value_within(options)?;
+        Payload::decode(value, declared, options).map_err(|error| Error::Payload {
+            secret: self.id().clone(),
+            error,
+        })
+    }
+}
+
 /// The Ignition config CAPRKE2 writes for `gzipUserData: true`: a 3.3.0 config whose
 /// `ignition.config.replace` carries `inner` gzipped (level 6, mtime 0) in a base64 `data:` URL.
-pub fn ignition_gzip_wrapper(inner: &[u8]) -> Vec<u8> {
-    let data = crate::b64::encode(&gzip::deflate(inner, 6));
+pub(crate) fn ignition_gzip_wrapper(inner: &[u8]) -> Vec<u8> {
+    let data = b64::encode(&gzip::deflate(inner, 6));
     format!(
         concat!(
             r#"{{"ignition":{{"config":{{"replace":{{"compression":"gzip","source":"#,
@@ -249,14 +305,14 @@ pub fn ignition_gzip_wrapper(inner: &[u8]) -> Vec<u8> {
 
 /// The length of [`ignition_gzip_wrapper`] around a gzip stream of `gzip_len` bytes, computed
 /// without building it.
-pub fn ignition_gzip_wrapper_len(gzip_len: u64) -> u64 {
+pub(crate) fn ignition_gzip_wrapper_len(gzip_len: u64) -> u64 {
     static OVERHEAD: std::sync::LazyLock<u64> = std::sync::LazyLock::new(|| {
         // The wrapper around an empty gzip text: the template's own length.
         let empty = ignition_gzip_wrapper(b"");
-        let data = crate::b64::encoded_len(gzip::deflate(b"", 6).len() as u64);
+        let data = b64::encoded_len(gzip::deflate(b"", 6).len() as u64);
         empty.len() as u64 - data
     });
-    *OVERHEAD + crate::b64::encoded_len(gzip_len)
+    *OVERHEAD + b64::encoded_len(gzip_len)
 }
 
 fn looks_like_json(bytes: &[u8]) -> bool {
@@ -352,7 +408,7 @@ fn unwrap_ignition(value: &[u8], cap: u64) -> Result<Option<(bool, Vec<u8>)>, Pa
 fn sniff(
     userdata: &[u8],
     declared: DeclaredFormat,
-) -> Result<(Content, Option<String>), PayloadError> {
+) -> Result<(UserDataKind, Option<String>), PayloadError> {
     let start = userdata
         .iter()
         .position(|b| !b.is_ascii_whitespace())
@@ -367,24 +423,24 @@ fn sniff(
             .unwrap_or_default();
         let second = second.strip_prefix(b"\r").unwrap_or(second);
         return Ok(if second.starts_with(b"#cloud-config") {
-            (Content::CloudConfig { jinja: true }, None)
+            (UserDataKind::CloudConfig { jinja: true }, None)
         } else {
-            (Content::OtherCloudInit, None)
+            (UserDataKind::OtherCloudInit, None)
         });
     }
     if [&b"#cloud-config-archive"[..], b"#cloud-config-jsonp"]
         .iter()
         .any(|p| text.starts_with(p))
     {
-        return Ok((Content::OtherCloudInit, None));
+        return Ok((UserDataKind::OtherCloudInit, None));
     }
     if text.starts_with(b"#cloud-config") {
-        return Ok((Content::CloudConfig { jinja: false }, None));
+        return Ok((UserDataKind::CloudConfig { jinja: false }, None));
     }
     if [
         &b"#!"[..],
         b"#include",
-        b"Content-Type:",
+        b"UserDataKind-Type:",
         b"#cloud-boothook",
         b"#part-handler",
         b"#upstart-job",
@@ -392,7 +448,7 @@ fn sniff(
     .iter()
     .any(|p| text.starts_with(p))
     {
-        return Ok((Content::OtherCloudInit, None));
+        return Ok((UserDataKind::OtherCloudInit, None));
     }
     if text.starts_with(b"{") {
         match serde_json::from_slice::<IgnitionProbe<'_>>(userdata) {
@@ -401,7 +457,7 @@ fn sniff(
             }) => {
                 let version = section.version.unwrap_or_default();
                 check_ignition_version(&version)?;
-                return Ok((Content::Ignition, Some(version.into_owned())));
+                return Ok((UserDataKind::Ignition, Some(version.into_owned())));
             }
             Ok(_) if declared == DeclaredFormat::Ignition => {
                 return Err(PayloadError::NotIgnition {
@@ -426,7 +482,7 @@ fn sniff(
             _ => {}
         }
     }
-    Ok((Content::Unrecognised, None))
+    Ok((UserDataKind::Unrecognised, None))
 }
 
 fn check_ignition_version(version: &str) -> Result<(), PayloadError> {
@@ -459,7 +515,7 @@ mod tests {
     fn plain_cloud_config() {
         let p = decode(CC, DeclaredFormat::CloudConfig).unwrap();
         assert_eq!(p.format(), Format::CloudConfig);
-        assert_eq!(p.content(), Content::CloudConfig { jinja: true });
+        assert_eq!(p.content(), UserDataKind::CloudConfig { jinja: true });
         assert_eq!(p.compression(), Compression::None);
         assert_eq!(p.userdata(), CC);
         assert!(!p.format_mismatch());
@@ -492,7 +548,7 @@ mod tests {
         };
         format!(
             r#"{{"ignition":{{"config":{{"replace":{{"compression":"{compression}","source":"data:{media};base64,{}","verification":{{}}}}}},"proxy":{{}},"security":{{"tls":{{}}}},"timeouts":{{}},"version":"3.3.0"}},"kernelArguments":{{}},"passwd":{{}},"storage":{{}},"systemd":{{}}}}"#,
-            crate::b64::encode(&data)
+            b64::encode(&data)
         )
         .into_bytes()
     }
@@ -588,7 +644,7 @@ mod tests {
         ));
         // Declared cloud-config: trusted, the lint layer reports it.
         let p = decode(br#"{"a":1}"#, DeclaredFormat::CloudConfig).unwrap();
-        assert_eq!(p.content(), Content::Unrecognised);
+        assert_eq!(p.content(), UserDataKind::Unrecognised);
     }
 
     trait ReplaceBytes {

@@ -13,20 +13,36 @@ use serde_json::Value;
 
 use crate::document::Document;
 use crate::envelope::{BootstrapSecret, Envelope};
-use crate::error::Error;
+use crate::error::{Error, Syntax};
 use crate::options::DecodeOptions;
 use crate::payload::{Format, Payload};
-use crate::rke2::{self, Rke2Config};
-use crate::secret::{Redactor, SecretString};
-use crate::{b64, dataurl, encode, gzip, sensitive};
+use crate::facts::rke2::{self, Rke2Config};
+use crate::codec::{b64, dataurl, gzip};
+use crate::encode;
+use crate::secrets::{self, PLACEHOLDER, Redactor, SecretValue};
 
-/// What replaces a secret value, and the body of a redacted private key.
-pub const PLACEHOLDER: &str = "REDACTED";
-
-/// Why a redaction was refused.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+/// Why `redact` did not write a redacted input.
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum RedactError {
+    /// The input could not be read or decoded.
+    #[error(transparent)]
+    Input(#[from] Error),
+    /// The payload of one Secret (`what`) could not be redacted completely, so nothing is
+    /// written.
+    #[error("{what}: {reason}")]
+    Refused {
+        /// The Secret (or `the redacted input` for a check of the whole result).
+        what: String,
+        /// Why.
+        reason: Refusal,
+    },
+}
+
+/// Why the redaction of a payload was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Refusal {
     /// The user data is not text, so it cannot be rewritten.
     #[error("the user data is not UTF-8 text")]
     NotText,
@@ -41,7 +57,7 @@ pub enum RedactError {
 }
 
 /// Redacts a whole input (one Secret, a List, several documents, or bare user data).
-pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Error> {
+pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactError> {
     let envelope = Envelope::parse(input, options)?;
     if let [only] = envelope.secrets.as_slice()
         && only.is_bare()
@@ -52,14 +68,14 @@ pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Er
         return Ok(value);
     }
     let text = std::str::from_utf8(input).map_err(|e| Error::Syntax {
-        syntax: crate::error::Syntax::Yaml,
+        syntax: Syntax::Yaml,
         message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
         at: None,
     })?;
     // Every replacement is a (start, end, new text) edit of the input, applied in one pass.
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
-    let mut all_secrets: Vec<SecretString> = Vec::new();
-    let mut plain_secrets: Vec<SecretString> = Vec::new();
+    let mut all_secrets: Vec<SecretValue> = Vec::new();
+    let mut plain_secrets: Vec<SecretValue> = Vec::new();
     for secret in &envelope.secrets {
         let payload = secret.decode(options)?;
         let (value, secrets) = redact_payload(&payload).map_err(|e| wrap(secret, e))?;
@@ -103,17 +119,16 @@ pub fn redact_input(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, Er
         verify(payload.value(), &all_secrets, options).map_err(|e| wrap(secret, e))?;
     }
     // A fleet shares few distinct secrets (one token per cluster): search each once.
-    let mut distinct: Vec<&str> = all_secrets.iter().map(SecretString::expose).collect();
+    let mut distinct: Vec<&str> = all_secrets.iter().map(SecretValue::expose).collect();
     distinct.sort_unstable();
     distinct.dedup();
     for secret in distinct.into_iter().filter(|s| s.len() >= 4) {
         if contains(&out, secret.as_bytes()) {
-            return Err(Error::Unreadable {
+            return Err(RedactError::Refused {
                 what: "the redacted input".to_owned(),
-                detail: RedactError::Leftover {
+                reason: Refusal::Leftover {
                     where_: "in the Secret text".to_owned(),
-                }
-                .to_string(),
+                },
             });
         }
     }
@@ -131,10 +146,10 @@ fn locate(text: &str, part: &str) -> Option<usize> {
     text.find(part)
 }
 
-fn wrap(secret: &BootstrapSecret<'_>, e: RedactError) -> Error {
-    Error::Unreadable {
+fn wrap(secret: &BootstrapSecret<'_>, reason: Refusal) -> RedactError {
+    RedactError::Refused {
         what: secret.id().to_string(),
-        detail: e.to_string(),
+        reason,
     }
 }
 
@@ -144,8 +159,10 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 
 /// Redacts one payload; returns the new `data.value` (same format and compression) and the
 /// secret values that were replaced.
-pub fn redact_payload(payload: &Payload<'_>) -> Result<(Vec<u8>, Vec<SecretString>), RedactError> {
-    let text = payload.userdata_text().ok_or(RedactError::NotText)?;
+pub(crate) fn redact_payload(
+    payload: &Payload<'_>,
+) -> Result<(Vec<u8>, Vec<SecretValue>), Refusal> {
+    let text = payload.userdata_text().ok_or(Refusal::NotText)?;
     let secrets = collect_secrets(payload);
     let redactor = redactor(&secrets);
     let userdata = match payload.format() {
@@ -164,7 +181,7 @@ pub fn redact_payload(payload: &Payload<'_>) -> Result<(Vec<u8>, Vec<SecretStrin
     Ok((value, secrets))
 }
 
-fn redactor(secrets: &[SecretString]) -> Redactor {
+fn redactor(secrets: &[SecretValue]) -> Redactor {
     let mut r = Redactor::with_placeholder(PLACEHOLDER);
     for s in secrets {
         r.add(s);
@@ -173,13 +190,13 @@ fn redactor(secrets: &[SecretString]) -> Redactor {
 }
 
 /// Every secret value of a payload: config.yaml secrets, registry credentials, encryption keys.
-fn collect_secrets(payload: &Payload<'_>) -> Vec<SecretString> {
+fn collect_secrets(payload: &Payload<'_>) -> Vec<SecretValue> {
     let Ok(document) = Document::parse(payload) else {
         return Vec::new();
     };
     let mut out = Vec::new();
     for file in document.files() {
-        out.extend(sensitive::classify(file).values);
+        out.extend(secrets::classify(&file.path, file.bytes()).values);
     }
     if let Some(config) = document
         .file(rke2::CONFIG_PATH)
@@ -195,7 +212,7 @@ fn collect_secrets(payload: &Payload<'_>) -> Vec<SecretString> {
         if let Some(endpoint) = &config.datastore_endpoint
             && let Some(password) = userinfo_password(endpoint.expose())
         {
-            out.push(SecretString::new(password));
+            out.push(SecretValue::new(password));
         }
     }
     out.retain(|s| !s.is_empty() && s.expose() != PLACEHOLDER);
@@ -210,7 +227,7 @@ fn userinfo_password(url: &str) -> Option<String> {
 
 /// Replaces secret values and private key bodies in a text (YAML block scalars keep their
 /// indentation).
-pub fn redact_text(text: &str, redactor: &Redactor) -> String {
+pub(crate) fn redact_text(text: &str, redactor: &Redactor) -> String {
     let text = redactor.redact(text);
     let mut out = String::with_capacity(text.len());
     let mut in_key = false;
@@ -375,15 +392,15 @@ fn walk_strings(value: &mut Value, f: &mut impl FnMut(&mut String)) {
 /// body remains.
 fn verify(
     value: &[u8],
-    secrets: &[SecretString],
+    secrets: &[SecretValue],
     options: &DecodeOptions,
-) -> Result<(), RedactError> {
+) -> Result<(), Refusal> {
     let payload = Payload::decode(
         Cow::Borrowed(value),
         crate::payload::DeclaredFormat::Missing,
         options,
     )
-    .map_err(|_| RedactError::Leftover {
+    .map_err(|_| Refusal::Leftover {
         where_: "the redacted payload does not decode".to_owned(),
     })?;
     let mut texts: Vec<(String, Vec<u8>)> =
@@ -398,14 +415,14 @@ fn verify(
     for (where_, bytes) in &texts {
         for secret in secrets {
             if secret.expose().len() >= 4 && contains(bytes, secret.expose().as_bytes()) {
-                return Err(RedactError::Leftover {
+                return Err(Refusal::Leftover {
                     where_: where_.clone(),
                 });
             }
         }
         let text = String::from_utf8_lossy(bytes);
         if has_private_key_body(&text) {
-            return Err(RedactError::Leftover {
+            return Err(Refusal::Leftover {
                 where_: format!("a private key in {where_}"),
             });
         }
@@ -435,7 +452,7 @@ mod tests {
     #[test]
     fn text_redaction_keeps_indentation() {
         let mut r = Redactor::with_placeholder(PLACEHOLDER);
-        r.add(&SecretString::new("tok3nvalue"));
+        r.add(&SecretValue::new("tok3nvalue"));
         let text = "    content: |\n      token: tok3nvalue\n      -----BEGIN RSA PRIVATE KEY-----\n      MIIEow\n      AAAA\n      -----END RSA PRIVATE KEY-----\n";
         let out = redact_text(text, &r);
         assert_eq!(

@@ -6,7 +6,7 @@ use std::path::Path;
 use crate::error::Error;
 
 /// Reads all of `path`, or standard input when `path` is `-`.
-pub fn read(path: &Path) -> Result<Vec<u8>, Error> {
+pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
     if path.as_os_str() == "-" {
         let mut buf = Vec::new();
         std::io::stdin()

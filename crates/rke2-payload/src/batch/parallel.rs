@@ -11,8 +11,9 @@ use std::ops::Range;
 use std::sync::mpsc::{Receiver, SyncSender, sync_channel};
 use std::sync::{Arc, Mutex};
 
-use super::BootstrapSecret;
-use super::stream::{Chunk, Counts, Layout, StreamSummary, Tally, parse_chunk, split, whole};
+use crate::envelope::BootstrapSecret;
+use crate::envelope::StreamSummary;
+use crate::envelope::stream::{Chunk, Counts, Layout, Tally, each_secret, parse_chunk, split, whole};
 use crate::error::{Error, Syntax};
 use crate::options::DecodeOptions;
 
@@ -27,22 +28,23 @@ const BATCH_BYTES: usize = 1 << 20;
 ///
 /// `sink` may stop the stream by returning an error. Errors come in input order too: the
 /// results of every Secret before the point of failure reach `sink` first.
-pub fn map_secrets<R, T, W, S>(
+pub(crate) fn map_secrets<R, T, W, S, E>(
     reader: R,
     options: &DecodeOptions,
     threads: usize,
     work: W,
     sink: S,
-) -> Result<StreamSummary, Error>
+) -> Result<StreamSummary, E>
 where
     R: Read,
     T: Send,
     W: Fn(&BootstrapSecret<'_>) -> T + Sync,
-    S: FnMut(T) -> Result<(), Error>,
+    S: FnMut(T) -> Result<(), E>,
+    E: From<Error>,
 {
     let mut sink = sink;
     if threads <= 1 {
-        return super::for_each_secret(reader, options, |secret| sink(work(secret)));
+        return each_secret(reader, options, |secret| sink(work(secret)));
     }
     std::thread::scope(|scope| {
         let mut pipe = Pipeline {
@@ -59,6 +61,7 @@ where
             spare: Vec::new(),
             tally: Tally::default(),
             stopped: false,
+            error: std::marker::PhantomData,
         };
         let layout = split(reader, |chunk| pipe.push(chunk));
         match layout {
@@ -70,7 +73,7 @@ where
             }
             Ok(Layout::Chunked(syntax)) => {
                 pipe.finish()?;
-                pipe.tally.finish(syntax)
+                Ok(pipe.tally.finish(syntax)?)
             }
             Ok(Layout::Whole(all)) => {
                 let Pipeline { sink, work, .. } = pipe;
@@ -187,7 +190,7 @@ impl Batch {
 }
 
 /// The calling thread's side: batches out, results back in order.
-struct Pipeline<'p, 'scope, 'env, T, W, S> {
+struct Pipeline<'p, 'scope, 'env, T, W, S, E> {
     options: &'scope DecodeOptions,
     work: &'scope W,
     sink: &'p mut S,
@@ -206,15 +209,17 @@ struct Pipeline<'p, 'scope, 'env, T, W, S> {
     tally: Tally,
     /// Delivery failed: nothing more is to be done.
     stopped: bool,
+    error: std::marker::PhantomData<fn() -> E>,
 }
 
-impl<'scope, T, W, S> Pipeline<'_, 'scope, '_, T, W, S>
+impl<'scope, T, W, S, E> Pipeline<'_, 'scope, '_, T, W, S, E>
 where
     T: Send + 'scope,
     W: Fn(&BootstrapSecret<'_>) -> T + Sync,
-    S: FnMut(T) -> Result<(), Error>,
+    S: FnMut(T) -> Result<(), E>,
+    E: From<Error>,
 {
-    fn push(&mut self, chunk: Chunk<'_>) -> Result<(), Error> {
+    fn push(&mut self, chunk: Chunk<'_>) -> Result<(), E> {
         self.batch.push(chunk);
         if self.batch.full() {
             self.send()?;
@@ -224,7 +229,7 @@ where
 
     /// Hands the batch being filled to the pool (starting it the first time), first delivering
     /// what is ready (and waiting while the pool is full).
-    fn send(&mut self) -> Result<(), Error> {
+    fn send(&mut self) -> Result<(), E> {
         if self.pool.is_none() {
             self.pool = Some(Pool::start(
                 self.scope,
@@ -247,14 +252,22 @@ where
         next.first = self.batch.first + self.batch.chunks.len();
         let batch = std::mem::replace(&mut self.batch, next);
         self.sent += 1;
-        let pool = self.pool.as_ref().ok_or(Error::Empty)?;
-        // The pool only goes away when a worker panicked; its results are then missing.
-        pool.jobs.send(batch).map_err(|_| Error::Empty)
+        let pool = self.pool.as_ref().ok_or(Error::WorkersStopped)?;
+        if pool.jobs.send(batch).is_ok() {
+            return Ok(());
+        }
+        // The workers only go away when one panicked: hand its panic on, as `receive` does.
+        while let Ok(returned) = pool.done.recv() {
+            if let Err(panic) = returned {
+                std::panic::resume_unwind(panic);
+            }
+        }
+        Err(Error::WorkersStopped.into())
     }
 
     /// Takes one result from the pool (waiting for it or not) and delivers what is in turn.
     /// `false` when there was nothing to take.
-    fn receive(&mut self, wait: bool) -> Result<bool, Error> {
+    fn receive(&mut self, wait: bool) -> Result<bool, E> {
         let Some(pool) = &self.pool else {
             return Ok(false);
         };
@@ -281,7 +294,7 @@ where
         Ok(true)
     }
 
-    fn deliver(&mut self, batch: &Batch, results: Vec<Done<T>>) -> Result<(), Error> {
+    fn deliver(&mut self, batch: &Batch, results: Vec<Done<T>>) -> Result<(), E> {
         for (i, done) in results.into_iter().enumerate() {
             // The pool assumed one object per chunk; a chunk holding a nested `List` (or none)
             // moves the indexes of those after it, so they are done again here with the right one.
@@ -301,7 +314,7 @@ where
 
     /// Hands over the last batch and delivers everything still in flight. Without a pool (the
     /// input was smaller than a batch) the batch is done here.
-    fn finish(&mut self) -> Result<(), Error> {
+    fn finish(&mut self) -> Result<(), E> {
         if self.pool.is_none() {
             let batch = std::mem::take(&mut self.batch);
             let results = (0..batch.chunks.len())
@@ -324,6 +337,7 @@ where
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::error::StreamError;
 
     fn list(n: usize) -> String {
         let mut list = String::from("{\"kind\":\"List\",\"items\":[");
@@ -346,7 +360,7 @@ mod tests {
         map: fn(&BootstrapSecret<'_>) -> String,
     ) -> (Result<StreamSummary, Error>, Vec<String>) {
         let mut seen = Vec::new();
-        let result = map_secrets(
+        let result = map_secrets::<_, _, _, _, Error>(
             input.as_bytes(),
             &DecodeOptions::default(),
             threads,
@@ -386,13 +400,13 @@ mod tests {
             |()| {
                 seen += 1;
                 if seen == 40 {
-                    Err(Error::Empty)
+                    Err(StreamError::Sink("stop"))
                 } else {
                     Ok(())
                 }
             },
         );
-        assert!(matches!(result, Err(Error::Empty)));
+        assert!(matches!(result, Err(StreamError::Sink("stop"))));
         assert_eq!(seen, 40, "nothing is delivered after the error");
     }
 
@@ -441,7 +455,7 @@ mod tests {
                 &DecodeOptions::default(),
                 2,
                 |s| assert_ne!(s.name(), Some("s150"), "planted"),
-                |()| Ok(()),
+                |()| Ok::<(), Error>(()),
             )
         });
         assert!(result.is_err());

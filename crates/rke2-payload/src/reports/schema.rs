@@ -1,19 +1,49 @@
 //! cloud-init's own JSON schema for cloud-config, when the `cloud-init` package has installed it.
 //!
 //! Without it, the `cloud-config-schema` check relies on the project's own rules for the modules
-//! CAPRKE2 uses (see [`crate::document::cloudconfig`]).
+//! CAPRKE2 uses (the document layer's cloud-config reader).
 
 use std::path::Path;
 
 use serde_json::Value;
 
-use crate::document::Problem;
+use crate::checks::{Check, Finding};
 
 /// Where Debian's and Fedora's `cloud-init` packages install the schema.
-pub const DEFAULT_PATHS: &[&str] = &[
+pub const CLOUD_INIT_SCHEMA_PATHS: &[&str] = &[
     "/usr/lib/python3/dist-packages/cloudinit/config/schemas/schema-cloud-config-v1.json",
     "/usr/lib/python3/site-packages/cloudinit/config/schemas/schema-cloud-config-v1.json",
 ];
+
+/// Why a schema file could not be used.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum SchemaError {
+    /// The file could not be read.
+    #[error("{path}: {error}")]
+    Read {
+        /// The file.
+        path: String,
+        /// The I/O error.
+        error: std::io::Error,
+    },
+    /// The file is not JSON.
+    #[error("{path}: {error}")]
+    NotJson {
+        /// The file.
+        path: String,
+        /// The parser's error.
+        error: serde_json::Error,
+    },
+    /// The file is JSON but not a schema the validator can compile.
+    #[error("{path}: not a usable schema: {message}")]
+    NotASchema {
+        /// The file.
+        path: String,
+        /// The validator's message.
+        message: String,
+    },
+}
 
 /// A compiled cloud-config schema.
 pub struct CloudInitSchema {
@@ -31,21 +61,33 @@ impl std::fmt::Debug for CloudInitSchema {
 
 impl CloudInitSchema {
     /// Loads and compiles a schema file.
-    pub fn load(path: &Path) -> Result<Self, String> {
-        let text = std::fs::read_to_string(path).map_err(|e| format!("{}: {e}", path.display()))?;
-        let schema: Value =
-            serde_json::from_str(&text).map_err(|e| format!("{}: {e}", path.display()))?;
-        let validator = jsonschema::validator_for(&schema)
-            .map_err(|e| format!("{}: not a usable schema: {e}", path.display()))?;
+    ///
+    /// # Errors
+    /// [`SchemaError`] when the file cannot be read, is not JSON, or is not a schema.
+    pub fn load(path: &Path) -> Result<Self, SchemaError> {
+        let shown = || path.display().to_string();
+        let text = std::fs::read_to_string(path).map_err(|error| SchemaError::Read {
+            path: shown(),
+            error,
+        })?;
+        let schema: Value = serde_json::from_str(&text).map_err(|error| SchemaError::NotJson {
+            path: shown(),
+            error,
+        })?;
+        let validator =
+            jsonschema::validator_for(&schema).map_err(|e| SchemaError::NotASchema {
+                path: shown(),
+                message: e.to_string(),
+            })?;
         Ok(CloudInitSchema {
             validator,
             path: path.display().to_string(),
         })
     }
 
-    /// The first schema found at [`DEFAULT_PATHS`].
+    /// The first schema found at [`CLOUD_INIT_SCHEMA_PATHS`].
     pub fn find() -> Option<Self> {
-        DEFAULT_PATHS
+        CLOUD_INIT_SCHEMA_PATHS
             .iter()
             .map(Path::new)
             .filter(|p| p.is_file())
@@ -59,7 +101,7 @@ impl CloudInitSchema {
 
     /// Validates a cloud-config text. A text that is not YAML yields nothing here (the parser
     /// reports it); messages name the key path and never repeat string values.
-    pub fn validate(&self, text: &str) -> Vec<Problem> {
+    pub fn validate(&self, text: &str) -> Vec<Finding> {
         let mut options = serde_saphyr::Options::default();
         options.with_snippet = false;
         options.legacy_octal_numbers = true;
@@ -74,15 +116,15 @@ impl CloudInitSchema {
             .map(|e| {
                 let at = e.instance_path().to_string();
                 let at = if at.is_empty() { "/".to_owned() } else { at };
-                Problem {
-                    id: "cloud-config-schema",
-                    message: format!(
+                Finding::located(
+ Check::CloudConfigSchema,
+ format!(
                         "cloud-init's schema rejects {at}: {}",
                         without_strings(&e.to_string())
                     ),
-                    path: None,
-                    at: None,
-                }
+ None,
+ None,
+ )
             })
             .collect()
     }

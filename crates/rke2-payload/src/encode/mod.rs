@@ -7,10 +7,13 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
-use crate::envelope::BootstrapSecret;
+pub(crate) mod convert;
+pub(crate) mod redact;
+
+use crate::codec::{b64, gzip};
+use crate::envelope::{BootstrapSecret, CLUSTER_SECRET_TYPE};
 use crate::error::{Error, Syntax};
 use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper};
-use crate::{b64, gzip};
 
 /// The `data.value` bytes for user data in `format`, gzipped the way CAPRKE2 does with
 /// `gzipUserData: true` when `gzip` is set (raw gzip for cloud-config, the `config.replace`
@@ -24,7 +27,7 @@ pub fn compress(userdata: &[u8], format: Format, gzip: bool) -> Vec<u8> {
 }
 
 /// Standard padded base64 of `bytes` (what a `user_data_base64` argument takes).
-pub fn base64(bytes: &[u8]) -> String {
+pub fn to_base64(bytes: &[u8]) -> String {
     b64::encode(bytes)
 }
 
@@ -49,7 +52,6 @@ pub fn reencode<'p>(payload: &'p Payload<'_>, gzip: Option<bool>) -> Cow<'p, [u8
 /// Writes one Secret of the input again with a new `data.value` (and `format`), keeping all its
 /// metadata. The output is YAML, or JSON when `json` is set.
 ///
-/// `index` is [`crate::SecretId::index`]: the Secret's position among the objects of the input.
 pub fn secret_with_value(
     input: &[u8],
     secret: &BootstrapSecret<'_>,
@@ -61,7 +63,7 @@ pub fn secret_with_value(
         serde_json::json!({
             "apiVersion": "v1",
             "kind": "Secret",
-            "type": crate::envelope::CLUSTER_SECRET_TYPE,
+            "type": CLUSTER_SECRET_TYPE,
             "metadata": {"name": "bootstrap-data"},
         })
     } else {
@@ -96,20 +98,18 @@ pub fn secret_with_value(
         data.insert("value".to_owned(), Value::String(b64::encode(value)));
     }
     if json {
-        let mut out = serde_json::to_vec_pretty(&object).map_err(|e| Error::Syntax {
+        let mut out = serde_json::to_vec_pretty(&object).map_err(|e| Error::Write {
             syntax: Syntax::Json,
             message: e.to_string(),
-            at: None,
         })?;
         out.push(b'\n');
         Ok(out)
     } else {
         serde_saphyr::to_string(&object)
             .map(String::into_bytes)
-            .map_err(|e| Error::Syntax {
+            .map_err(|e| Error::Write {
                 syntax: Syntax::Yaml,
                 message: e.to_string(),
-                at: None,
             })
     }
 }
@@ -124,7 +124,7 @@ fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
     let docs: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
         vec![serde_json::from_str(text).map_err(|e| Error::Syntax {
             syntax: Syntax::Json,
-            message: crate::error::scrub(&e.to_string()),
+            message: crate::codec::text::scrub(&e.to_string()),
             at: None,
         })?]
     } else {
@@ -133,7 +133,7 @@ fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
         let docs: Vec<Option<Value>> = serde_saphyr::from_str_multiple_with_options(text, options)
             .map_err(|e| Error::Syntax {
                 syntax: Syntax::Yaml,
-                message: crate::error::scrub(&e.to_string()),
+                message: crate::codec::text::scrub(&e.to_string()),
                 at: None,
             })?;
         docs.into_iter().flatten().collect()

@@ -8,31 +8,8 @@
 //! and a comparison instead of a decode, an inflate and a parse.
 //!
 //! What a memo holds must depend on those bytes alone (and on options fixed for the memo's
-//! life): the per-Secret parts (name, namespace, cluster label) are put back by the caller.
-//! [`crate::report::Inspector`] and [`crate::size::Sizer`] are built on it; a caller that renders
-//! reports can keep its rendering the same way.
-//!
-//! ```
-//! use rke2_payload::memo::Memo;
-//! use rke2_payload::{DecodeOptions, Envelope};
-//!
-//! let list = br#"{"kind": "List", "items": [
-//!   {"kind": "Secret", "metadata": {"name": "md-0-a"}, "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwo="}},
-//!   {"kind": "Secret", "metadata": {"name": "md-0-b"}, "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwo="}}]}"#;
-//! let options = DecodeOptions::default();
-//! let envelope = Envelope::parse(list, &options)?;
-//! let memo = Memo::new();
-//! let mut decoded = 0;
-//! for secret in &envelope.secrets {
-//!     let bytes = memo.get_or_try_insert(secret, || {
-//!         decoded += 1;
-//!         secret.decode(&options).map(|p| p.userdata().len())
-//!     })?;
-//!     assert_eq!(*bytes, 14);
-//! }
-//! assert_eq!(decoded, 1);
-//! # Ok::<(), rke2_payload::Error>(())
-//! ```
+//! life): the per-Secret parts (name, namespace, cluster label) are put back by the caller. The
+//! entry points of the reports (`Inspector`, `Sizer`, `Linter`) are built on it.
 
 use std::collections::HashMap;
 use std::hash::{BuildHasher, Hasher};
@@ -43,10 +20,10 @@ use crate::envelope::BootstrapSecret;
 /// How many distinct payloads a memo keeps before it starts again. A kubectl dump lists the
 /// replicas of one MachineDeployment next to each other (names sort together), so a small window
 /// catches them; the bound keeps memory flat on a dump where nothing repeats.
-pub const CAPACITY: usize = 256;
+pub(crate) const CAPACITY: usize = 256;
 
 /// How many bytes of stored payloads (the keys) a memo holds at most before it starts again.
-pub const CAPACITY_BYTES: usize = 32 << 20;
+pub(crate) const CAPACITY_BYTES: usize = 32 << 20;
 
 /// A payload larger than this is made each time, never kept.
 const LARGEST_KEPT: usize = CAPACITY_BYTES / 8;
@@ -59,7 +36,7 @@ const LARGEST_KEPT: usize = CAPACITY_BYTES / 8;
 ///
 /// Its `Debug` output shows how many payloads it keeps, never what it keeps (a report made with
 /// secrets shown holds them).
-pub struct Memo<T> {
+pub(crate) struct Memo<T> {
     kept: Mutex<Kept<T>>,
     hasher: foldhash::quality::RandomState,
     capacity: usize,
@@ -106,13 +83,14 @@ impl<T> Default for Memo<T> {
 impl<T> Memo<T> {
     /// A memo that keeps the last [`CAPACITY`] distinct payloads (and at most
     /// [`CAPACITY_BYTES`] of them).
-    pub fn new() -> Self {
+    #[cfg(test)]
+    pub(crate) fn new() -> Self {
         Memo::default()
     }
 
     /// A memo that keeps at most `capacity` distinct payloads (0 keeps none), and at most
     /// [`CAPACITY_BYTES`] of them. When full, it forgets them all and starts again.
-    pub fn with_capacity(capacity: usize) -> Self {
+    pub(crate) fn with_capacity(capacity: usize) -> Self {
         Memo {
             kept: Mutex::new(Kept {
                 by_hash: HashMap::new(),
@@ -131,7 +109,7 @@ impl<T> Memo<T> {
     ///
     /// # Errors
     /// `make`'s error.
-    pub fn get_or_try_insert<E>(
+    pub(crate) fn get_or_try_insert<E>(
         &self,
         secret: &BootstrapSecret<'_>,
         make: impl FnOnce() -> Result<T, E>,

@@ -18,19 +18,23 @@
 //! base64 text. `budget_bytes` is the limit less the requested headroom; `fits` compares
 //! `counted_bytes` with it. `gzip_value_bytes` is what `data.value` would be with CAPRKE2's
 //! `gzipUserData: true`, computed by compressing (deflate level 6, Go's default, with libdeflate:
-//! within 1.5% of Go's own output on CAPRKE2 payloads, see [`crate::gzip::estimated_len`]) and, for
+//! within 1.5% of Go's own output on CAPRKE2 payloads, see the gzip tests) and, for
 //! Ignition, adding the `config.replace` wrapper around it.
 
-use serde::Serialize;
+use std::borrow::Cow;
+use std::sync::{Arc, OnceLock};
 
-use crate::clouds::{Cloud, Counted, GzipSafety};
+use serde::{Deserialize, Serialize};
+
+use super::clouds::{Cloud, Counted, GzipSafety};
+use crate::batch::{self, Memo};
+use crate::codec::{b64, gzip};
 use crate::document::Document;
-use crate::envelope::BootstrapSecret;
-use crate::gzip;
-use crate::memo::Memo;
+use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::error::{Error, StreamError};
+use crate::facts::{Facts, pki};
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, Format, Payload, ignition_gzip_wrapper_len};
-use crate::sensitive;
 
 /// The schema id of the size JSON document.
 pub const SIZE_SCHEMA: &str = "rke2-payload/size/v1";
@@ -38,7 +42,7 @@ pub const SIZE_SCHEMA: &str = "rke2-payload/size/v1";
 /// A limit to measure against: a built-in platform, or a budget of the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    /// A platform of [`crate::clouds::CLOUDS`].
+    /// A platform of [`CLOUDS`](super::clouds::CLOUDS).
     Cloud(&'static Cloud),
     /// `--budget BYTES[:raw|:base64]`.
     Budget {
@@ -75,7 +79,7 @@ impl Target {
     fn count(&self, value_bytes: u64) -> u64 {
         match self.counted() {
             Counted::Raw => value_bytes,
-            _ => crate::b64::encoded_len(value_bytes),
+            _ => b64::encoded_len(value_bytes),
         }
     }
 }
@@ -95,20 +99,30 @@ pub struct SizeOptions {
 impl Default for SizeOptions {
     fn default() -> Self {
         SizeOptions {
-            targets: crate::clouds::CLOUDS.iter().map(Target::Cloud).collect(),
+            targets: super::clouds::CLOUDS.iter().map(Target::Cloud).collect(),
             headroom_percent: 0.0,
             contributors: true,
         }
     }
 }
 
-/// Sizes of one Secret and its verdict per target.
-#[derive(Debug, Clone, Serialize)]
+/// Sizes of one Secret and its verdict per target: where it is, and the measure of its payload.
+///
+/// In JSON the payload's fields follow the Secret's own (`name`, `namespace`) in one object.
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct SizeReport {
     /// `metadata.name`.
     pub name: Option<String>,
     /// `metadata.namespace`.
     pub namespace: Option<String>,
+    /// The measure of the payload; the replicas of a MachineDeployment share one.
+    #[serde(flatten)]
+    pub payload: Arc<PayloadSize>,
+}
+
+/// The sizes of one payload and its verdict per target, whatever Secret carries it.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct PayloadSize {
     /// The user data format.
     pub format: Format,
     /// How `data.value` is compressed.
@@ -126,15 +140,15 @@ pub struct SizeReport {
     /// One verdict per target.
     pub clouds: Vec<Verdict>,
     /// The biggest parts of the user data, largest first (when asked for).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub contributors: Vec<Contributor>,
 }
 
 /// The verdict for one target.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Verdict {
     /// Platform id, or `budget`.
-    pub cloud: &'static str,
+    pub cloud: Cow<'static, str>,
     /// The platform's limit.
     pub limit_bytes: u64,
     /// What the platform counts.
@@ -156,7 +170,7 @@ pub struct Verdict {
 }
 
 /// A part of the user data and its size.
-#[derive(Debug, Clone, Serialize)]
+#[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Contributor {
     /// What it is: `certificates and keys (8 PEM files)`, a file path, `commands`, …
     pub what: String,
@@ -166,7 +180,7 @@ pub struct Contributor {
     pub percent: f64,
 }
 
-impl SizeReport {
+impl PayloadSize {
     /// Whether every verdict fits.
     pub fn fits(&self) -> bool {
         self.clouds.iter().all(|v| v.fits)
@@ -174,11 +188,11 @@ impl SizeReport {
 }
 
 /// Measures one decoded payload.
-pub fn measure(
+pub(crate) fn measure(
     secret: &BootstrapSecret<'_>,
     payload: &Payload<'_>,
     options: &SizeOptions,
-) -> SizeReport {
+) -> PayloadSize {
     let value_bytes = payload.value().len() as u64;
     let base64_bytes = secret.base64_len();
     let compressed = payload.compression().is_gzip();
@@ -197,16 +211,14 @@ pub fn measure(
     } else {
         Vec::new()
     };
-    SizeReport {
-        name: secret.name().map(str::to_owned),
-        namespace: secret.namespace().map(str::to_owned),
+    PayloadSize {
         format: payload.format(),
         compression: payload.compression(),
         value_bytes,
         base64_bytes,
         userdata_bytes: payload.userdata().len() as u64,
         gzip_value_bytes,
-        gzip_base64_bytes: crate::b64::encoded_len(gzip_value_bytes),
+        gzip_base64_bytes: b64::encoded_len(gzip_value_bytes),
         clouds,
         contributors,
     }
@@ -214,15 +226,14 @@ pub fn measure(
 
 /// Measures many Secrets with one set of options, each distinct payload once.
 ///
-/// Like [`crate::report::Inspector`]: the replicas of a MachineDeployment carry byte-identical
-/// user data, so a `Sizer` keeps the report of each payload it measured (the last 256 distinct
-/// ones) and answers the next Secret with the same stored `format` and `value` with a copy
-/// carrying its name and namespace. The gzip estimate, a compression of the whole user data,
-/// is most of what `size` costs. Threads may share one.
+/// Like [`Inspector`](super::inspect::Inspector): the replicas of a MachineDeployment carry
+/// byte-identical user data, so a `Sizer` keeps the measure of each payload it measured (the
+/// last 256 distinct ones) and answers the next Secret with the same stored `format` and `value`
+/// with it under that Secret's name and namespace. The gzip estimate, a compression of the whole
+/// user data, is most of what `size` costs. Threads may share one.
 ///
 /// ```
-/// use rke2_payload::size::{SizeOptions, Sizer};
-/// use rke2_payload::{DecodeOptions, Envelope};
+/// use rke2_payload::{DecodeOptions, Envelope, SizeOptions, Sizer};
 ///
 /// let secret = br#"{"kind": "Secret", "type": "cluster.x-k8s.io/secret",
 ///   "metadata": {"name": "md-0-a"},
@@ -230,15 +241,27 @@ pub fn measure(
 /// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
 /// let sizer = Sizer::new(SizeOptions::default(), DecodeOptions::default());
 /// let report = sizer.measure(&envelope.secrets[0])?;
-/// assert_eq!(report.value_bytes, 25);
-/// assert!(report.fits());
+/// assert_eq!(report.payload.value_bytes, 25);
+/// assert!(report.payload.fits());
 /// # Ok::<(), rke2_payload::Error>(())
 /// ```
 #[derive(Debug)]
 pub struct Sizer {
     options: SizeOptions,
     decode: DecodeOptions,
-    memo: Memo<SizeReport>,
+    memo: Memo<Kept>,
+}
+
+/// What a [`Sizer`] keeps of one payload: its measure, and that measure's JSON once asked for.
+struct Kept {
+    size: Arc<PayloadSize>,
+    json: OnceLock<Vec<u8>>,
+}
+
+impl std::fmt::Debug for Kept {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Kept").finish_non_exhaustive()
+    }
 }
 
 impl Sizer {
@@ -261,23 +284,68 @@ impl Sizer {
         &self.decode
     }
 
-    /// The report of one Secret: [`measure`] of its decoded payload.
+    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
+        self.memo.get_or_try_insert(secret, || {
+            Ok::<_, Error>(Kept {
+                size: Arc::new(measure(
+                    secret,
+                    &secret.decode(&self.decode)?,
+                    &self.options,
+                )),
+                json: OnceLock::new(),
+            })
+        })
+    }
+
+    /// The report of one Secret.
     ///
     /// # Errors
     /// When the Secret cannot be decoded (see [`BootstrapSecret::decode`]); a payload that fails
     /// is not kept, so each Secret carrying it fails alike.
-    pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, crate::Error> {
-        let kept = self.memo.get_or_try_insert(secret, || {
-            Ok::<_, crate::Error>(measure(
-                secret,
-                &secret.decode(&self.decode)?,
-                &self.options,
-            ))
-        })?;
-        let mut report = SizeReport::clone(&kept);
-        report.name = secret.name().map(str::to_owned);
-        report.namespace = secret.namespace().map(str::to_owned);
-        Ok(report)
+    pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, Error> {
+        let kept = self.kept(secret)?;
+        Ok(SizeReport {
+            name: secret.name().map(str::to_owned),
+            namespace: secret.namespace().map(str::to_owned),
+            payload: Arc::clone(&kept.size),
+        })
+    }
+
+    /// The report of one Secret as compact JSON (the `secrets` item of `size --output json`),
+    /// and the payload's measure. The JSON of each distinct payload is written once.
+    ///
+    /// # Errors
+    /// As [`Sizer::measure`].
+    pub fn measure_json(
+        &self,
+        secret: &BootstrapSecret<'_>,
+    ) -> Result<(Vec<u8>, Arc<PayloadSize>), Error> {
+        let kept = self.kept(secret)?;
+        let fields = kept.json.get_or_init(|| batch::json_fields(&*kept.size));
+        let own = [("name", secret.name()), ("namespace", secret.namespace())];
+        Ok((batch::json_object(&own, fields), Arc::clone(&kept.size)))
+    }
+
+    /// Reads every bootstrap Secret of `reader` (only the one named `name` when given) on `jobs`
+    /// threads (0: one per CPU), calls `work` with this sizer and each Secret on those threads,
+    /// and `sink` with each result in input order.
+    ///
+    /// # Errors
+    /// [`StreamError::Input`] when the input cannot be read, or holds no Secret of that name;
+    /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
+    pub fn for_each<R, T, E>(
+        &self,
+        reader: R,
+        name: Option<&str>,
+        jobs: usize,
+        work: impl Fn(&Sizer, &BootstrapSecret<'_>) -> T + Sync,
+        sink: impl FnMut(T) -> Result<(), E>,
+    ) -> Result<StreamSummary, StreamError<E>>
+    where
+        R: std::io::Read,
+        T: Send,
+    {
+        batch::run(reader, &self.decode, name, jobs, |s| work(self, s), sink)
     }
 }
 
@@ -345,7 +413,7 @@ fn verdict(
         }
     }
     Verdict {
-        cloud: target.id(),
+        cloud: Cow::Borrowed(target.id()),
         limit_bytes: limit,
         counted: target.counted(),
         counted_bytes: counted,
@@ -366,7 +434,8 @@ fn verdict(
 /// The biggest parts of the user data: PEM material together, each file of 256 bytes or more,
 /// the commands, and the rest.
 fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
-    let Ok(document) = Document::parse(payload) else {
+    let facts = Facts::read(payload);
+    let Some(document) = &facts.document else {
         return Vec::new();
     };
     let total = payload.userdata().len() as u64;
@@ -380,12 +449,12 @@ fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
     let mut parts: Vec<(String, u64)> = Vec::new();
     let (mut pem_files, mut pem_bytes) = (0u64, 0u64);
     let mut small = 0u64;
-    for file in document.files() {
+    for (file, secret) in facts.files() {
         let is_pem = file
             .bytes()
             .is_some_and(|b| b.windows(11).any(|w| w == b"-----BEGIN "))
-            && (crate::pki::purpose(&file.path).is_some()
-                || sensitive::classify(file).what == Some("private key")
+            && (pki::purpose(&file.path).is_some()
+                || secret == Some("private key")
                 || file.path.ends_with(".crt"));
         if is_pem {
             pem_files += 1;
@@ -431,7 +500,7 @@ fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::clouds;
+    use crate::reports::clouds;
 
     fn secret(value: &[u8]) -> crate::envelope::Envelope<'_> {
         crate::envelope::Envelope::parse(value, &DecodeOptions::default()).unwrap()

@@ -2,24 +2,23 @@
 
 use serde_json::Value;
 
-use crate::document::File;
-use crate::secret::SecretString;
+use super::value::SecretValue;
 
 /// What in a file is secret, and the secret values found in it.
 #[derive(Debug, Clone, Default)]
-pub struct Sensitive {
+pub(crate) struct Sensitive {
     /// A short description of what is secret (`private key`, `registry credentials`, …).
-    pub what: Option<&'static str>,
+    pub(crate) what: Option<&'static str>,
     /// Secret values found, to be hidden from every other output.
-    pub values: Vec<SecretString>,
+    pub(crate) values: Vec<SecretValue>,
 }
 
-/// Classifies one file.
-pub fn classify(file: &File) -> Sensitive {
-    let Some(bytes) = file.bytes() else {
+/// Classifies one file a payload writes: its path on the node and its content, when inline.
+pub(crate) fn classify(path: &str, content: Option<&[u8]>) -> Sensitive {
+    let Some(bytes) = content else {
         return Sensitive::default();
     };
-    let name = file.path.rsplit('/').next().unwrap_or("");
+    let name = path.rsplit('/').next().unwrap_or("");
     if memchr::memmem::find(bytes, b"PRIVATE KEY-----").is_some() {
         return Sensitive {
             what: Some("private key"),
@@ -44,7 +43,7 @@ pub fn classify(file: &File) -> Sensitive {
                 values,
             }
         }
-        "config.yaml" if file.path.starts_with("/etc/rancher/rke2/") => Sensitive {
+        "config.yaml" if path.starts_with("/etc/rancher/rke2/") => Sensitive {
             what: Some("join token"),
             values: Vec::new(),
         },
@@ -64,7 +63,7 @@ pub fn classify(file: &File) -> Sensitive {
 }
 
 /// Values of the given keys anywhere in a YAML document.
-fn yaml_values(text: &str, keys: &[&str]) -> Vec<SecretString> {
+fn yaml_values(text: &str, keys: &[&str]) -> Vec<SecretValue> {
     // Nothing to find unless a key is in the text (keys match case-insensitively).
     let lower = text.to_ascii_lowercase();
     if !keys.iter().any(|k| lower.contains(k)) {
@@ -79,13 +78,13 @@ fn yaml_values(text: &str, keys: &[&str]) -> Vec<SecretString> {
 }
 
 /// Values of the given keys anywhere in a JSON document.
-fn json_values(text: &str, keys: &[&str]) -> Vec<SecretString> {
+fn json_values(text: &str, keys: &[&str]) -> Vec<SecretValue> {
     serde_json::from_str::<Value>(text)
         .map(|v| collect(&v, keys))
         .unwrap_or_default()
 }
 
-fn collect(value: &Value, keys: &[&str]) -> Vec<SecretString> {
+fn collect(value: &Value, keys: &[&str]) -> Vec<SecretValue> {
     let mut out = Vec::new();
     let mut stack = vec![value];
     while let Some(v) = stack.pop() {
@@ -94,7 +93,7 @@ fn collect(value: &Value, keys: &[&str]) -> Vec<SecretString> {
                 for (k, v) in map {
                     match v {
                         Value::String(s) if keys.contains(&k.to_ascii_lowercase().as_str()) => {
-                            out.push(SecretString::new(s.clone()));
+                            out.push(SecretValue::new(s.clone()));
                         }
                         _ => stack.push(v),
                     }
@@ -108,7 +107,7 @@ fn collect(value: &Value, keys: &[&str]) -> Vec<SecretString> {
 }
 
 /// Whether a config key name suggests a secret value.
-pub fn secret_key_name(key: &str) -> bool {
+pub(crate) fn secret_key_name(key: &str) -> bool {
     let key = key.to_ascii_lowercase();
     ["token", "password", "secret", "access-key", "private"]
         .iter()
@@ -118,39 +117,35 @@ pub fn secret_key_name(key: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::document::Content;
 
-    fn file(path: &str, text: &str) -> File {
-        File {
-            path: path.into(),
-            mode: None,
-            owner: None,
-            encoding: None,
-            content: Content::Inline(text.as_bytes().to_vec()),
-            append: false,
-        }
+    fn file<'a>(path: &'a str, text: &'a str) -> (&'a str, Option<&'a [u8]>) {
+        (path, Some(text.as_bytes()))
+    }
+
+    fn classify_pair((path, content): (&str, Option<&[u8]>)) -> Sensitive {
+        classify(path, content)
     }
 
     #[test]
     fn registry_credentials_and_encryption_keys() {
-        let reg = classify(&file(
+        let reg = classify_pair(file(
             "/etc/rancher/rke2/registries.yaml",
             "configs:\n  r.example:5000:\n    auth:\n      password: s3cr3t-pass\n      username: robot\nmirrors: {}\n",
         ));
         assert_eq!(reg.what, Some("registry credentials"));
         assert_eq!(reg.values[0].expose(), "s3cr3t-pass");
-        let plain = classify(&file(
+        let plain = classify_pair(file(
             "/etc/rancher/rke2/registries.yaml",
             "configs: null\nmirrors: {}\n",
         ));
         assert_eq!(plain.what, None);
-        let enc = classify(&file(
+        let enc = classify_pair(file(
             "/var/lib/rancher/rke2/server/cred/encryption-config.json",
             r#"{"resources":[{"providers":[{"secretbox":{"keys":[{"name":"k","secret":"dGVzdF9rZXk="}]}}]}]}"#,
         ));
         assert_eq!(enc.values[0].expose(), "dGVzdF9rZXk=");
         assert_eq!(
-            classify(&file("/x/tls.key", "whatever")).what,
+            classify_pair(file("/x/tls.key", "whatever")).what,
             Some("private key")
         );
         assert!(secret_key_name("etcd-s3-secret-key"));

@@ -1,0 +1,138 @@
+//! Many Secrets at once: the parallel ordered map over a stream of Secrets, the memo that reads
+//! each distinct payload once, and the JSON splice that writes a kept payload report under
+//! each Secret's own fields. Private to the crate: the entry points of the reports
+//! (`Inspector`, `Sizer`, `Linter`) are built on it.
+
+pub(crate) mod memo;
+mod parallel;
+
+use std::io::Read;
+
+use serde::Serialize;
+
+use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::error::{Error, StreamError};
+use crate::options::DecodeOptions;
+
+pub(crate) use memo::Memo;
+
+/// Runs `work` on every bootstrap Secret of `reader` (only those named `name`, when given) on
+/// `jobs` threads (0: one per CPU), and `sink` on each result in input order.
+///
+/// A name that matches no Secret is [`Error::SecretNotFound`].
+pub(crate) fn run<R, T, E>(
+    reader: R,
+    options: &DecodeOptions,
+    name: Option<&str>,
+    jobs: usize,
+    work: impl Fn(&BootstrapSecret<'_>) -> T + Sync,
+    mut sink: impl FnMut(T) -> Result<(), E>,
+) -> Result<StreamSummary, StreamError<E>>
+where
+    R: Read,
+    T: Send,
+{
+    let threads = match jobs {
+        0 => std::thread::available_parallelism().map_or(1, usize::from),
+        n => n,
+    };
+    let mut matched = 0usize;
+    let summary = parallel::map_secrets(
+        reader,
+        options,
+        threads,
+        |secret| name.is_none_or(|n| secret.is_named(n)).then(|| work(secret)),
+        |result| {
+            let Some(result) = result else {
+                return Ok(());
+            };
+            matched += 1;
+            sink(result).map_err(StreamError::Sink)
+        },
+    )?;
+    if let (Some(wanted), 0) = (name, matched) {
+        return Err(StreamError::Input(Error::SecretNotFound {
+            wanted: wanted.to_owned(),
+            available: summary.secrets,
+        }));
+    }
+    Ok(summary)
+}
+
+/// The fields of `value`'s JSON object, without the braces: what [`json_object`] writes after a
+/// Secret's own fields. A value that does not serialise to an object gives nothing.
+pub(crate) fn json_fields(value: &impl Serialize) -> Vec<u8> {
+    match serde_json::to_vec(value) {
+        Ok(mut json) if json.starts_with(b"{") && json.ends_with(b"}") => {
+            json.pop();
+            json.remove(0);
+            json
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// One JSON object: the `own` fields (a Secret's name, namespace, …) and then `fields` (from
+/// [`json_fields`]), as `serde_json` writes a struct whose last field is `#[serde(flatten)]`.
+pub(crate) fn json_object(own: &[(&str, Option<&str>)], fields: &[u8]) -> Vec<u8> {
+    let mut out = Vec::with_capacity(fields.len() + 128);
+    out.push(b'{');
+    for (i, (key, value)) in own.iter().enumerate() {
+        if i > 0 {
+            out.push(b',');
+        }
+        // Strings and `null` always serialise.
+        let _ = serde_json::to_writer(&mut out, key);
+        out.push(b':');
+        let _ = serde_json::to_writer(&mut out, value);
+    }
+    if !fields.is_empty() {
+        if !own.is_empty() {
+            out.push(b',');
+        }
+        out.extend_from_slice(fields);
+    }
+    out.push(b'}');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[derive(Serialize)]
+    struct Inner {
+        format: &'static str,
+        n: u32,
+    }
+
+    #[derive(Serialize)]
+    struct Outer<'a> {
+        name: Option<&'a str>,
+        namespace: Option<&'a str>,
+        #[serde(flatten)]
+        inner: Inner,
+    }
+
+    #[test]
+    fn the_splice_writes_what_serde_writes_for_a_flattened_struct() {
+        for (name, namespace) in [(Some("a \"quoted\" name"), None), (None, Some("ns"))] {
+            let whole = serde_json::to_vec(&Outer {
+                name,
+                namespace,
+                inner: Inner {
+                    format: "ignition",
+                    n: 1,
+                },
+            })
+            .expect("JSON");
+            let fields = json_fields(&Inner {
+                format: "ignition",
+                n: 1,
+            });
+            let spliced = json_object(&[("name", name), ("namespace", namespace)], &fields);
+            assert_eq!(String::from_utf8_lossy(&spliced), String::from_utf8_lossy(&whole));
+        }
+        assert_eq!(json_object(&[("name", None)], b""), br#"{"name":null}"#);
+    }
+}

@@ -1,0 +1,332 @@
+//! The check table and findings: every problem or note this crate reports has one [`Check`], and
+//! this file is the only place a check's id, default severity, summary and explanation are
+//! written.
+//!
+//! It imports only the error vocabulary (for [`Position`]), so every layer (the document readers, the facts,
+//! the reports) reports through the same [`Finding`] type.
+
+use std::fmt;
+
+use crate::error::Position;
+
+/// How serious a finding is.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Severity {
+    /// The node will not boot or join as intended.
+    Error,
+    /// Likely wrong; check it.
+    Warning,
+    /// Worth knowing.
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// Declares [`Check`] and its table from one list: variant, id, default severity, summary,
+/// explanation.
+macro_rules! checks {
+    ($( $(#[$doc:meta])* $variant:ident = $id:literal, $severity:ident, $summary:literal, $explanation:literal; )*) => {
+        /// One check. Its [`id`](Check::id) is stable: it is what `--allow` takes and what the
+        /// JSON, SARIF and text outputs print.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        #[non_exhaustive]
+        pub enum Check {
+            $( $(#[$doc])* $variant, )*
+        }
+
+        impl Check {
+            /// Every check, in the order of the table.
+            pub const ALL: &'static [Check] = &[$(Check::$variant),*];
+
+            /// The stable id, e.g. `server-port`.
+            pub const fn id(self) -> &'static str {
+                match self { $(Check::$variant => $id,)* }
+            }
+
+            /// The severity a finding of this check has unless the check says otherwise (for
+            /// example `cert-expiry` is a warning before the CA expires, an error after).
+            pub const fn severity(self) -> Severity {
+                match self { $(Check::$variant => Severity::$severity,)* }
+            }
+
+            /// What the check catches, in one line.
+            pub const fn summary(self) -> &'static str {
+                match self { $(Check::$variant => $summary,)* }
+            }
+
+            /// Why it matters and what to do, in a few sentences.
+            pub const fn explanation(self) -> &'static str {
+                match self { $(Check::$variant => $explanation,)* }
+            }
+        }
+    };
+}
+
+checks! {
+    /// `format-mismatch`.
+    FormatMismatch = "format-mismatch", Error,
+        "the `format` key disagrees with the user data",
+        "The bootstrap Secret's `format` key names one format and `value` holds the other. The infrastructure provider picks how to hand the data to the machine from `format`, so the node's first-boot agent receives data it cannot read. Render the Secret again from its RKE2Config, or fix the key.";
+    /// `format-empty`.
+    FormatEmpty = "format-empty", Warning,
+        "the `format` key is empty",
+        "An empty `format` means the defaulting webhook was bypassed when the RKE2Config was created. CAPRKE2 then renders cloud-config; set `spec.format` explicitly so providers and tools agree.";
+    /// `document-unreadable`.
+    DocumentUnreadable = "document-unreadable", Error,
+        "the user data cannot be read as its format",
+        "The decoded user data is not valid text of its format (not UTF-8, not YAML or JSON, not the expected top-level shape), so the first-boot agent would fail on it. Files and commands cannot be listed; every other check of the payload is skipped.";
+    /// `cloud-config-invalid-yaml`.
+    CloudConfigInvalidYaml = "cloud-config-invalid-yaml", Error,
+        "the cloud-config is not valid YAML",
+        "cloud-init refuses a cloud-config that does not parse as YAML and runs none of it. The finding gives the line and column in the decoded user data.";
+    /// `cloud-config-schema`.
+    CloudConfigSchema = "cloud-config-schema", Warning,
+        "keys or values cloud-init would reject",
+        "A key or value of the wrong type or shape for cloud-init's schema (for example a `write_files` entry without `path`). cloud-init warns and may skip the module; check the named key.";
+    /// `cloud-config-duplicate-key`.
+    CloudConfigDuplicateKey = "cloud-config-duplicate-key", Warning,
+        "a top-level cloud-config key appears twice",
+        "YAML parsers keep only one of two equal keys, so one of the two blocks (often `write_files` or `runcmd` added through additionalUserData) is silently lost. Merge them.";
+    /// `userdata-not-cloud-config`.
+    UserdataNotCloudConfig = "userdata-not-cloud-config", Info,
+        "the user data is another cloud-init part type",
+        "The payload is a script, an include list or MIME multipart rather than `#cloud-config`. cloud-init runs it, but this tool cannot list its files and commands.";
+    /// `ignition-invalid`.
+    IgnitionInvalid = "ignition-invalid", Error,
+        "what ignition-validate would reject",
+        "The Ignition config breaks a rule Ignition enforces (relative paths, duplicate paths, undecodable contents, a wrong type). Ignition stops the boot on such a config.";
+    /// `rke2-config-invalid`.
+    Rke2ConfigInvalid = "rke2-config-invalid", Error,
+        "config.yaml is not valid YAML",
+        "RKE2 cannot start when /etc/rancher/rke2/config.yaml does not parse. Check the serverConfig and agentConfig fields the file is rendered from.";
+    /// `pem-invalid`.
+    PemInvalid = "pem-invalid", Warning,
+        "a PEM block cannot be read",
+        "A certificate or key file holds a PEM block that does not decode (bad base64, truncated DER, unknown algorithm). RKE2 fails when it loads the file.";
+    /// `rke2-config-missing`.
+    Rke2ConfigMissing = "rke2-config-missing", Error,
+        "no /etc/rancher/rke2/config.yaml in the payload",
+        "Every CAPRKE2 payload writes /etc/rancher/rke2/config.yaml; without it RKE2 starts unconfigured: no token, no server to join.";
+    /// `server-port`.
+    ServerPort = "server-port", Error,
+        "the join URL is not https://<host>:9345",
+        "Nodes join through the RKE2 supervisor, which listens on port 9345 over HTTPS; the Kubernetes API port (6443) or plain HTTP does not work for joining.";
+    /// `server-on-init`.
+    ServerOnInit = "server-on-init", Error,
+        "a payload with the cluster CAs also has a server to join",
+        "Only the first control plane carries the cluster CA keys, and it must not have a `server`: it creates the cluster instead of joining one.";
+    /// `server-missing`.
+    ServerMissing = "server-missing", Error,
+        "a joining node has no server URL",
+        "A worker or a joining control plane without `server` either cannot join or starts a new, separate cluster.";
+    /// `tls-san-missing-server-host`.
+    TlsSanMissingServerHost = "tls-san-missing-server-host", Warning,
+        "tls-san lacks the shared address the control plane is reached on",
+        "The serving certificate of a control plane lists its tls-san entries. When the shared address (controlPlaneEndpoint host or registration address) is missing, nodes that join through it fail TLS verification. Add it to serverConfig.tlsSan.";
+    /// `version-format`.
+    VersionFormat = "version-format", Warning,
+        "an online install without a vX.Y.Z+rke2rN version",
+        "INSTALL_RKE2_VERSION must be an RKE2 release such as v1.31.4+rke2r1; when it is empty the node installs whatever is latest at boot, so nodes of one cluster drift apart.";
+    /// `provider-id-missing`.
+    ProviderIdMissing = "provider-id-missing", Warning,
+        "no kubelet provider-id and no cloud provider",
+        "Cluster API matches a Machine to its Node by provider ID. Without a kubelet `provider-id=` argument or a cloud provider that sets it, the Machine may never become ready, and on the first control plane that blocks every later join.";
+    /// `payload-not-utf8`.
+    PayloadNotUtf8 = "payload-not-utf8", Info,
+        "the payload is gzip: pass it to a base64-taking argument",
+        "data.value is raw gzip bytes. Hand it to an argument that takes base64 (user_data_base64) as it is stored; decoding it to text first corrupts it.";
+    /// `egress-required`.
+    EgressRequired = "egress-required", Info,
+        "the online install needs get.rke2.io reachable",
+        "The online install downloads its script and artifacts at boot; the node needs internet egress (or a proxy) to get.rke2.io and GitHub.";
+    /// `airgap-no-checksum`.
+    AirgapNoChecksum = "airgap-no-checksum", Info,
+        "the air-gapped install does not verify its artifacts",
+        "With airGappedChecksum set, the install step checks the artifacts' SHA-256 before running them; without it a damaged or replaced artifact is installed as it is.";
+    /// `bare-kubectl`.
+    BareKubectl = "bare-kubectl", Warning,
+        "a command calls kubectl without the RKE2 bin path",
+        "RKE2 installs kubectl in /var/lib/rancher/rke2/bin, which is not on PATH at first boot; call it by full path with KUBECONFIG=/etc/rancher/rke2/rke2.yaml.";
+    /// `key-permissions`.
+    KeyPermissions = "key-permissions", Warning,
+        "a private key file is not mode 0600",
+        "A private key written with a wider mode (or none, 0644 by default) is readable by every user of the node.";
+    /// `duplicate-path`.
+    DuplicatePath = "duplicate-path", Warning,
+        "two files are written to the same path",
+        "cloud-init writes both entries and the last one wins; with different contents one of them is lost. An info when both contents are the same.";
+    /// `cert-expiry`.
+    CertExpiry = "cert-expiry", Error,
+        "a CA certificate is expired or expires soon",
+        "A cluster whose CA has expired cannot issue or verify certificates: nodes cannot join. A warning while the expiry is within the configured number of days, an error after it.";
+    /// `token-mismatch`.
+    TokenMismatch = "token-mismatch", Error,
+        "a joining node's token differs from the first control plane's",
+        "Every node of a cluster joins with the token the first control plane was started with; a different token is refused by the supervisor.";
+    /// `join-host-not-in-san`.
+    JoinHostNotInSan = "join-host-not-in-san", Error,
+        "the join host is not in the first control plane's tls-san",
+        "A node joins through the host of its `server` URL; when that host is not in the first control plane's serving certificate, TLS verification fails.";
+    /// `token-ca-hash`.
+    TokenCaHash = "token-ca-hash", Error,
+        "a K10 token's CA hash does not match the cluster's server CA",
+        "A secure token (K10<hash>::user:password) pins the server CA by hash; an agent whose token names another CA refuses the server.";
+    /// `size-over-limit`.
+    SizeOverLimit = "size-over-limit", Error,
+        "the payload does not fit the cloud's user-data limit",
+        "The platform rejects or truncates user data over its limit, counted on the bytes it counts (raw or base64). Enable gzipUserData where gzip is safe, or move content out of the payload.";
+    /// `gzip-unsafe`.
+    GzipUnsafe = "gzip-unsafe", Warning,
+        "the payload is gzip on a platform that corrupts or re-gzips it",
+        "Some platforms carry user data as text (which corrupts gzip bytes) or gzip it again (cloud-init undoes one layer only). Disable gzipUserData there, or the provider's own compression.";
+}
+
+impl Check {
+    /// The check with this id.
+    ///
+    /// ```
+    /// use rke2_payload::Check;
+    /// assert_eq!(Check::from_id("server-port"), Some(Check::ServerPort));
+    /// assert_eq!(Check::from_id("no-such-check"), None);
+    /// ```
+    pub fn from_id(id: &str) -> Option<Check> {
+        Check::ALL.iter().copied().find(|c| c.id() == id)
+    }
+}
+
+impl fmt::Display for Check {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.id())
+    }
+}
+
+impl serde::Serialize for Check {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.id())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Check {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let id = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
+        Check::from_id(&id)
+            .ok_or_else(|| serde::de::Error::custom(format_args!("unknown check id {id:?}")))
+    }
+}
+
+/// One finding: which check, how serious, what is wrong, and where.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+pub struct Finding {
+    /// The check, serialised as its stable id (`"id": "server-port"`).
+    #[serde(rename = "id")]
+    pub check: Check,
+    /// Severity (the check's default unless the check says otherwise).
+    pub severity: Severity,
+    /// What is wrong and what to do; never a secret value.
+    pub message: String,
+    /// The file of the payload concerned, if any.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub path: Option<String>,
+    /// 1-based line in the user data (or in `path`), if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// 1-based column, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub column: Option<u64>,
+}
+
+impl Finding {
+    /// A finding of `check` at its default severity, without a location.
+    pub fn new(check: Check, message: impl Into<String>) -> Self {
+        Finding {
+            check,
+            severity: check.severity(),
+            message: message.into(),
+            path: None,
+            line: None,
+            column: None,
+        }
+    }
+
+    /// A finding of `check` at its default severity, in `path` (a file of the payload) and at
+    /// `at` (a position in the user data) where known.
+    pub(crate) fn located(
+        check: Check,
+        message: impl Into<String>,
+        path: Option<String>,
+        at: Option<Position>,
+    ) -> Self {
+        Finding {
+            path,
+            line: at.map(|a| a.line),
+            column: at.map(|a| a.column),
+            ..Finding::new(check, message)
+        }
+    }
+
+    /// Sets another severity than the check's default.
+    pub fn with_severity(mut self, severity: Severity) -> Self {
+        self.severity = severity;
+        self
+    }
+
+    /// Sets the file concerned.
+    pub fn at_path(mut self, path: impl Into<String>) -> Self {
+        self.path = Some(path.into());
+        self
+    }
+
+    /// Sets the 1-based line and column in the user data.
+    pub fn at_line(mut self, line: u64, column: u64) -> Self {
+        self.line = Some(line);
+        self.column = Some(column);
+        self
+    }
+
+    /// The check's stable id.
+    pub fn id(&self) -> &'static str {
+        self.check.id()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ids_are_unique_kebab_case_and_round_trip() {
+        let mut seen = std::collections::HashSet::new();
+        for check in Check::ALL {
+            assert!(seen.insert(check.id()), "{} twice", check.id());
+            assert!(
+                check
+                    .id()
+                    .bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-'),
+                "{}",
+                check.id()
+            );
+            assert_eq!(Check::from_id(check.id()), Some(*check));
+            assert!(!check.summary().is_empty() && check.explanation().len() > check.summary().len());
+        }
+        let finding = Finding::new(Check::DuplicatePath, "x").with_severity(Severity::Info);
+        let json = serde_json::to_string(&finding).expect("JSON");
+        assert_eq!(json, r#"{"id":"duplicate-path","severity":"info","message":"x"}"#);
+        let back: Finding = serde_json::from_str(&json).expect("read back");
+        assert_eq!(back, finding);
+        assert!(serde_json::from_str::<Finding>(r#"{"id":"nope","severity":"info","message":"x"}"#).is_err());
+    }
+}

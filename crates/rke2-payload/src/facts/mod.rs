@@ -1,0 +1,144 @@
+//! The facts layer: one value of what a node will do, read once from a decoded payload.
+//!
+//! [`Facts`] holds the document (files and commands), the RKE2 `config.yaml`, the install step,
+//! the node's role, the CA material, which files hold secrets, the secret values to hide from
+//! every output, and every problem noticed while reading. The reports (`inspect`, `size`,
+//! `lint`) each read this value; none reads another report's output.
+
+pub(crate) mod pki;
+pub(crate) mod rke2;
+
+use crate::checks::{Check, Finding};
+use crate::document::{Command, Document, File};
+use crate::payload::{DeclaredFormat, Payload};
+use crate::secrets::{self, Redactor};
+
+use pki::Material;
+use rke2::{Install, Rke2Config, Role};
+
+/// What a node will do at first boot, as read from its payload.
+#[derive(Debug)]
+pub(crate) struct Facts {
+    /// The document, when it could be read.
+    pub(crate) document: Option<Document>,
+    /// What is secret in each file of the document, in the same order.
+    pub(crate) secret_files: Vec<Option<&'static str>>,
+    /// `/etc/rancher/rke2/config.yaml`, when the payload writes a readable one.
+    pub(crate) config: Option<Rke2Config>,
+    /// The install step, its command line with known secret values hidden.
+    pub(crate) install: Option<Install>,
+    /// What the node becomes.
+    pub(crate) role: Option<Role>,
+    /// Certificates and private keys.
+    pub(crate) material: Material,
+    /// Every known secret value of the payload, to hide from text shown to people.
+    pub(crate) redactor: Redactor,
+    /// Problems and notes noticed while reading, in the order they were noticed.
+    pub(crate) findings: Vec<Finding>,
+}
+
+impl Facts {
+    /// Reads the facts of a decoded payload.
+    pub(crate) fn read(payload: &Payload<'_>) -> Facts {
+        let mut findings = Vec::new();
+        if payload.format_mismatch() {
+            findings.push(Finding::new(
+                Check::FormatMismatch,
+                format!(
+                    "the `format` key says {:?} but the user data is {}",
+                    payload.declared_format(),
+                    payload.format()
+                ),
+            ));
+        }
+        if payload.declared_format() == DeclaredFormat::Empty {
+            findings.push(Finding::new(
+                Check::FormatEmpty,
+                "the `format` key is empty (the defaulting webhook was bypassed); CAPRKE2 renders cloud-config",
+            ));
+        }
+        let document = match Document::parse(payload) {
+            Ok(document) => Some(document),
+            Err(e) => {
+                findings.push(Finding::new(
+                    Check::DocumentUnreadable,
+                    format!("{e}; files and commands cannot be listed"),
+                ));
+                None
+            }
+        };
+        if let Some(document) = &document {
+            findings.extend(document.problems().iter().cloned());
+        }
+        let files: &[File] = document.as_ref().map_or(&[], |d| d.files());
+
+        let mut redactor = Redactor::default();
+        let mut secret_files = Vec::with_capacity(files.len());
+        for file in files {
+            let sensitive = secrets::classify(&file.path, file.bytes());
+            for value in &sensitive.values {
+                redactor.add(value);
+            }
+            secret_files.push(sensitive.what);
+        }
+
+        let config_file = document.as_ref().and_then(|d| d.file(rke2::CONFIG_PATH));
+        let config = config_file.and_then(|f| match f.text() {
+            Some(text) => match Rke2Config::parse(&text) {
+                Ok(config) => Some(config),
+                Err(e) => {
+                    findings.push(
+                        Finding::new(Check::Rke2ConfigInvalid, e.to_string())
+                            .at_path(rke2::CONFIG_PATH),
+                    );
+                    None
+                }
+            },
+            None => None,
+        });
+        if let Some(config) = &config {
+            for secret in config.secrets() {
+                redactor.add(secret);
+            }
+        }
+        let install = rke2::install(commands(&document)).map(|mut i| {
+            i.command = redactor.redact(&i.command);
+            i
+        });
+        let role = document
+            .as_ref()
+            .and_then(|d| rke2::role(config.as_ref(), install.as_ref(), d));
+        let mut material = pki::scan(files);
+        findings.append(&mut material.problems);
+        Facts {
+            document,
+            secret_files,
+            config,
+            install,
+            role,
+            material,
+            redactor,
+            findings,
+        }
+    }
+
+    /// Every file the document writes, in document order (none when it could not be read).
+    pub(crate) fn files(&self) -> impl ExactSizeIterator<Item = (&File, Option<&'static str>)> {
+        let files: &[File] = self.document.as_ref().map_or(&[], |d| d.files());
+        files.iter().zip(self.secret_files.iter().copied())
+    }
+
+    /// Every first-boot command, in order.
+    pub(crate) fn commands(&self) -> &[Command] {
+        commands(&self.document)
+    }
+
+    /// Whether the document could be read.
+    pub(crate) fn readable(&self) -> bool {
+        self.document.is_some()
+    }
+}
+
+fn commands(document: &Option<Document>) -> &[Command] {
+    document.as_ref().map_or(&[], |d| d.commands())
+}

@@ -1,0 +1,747 @@
+//! `lint`: misconfigurations that keep nodes from joining, found in the payload before boot.
+//!
+//! Checks run on one payload (its [`Facts`]) and across the payloads of one cluster (the few
+//! facts of each that the cluster checks compare). Every finding names a [`Check`] of the one
+//! check table. [`Linter`] runs the whole pipeline on an input.
+//!
+//! # The JSON contract (`rke2-payload/lint/v1`)
+//!
+//! [`LintReport`] serialises to `{"schema", "secrets": [{"name", "namespace", "cluster", "role",
+//! "findings": [..]}], "summary": {"errors", "warnings", "infos"}}`.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::clouds::Counted;
+use super::size::{PayloadSize, SizeOptions, measure};
+use crate::batch::{self, Memo};
+use crate::checks::{Check, Finding, Severity};
+use crate::codec::time::now_unix;
+use crate::document::File;
+use crate::envelope::BootstrapSecret;
+use crate::error::{Error, StreamError};
+use crate::facts::Facts;
+use crate::facts::rke2::{self, Role};
+use crate::options::DecodeOptions;
+use crate::payload::{Compression, Format, Payload, UserDataKind};
+
+/// The schema id of the lint JSON document.
+pub const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
+
+/// Switches for the checks.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LintOptions {
+    /// Warn when a CA expires within this many days.
+    pub cert_expiry_days: i64,
+    /// "Now", seconds since the Unix epoch.
+    pub now: i64,
+    /// Size limits to check (empty: no size checks).
+    pub size: Option<SizeOptions>,
+    /// cloud-init's JSON schema, when installed; without it the project's own rules apply.
+    #[cfg(feature = "cloud-init-schema")]
+    pub cloud_init_schema: Option<Arc<super::schema::CloudInitSchema>>,
+    /// Checks whose findings are left out.
+    pub allow: Vec<Check>,
+}
+
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions {
+            cert_expiry_days: 30,
+            now: now_unix(),
+            size: None,
+            #[cfg(feature = "cloud-init-schema")]
+            cloud_init_schema: None,
+            allow: Vec::new(),
+        }
+    }
+}
+
+/// Checks one payload: the problems noticed while reading its facts, then every check of one
+/// payload. `size` is its measure when size checks were asked for.
+pub(crate) fn lint_payload(
+    facts: &Facts,
+    payload: &Payload<'_>,
+    size: Option<&PayloadSize>,
+    options: &LintOptions,
+) -> Vec<Finding> {
+    let mut out: Vec<Finding> = facts.findings.clone();
+    let config = facts.config.as_ref();
+    let config_found = config.is_some();
+    let server = config.and_then(|c| c.server.as_deref());
+    let tls_san: &[String] = config.map_or(&[], |c| &c.tls_san);
+    let has_ca = facts
+        .material
+        .certificates
+        .iter()
+        .any(|c| c.purpose.as_deref() == Some("server-ca"));
+    let readable = facts.readable();
+
+    #[cfg(feature = "cloud-init-schema")]
+    if let (Some(schema), UserDataKind::CloudConfig { .. }) =
+        (&options.cloud_init_schema, payload.content())
+        && let Some(text) = payload.userdata_text()
+    {
+        for p in schema.validate(text) {
+            out.push(Finding::new(p.check, p.message));
+        }
+    }
+    if readable && !config_found {
+        out.push(Finding::new(Check::Rke2ConfigMissing,
+            format!(
+                "the payload writes no {}: RKE2 would start unconfigured",
+                rke2::CONFIG_PATH
+            ),
+        ));
+    }
+    if payload.compression() == Compression::Gzip {
+        out.push(Finding::new(Check::PayloadNotUtf8,
+            "data.value is raw gzip, not text: pass it to a base64-taking argument (user_data_base64), never through base64decode()",
+        ));
+    }
+
+    // The join URL.
+    match (server, facts.role) {
+        (Some(server), _) => {
+            match rke2::server_host_port(server) {
+                Some((host, Some(rke2::SUPERVISOR_PORT)))
+                    if server.starts_with("https://") && !host.is_empty() => {}
+                _ => out.push(
+                    Finding::new(Check::ServerPort,
+                        format!(
+                            "server is {server:?}; RKE2 joins through the supervisor at https://<host>:9345"
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ),
+            }
+            if has_ca {
+                out.push(
+                    Finding::new(Check::ServerOnInit,
+                        "the payload carries the cluster CA keys (first control plane) but also a server to join; the first control plane must have no `server`",
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                );
+            }
+        }
+        (None, Some(Role::Agent)) if config_found => out.push(
+            Finding::new(Check::ServerMissing,
+                "a worker without `server` cannot join: set the join URL https://<host>:9345",
+            )
+            .at_path(rke2::CONFIG_PATH),
+        ),
+        (None, Some(Role::Init)) if config_found && !has_ca => out.push(
+            Finding::new(Check::ServerMissing,
+                "a control plane with neither `server` nor the cluster CAs would start a new, separate cluster",
+            )
+            .at_path(rke2::CONFIG_PATH),
+        ),
+        _ => {}
+    }
+
+    // tls-san on control planes.
+    if matches!(facts.role, Some(Role::Init | Role::Server)) && config_found {
+        let san_has = |host: &str| tls_san.iter().any(|s| s.eq_ignore_ascii_case(host));
+        if tls_san.iter().any(|s| s.trim().is_empty())
+            && !tls_san.iter().all(|s| s.trim().is_empty())
+        {
+            out.push(
+                Finding::new(Check::TlsSanMissingServerHost,
+                    "tls-san has an empty entry: CAPRKE2 appends the controlPlaneEndpoint host, which was empty",
+                )
+                .at_path(rke2::CONFIG_PATH),
+            );
+        }
+        if tls_san.iter().all(|s| s.trim().is_empty()) {
+            out.push(
+                Finding::new(Check::TlsSanMissingServerHost,
+                    "a control plane with no tls-san: the shared address (controlPlaneEndpoint host or registration address) will not be in the serving certificate",
+                )
+                .at_path(rke2::CONFIG_PATH),
+            );
+        } else if let Some((host, _)) = server.and_then(rke2::server_host_port)
+            && !is_ip(&host)
+            && !san_has(&host)
+        {
+            out.push(
+                Finding::new(Check::TlsSanMissingServerHost,
+                    format!(
+                        "tls-san lacks {host}, the address this control plane is reached on; add it to serverConfig.tlsSan"
+                    ),
+                )
+                .at_path(rke2::CONFIG_PATH),
+            );
+        }
+    }
+
+    // The install step.
+    if let Some(install) = &facts.install {
+        if install.airgapped {
+            if install.checksum.is_none() {
+                out.push(Finding::new(Check::AirgapNoChecksum,
+                    "the air-gapped install does not check the artifacts' SHA-256 (airGappedChecksum)",
+                ));
+            }
+        } else {
+            out.push(Finding::new(Check::EgressRequired,
+                "the online install downloads from get.rke2.io at boot: the node needs internet egress",
+            ));
+            match &install.version {
+                Some(v) if is_rke2_version(v) => {}
+                Some(v) => out.push(Finding::new(Check::VersionFormat,
+                    format!("INSTALL_RKE2_VERSION={v} is not of the form vX.Y.Z+rke2rN"),
+                )),
+                None => out.push(Finding::new(Check::VersionFormat,
+                    "INSTALL_RKE2_VERSION is missing or empty: the node installs whatever release is latest at boot",
+                )),
+            }
+        }
+    }
+
+    if let Some(c) = config
+        && c.provider_id().is_none()
+        && c.cloud_provider_name.is_none()
+    {
+        out.push(
+            Finding::new(Check::ProviderIdMissing,
+                "no kubelet-arg provider-id= and no cloud-provider-name: the Machine may never match its Node, and on the first control plane that blocks every later join",
+            )
+            .at_path(rke2::CONFIG_PATH),
+        );
+    }
+
+    for (n, command) in facts.commands().iter().enumerate() {
+        if calls_bare_kubectl(&facts.redactor.redact(&command.line)) {
+            // The command is named by its place, not quoted: it may carry a credential
+            // (`kubectl --token=…`) that no redaction rule knows.
+            out.push(Finding::new(Check::BareKubectl,
+                format!(
+                    "command {} of {} calls kubectl, which RKE2 installs in /var/lib/rancher/rke2/bin (not on PATH); use the full path and KUBECONFIG=/etc/rancher/rke2/rke2.yaml",
+                    n + 1,
+                    command.origin
+                ),
+            ));
+        }
+    }
+
+    for (file, secret) in facts.files() {
+        let mode = file.mode_string();
+        if secret == Some("private key") && mode.as_deref() != Some("0600") {
+            out.push(
+                Finding::new(Check::KeyPermissions,
+                    format!(
+                        "private key file with mode {}; it should be 0600",
+                        mode.as_deref().unwrap_or("unset (0644 by default)")
+                    ),
+                )
+                .at_path(file.path.clone()),
+            );
+        }
+    }
+    if payload.format() == Format::CloudConfig {
+        let mut seen: Vec<&File> = Vec::new();
+        for (file, _) in facts.files() {
+            match seen.iter().find(|f| f.path == file.path) {
+                Some(first) => {
+                    let same = first.sha256() == file.sha256();
+                    out.push(
+                        Finding::new(
+                            Check::DuplicatePath,
+                            if same {
+                                "written twice with the same content"
+                            } else {
+                                "written twice with different content: the last one wins"
+                            },
+                        )
+                        .with_severity(if same {
+                            Severity::Info
+                        } else {
+                            Severity::Warning
+                        })
+                        .at_path(file.path.clone()),
+                    );
+                }
+                None => seen.push(file),
+            }
+        }
+    }
+
+    for cert in facts.material.certificates.iter().filter(|c| c.is_ca) {
+        let left = cert.not_after_unix - options.now;
+        if left <= 0 {
+            out.push(
+                Finding::new(Check::CertExpiry,
+                    format!("CA certificate expired on {}", cert.not_after),
+                )
+                .at_path(cert.path.clone()),
+            );
+        } else if left < options.cert_expiry_days * 86_400 {
+            out.push(
+                Finding::new(Check::CertExpiry,
+                    format!(
+                        "CA certificate expires on {} (in {} days)",
+                        cert.not_after,
+                        left / 86_400
+                    ),
+                )
+                .with_severity(Severity::Warning)
+                .at_path(cert.path.clone()),
+            );
+        }
+    }
+
+    if let Some(size) = size {
+        for v in &size.clouds {
+            if !v.fits {
+                out.push(Finding::new(Check::SizeOverLimit,
+                    format!(
+                        "{}: {} of {} {} bytes counted ({:.0}%){}",
+                        v.cloud,
+                        v.counted_bytes,
+                        v.budget_bytes,
+                        match v.counted {
+                            Counted::Raw => "raw",
+                            _ => "base64",
+                        },
+                        v.used_percent,
+                        v.advice
+                            .first()
+                            .map(|a| format!("; {a}"))
+                            .unwrap_or_default()
+                    ),
+                ));
+            }
+            if v.fits
+                && let Some(advice) = v.advice.iter().find(|a| a.contains("gzip"))
+            {
+                out.push(Finding::new(Check::GzipUnsafe,
+                    format!("{}: {advice}", v.cloud),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// What the cluster checks compare of one payload: kept for every Secret of an input, so it is
+/// small.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClusterFacts {
+    role: Option<Role>,
+    config_found: bool,
+    server: Option<String>,
+    token_sha256: Option<String>,
+    token_ca_hash: Option<String>,
+    tls_san: Vec<String>,
+    server_ca_sha256: Option<String>,
+}
+
+/// The path of the cluster's server CA on the first control plane.
+const SERVER_CA_PATH: &str = "/var/lib/rancher/rke2/server/tls/server-ca.crt";
+
+impl ClusterFacts {
+    pub(crate) fn of(facts: &Facts) -> Self {
+        let config = facts.config.as_ref();
+        ClusterFacts {
+            role: facts.role,
+            config_found: config.is_some(),
+            server: config.and_then(|c| c.server.clone()),
+            token_sha256: config.and_then(|c| c.token.as_ref()).map(|t| t.sha256()),
+            token_ca_hash: config
+                .and_then(|c| c.token.as_ref())
+                .and_then(|t| rke2::token_ca_hash(t.expose()))
+                .map(str::to_owned),
+            tls_san: config.map(|c| c.tls_san.clone()).unwrap_or_default(),
+            server_ca_sha256: facts
+                .files()
+                .find(|(f, _)| f.path == SERVER_CA_PATH)
+                .and_then(|(f, _)| f.sha256()),
+        }
+    }
+}
+
+/// One Secret as the cluster checks see it.
+pub(crate) struct Member<'a> {
+    pub(crate) name: Option<&'a str>,
+    pub(crate) cluster: Option<&'a str>,
+    pub(crate) facts: &'a ClusterFacts,
+}
+
+/// Checks across the payloads of one cluster. Returns (index into `members`, finding).
+pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
+    let mut out = Vec::new();
+    // One pass to group: a fleet dump has thousands of clusters.
+    let mut clusters: std::collections::BTreeMap<Option<&str>, Vec<(usize, &Member<'_>)>> =
+        std::collections::BTreeMap::new();
+    for (i, m) in members.iter().enumerate() {
+        clusters.entry(m.cluster).or_default().push((i, m));
+    }
+    for members in clusters.into_values() {
+        let Some((_, init)) = members
+            .iter()
+            .find(|(_, m)| m.facts.role == Some(Role::Init) && m.facts.config_found)
+        else {
+            continue;
+        };
+        let init_name = init.name.unwrap_or("init");
+        let server_ca_sha = &init.facts.server_ca_sha256;
+        for (i, join) in members
+            .iter()
+            .filter(|(_, m)| matches!(m.facts.role, Some(Role::Server | Role::Agent)))
+        {
+            let r = join.facts;
+            if let (Some(a), Some(b)) = (&r.token_sha256, &init.facts.token_sha256)
+                && a != b
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::TokenMismatch,
+                        format!(
+                            "the token differs from the first control plane's ({init_name}): this node cannot join"
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+            if let Some((host, _)) = r.server.as_deref().and_then(rke2::server_host_port)
+                && !is_ip(&host)
+                && !init
+                    .facts
+                    .tls_san
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(&host))
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::JoinHostNotInSan,
+                        format!(
+                            "joins through {host}, which is not in the tls-san of the first control plane ({init_name}): TLS verification fails"
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+            if let (Some(hash), Some(ca)) = (&r.token_ca_hash, server_ca_sha)
+                && !hash.eq_ignore_ascii_case(ca)
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::TokenCaHash,
+                        "the K10 token's CA hash does not match the server CA of the first control plane: the agent will refuse the server",
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+        }
+    }
+    out
+}
+
+/// The findings of one Secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintedSecret {
+    /// `metadata.name` (null for bare user data).
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// The `cluster.x-k8s.io/cluster-name` label.
+    pub cluster: Option<String>,
+    /// What the node becomes.
+    pub role: Option<Role>,
+    /// Its findings: those of its payload, then those of the cluster checks.
+    pub findings: Vec<Finding>,
+}
+
+/// How many findings of each severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintSummary {
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// Notes.
+    pub infos: usize,
+}
+
+/// What `lint` found in an input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintReport {
+    /// Always [`LINT_SCHEMA`].
+    pub schema: Cow<'static, str>,
+    /// One entry per bootstrap Secret linted, in input order.
+    pub secrets: Vec<LintedSecret>,
+    /// The counts.
+    pub summary: LintSummary,
+}
+
+impl LintReport {
+    /// Whether the findings fail a gate: any error, or any warning when `deny_warnings`.
+    pub fn fails(&self, deny_warnings: bool) -> bool {
+        self.summary.errors > 0 || (deny_warnings && self.summary.warnings > 0)
+    }
+}
+
+/// Why [`Linter::lint`] stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LintError {
+    /// The input could not be read, holds no bootstrap Secret, or none of the name asked for.
+    #[error(transparent)]
+    Input(Error),
+    /// A Secret could not be decoded.
+    #[error(transparent)]
+    Secret(Error),
+}
+
+/// Lints every bootstrap Secret of an input: each payload, then the Secrets of each cluster
+/// together (token, tls-san, CA hash), reading each distinct payload once.
+///
+/// ```
+/// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
+///
+/// let list = br#"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"#;
+/// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
+/// let report = linter.lint(&list[..], None, 1)?;
+/// let found: Vec<Check> = report.secrets[0].findings.iter().map(|f| f.check).collect();
+/// assert_eq!(found, [Check::Rke2ConfigMissing]);
+/// assert!(report.fails(false));
+/// # Ok::<(), rke2_payload::LintError>(())
+/// ```
+#[derive(Debug)]
+pub struct Linter {
+    options: LintOptions,
+    decode: DecodeOptions,
+    memo: Memo<Kept>,
+}
+
+/// What a [`Linter`] keeps of one payload.
+#[derive(Debug)]
+struct Kept {
+    cluster: Arc<ClusterFacts>,
+    found: Arc<[Finding]>,
+}
+
+/// One Secret read, in input order: its own fields, what its payload gave, and whether it is
+/// the one asked for.
+struct Read1 {
+    name: Option<String>,
+    namespace: Option<String>,
+    cluster: Option<String>,
+    kept: Arc<Kept>,
+    named: bool,
+}
+
+impl Linter {
+    /// A linter that decodes with `decode` and checks with `options`.
+    pub fn new(options: LintOptions, decode: DecodeOptions) -> Self {
+        Linter {
+            options,
+            decode,
+            memo: Memo::default(),
+        }
+    }
+
+    /// The options it checks with.
+    pub fn options(&self) -> &LintOptions {
+        &self.options
+    }
+
+    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
+        self.memo.get_or_try_insert(secret, || {
+            let payload = secret.decode(&self.decode)?;
+            let facts = Facts::read(&payload);
+            let size = self.options.size.as_ref().map(|o| measure(secret, &payload, o));
+            let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
+            Ok::<_, Error>(Kept {
+                cluster: Arc::new(ClusterFacts::of(&facts)),
+                found: found.into(),
+            })
+        })
+    }
+
+    /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). With `name`
+    /// (`name` or `namespace/name`) only that Secret is reported, but the cluster checks still
+    /// compare it with every Secret of the input.
+    ///
+    /// # Errors
+    /// [`LintError::Input`] when the input cannot be read or holds no Secret of that name;
+    /// [`LintError::Secret`] when a Secret cannot be decoded.
+    pub fn lint<R: Read>(
+        &self,
+        reader: R,
+        name: Option<&str>,
+        jobs: usize,
+    ) -> Result<LintReport, LintError> {
+        let mut read: Vec<Read1> = Vec::new();
+        let mut selected = None;
+        let streamed = batch::run(
+            reader,
+            &self.decode,
+            None,
+            jobs,
+            |secret| {
+                let kept = self.kept(secret)?;
+                Ok(Read1 {
+                    name: secret.name().map(str::to_owned),
+                    namespace: secret.namespace().map(str::to_owned),
+                    cluster: secret.cluster().map(str::to_owned),
+                    kept,
+                    named: name.is_some_and(|n| secret.is_named(n)),
+                })
+            },
+            |result: Result<Read1, Error>| {
+                let one = result?;
+                if one.named {
+                    selected = Some(read.len());
+                }
+                read.push(one);
+                Ok(())
+            },
+        );
+        match streamed {
+            Ok(_) => {}
+            Err(StreamError::Input(e)) => return Err(LintError::Input(e)),
+            Err(StreamError::Sink(e)) => return Err(LintError::Secret(e)),
+        }
+        if let (Some(wanted), None) = (name, selected) {
+            return Err(LintError::Input(Error::SecretNotFound {
+                wanted: wanted.to_owned(),
+                available: read.len(),
+            }));
+        }
+        let members: Vec<Member<'_>> = read
+            .iter()
+            .map(|r| Member {
+                name: r.name.as_deref(),
+                cluster: r.cluster.as_deref(),
+                facts: &r.kept.cluster,
+            })
+            .collect();
+        let mut extra: Vec<Vec<Finding>> = vec![Vec::new(); read.len()];
+        for (i, finding) in lint_cluster(&members) {
+            extra[i].push(finding);
+        }
+        drop(members);
+        let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
+        let secrets: Vec<LintedSecret> = read
+            .into_iter()
+            .zip(extra)
+            .enumerate()
+            .filter(|(i, _)| selected.is_none_or(|s| s == *i))
+            .map(|(_, (r, extra))| LintedSecret {
+                role: r.kept.cluster.role,
+                findings: r
+                    .kept
+                    .found
+                    .iter()
+                    .cloned()
+                    .chain(extra)
+                    .filter(allowed)
+                    .collect(),
+                name: r.name,
+                namespace: r.namespace,
+                cluster: r.cluster,
+            })
+            .collect();
+        let mut summary = LintSummary::default();
+        for f in secrets.iter().flat_map(|s| &s.findings) {
+            match f.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                _ => summary.infos += 1,
+            }
+        }
+        Ok(LintReport {
+            schema: Cow::Borrowed(LINT_SCHEMA),
+            secrets,
+            summary,
+        })
+    }
+}
+
+/// `vX.Y.Z+rke2rN`.
+pub(crate) fn is_rke2_version(v: &str) -> bool {
+    let Some(rest) = v.strip_prefix('v') else {
+        return false;
+    };
+    let Some((semver, build)) = rest.split_once('+') else {
+        return false;
+    };
+    let parts: Vec<&str> = semver.split('.').collect();
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    parts.len() == 3
+        && parts.iter().all(|p| digits(p))
+        && build.strip_prefix("rke2r").is_some_and(digits)
+}
+
+fn is_ip(host: &str) -> bool {
+    host.parse::<std::net::IpAddr>().is_ok()
+}
+
+/// Whether a command line runs `kubectl` by bare name.
+fn calls_bare_kubectl(line: &str) -> bool {
+    let mut rest = line;
+    while let Some(i) = rest.find("kubectl") {
+        let before = rest[..i].chars().next_back();
+        let after = rest[i + 7..].chars().next();
+        let word_start = before.is_none_or(|c| {
+            c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | '`' | '$' | '\'' | '"')
+        });
+        let word_end = after.is_none_or(|c| {
+            c.is_whitespace() || matches!(c, ';' | '&' | '|' | ')' | '`' | '\'' | '"')
+        });
+        if word_start && word_end && !line.contains("rke2/bin") {
+            return true;
+        }
+        rest = &rest[i + 7..];
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions() {
+        assert!(is_rke2_version("v1.32.5+rke2r1"));
+        assert!(is_rke2_version("v1.32.5+rke2r12"));
+        assert!(!is_rke2_version("v1.32.5"));
+        assert!(!is_rke2_version("1.32.5+rke2r1"));
+        assert!(!is_rke2_version("v1.32+rke2r1"));
+        assert!(!is_rke2_version("v1.32.5+k3s1"));
+        assert!(!is_rke2_version(""));
+    }
+
+    #[test]
+    fn kubectl_detection() {
+        assert!(calls_bare_kubectl("kubectl apply -f /x.yaml"));
+        assert!(calls_bare_kubectl("sleep 5; kubectl get nodes"));
+        assert!(!calls_bare_kubectl(
+            "/var/lib/rancher/rke2/bin/kubectl get nodes"
+        ));
+        assert!(!calls_bare_kubectl(
+            "PATH=$PATH:/var/lib/rancher/rke2/bin kubectl get nodes"
+        ));
+        assert!(!calls_bare_kubectl("echo kubectl-like"));
+        assert!(!calls_bare_kubectl("systemctl start rke2-server"));
+    }
+
+    #[test]
+    fn every_rule_is_described_once() {
+        let mut ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+        assert!(Check::from_id("server-port").is_some());
+    }
+}

@@ -1,0 +1,10 @@
+//! The reports: `inspect` (what a node will do), `size` (each cloud's user-data limit) and
+//! `lint` (what keeps nodes from joining). Each reads the [facts](crate::facts) of a payload;
+//! none reads another report's output.
+
+pub(crate) mod clouds;
+pub(crate) mod inspect;
+pub(crate) mod lint;
+#[cfg(feature = "cloud-init-schema")]
+pub(crate) mod schema;
+pub(crate) mod size;
