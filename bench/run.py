@@ -27,7 +27,7 @@ BIN = ROOT / "target" / "release"
 
 def build():
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "payload-cli"], cwd=ROOT, check=True)
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rke2-payload", "--examples"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rke2-payload-bench"], cwd=ROOT, check=True)
 
 
 def measure(cmd, runs):
@@ -66,8 +66,8 @@ def main():
         rows = {
             "rke2-payload inspect": [str(BIN / "rke2-payload"), "inspect", "--output", "json", str(dump)],
             "rke2-payload size": [str(BIN / "rke2-payload"), "size", "--output", "json", str(dump)],
-            "envelope only": [str(BIN / "examples" / "envelope_only"), str(dump)],
-            "decode floor": [str(BIN / "examples" / "decode_floor"), str(dump)],
+            "envelope only": [str(BIN / "envelope-only"), str(dump)],
+            "decode floor": [str(BIN / "decode-floor"), str(dump)],
             "python reference": [sys.executable, str(ROOT / "bench/reference.py"), str(dump)],
         }
         results = {}

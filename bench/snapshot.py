@@ -88,6 +88,22 @@ def main():
                     subprocess.run(make + (["--unique"] if kind == "unique" else []), check=True)
                 inputs.append((dump, DUMP_RUNS))
     count = 0
+    for name, extra in (("clouds-text", ["clouds"]), ("clouds-json", ["clouds", "--output", "json"])):
+        record(binary, extra, out_dir, name)
+        count += 1
+    # Picking one Secret by name (and one that is not there), on a List, in every command.
+    for list_file in ("testdata/secrets/list-all.yaml", "testdata/secrets/list-all.json"):
+        for name in ("default/demo-control-plane-5mm8p", "demo-control-plane-4fplp", "nope"):
+            for cmd in (["decode"], ["inspect", "--output", "json"], ["inspect"], ["size"],
+                        ["lint", "--output", "json", "--cloud-init-schema", "none"],
+                        ["encode", "--gzip"]):
+                label = f"{list_file.replace('/', '_')}.name-{name.replace('/', '_')}.{'-'.join(cmd)}"
+                record(binary, cmd + [list_file, "--name", name], out_dir, label)
+                count += 1
+        for jobs in ("1", "2", "7"):
+            record(binary, ["inspect", "--output", "json", "--jobs", jobs, list_file], out_dir,
+                   f"{list_file.replace('/', '_')}.jobs-{jobs}")
+            count += 1
     for path, wanted in inputs:
         rel = path.relative_to(ROOT)
         stem = str(rel).replace("/", "_")

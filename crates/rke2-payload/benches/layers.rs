@@ -1,17 +1,15 @@
-//! Micro-benchmarks, one per decoding layer, on the project's fixtures.
+//! Micro-benchmarks of the public entry points, layer by layer, on the project's fixtures.
 //!
 //!     cargo bench -p rke2-payload --bench layers
 
-use std::borrow::Cow;
 use std::hint::black_box;
 use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
-use rke2_payload::document::{CloudConfig, Document, Ignition};
-use rke2_payload::envelope::for_each_secret;
-use rke2_payload::payload::{DeclaredFormat, Payload};
-use rke2_payload::report::{InspectOptions, inspect};
-use rke2_payload::{DecodeOptions, Envelope, gzip, pki};
+use rke2_payload::{
+    DecodeOptions, Envelope, InspectOptions, LintOptions, Linter, SizeOptions, Sizer,
+    for_each_secret, inspect,
+};
 
 fn fixture(name: &str) -> Vec<u8> {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -32,7 +30,7 @@ fn layers(c: &mut Criterion) {
                 let mut n = 0u64;
                 for_each_secret(&input[..], &options, |s| {
                     n += s.base64_len();
-                    Ok(())
+                    Ok::<(), std::convert::Infallible>(())
                 })
                 .expect("stream");
                 black_box(n)
@@ -64,42 +62,53 @@ fn layers(c: &mut Criterion) {
 
     let gz_input = fixture("init-cloud-config-gzip-online.yaml");
     let gz = Envelope::parse(&gz_input, &options).expect("gz");
-    let value = gz.secrets[0].value().expect("value").into_owned();
-    g.throughput(Throughput::Bytes(value.len() as u64));
-    g.bench_function("inflate init cloud-config", |b| {
-        b.iter(|| black_box(gzip::inflate(&value, 1 << 24).expect("inflate")))
+    let value_len = gz.secrets[0].value().expect("value").len();
+    g.throughput(Throughput::Bytes(value_len as u64));
+    g.bench_function("decode (base64, inflate) init cloud-config", |b| {
+        b.iter(|| {
+            black_box(
+                gz.secrets[0]
+                    .decode(&options)
+                    .expect("decode")
+                    .userdata()
+                    .len(),
+            )
+        })
     });
 
-    let cc = String::from_utf8(fixture("init-cloud-config-online.userdata")).expect("utf8");
-    g.throughput(Throughput::Bytes(cc.len() as u64));
-    g.bench_function("cloud-config init", |b| {
-        b.iter(|| black_box(CloudConfig::parse(&cc).expect("parse").files.len()))
-    });
-
-    let ign = String::from_utf8(fixture("init-ignition-online.userdata")).expect("utf8");
-    g.throughput(Throughput::Bytes(ign.len() as u64));
-    g.bench_function("ignition init", |b| {
-        b.iter(|| black_box(Ignition::parse(&ign).expect("parse").files.len()))
-    });
-
-    let payload = Payload::decode(
-        Cow::Borrowed(cc.as_bytes()),
-        DeclaredFormat::CloudConfig,
-        &options,
-    )
-    .expect("payload");
-    let document = Document::parse(&payload).expect("document");
-    let pem: u64 = document.files().iter().map(|f| f.size()).sum();
-    g.throughput(Throughput::Bytes(pem));
-    g.bench_function("certificates init", |b| {
-        b.iter(|| black_box(pki::scan(document.files()).certificates.len()))
-    });
+    // Bare user data: the document, the RKE2 facts and the certificates, without the envelope.
+    for name in [
+        "init-cloud-config-online.userdata",
+        "init-ignition-online.userdata",
+    ] {
+        let userdata = fixture(name);
+        let env = Envelope::parse(&userdata, &options).expect("user data");
+        g.throughput(Throughput::Bytes(userdata.len() as u64));
+        g.bench_function(format!("inspect {name}"), |b| {
+            b.iter(|| {
+                black_box(inspect(&env.secrets[0], &InspectOptions::default()).expect("inspect"))
+            })
+        });
+    }
 
     let init = fixture("init-cloud-config-gzip-online.yaml");
     let env = Envelope::parse(&init, &options).expect("init");
     g.throughput(Throughput::Bytes(init.len() as u64));
     g.bench_function("inspect init (gzip cloud-config)", |b| {
         b.iter(|| black_box(inspect(&env.secrets[0], &InspectOptions::default()).expect("inspect")))
+    });
+    g.bench_function("size init (gzip cloud-config)", |b| {
+        b.iter(|| {
+            // A new sizer each time: nothing is kept between iterations.
+            let sizer = Sizer::new(SizeOptions::default(), options.clone());
+            black_box(sizer.measure(&env.secrets[0]).expect("size"))
+        })
+    });
+    g.bench_function("lint init (gzip cloud-config)", |b| {
+        b.iter(|| {
+            let linter = Linter::new(LintOptions::default(), options.clone());
+            black_box(linter.lint(&init[..], None, 1).expect("lint"))
+        })
     });
     g.finish();
 }

@@ -93,7 +93,9 @@ pub enum Error {
     Empty,
 
     /// The worker threads stopped before the input was read through: a bug in this crate.
-    #[error("the worker threads stopped before the input was read through (a bug: please report it)")]
+    #[error(
+        "the worker threads stopped before the input was read through (a bug: please report it)"
+    )]
     WorkersStopped,
 
     /// The input is neither a Kubernetes object in YAML or JSON nor bare user data.

@@ -194,11 +194,7 @@ pub fn roundtrip(data: &[u8]) {
         "gzip round trip"
     );
     let text = b64::encode(data);
-    assert_eq!(
-        b64::decode(&text).as_deref(),
-        Ok(data),
-        "base64 round trip"
-    );
+    assert_eq!(b64::decode(&text).as_deref(), Ok(data), "base64 round trip");
     let url = format!("data:,{}", dataurl::percent_encode(data));
     assert_eq!(
         dataurl::decode(&url).as_deref(),
@@ -223,4 +219,70 @@ pub fn roundtrip(data: &[u8]) {
         inner.as_bytes(),
         "Ignition wrapper round trip"
     );
+}
+
+/// Every saved fuzz input (`fuzz/regressions/<target>/`) and every fixture runs through the same
+/// function its fuzz target calls, so plain `cargo test` guards them without nightly tools.
+#[cfg(test)]
+mod tests {
+    use std::path::{Path, PathBuf};
+
+    use super::TARGETS;
+
+    fn root() -> PathBuf {
+        PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+    }
+
+    fn files(dir: &Path) -> Vec<PathBuf> {
+        let Ok(entries) = std::fs::read_dir(dir) else {
+            return Vec::new();
+        };
+        let mut out: Vec<PathBuf> = entries
+            .filter_map(Result::ok)
+            .map(|e| e.path())
+            .filter(|p| p.is_file())
+            .collect();
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn saved_crashes_and_corpus_files_stay_fixed() {
+        let mut empty = Vec::new();
+        let mut ran = 0;
+        for (name, target) in TARGETS {
+            let saved = files(&root().join("fuzz/regressions").join(name));
+            if saved.is_empty() {
+                empty.push(*name);
+            }
+            for file in saved {
+                let data = std::fs::read(&file).expect("read");
+                target(&data);
+                ran += 1;
+            }
+        }
+        assert!(
+            empty.is_empty(),
+            "no saved input for the fuzz targets {empty:?} under fuzz/regressions/"
+        );
+        eprintln!("{ran} saved fuzz inputs");
+    }
+
+    #[test]
+    fn every_fixture_through_every_target() {
+        let mut inputs = files(&root().join("testdata/secrets"));
+        inputs.extend(files(&root().join("testdata/bad")));
+        inputs.extend(files(&root().join("testdata/gen/keys")));
+        assert!(inputs.len() > 60);
+        for file in &inputs {
+            let data = std::fs::read(file).expect("read");
+            for (name, target) in TARGETS {
+                // The round trip compresses; keep it to the smaller inputs.
+                if *name == "roundtrip" && data.len() > 64 << 10 {
+                    continue;
+                }
+                target(&data);
+            }
+        }
+    }
 }

@@ -40,9 +40,9 @@
 //! ```
 //! use rke2_payload::{Envelope, InspectOptions, Role, inspect};
 //!
-//! let secret = br#"{"kind": "Secret", "metadata": {"name": "md-0-x"}, "stringData": {
+//! let secret = br##"{"kind": "Secret", "metadata": {"name": "md-0-x"}, "stringData": {
 //!   "format": "cloud-config",
-//!   "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example:9345\n    token: 8c3f2b1d9e7a4c6f\nruncmd:\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE=agent sh -\n"}}"#;
+//!   "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example:9345\n    token: 8c3f2b1d9e7a4c6f\nruncmd:\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE=agent sh -\n"}}"##;
 //! let options = InspectOptions::default();
 //! let envelope = Envelope::parse(secret, &options.decode)?;
 //! let report = inspect(envelope.select(None)?, &options)?;
@@ -58,8 +58,8 @@
 //! ```
 //! use rke2_payload::{DecodeOptions, Envelope, SizeOptions, Sizer, Target, find_cloud};
 //!
-//! let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
-//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+//! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 //! let mut options = SizeOptions::default();
 //! options.targets = vec![Target::Cloud(find_cloud("aws").expect("a known cloud"))];
 //! let sizer = Sizer::new(options, DecodeOptions::default());
@@ -74,8 +74,8 @@
 //! ```
 //! use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
 //!
-//! let list = br#"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
-//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"#;
+//! let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
 //! let report = Linter::new(LintOptions::default(), DecodeOptions::default()).lint(&list[..], None, 1)?;
 //! assert_eq!(report.secrets[0].findings[0].check, Check::Rke2ConfigMissing);
 //! assert_eq!(Check::Rke2ConfigMissing.id(), "rke2-config-missing");
@@ -87,8 +87,8 @@
 //! ```
 //! use rke2_payload::{DecodeOptions, Envelope, Format, compress, convert, redact, reencode};
 //!
-//! let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
-//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+//! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+//!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 //! let options = DecodeOptions::default();
 //! let envelope = Envelope::parse(secret, &options)?;
 //! let payload = envelope.select(None)?.decode(&options)?;
@@ -124,7 +124,7 @@ mod payload;
 mod reports;
 mod secrets;
 
-#[cfg(feature = "fuzzing")]
+#[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 
 pub use checks::{Check, Finding, Severity};

@@ -321,7 +321,8 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             writeln!(
                 out,
                 "    {style}{label:<7}{style:#} {:<26} {}{at}",
-                f.id(), f.message
+                f.id(),
+                f.message
             )?;
         }
     }

@@ -4,8 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use rke2_payload::{
-    Check, Finding, LintError, LintOptions, LintReport, LintedSecret, Linter, Severity,
-    SizeOptions,
+    Check, Finding, LintError, LintOptions, LintReport, LintedSecret, Linter, Severity, SizeOptions,
 };
 
 use super::size::cloud_targets;
@@ -26,7 +25,11 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut lint = LintOptions::default();
     lint.cert_expiry_days = args.cert_expiry_days;
     lint.size = size;
-    lint.allow = args.allow.iter().filter_map(|id| Check::from_id(id)).collect();
+    lint.allow = args
+        .allow
+        .iter()
+        .filter_map(|id| Check::from_id(id))
+        .collect();
     lint.cloud_init_schema = match &args.cloud_init_schema {
         Some(path) if path.as_os_str() == "none" => None,
         Some(path) => Some(std::sync::Arc::new(
@@ -36,8 +39,11 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
     };
     let linter = Linter::new(lint, decode_options(&args.input));
-    let report = match linter.lint(open_input(&args.input)?, args.name.as_deref(), args.input.jobs)
-    {
+    let report = match linter.lint(
+        open_input(&args.input)?,
+        args.name.as_deref(),
+        args.input.jobs,
+    ) {
         Ok(report) => report,
         Err(LintError::Input(e)) => return in_input(Err(e), path),
         Err(LintError::Secret(e)) => return Err(e.into()),
@@ -111,7 +117,8 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
             writeln!(
                 out,
                 "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
-                f.id(), f.message
+                f.id(),
+                f.message
             )?;
         }
     }

@@ -120,11 +120,7 @@ pub(crate) fn cloud_targets(ids: &[String]) -> Result<Vec<Target>> {
             Some(cloud) => targets.push(Target::Cloud(cloud)),
             None => bail!(
                 "unknown cloud {id:?}; known: {}",
-                CLOUDS
-                    .iter()
-                    .map(|c| c.id)
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                CLOUDS.iter().map(|c| c.id).collect::<Vec<_>>().join(", ")
             ),
         }
     }

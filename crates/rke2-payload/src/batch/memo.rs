@@ -83,11 +83,6 @@ impl<T> Default for Memo<T> {
 impl<T> Memo<T> {
     /// A memo that keeps the last [`CAPACITY`] distinct payloads (and at most
     /// [`CAPACITY_BYTES`] of them).
-    #[cfg(test)]
-    pub(crate) fn new() -> Self {
-        Memo::default()
-    }
-
     /// A memo that keeps at most `capacity` distinct payloads (0 keeps none), and at most
     /// [`CAPACITY_BYTES`] of them. When full, it forgets them all and starts again.
     pub(crate) fn with_capacity(capacity: usize) -> Self {
@@ -286,7 +281,7 @@ mod tests {
 
     #[test]
     fn the_key_covers_how_and_what_is_stored() {
-        let options = crate::DecodeOptions::default();
+        let options = crate::options::DecodeOptions::default();
         let doc = |name: &str, format: &str, value: &str| {
             format!(
                 "apiVersion: v1\nkind: Secret\ntype: cluster.x-k8s.io/secret\nmetadata: {{name: {name}}}\ndata:\n  format: {format}\n  value: {value}\n"
@@ -305,7 +300,7 @@ mod tests {
         ]
         .iter()
         .map(|text| {
-            let envelope = crate::Envelope::parse(text.as_bytes(), &options).unwrap();
+            let envelope = crate::envelope::Envelope::parse(text.as_bytes(), &options).unwrap();
             key(&envelope.secrets[0])
         })
         .collect();
@@ -315,7 +310,7 @@ mod tests {
         assert_ne!(keys[2], keys[3]);
         // The same bytes as `stringData` text are another key: the base64 text differs in form.
         let plain = "apiVersion: v1\nkind: Secret\ntype: cluster.x-k8s.io/secret\nmetadata: {name: a}\nstringData:\n  format: cloud-config\n  value: \"#cloud-config\\n\"\n";
-        let envelope = crate::Envelope::parse(plain.as_bytes(), &options).unwrap();
+        let envelope = crate::envelope::Envelope::parse(plain.as_bytes(), &options).unwrap();
         assert_ne!(key(&envelope.secrets[0]), keys[0]);
     }
 }

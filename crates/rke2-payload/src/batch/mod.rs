@@ -41,7 +41,10 @@ where
         reader,
         options,
         threads,
-        |secret| name.is_none_or(|n| secret.is_named(n)).then(|| work(secret)),
+        |secret| {
+            name.is_none_or(|n| secret.is_named(n))
+                .then(|| work(secret))
+        },
         |result| {
             let Some(result) = result else {
                 return Ok(());
@@ -131,7 +134,10 @@ mod tests {
                 n: 1,
             });
             let spliced = json_object(&[("name", name), ("namespace", namespace)], &fields);
-            assert_eq!(String::from_utf8_lossy(&spliced), String::from_utf8_lossy(&whole));
+            assert_eq!(
+                String::from_utf8_lossy(&spliced),
+                String::from_utf8_lossy(&whole)
+            );
         }
         assert_eq!(json_object(&[("name", None)], b""), br#"{"name":null}"#);
     }

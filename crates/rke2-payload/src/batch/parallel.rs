@@ -13,7 +13,9 @@ use std::sync::{Arc, Mutex};
 
 use crate::envelope::BootstrapSecret;
 use crate::envelope::StreamSummary;
-use crate::envelope::stream::{Chunk, Counts, Layout, Tally, each_secret, parse_chunk, split, whole};
+use crate::envelope::stream::{
+    Chunk, Counts, Layout, Tally, each_secret, parse_chunk, split, whole,
+};
 use crate::error::{Error, Syntax};
 use crate::options::DecodeOptions;
 

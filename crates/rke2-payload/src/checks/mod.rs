@@ -320,13 +320,21 @@ mod tests {
                 check.id()
             );
             assert_eq!(Check::from_id(check.id()), Some(*check));
-            assert!(!check.summary().is_empty() && check.explanation().len() > check.summary().len());
+            assert!(
+                !check.summary().is_empty() && check.explanation().len() > check.summary().len()
+            );
         }
         let finding = Finding::new(Check::DuplicatePath, "x").with_severity(Severity::Info);
         let json = serde_json::to_string(&finding).expect("JSON");
-        assert_eq!(json, r#"{"id":"duplicate-path","severity":"info","message":"x"}"#);
+        assert_eq!(
+            json,
+            r#"{"id":"duplicate-path","severity":"info","message":"x"}"#
+        );
         let back: Finding = serde_json::from_str(&json).expect("read back");
         assert_eq!(back, finding);
-        assert!(serde_json::from_str::<Finding>(r#"{"id":"nope","severity":"info","message":"x"}"#).is_err());
+        assert!(
+            serde_json::from_str::<Finding>(r#"{"id":"nope","severity":"info","message":"x"}"#)
+                .is_err()
+        );
     }
 }

@@ -64,7 +64,11 @@ pub(crate) fn inflate(compressed: &[u8], cap: u64) -> Result<Vec<u8>, GzipError>
 }
 
 /// Like [`inflate`], appending to `out` (which is left as it was on error).
-pub(crate) fn inflate_into(compressed: &[u8], cap: u64, out: &mut Vec<u8>) -> Result<(), GzipError> {
+pub(crate) fn inflate_into(
+    compressed: &[u8],
+    cap: u64,
+    out: &mut Vec<u8>,
+) -> Result<(), GzipError> {
     if !is_gzip(compressed) {
         return Err(GzipError::NotGzip);
     }

@@ -61,7 +61,6 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -10,8 +10,8 @@ use serde_json::Value;
 
 use super::{Command, Content, DocumentError, File};
 use crate::checks::{Check, Finding};
-use crate::error::Position;
 use crate::codec::{b64, gzip};
+use crate::error::Position;
 
 /// The most bytes one `write_files` entry may inflate to.
 const MAX_FILE_INFLATE: u64 = 16 << 20;
@@ -198,14 +198,14 @@ impl CloudConfig {
         };
         for key in &top.1 {
             config.problems.push(Finding::located(
- Check::CloudConfigDuplicateKey,
- format!(
+                Check::CloudConfigDuplicateKey,
+                format!(
                     "top-level key `{}` appears more than once; cloud-init keeps only the last",
                     crate::codec::text::shorten(key, 40)
                 ),
- None,
- None,
- ));
+                None,
+                None,
+            ));
         }
         let mut bootcmd = Vec::new();
         let mut runcmd = Vec::new();
@@ -224,11 +224,11 @@ impl CloudConfig {
                     let value = value.into_value();
                     if !matches!(value, Value::Array(_) | Value::Null) {
                         config.problems.push(Finding::located(
- Check::CloudConfigSchema,
- format!("{key} must be a list of commands"),
- None,
- None,
- ));
+                            Check::CloudConfigSchema,
+                            format!("{key} must be a list of commands"),
+                            None,
+                            None,
+                        ));
                     }
                     let list = commands(value, &key);
                     if key == "runcmd" {
@@ -244,12 +244,11 @@ impl CloudConfig {
                         .is_none_or(|s| matches!(s, Value::Array(_) | Value::Null));
                     if !matches!(value, Value::Object(_) | Value::Null) || !servers_ok {
                         config.problems.push(Finding::located(
- Check::CloudConfigSchema,
- "ntp must be a mapping whose servers and pools are lists"
-                                .to_owned(),
- None,
- None,
- ));
+                            Check::CloudConfigSchema,
+                            "ntp must be a mapping whose servers and pools are lists".to_owned(),
+                            None,
+                            None,
+                        ));
                     }
                     config.ntp = Some(ntp(&value));
                     config.other.push((key, value));
@@ -274,24 +273,24 @@ impl CloudConfig {
             other: Vec::new(),
             repaired_lines: Vec::new(),
             problems: vec![Finding::located(
- Check::UserdataNotCloudConfig,
- format!(
+                Check::UserdataNotCloudConfig,
+                format!(
                     "the user data is a cloud-init `{kind}` part, not a cloud-config: its files and commands are not listed"
                 ),
- None,
- None,
- )],
+                None,
+                None,
+            )],
         }
     }
 
     fn add_file(&mut self, raw: Entry) {
         let Some(path) = raw.path.filter(|p| !p.is_empty()) else {
             self.problems.push(Finding::located(
- Check::CloudConfigSchema,
- "a write_files entry has no path; cloud-init fails on it".to_owned(),
- None,
- raw.at,
- ));
+                Check::CloudConfigSchema,
+                "a write_files entry has no path; cloud-init fails on it".to_owned(),
+                None,
+                raw.at,
+            ));
             return;
         };
         let mode = match raw.permissions.as_ref().map(parse_mode) {
@@ -299,11 +298,11 @@ impl CloudConfig {
             Some(Ok(mode)) => Some(mode),
             Some(Err(())) => {
                 self.problems.push(Finding::located(
- Check::CloudConfigSchema,
- "permissions is not an octal mode such as '0640'".to_owned(),
- Some(path.clone()),
- None,
- ));
+                    Check::CloudConfigSchema,
+                    "permissions is not an octal mode such as '0640'".to_owned(),
+                    Some(path.clone()),
+                    None,
+                ));
                 None
             }
         };
@@ -321,11 +320,11 @@ impl CloudConfig {
         };
         if let Content::Undecodable(why) = &content {
             self.problems.push(Finding::located(
- Check::CloudConfigSchema,
- format!("content cannot be decoded: {why}"),
- Some(path.clone()),
- None,
- ));
+                Check::CloudConfigSchema,
+                format!("content cannot be decoded: {why}"),
+                Some(path.clone()),
+                None,
+            ));
         }
         let encoding = match (encoding, binary) {
             (Some(e), _) => Some(e),
@@ -663,7 +662,7 @@ mod tests {
                 )
             })
             .collect();
-        let problems: Vec<&str> = c.problems.iter().map(|p| p.id).collect();
+        let problems: Vec<&str> = c.problems.iter().map(|p| p.id()).collect();
         format!(
             "{}|{files:?}|{:?}|{:?}|{}|{problems:?}",
             c.jinja,
@@ -760,9 +759,8 @@ mod tests {
         let c = CloudConfig::parse(&text).unwrap();
         assert_eq!(c.problems.len(), 1);
         let p = &c.problems[0];
-        assert_eq!(p.id, "cloud-config-invalid-yaml");
-        let at = p.at.unwrap();
-        assert_eq!(at.line, 22);
+        assert_eq!(p.id(), "cloud-config-invalid-yaml");
+        assert_eq!(p.line, Some(22));
         assert_eq!(c.repaired_lines, vec![22]);
         assert_eq!(c.commands.len(), 4);
         assert_eq!(
@@ -822,7 +820,7 @@ mod tests {
         let c = CloudConfig::parse("#cloud-config\n").unwrap();
         assert!(c.files.is_empty());
         let c = CloudConfig::parse("#cloud-config\nwrite_files:\n- content: x\n").unwrap();
-        assert_eq!(c.problems[0].id, "cloud-config-schema");
+        assert_eq!(c.problems[0].id(), "cloud-config-schema");
         let c = CloudConfig::parse(
             "#cloud-config\nwrite_files:\n- path: /x\n  content: x\n  encoding: b64\n",
         )

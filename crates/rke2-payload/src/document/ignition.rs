@@ -370,11 +370,11 @@ fn file(raw: RawFile, problems: &mut Vec<Finding>) -> File {
             Some(m) => Some(m),
             None => {
                 problems.push(Finding::located(
- Check::IgnitionInvalid,
- format!("mode {m} is not a valid permission value"),
- Some(raw.path.clone()),
- None,
- ));
+                    Check::IgnitionInvalid,
+                    format!("mode {m} is not a valid permission value"),
+                    Some(raw.path.clone()),
+                    None,
+                ));
                 None
             }
         },
@@ -424,14 +424,14 @@ fn contents(
     let compression = resource.compression.as_deref().unwrap_or("");
     if !matches!(compression, "" | "gzip") {
         problems.push(Finding::located(
- Check::IgnitionInvalid,
- format!(
+            Check::IgnitionInvalid,
+            format!(
                 "unknown compression {:?} (Ignition knows \"gzip\")",
                 crate::codec::text::shorten(compression, 20)
             ),
- Some(path.to_owned()),
- None,
- ));
+            Some(path.to_owned()),
+            None,
+        ));
     }
     let url = match dataurl::DataUrl::parse(source) {
         Ok(url) => url,
@@ -442,11 +442,11 @@ fn contents(
                 "http" | "https" | "s3" | "tftp" | "gs" | "arn"
             ) {
                 problems.push(Finding::located(
- Check::IgnitionInvalid,
- "contents.source has an unsupported URL scheme".to_owned(),
- Some(path.to_owned()),
- None,
- ));
+                    Check::IgnitionInvalid,
+                    "contents.source has an unsupported URL scheme".to_owned(),
+                    Some(path.to_owned()),
+                    None,
+                ));
             }
             return (
                 Content::Remote(source.to_owned()),
@@ -478,11 +478,11 @@ fn contents(
 
 fn undecodable(path: &str, why: String, problems: &mut Vec<Finding>) -> (Content, Option<String>) {
     problems.push(Finding::located(
- Check::IgnitionInvalid,
- format!("contents cannot be decoded: {why}"),
- Some(path.to_owned()),
- None,
- ));
+        Check::IgnitionInvalid,
+        format!("contents cannot be decoded: {why}"),
+        Some(path.to_owned()),
+        None,
+    ));
     (Content::Undecodable(why), None)
 }
 
@@ -490,11 +490,11 @@ fn check_paths<'p>(paths: impl Iterator<Item = &'p str>, what: &str, problems: &
     for path in paths {
         if !path.starts_with('/') {
             problems.push(Finding::located(
- Check::IgnitionInvalid,
- format!("{what} path is not absolute"),
- Some(path.to_owned()),
- None,
- ));
+                Check::IgnitionInvalid,
+                format!("{what} path is not absolute"),
+                Some(path.to_owned()),
+                None,
+            ));
         }
     }
 }
@@ -504,11 +504,11 @@ fn check_duplicates<'p>(paths: impl Iterator<Item = &'p str>, problems: &mut Vec
     for path in paths {
         if !seen.insert(path) {
             problems.push(Finding::located(
- Check::IgnitionInvalid,
- "duplicate entry: Ignition rejects the config".to_owned(),
- Some(path.to_owned()),
- None,
- ));
+                Check::IgnitionInvalid,
+                "duplicate entry: Ignition rejects the config".to_owned(),
+                Some(path.to_owned()),
+                None,
+            ));
         }
     }
 }

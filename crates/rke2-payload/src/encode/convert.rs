@@ -55,8 +55,8 @@ fn refuse(to: &'static str, what: impl Into<String>) -> ConvertError {
 /// ```
 /// use rke2_payload::{Envelope, DecodeOptions, Format, convert};
 ///
-/// let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
-///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+/// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 /// let options = DecodeOptions::default();
 /// let payload = Envelope::parse(secret, &options)?.select(None)?.decode(&options)?;
 /// let ignition = convert(&payload, Format::Ignition).expect("convertible").expect("converted");
@@ -527,13 +527,17 @@ mod tests {
     #[test]
     fn what_cannot_be_carried_over_is_named() {
         let cc = CloudConfig::parse("#cloud-config\nusers: [a]\npackages: [b]\n").unwrap();
+        let what = |e: ConvertError| match e {
+            ConvertError::Inexpressible { what, .. } => what,
+            other => panic!("{other}"),
+        };
         let e = to_ignition(&cc).unwrap_err();
-        assert_eq!(e.what, "top-level keys packages, users");
+        assert_eq!(what(e), "top-level keys packages, users");
         let cc = CloudConfig::parse("#cloud-config\nbootcmd: [a]\n").unwrap();
-        assert!(to_ignition(&cc).unwrap_err().what.contains("bootcmd"));
+        assert!(what(to_ignition(&cc).unwrap_err()).contains("bootcmd"));
         let ign = Ignition::parse(r#"{"ignition":{"version":"3.3.0"},"systemd":{"units":[{"name":"x.service","enabled":true,"contents":"[Service]\nExecStart=/bin/true\n"}]}}"#).unwrap();
         assert_eq!(
-            to_cloud_config(&ign).unwrap_err().what,
+            what(to_cloud_config(&ign).unwrap_err()),
             "systemd unit x.service"
         );
     }

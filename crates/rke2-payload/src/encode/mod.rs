@@ -198,13 +198,14 @@ mod tests {
     #[test]
     fn secret_keeps_metadata() {
         let input = b"apiVersion: v1\nkind: Secret\nmetadata:\n  name: a\n  ownerReferences:\n  - kind: RKE2Config\n    name: a\nstringData:\n  format: cloud-config\n  value: x\n";
-        let env = crate::Envelope::parse(input, &DecodeOptions::default()).unwrap();
+        let env = crate::envelope::Envelope::parse(input, &DecodeOptions::default()).unwrap();
         let out =
             secret_with_value(input, &env.secrets[0], CC, Format::CloudConfig, false).unwrap();
         let text = String::from_utf8(out).unwrap();
         assert!(text.contains("ownerReferences"), "{text}");
         assert!(!text.contains("stringData"), "{text}");
-        let env = crate::Envelope::parse(text.as_bytes(), &DecodeOptions::default()).unwrap();
+        let env =
+            crate::envelope::Envelope::parse(text.as_bytes(), &DecodeOptions::default()).unwrap();
         let p = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
         assert_eq!(p.userdata(), CC);
     }

@@ -11,14 +11,14 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::codec::{b64, dataurl, gzip};
 use crate::document::Document;
+use crate::encode;
 use crate::envelope::{BootstrapSecret, Envelope};
 use crate::error::{Error, Syntax};
+use crate::facts::rke2::{self, Rke2Config};
 use crate::options::DecodeOptions;
 use crate::payload::{Format, Payload};
-use crate::facts::rke2::{self, Rke2Config};
-use crate::codec::{b64, dataurl, gzip};
-use crate::encode;
 use crate::secrets::{self, PLACEHOLDER, Redactor, SecretValue};
 
 /// Why `redact` did not write a redacted input.
@@ -390,11 +390,7 @@ fn walk_strings(value: &mut Value, f: &mut impl FnMut(&mut String)) {
 
 /// Checks a redacted value: decoded, every file decoded, no secret value and no private key
 /// body remains.
-fn verify(
-    value: &[u8],
-    secrets: &[SecretValue],
-    options: &DecodeOptions,
-) -> Result<(), Refusal> {
+fn verify(value: &[u8], secrets: &[SecretValue], options: &DecodeOptions) -> Result<(), Refusal> {
     let payload = Payload::decode(
         Cow::Borrowed(value),
         crate::payload::DeclaredFormat::Missing,

@@ -195,7 +195,9 @@ impl<'a> BootstrapSecret<'a> {
                     key: "format".to_owned(),
                     detail,
                 })?;
-                Ok(Some(Cow::Owned(String::from_utf8_lossy(&bytes).into_owned())))
+                Ok(Some(Cow::Owned(
+                    String::from_utf8_lossy(&bytes).into_owned(),
+                )))
             }
             Some(Stored::Plain(text)) => Ok(Some(Cow::Borrowed(text.as_ref()))),
         }

@@ -57,7 +57,9 @@ pub fn for_each_secret<R: Read, E>(
     options: &DecodeOptions,
     mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), E>,
 ) -> Result<StreamSummary, StreamError<E>> {
-    each_secret(reader, options, |secret| each(secret).map_err(StreamError::Sink))
+    each_secret(reader, options, |secret| {
+        each(secret).map_err(StreamError::Sink)
+    })
 }
 
 /// [`for_each_secret`] for any error type that a decoding error converts into.

@@ -192,12 +192,8 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
 }
 
 fn read_block(path: &str, block: Block<'_>, material: &mut Material) {
-    let problem = |message: String| Finding::located(
- Check::PemInvalid,
- message,
- Some(path.to_owned()),
- None,
- );
+    let problem =
+        |message: String| Finding::located(Check::PemInvalid, message, Some(path.to_owned()), None);
     if block.body == crate::secrets::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
         material.keys.push(PrivateKey {
             path: path.to_owned(),

@@ -119,8 +119,8 @@ pub(crate) struct EtcdS3 {
 
 /// How RKE2 is installed at first boot.
 ///
-/// Its `Debug` output shows a fingerprint of the command line, not the line (see
-/// [`Command`]).
+/// Its `Debug` output shows a fingerprint of the command line, not the line: a command can
+/// carry a password or a token this library does not know as one.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct Install {
     /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for
@@ -146,7 +146,10 @@ impl std::fmt::Debug for Install {
             .field("version_set", &self.version_set)
             .field("install_type", &self.install_type)
             .field("checksum", &self.checksum)
-            .field("command", &crate::codec::digest::LineFingerprint(&self.command))
+            .field(
+                "command",
+                &crate::codec::digest::LineFingerprint(&self.command),
+            )
             .finish()
     }
 }
@@ -606,7 +609,7 @@ mod tests {
     /// Differential: where the fast path reads a config, the full parser reads the same.
     #[test]
     fn fast_path_agrees_with_the_full_parser() {
-        let index = include_str!("../../../testdata/secrets/INDEX.json");
+        let index = include_str!("../../../../testdata/secrets/INDEX.json");
         let index: Vec<Value> = serde_json::from_str(index).unwrap();
         let mut configs: Vec<String> = index
             .iter()

@@ -275,8 +275,8 @@ impl OtherKeys {
 /// ```
 /// use rke2_payload::{Envelope, InspectOptions, inspect};
 ///
-/// let secret = br#"{"kind": "Secret", "metadata": {"name": "w"},
-///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"#;
+/// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 /// let options = InspectOptions::default();
 /// let envelope = Envelope::parse(secret, &options.decode)?;
 /// let report = inspect(&envelope.secrets[0], &options)?;
@@ -295,7 +295,12 @@ pub fn inspect(
         name: secret.name().map(str::to_owned),
         namespace: secret.namespace().map(str::to_owned),
         cluster: secret.cluster().map(str::to_owned),
-        payload: Arc::new(payload_report(secret, &payload, &Facts::read(&payload), options)),
+        payload: Arc::new(payload_report(
+            secret,
+            &payload,
+            &Facts::read(&payload),
+            options,
+        )),
     })
 }
 
@@ -419,7 +424,14 @@ impl Inspector {
         R: std::io::Read,
         T: Send,
     {
-        batch::run(reader, &self.options.decode, name, jobs, |s| work(self, s), sink)
+        batch::run(
+            reader,
+            &self.options.decode,
+            name,
+            jobs,
+            |s| work(self, s),
+            sink,
+        )
     }
 }
 
@@ -453,7 +465,12 @@ pub(crate) fn payload_report(
         gzip: payload.compression().is_gzip(),
         compression: payload.compression(),
         role: facts.role,
-        rke2: rke2_report(facts.config.as_ref(), facts.install.as_ref(), options, redactor),
+        rke2: rke2_report(
+            facts.config.as_ref(),
+            facts.install.as_ref(),
+            options,
+            redactor,
+        ),
         install: facts.install.clone(),
         certificates: facts.material.certificates.clone(),
         keys: facts.material.keys.clone(),

@@ -26,7 +26,9 @@ use crate::error::{Error, StreamError};
 use crate::facts::Facts;
 use crate::facts::rke2::{self, Role};
 use crate::options::DecodeOptions;
-use crate::payload::{Compression, Format, Payload, UserDataKind};
+#[cfg(feature = "cloud-init-schema")]
+use crate::payload::UserDataKind;
+use crate::payload::{Compression, Format, Payload};
 
 /// The schema id of the lint JSON document.
 pub const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
@@ -91,7 +93,8 @@ pub(crate) fn lint_payload(
         }
     }
     if readable && !config_found {
-        out.push(Finding::new(Check::Rke2ConfigMissing,
+        out.push(Finding::new(
+            Check::Rke2ConfigMissing,
             format!(
                 "the payload writes no {}: RKE2 would start unconfigured",
                 rke2::CONFIG_PATH
@@ -232,7 +235,8 @@ pub(crate) fn lint_payload(
         let mode = file.mode_string();
         if secret == Some("private key") && mode.as_deref() != Some("0600") {
             out.push(
-                Finding::new(Check::KeyPermissions,
+                Finding::new(
+                    Check::KeyPermissions,
                     format!(
                         "private key file with mode {}; it should be 0600",
                         mode.as_deref().unwrap_or("unset (0644 by default)")
@@ -274,14 +278,16 @@ pub(crate) fn lint_payload(
         let left = cert.not_after_unix - options.now;
         if left <= 0 {
             out.push(
-                Finding::new(Check::CertExpiry,
+                Finding::new(
+                    Check::CertExpiry,
                     format!("CA certificate expired on {}", cert.not_after),
                 )
                 .at_path(cert.path.clone()),
             );
         } else if left < options.cert_expiry_days * 86_400 {
             out.push(
-                Finding::new(Check::CertExpiry,
+                Finding::new(
+                    Check::CertExpiry,
                     format!(
                         "CA certificate expires on {} (in {} days)",
                         cert.not_after,
@@ -297,7 +303,8 @@ pub(crate) fn lint_payload(
     if let Some(size) = size {
         for v in &size.clouds {
             if !v.fits {
-                out.push(Finding::new(Check::SizeOverLimit,
+                out.push(Finding::new(
+                    Check::SizeOverLimit,
                     format!(
                         "{}: {} of {} {} bytes counted ({:.0}%){}",
                         v.cloud,
@@ -318,7 +325,8 @@ pub(crate) fn lint_payload(
             if v.fits
                 && let Some(advice) = v.advice.iter().find(|a| a.contains("gzip"))
             {
-                out.push(Finding::new(Check::GzipUnsafe,
+                out.push(Finding::new(
+                    Check::GzipUnsafe,
                     format!("{}: {advice}", v.cloud),
                 ));
             }
@@ -506,8 +514,8 @@ pub enum LintError {
 /// ```
 /// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
 ///
-/// let list = br#"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
-///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"#;
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
 /// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
 /// let report = linter.lint(&list[..], None, 1)?;
 /// let found: Vec<Check> = report.secrets[0].findings.iter().map(|f| f.check).collect();
@@ -558,7 +566,11 @@ impl Linter {
         self.memo.get_or_try_insert(secret, || {
             let payload = secret.decode(&self.decode)?;
             let facts = Facts::read(&payload);
-            let size = self.options.size.as_ref().map(|o| measure(secret, &payload, o));
+            let size = self
+                .options
+                .size
+                .as_ref()
+                .map(|o| measure(secret, &payload, o));
             let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
             Ok::<_, Error>(Kept {
                 cluster: Arc::new(ClusterFacts::of(&facts)),

@@ -117,14 +117,14 @@ impl CloudInitSchema {
                 let at = e.instance_path().to_string();
                 let at = if at.is_empty() { "/".to_owned() } else { at };
                 Finding::located(
- Check::CloudConfigSchema,
- format!(
+                    Check::CloudConfigSchema,
+                    format!(
                         "cloud-init's schema rejects {at}: {}",
                         without_strings(&e.to_string())
                     ),
- None,
- None,
- )
+                    None,
+                    None,
+                )
             })
             .collect()
     }

@@ -499,6 +499,59 @@ fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
 
 #[cfg(test)]
 mod tests {
+
+    fn testdata() -> std::path::PathBuf {
+        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+    }
+
+    fn single_fixtures() -> Vec<serde_json::Value> {
+        let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
+        let all: Vec<serde_json::Value> = serde_json::from_str(&text).expect("index is JSON");
+        all.into_iter().filter(|e| e["kind"] == "Secret").collect()
+    }
+
+    /// The gzip estimate `size` reports, against what Go's `compress/gzip` (CAPRKE2's encoder) made of
+    /// the same user data: `testdata/go-gzip-sizes.json`, written by `testdata/gen/gogzip`.
+    #[test]
+    fn the_gzip_estimate_is_within_one_and_a_half_percent_of_go() {
+        let text =
+            std::fs::read_to_string(testdata().join("go-gzip-sizes.json")).expect("go sizes");
+        let go: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        let sizes: std::collections::HashMap<&str, u64> = go["sizes"]
+            .as_array()
+            .expect("sizes")
+            .iter()
+            .map(|e| {
+                (
+                    e["sha256"].as_str().expect("sha"),
+                    e["gzip_bytes"].as_u64().expect("n"),
+                )
+            })
+            .collect();
+        let options = DecodeOptions::default();
+        let mut compared = 0;
+        for entry in single_fixtures() {
+            let file = entry["file"].as_str().expect("file");
+            let input = std::fs::read(testdata().join("secrets").join(file)).expect(file);
+            let envelope = crate::envelope::Envelope::parse(&input, &options).expect(file);
+            let payload = envelope.secrets[0].decode(&options).expect(file);
+            let sha = crate::codec::digest::sha256_hex(payload.userdata());
+            let Some(&want) = sizes.get(sha.as_str()) else {
+                panic!(
+                    "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how)"
+                );
+            };
+            let got = gzip::estimated_len(payload.userdata());
+            let off = (got as f64 - want as f64).abs() / want as f64;
+            assert!(
+                off <= 0.015,
+                "{file}: estimate {got}, Go {want} ({:.2}%)",
+                off * 100.0
+            );
+            compared += 1;
+        }
+        assert!(compared >= 30, "{compared}");
+    }
     use super::*;
     use crate::reports::clouds;
 
@@ -515,8 +568,8 @@ mod tests {
         let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
         let options = SizeOptions {
             targets: vec![
-                Target::Cloud(clouds::find("aws").unwrap()),
-                Target::Cloud(clouds::find("openstack").unwrap()),
+                Target::Cloud(clouds::find_cloud("aws").unwrap()),
+                Target::Cloud(clouds::find_cloud("openstack").unwrap()),
             ],
             headroom_percent: 0.0,
             contributors: false,

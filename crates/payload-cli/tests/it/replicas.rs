@@ -1,9 +1,7 @@
 //! MachineDeployment replicas carry the same payload, which `inspect`, `size` and `lint` read once: a
 //! replica's report must be exactly what the command prints for that Secret on its own.
 
-mod common;
-
-use common::{cmd, testdata};
+use crate::common::{cmd, testdata};
 use serde_json::Value;
 
 /// The fixture List's items, each followed by `copies` replicas: renamed, in another namespace,

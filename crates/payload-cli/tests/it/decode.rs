@@ -1,8 +1,6 @@
 //! `rke2-payload decode` and `clouds` from the outside: exit codes, bytes written, messages.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use predicates::prelude::*;
 use serde_json::Value;

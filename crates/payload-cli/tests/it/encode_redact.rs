@@ -1,11 +1,8 @@
 //! `encode` and `redact`: round trips on every fixture, deterministic output, the validators
 //! accept what is written, and redacted Secrets keep every non-secret fact and no secret.
 
-mod common;
+use crate::common::*;
 
-use common::*;
-
-use rke2_payload::document::sha256_hex;
 use serde_json::Value;
 
 fn stdout(args: &[&str], input: Option<Vec<u8>>) -> Vec<u8> {
@@ -253,7 +250,7 @@ fn redact_a_whole_list_including_ca_and_token_secrets() {
         .expect("a CA cert in the list");
     assert!(text.contains(ca_cert));
     let token = fixtures()[0]["token"].as_str().expect("token").to_owned();
-    let token_b64 = rke2_payload::encode::base64(token.as_bytes());
+    let token_b64 = rke2_payload::to_base64(token.as_bytes());
     assert!(
         original.contains(&token_b64),
         "the demo-token Secret holds the token"

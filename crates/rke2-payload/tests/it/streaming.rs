@@ -2,9 +2,8 @@
 
 use std::path::PathBuf;
 
-use rke2_payload::document::sha256_hex;
-use rke2_payload::envelope::for_each_secret;
-use rke2_payload::{DecodeOptions, Envelope};
+use crate::sha256_hex;
+use rke2_payload::{DecodeOptions, Envelope, StreamError, for_each_secret};
 
 fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
@@ -22,7 +21,7 @@ fn streamed(input: &[u8]) -> Result<(Seen, usize), String> {
             s.base64_len(),
             sha256_hex(payload.userdata()),
         ));
-        Ok(())
+        Ok::<(), rke2_payload::Error>(())
     })
     .map_err(|e| e.to_string())?;
     assert_eq!(summary.secrets, seen.len());
@@ -85,12 +84,8 @@ fn a_callback_error_stops_the_stream() {
     let mut n = 0;
     let result = for_each_secret(&list[..], &DecodeOptions::default(), |_| {
         n += 1;
-        if n == 3 {
-            Err(rke2_payload::Error::Empty)
-        } else {
-            Ok(())
-        }
+        if n == 3 { Err("stop") } else { Ok(()) }
     });
-    assert!(matches!(result, Err(rke2_payload::Error::Empty)));
+    assert!(matches!(result, Err(StreamError::Sink("stop"))));
     assert_eq!(n, 3);
 }

@@ -1,9 +1,7 @@
 //! Streaming on several threads gives the same output, byte for byte, as on one: the pool only
 //! starts for inputs larger than one batch, so the inputs here are the fixture List repeated.
 
-mod common;
-
-use common::{cmd, testdata};
+use crate::common::{cmd, testdata};
 use serde_json::Value;
 
 /// The fixture List's items (bootstrap Secrets and others) repeated `times`, as one JSON List.

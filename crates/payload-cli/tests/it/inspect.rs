@@ -1,13 +1,11 @@
 //! `rke2-payload inspect --output json` against the facts the fixture generator recorded.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use serde_json::Value;
 
 fn sha256(text: &str) -> String {
-    rke2_payload::document::sha256_hex(text.as_bytes())
+    crate::common::sha256_hex(text.as_bytes())
 }
 
 fn inspect_json(file: &str, extra: &[&str]) -> (Value, String) {

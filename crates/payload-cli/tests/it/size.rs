@@ -1,8 +1,6 @@
 //! `rke2-payload size`: exact figures, each cloud's counting rule, exit codes, JSON and JUnit.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use serde_json::Value;
 

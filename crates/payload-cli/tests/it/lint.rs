@@ -1,9 +1,7 @@
 //! `rke2-payload lint`: each check fires on a payload that has the fault and stays quiet on one
 //! that does not; CAPRKE2's clean payloads lint clean.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use serde_json::Value;
 
@@ -420,13 +418,16 @@ fn cluster_checks() {
     assert!(!ids(&doc, 2).contains(&"join-host-not-in-san".to_owned()));
 
     // K10 tokens: the CA hash is the SHA-256 of the server CA certificate file.
-    let ca = rke2_payload::document::CloudConfig::parse(&init)
-        .expect("init")
+    let options = rke2_payload::InspectOptions::default();
+    let envelope = rke2_payload::Envelope::parse(init.as_bytes(), &options.decode).expect("init");
+    let report = rke2_payload::inspect(&envelope.secrets[0], &options).expect("init");
+    let hash = report
+        .payload
         .files
-        .into_iter()
+        .iter()
         .find(|f| f.path.ends_with("/server/tls/server-ca.crt"))
+        .and_then(|f| f.sha256.clone())
         .expect("server CA");
-    let hash = rke2_payload::document::sha256_hex(ca.bytes().expect("inline"));
     let k10 = |hash: &str| format!("K10{hash}::server:{token}");
     let with_token =
         |text: &str, t: &str| text.replace(&format!("token: {token}"), &format!("token: {t}"));
@@ -504,7 +505,7 @@ fn cloud_config_schema_own_rules_and_cloud_init_schema() {
     assert!(messages.contains("ntp must be a mapping"), "{messages}");
     assert!(!messages.contains("cloud-init's schema"), "{messages}");
 
-    let installed = std::path::Path::new(rke2_payload::schema::DEFAULT_PATHS[0]).is_file();
+    let installed = std::path::Path::new(rke2_payload::CLOUD_INIT_SCHEMA_PATHS[0]).is_file();
     if !installed {
         assert_ne!(
             std::env::var("CI").as_deref(),

@@ -1,9 +1,7 @@
 //! Hostile input: every case ends with a clear exit-2 error (or, where the input is valid, a
 //! normal result), in bounded time, never a crash.
 
-mod common;
-
-use common::*;
+use crate::common::*;
 
 use std::path::{Path, PathBuf};
 use std::process::Output;

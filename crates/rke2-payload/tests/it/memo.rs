@@ -1,11 +1,11 @@
 //! `Inspector` and `Sizer` read each distinct payload once; what they answer must be what
-//! `inspect` and `measure` make of every Secret, whether it was read or copied.
+//! `inspect` and a fresh measure make of every Secret, whether it was read or copied.
 
 use std::path::PathBuf;
 
-use rke2_payload::report::{InspectOptions, Inspector, inspect};
-use rke2_payload::size::{SizeOptions, Sizer, measure};
-use rke2_payload::{DecodeOptions, Envelope};
+use rke2_payload::{
+    DecodeOptions, Envelope, InspectOptions, Inspector, SizeOptions, Sizer, inspect,
+};
 use serde_json::Value;
 
 fn testdata() -> PathBuf {
@@ -81,11 +81,13 @@ fn a_copy_carries_its_own_secret_s_name_namespace_and_cluster() {
     assert_eq!(copy.namespace.as_deref(), Some("elsewhere"));
     assert_eq!(copy.cluster.as_deref(), Some("other"));
     assert_eq!(
-        serde_json::to_value(&copy.files).expect("JSON"),
-        serde_json::to_value(&first.files).expect("JSON")
+        serde_json::to_value(&copy.payload.files).expect("JSON"),
+        serde_json::to_value(&first.payload.files).expect("JSON")
     );
 }
 
+/// What a sizer that never saw another Secret makes of each one is what one shared by all of
+/// them answers.
 #[test]
 fn a_sizer_answers_what_measure_makes_of_every_secret() {
     let input = doubled_list();
@@ -96,9 +98,9 @@ fn a_sizer_answers_what_measure_makes_of_every_secret() {
         options.contributors = contributors;
         let sizer = Sizer::new(options.clone(), decode.clone());
         for secret in &envelope.secrets {
-            let want = secret
-                .decode(&decode)
-                .map(|p| serde_json::to_value(measure(secret, &p, &options)).expect("JSON"));
+            let want = Sizer::new(options.clone(), decode.clone())
+                .measure(secret)
+                .map(|r| serde_json::to_value(r).expect("JSON"));
             let got = sizer
                 .measure(secret)
                 .map(|r| serde_json::to_value(r).expect("JSON"));

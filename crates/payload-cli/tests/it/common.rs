@@ -1,6 +1,8 @@
 //! Helpers shared by the command-line tests.
 #![allow(dead_code)]
 
+use sha2::Digest as _;
+
 use std::path::PathBuf;
 use std::process::Command as Process;
 
@@ -82,4 +84,12 @@ pub(crate) fn assert_valid(format: &str, bytes: &[u8], what: &str) -> bool {
         String::from_utf8_lossy(&out.stderr)
     );
     true
+}
+
+/// Lowercase hex SHA-256 of `bytes`, as the reports print fingerprints.
+pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+    sha2::Sha256::digest(bytes)
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect()
 }

@@ -1,0 +1,11 @@
+//! The command-line tests: one test binary, a module per subcommand or concern.
+
+mod common;
+mod decode;
+mod encode_redact;
+mod hostile;
+mod inspect;
+mod jobs;
+mod lint;
+mod replicas;
+mod size;
