@@ -4,7 +4,8 @@ use std::io::Write;
 
 use anyhow::{Result, bail};
 use rke2_payload::{
-    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport, Severity,
+    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, PayloadReport,
+    SecretReport, Severity,
 };
 
 use super::{
@@ -20,7 +21,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     // The JSON head is written with the first Secret (or at the end), so that an input that
     // cannot be read leaves nothing half-written on standard output.
     let head = format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[");
-    let mut failures: Vec<String> = Vec::new();
+    let mut failures: Vec<Failure> = Vec::new();
     let mut written = 0usize;
     let mut options = InspectOptions::default();
     options.decode = decode_options(&args.input);
@@ -40,8 +41,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                     text_item(secret, inspector, args)
                 }
             },
-            |result| -> Result<()> {
-                let (failure, rendered) = match result {
+            |result: Result<Item>| -> Result<()> {
+                let (failure, rendered) = match result? {
                     Ok(done) => done,
                     Err(e) => {
                         failures.push(e);
@@ -87,16 +88,42 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     }
 }
 
+/// Why a Secret's report is missing or incomplete. Neither stops the other Secrets.
+enum Failure {
+    /// The Secret could not be decoded.
+    Decode(rke2_payload::Error),
+    /// Its user data could not be read as its format (the report says so too).
+    Unreadable {
+        secret: rke2_payload::SecretId,
+        message: String,
+    },
+}
+
+impl std::fmt::Display for Failure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Failure::Decode(e) => e.fmt(f),
+            Failure::Unreadable { secret, message } => write!(f, "{secret}: {message}"),
+        }
+    }
+}
+
+/// One Secret rendered (with the failure it carries), or why it could not be.
+type Item = Result<(Option<Failure>, Vec<u8>), Failure>;
+
+fn unreadable(secret: &BootstrapSecret<'_>, report: &PayloadReport) -> Option<Failure> {
+    report.unreadable().map(|f| Failure::Unreadable {
+        secret: secret.id().clone(),
+        message: f.message.clone(),
+    })
+}
+
 /// One Secret's JSON report, and the failure it carries (an unreadable document).
-fn json_item(
-    secret: &BootstrapSecret<'_>,
-    inspector: &Inspector,
-) -> Result<(Option<String>, Vec<u8>), String> {
-    let (json, report) = inspector.inspect_json(secret).map_err(|e| e.to_string())?;
-    let failure = report
-        .unreadable()
-        .map(|f| format!("{}: {}", secret.id(), f.message));
-    Ok((failure, json))
+fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item> {
+    Ok(match inspector.inspect_json(secret) {
+        Ok((json, report)) => Ok((unreadable(secret, &report), json)),
+        Err(e) => Err(Failure::Decode(e)),
+    })
 }
 
 /// One Secret's text report, and the failure it carries.
@@ -104,15 +131,14 @@ fn text_item(
     secret: &BootstrapSecret<'_>,
     inspector: &Inspector,
     args: &InspectArgs,
-) -> Result<(Option<String>, Vec<u8>), String> {
-    let report = inspector.inspect(secret).map_err(|e| e.to_string())?;
-    let failure = report
-        .payload
-        .unreadable()
-        .map(|f| format!("{}: {}", secret.id(), f.message));
+) -> Result<Item> {
+    let report = match inspector.inspect(secret) {
+        Ok(report) => report,
+        Err(e) => return Ok(Err(Failure::Decode(e))),
+    };
     let mut buf = styled();
-    text(&mut buf, &report, args.verbose, args.show_secrets).map_err(|e| e.to_string())?;
-    Ok((failure, buf.into_inner()))
+    text(&mut buf, &report, args.verbose, args.show_secrets)?;
+    Ok(Ok((unreadable(secret, &report.payload), buf.into_inner())))
 }
 
 fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {

@@ -40,6 +40,15 @@ pub(crate) struct Facts {
 impl Facts {
     /// Reads the facts of a decoded payload.
     pub(crate) fn read(payload: &Payload<'_>) -> Facts {
+        let mut facts = Facts::read_files(payload);
+        facts.read_node();
+        facts
+    }
+
+    /// The first half of [`Facts::read`] alone: the document, which of its files hold secrets,
+    /// and the problems noticed reading them; the config, install step, role and CA material are
+    /// left empty. What `size` needs, without parsing certificates.
+    pub(crate) fn read_files(payload: &Payload<'_>) -> Facts {
         let mut findings = Vec::new();
         if payload.format_mismatch() {
             findings.push(Finding::new(
@@ -81,7 +90,28 @@ impl Facts {
             }
             secret_files.push(sensitive.what);
         }
+        Facts {
+            document,
+            secret_files,
+            config: None,
+            install: None,
+            role: None,
+            material: Material::default(),
+            redactor,
+            findings,
+        }
+    }
 
+    /// The second half of [`Facts::read`]: `config.yaml`, the install step, the role and the CA
+    /// material, from the document.
+    fn read_node(&mut self) {
+        let Facts {
+            document,
+            redactor,
+            findings,
+            ..
+        } = self;
+        let files: &[File] = document.as_ref().map_or(&[], |d| d.files());
         let config_file = document.as_ref().and_then(|d| d.file(rke2::CONFIG_PATH));
         let config = config_file.and_then(|f| match f.text() {
             Some(text) => match Rke2Config::parse(&text) {
@@ -101,7 +131,7 @@ impl Facts {
                 redactor.add(secret);
             }
         }
-        let install = rke2::install(commands(&document)).map(|mut i| {
+        let install = rke2::install(commands(document)).map(|mut i| {
             i.command = redactor.redact(&i.command);
             i
         });
@@ -110,16 +140,7 @@ impl Facts {
             .and_then(|d| rke2::role(config.as_ref(), install.as_ref(), d));
         let mut material = pki::scan(files);
         findings.append(&mut material.problems);
-        Facts {
-            document,
-            secret_files,
-            config,
-            install,
-            role,
-            material,
-            redactor,
-            findings,
-        }
+        (self.config, self.install, self.role, self.material) = (config, install, role, material);
     }
 
     /// Every file the document writes, in document order (none when it could not be read).

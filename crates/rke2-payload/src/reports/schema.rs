@@ -28,12 +28,12 @@ pub enum SchemaError {
         error: std::io::Error,
     },
     /// The file is not JSON.
-    #[error("{path}: {error}")]
+    #[error("{path}: {message}")]
     NotJson {
         /// The file.
         path: String,
-        /// The parser's error.
-        error: serde_json::Error,
+        /// The parser's message.
+        message: String,
     },
     /// The file is JSON but not a schema the validator can compile.
     #[error("{path}: not a usable schema: {message}")]
@@ -70,9 +70,9 @@ impl CloudInitSchema {
             path: shown(),
             error,
         })?;
-        let schema: Value = serde_json::from_str(&text).map_err(|error| SchemaError::NotJson {
+        let schema: Value = serde_json::from_str(&text).map_err(|e| SchemaError::NotJson {
             path: shown(),
-            error,
+            message: e.to_string(),
         })?;
         let validator =
             jsonschema::validator_for(&schema).map_err(|e| SchemaError::NotASchema {

@@ -434,7 +434,7 @@ fn verdict(
 /// The biggest parts of the user data: PEM material together, each file of 256 bytes or more,
 /// the commands, and the rest.
 fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
-    let facts = Facts::read(payload);
+    let facts = Facts::read_files(payload);
     let Some(document) = &facts.document else {
         return Vec::new();
     };
