@@ -168,10 +168,10 @@ pub fn inspect(data: &[u8]) {
             continue;
         };
         let facts = Facts::read(&payload);
-        let _ = payload_report(secret, &payload, &facts, &inspect);
         let size = measure(secret, &payload, &SizeOptions::default());
         let _ = lint_payload(&facts, &payload, Some(&size), &LintOptions::default());
         read.push((secret, ClusterFacts::of(&facts)));
+        let _ = payload_report(secret, &payload, facts, &inspect);
     }
     let members: Vec<Member<'_>> = read
         .iter()

@@ -4,8 +4,8 @@ use std::io::Write;
 
 use anyhow::{Result, bail};
 use rke2_payload::{
-    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, PayloadReport,
-    SecretReport, Severity,
+    BootstrapSecret, Compression, Finding, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport,
+    Severity,
 };
 
 use super::{
@@ -111,8 +111,8 @@ impl std::fmt::Display for Failure {
 /// One Secret rendered (with the failure it carries), or why it could not be.
 type Item = Result<(Option<Failure>, Vec<u8>), Failure>;
 
-fn unreadable(secret: &BootstrapSecret<'_>, report: &PayloadReport) -> Option<Failure> {
-    report.unreadable().map(|f| Failure::Unreadable {
+fn unreadable(secret: &BootstrapSecret<'_>, finding: Option<&Finding>) -> Option<Failure> {
+    finding.map(|f| Failure::Unreadable {
         secret: secret.id().clone(),
         message: f.message.clone(),
     })
@@ -121,7 +121,7 @@ fn unreadable(secret: &BootstrapSecret<'_>, report: &PayloadReport) -> Option<Fa
 /// One Secret's JSON report, and the failure it carries (an unreadable document).
 fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item> {
     Ok(match inspector.inspect_json(secret) {
-        Ok((json, report)) => Ok((unreadable(secret, &report), json)),
+        Ok((json, finding)) => Ok((unreadable(secret, finding.as_ref()), json)),
         Err(e) => Err(Failure::Decode(e)),
     })
 }
@@ -138,7 +138,10 @@ fn text_item(
     };
     let mut buf = styled();
     text(&mut buf, &report, args.verbose, args.show_secrets)?;
-    Ok(Ok((unreadable(secret, &report.payload), buf.into_inner())))
+    Ok(Ok((
+        unreadable(secret, report.payload.unreadable()),
+        buf.into_inner(),
+    )))
 }
 
 fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {

@@ -33,8 +33,8 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
             |sizer, secret| -> Result<(bool, Rendered)> {
                 match args.output {
                     SizeFormat::Json => {
-                        let (json, size) = sizer.measure_json(secret)?;
-                        Ok((size.fits(), Rendered::Bytes(json)))
+                        let (json, fits) = sizer.measure_json(secret)?;
+                        Ok((fits, Rendered::Bytes(json)))
                     }
                     SizeFormat::Junit => {
                         let report = sizer.measure(secret)?;

@@ -62,22 +62,23 @@ where
     Ok(summary)
 }
 
-/// The fields of `value`'s JSON object, without the braces: what [`json_object`] writes after a
-/// Secret's own fields. A value that does not serialise to an object gives nothing.
+/// `value`'s JSON object, kept whole: [`json_object`] writes its fields (without the braces)
+/// after a Secret's own fields. A value that does not serialise to an object gives `{}`.
 pub(crate) fn json_fields(value: &impl Serialize) -> Vec<u8> {
     match serde_json::to_vec(value) {
-        Ok(mut json) if json.starts_with(b"{") && json.ends_with(b"}") => {
-            json.pop();
-            json.remove(0);
-            json
-        }
-        _ => Vec::new(),
+        Ok(json) if json.len() >= 2 && json.starts_with(b"{") && json.ends_with(b"}") => json,
+        _ => b"{}".to_vec(),
     }
 }
 
-/// One JSON object: the `own` fields (a Secret's name, namespace, …) and then `fields` (from
-/// [`json_fields`]), as `serde_json` writes a struct whose last field is `#[serde(flatten)]`.
-pub(crate) fn json_object(own: &[(&str, Option<&str>)], fields: &[u8]) -> Vec<u8> {
+/// One JSON object: the `own` fields (a Secret's name, namespace, …) and then the fields of
+/// `object` (from [`json_fields`]), as `serde_json` writes a struct whose last field is
+/// `#[serde(flatten)]`.
+pub(crate) fn json_object(own: &[(&str, Option<&str>)], object: &[u8]) -> Vec<u8> {
+    let fields = object
+        .strip_prefix(b"{")
+        .and_then(|f| f.strip_suffix(b"}"))
+        .unwrap_or_default();
     let mut out = Vec::with_capacity(fields.len() + 128);
     out.push(b'{');
     for (i, (key, value)) in own.iter().enumerate() {
@@ -139,6 +140,6 @@ mod tests {
                 String::from_utf8_lossy(&whole)
             );
         }
-        assert_eq!(json_object(&[("name", None)], b""), br#"{"name":null}"#);
+        assert_eq!(json_object(&[("name", None)], b"{}"), br#"{"name":null}"#);
     }
 }

@@ -24,7 +24,7 @@
 //! [`InspectOptions::show_secrets`] is set; then `rke2.token` (and `agent_token`) hold them.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
@@ -298,7 +298,7 @@ pub fn inspect(
         payload: Arc::new(payload_report(
             secret,
             &payload,
-            &Facts::read(&payload),
+            Facts::read(&payload),
             options,
         )),
     })
@@ -331,19 +331,23 @@ pub fn inspect(
 #[derive(Debug, Default)]
 pub struct Inspector {
     options: InspectOptions,
-    memo: Memo<Kept>,
+    /// Reports, for [`Inspector::inspect`].
+    reports: Memo<Arc<PayloadReport>>,
+    /// JSON, for [`Inspector::inspect_json`]: a run asks for one or the other, and keeps only
+    /// what it asks for.
+    json: Memo<KeptJson>,
 }
 
-/// What an [`Inspector`] keeps of one payload: its report, and that report's JSON once asked
-/// for. No `Debug` of the JSON: with `show_secrets` it holds them.
-struct Kept {
-    report: Arc<PayloadReport>,
-    json: OnceLock<Vec<u8>>,
+/// What [`Inspector::inspect_json`] keeps of one payload. No `Debug` of the JSON: with
+/// `show_secrets` it holds them.
+struct KeptJson {
+    json: Vec<u8>,
+    unreadable: Option<Finding>,
 }
 
-impl std::fmt::Debug for Kept {
+impl std::fmt::Debug for KeptJson {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kept").finish_non_exhaustive()
+        f.debug_struct("KeptJson").finish_non_exhaustive()
     }
 }
 
@@ -352,7 +356,8 @@ impl Inspector {
     pub fn new(options: InspectOptions) -> Self {
         Inspector {
             options,
-            memo: Memo::default(),
+            reports: Memo::default(),
+            json: Memo::default(),
         }
     }
 
@@ -361,15 +366,14 @@ impl Inspector {
         &self.options
     }
 
-    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
-        self.memo.get_or_try_insert(secret, || {
-            let payload = secret.decode(&self.options.decode)?;
-            let facts = Facts::read(&payload);
-            Ok(Kept {
-                report: Arc::new(payload_report(secret, &payload, &facts, &self.options)),
-                json: OnceLock::new(),
-            })
-        })
+    fn report(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadReport, Error> {
+        let payload = secret.decode(&self.options.decode)?;
+        Ok(payload_report(
+            secret,
+            &payload,
+            Facts::read(&payload),
+            &self.options,
+        ))
     }
 
     /// The report of one Secret, equal to [`inspect`]'s.
@@ -377,32 +381,43 @@ impl Inspector {
     /// # Errors
     /// As [`inspect`]; a payload that fails is not kept, so each Secret carrying it fails alike.
     pub fn inspect(&self, secret: &BootstrapSecret<'_>) -> Result<SecretReport, Error> {
-        let kept = self.kept(secret)?;
+        let report = self
+            .reports
+            .get_or_try_insert(secret, || self.report(secret).map(Arc::new))?;
         Ok(SecretReport {
             name: secret.name().map(str::to_owned),
             namespace: secret.namespace().map(str::to_owned),
             cluster: secret.cluster().map(str::to_owned),
-            payload: Arc::clone(&kept.report),
+            payload: Arc::clone(&report),
         })
     }
 
-    /// The report of one Secret as compact JSON (the `secrets` item of `inspect --output json`),
-    /// and the payload's report. The JSON of each distinct payload is written once.
+    /// The report of one Secret as compact JSON (the `secrets` item of `inspect --output json`,
+    /// the same as [`Inspector::inspect`]'s serialised), and the finding that says its document
+    /// could not be read, if it could not. The JSON of each distinct payload is written once.
     ///
     /// # Errors
     /// As [`Inspector::inspect`].
     pub fn inspect_json(
         &self,
         secret: &BootstrapSecret<'_>,
-    ) -> Result<(Vec<u8>, Arc<PayloadReport>), Error> {
-        let kept = self.kept(secret)?;
-        let fields = kept.json.get_or_init(|| batch::json_fields(&*kept.report));
+    ) -> Result<(Vec<u8>, Option<Finding>), Error> {
+        let kept = self.json.get_or_try_insert(secret, || {
+            let report = self.report(secret)?;
+            Ok::<_, Error>(KeptJson {
+                json: batch::json_fields(&report),
+                unreadable: report.unreadable().cloned(),
+            })
+        })?;
         let own = [
             ("name", secret.name()),
             ("namespace", secret.namespace()),
             ("cluster", secret.cluster()),
         ];
-        Ok((batch::json_object(&own, fields), Arc::clone(&kept.report)))
+        Ok((
+            batch::json_object(&own, &kept.json),
+            kept.unreadable.clone(),
+        ))
     }
 
     /// Reads every bootstrap Secret of `reader` (only the one named `name`, as `name` or
@@ -435,11 +450,11 @@ impl Inspector {
     }
 }
 
-/// Builds the report of a decoded payload from its facts.
+/// Builds the report of a decoded payload from its facts (taken: the report keeps their parts).
 pub(crate) fn payload_report(
     secret: &BootstrapSecret<'_>,
     payload: &Payload<'_>,
-    facts: &Facts,
+    facts: Facts,
     options: &InspectOptions,
 ) -> PayloadReport {
     let redactor = &facts.redactor;

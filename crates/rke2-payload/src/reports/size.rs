@@ -22,7 +22,7 @@
 //! Ignition, adding the `config.replace` wrapper around it.
 
 use std::borrow::Cow;
-use std::sync::{Arc, OnceLock};
+use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
@@ -249,19 +249,11 @@ pub(crate) fn measure(
 pub struct Sizer {
     options: SizeOptions,
     decode: DecodeOptions,
-    memo: Memo<Kept>,
-}
-
-/// What a [`Sizer`] keeps of one payload: its measure, and that measure's JSON once asked for.
-struct Kept {
-    size: Arc<PayloadSize>,
-    json: OnceLock<Vec<u8>>,
-}
-
-impl std::fmt::Debug for Kept {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Kept").finish_non_exhaustive()
-    }
+    /// Measures, for [`Sizer::measure`].
+    sizes: Memo<Arc<PayloadSize>>,
+    /// JSON and whether it fits, for [`Sizer::measure_json`]: a run asks for one or the other,
+    /// and keeps only what it asks for.
+    json: Memo<(Vec<u8>, bool)>,
 }
 
 impl Sizer {
@@ -270,7 +262,8 @@ impl Sizer {
         Sizer {
             options,
             decode,
-            memo: Memo::default(),
+            sizes: Memo::default(),
+            json: Memo::default(),
         }
     }
 
@@ -284,17 +277,12 @@ impl Sizer {
         &self.decode
     }
 
-    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
-        self.memo.get_or_try_insert(secret, || {
-            Ok::<_, Error>(Kept {
-                size: Arc::new(measure(
-                    secret,
-                    &secret.decode(&self.decode)?,
-                    &self.options,
-                )),
-                json: OnceLock::new(),
-            })
-        })
+    fn size(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadSize, Error> {
+        Ok(measure(
+            secret,
+            &secret.decode(&self.decode)?,
+            &self.options,
+        ))
     }
 
     /// The report of one Secret.
@@ -303,27 +291,29 @@ impl Sizer {
     /// When the Secret cannot be decoded (see [`BootstrapSecret::decode`]); a payload that fails
     /// is not kept, so each Secret carrying it fails alike.
     pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, Error> {
-        let kept = self.kept(secret)?;
+        let size = self
+            .sizes
+            .get_or_try_insert(secret, || self.size(secret).map(Arc::new))?;
         Ok(SizeReport {
             name: secret.name().map(str::to_owned),
             namespace: secret.namespace().map(str::to_owned),
-            payload: Arc::clone(&kept.size),
+            payload: Arc::clone(&size),
         })
     }
 
-    /// The report of one Secret as compact JSON (the `secrets` item of `size --output json`),
-    /// and the payload's measure. The JSON of each distinct payload is written once.
+    /// The report of one Secret as compact JSON (the `secrets` item of `size --output json`, the
+    /// same as [`Sizer::measure`]'s serialised), and whether it fits every target. The JSON of
+    /// each distinct payload is written once.
     ///
     /// # Errors
     /// As [`Sizer::measure`].
-    pub fn measure_json(
-        &self,
-        secret: &BootstrapSecret<'_>,
-    ) -> Result<(Vec<u8>, Arc<PayloadSize>), Error> {
-        let kept = self.kept(secret)?;
-        let fields = kept.json.get_or_init(|| batch::json_fields(&*kept.size));
+    pub fn measure_json(&self, secret: &BootstrapSecret<'_>) -> Result<(Vec<u8>, bool), Error> {
+        let kept = self.json.get_or_try_insert(secret, || {
+            let size = self.size(secret)?;
+            Ok::<_, Error>((batch::json_fields(&size), size.fits()))
+        })?;
         let own = [("name", secret.name()), ("namespace", secret.namespace())];
-        Ok((batch::json_object(&own, fields), Arc::clone(&kept.size)))
+        Ok((batch::json_object(&own, &kept.0), kept.1))
     }
 
     /// Reads every bootstrap Secret of `reader` (only the one named `name` when given) on `jobs`
