@@ -154,7 +154,8 @@ pub use reports::lint::{
 #[cfg(feature = "cloud-init-schema")]
 pub use reports::schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
 pub use reports::size::{
-    Contributor, PayloadSize, SIZE_SCHEMA, SizeOptions, SizeReport, Sizer, Target, Verdict,
+    Contributor, PayloadSize, SIZE_SCHEMA, SizeDocument, SizeOptions, SizeReport, Sizer, Target,
+    Verdict,
 };
 pub use secrets::PLACEHOLDER;
 

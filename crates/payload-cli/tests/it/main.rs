@@ -6,6 +6,7 @@ mod encode_redact;
 mod hostile;
 mod inspect;
 mod jobs;
+mod json_types;
 mod lint;
 mod replicas;
 mod size;

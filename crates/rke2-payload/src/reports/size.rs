@@ -106,6 +106,17 @@ impl Default for SizeOptions {
     }
 }
 
+/// The whole `size --output json` document: every Secret's report, and whether all fit.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct SizeDocument {
+    /// Always [`SIZE_SCHEMA`].
+    pub schema: Cow<'static, str>,
+    /// One report per bootstrap Secret, in input order.
+    pub secrets: Vec<SizeReport>,
+    /// Whether every Secret fits every target.
+    pub fits: bool,
+}
+
 /// Sizes of one Secret and its verdict per target: where it is, and the measure of its payload.
 ///
 /// In JSON the payload's fields follow the Secret's own (`name`, `namespace`) in one object.
