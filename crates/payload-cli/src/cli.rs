@@ -88,8 +88,9 @@ pub(crate) struct InputArgs {
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
-    /// Threads working on Secrets (0: one per CPU). Output order is the input's either way.
-    #[arg(long, value_name = "N", default_value_t = 0)]
+    /// Threads working on Secrets (0: one per CPU; at most 256). Output order is the input's
+    /// either way.
+    #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_jobs)]
     pub(crate) jobs: usize,
 }
 
@@ -175,6 +176,19 @@ fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
         .parse::<u64>()
         .map_err(|_| format!("{bytes:?} is not a number of bytes"))?;
     Ok((bytes, counted))
+}
+
+fn parse_jobs(text: &str) -> Result<usize, String> {
+    match text.parse::<usize>() {
+        Ok(n) if n <= rke2_payload::MAX_JOBS => Ok(n),
+        Ok(_) | Err(_) if text.bytes().all(|b| b.is_ascii_digit()) && !text.is_empty() => {
+            Err(format!(
+                "at most {} threads (0: one per CPU)",
+                rke2_payload::MAX_JOBS
+            ))
+        }
+        _ => Err(format!("{text:?} is not a number of threads")),
+    }
 }
 
 fn parse_percent(text: &str) -> Result<f64, String> {

@@ -23,7 +23,11 @@ fn main() -> ExitCode {
         Ok(cmd::Outcome::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),
         Err(err) if is_broken_pipe(&err) => ExitCode::from(EXIT_OK),
         Err(err) => {
-            eprintln!("rke2-payload: error: {}", one_sentence(&err));
+            // Messages quote the input (names, paths, keys): never raw to a terminal or a log.
+            eprintln!(
+                "rke2-payload: error: {}",
+                rke2_payload::terminal_safe(&one_sentence(&err))
+            );
             ExitCode::from(EXIT_ERROR)
         }
     }

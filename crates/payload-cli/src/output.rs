@@ -1,20 +1,30 @@
 //! Writing results: to standard output, or to a file through a temporary file and a rename.
+//!
+//! Every file written holds secrets by nature (user data, keys, tokens): it is created mode 0600
+//! whatever the umask, stays 0600 when `--force` replaces another, and only ever replaces a
+//! regular file.
 
 use std::io::{IsTerminal, Write};
+use std::os::unix::fs::{OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-/// Writes `bytes` to `path`, or to standard output when `path` is `None`.
+use crate::render::safe;
+
+/// The mode of every file the tool writes.
+const PRIVATE: u32 = 0o600;
+
+/// Writes `bytes` to `path`, or to standard output when `path` is `None` or `-`.
 ///
 /// Refuses to write binary data to a terminal, and to replace an existing file unless `force`.
 pub(crate) fn write_bytes(bytes: &[u8], path: Option<&Path>, force: bool) -> Result<()> {
-    match path {
+    match path.filter(|p| p.as_os_str() != "-") {
         None => {
             let stdout = std::io::stdout();
             if stdout.is_terminal() && is_binary(bytes) {
                 bail!(
-                    "refusing to write {} bytes of binary data to a terminal; use -o FILE or pipe it",
+                    "refusing to write {} bytes of binary data or control characters to a terminal; use -o FILE or pipe it",
                     bytes.len()
                 );
             }
@@ -27,22 +37,29 @@ pub(crate) fn write_bytes(bytes: &[u8], path: Option<&Path>, force: bool) -> Res
     }
 }
 
-/// Whether bytes are not text: invalid UTF-8, or holding NUL or other control bytes.
+/// Whether bytes are not text a terminal can show as it is: invalid UTF-8, or holding control,
+/// bidi or invisible characters other than line feed, carriage return and tab.
 fn is_binary(bytes: &[u8]) -> bool {
-    std::str::from_utf8(bytes).is_err()
-        || bytes
-            .iter()
-            .any(|&b| b < 0x20 && !matches!(b, b'\n' | b'\r' | b'\t'))
+    match std::str::from_utf8(bytes) {
+        Err(_) => true,
+        Ok(text) => text.lines().any(|line| {
+            let line = line.strip_suffix('\r').unwrap_or(line);
+            line.split('\t')
+                .any(|part| rke2_payload::terminal_safe(part).len() != part.len())
+        }),
+    }
 }
 
-/// Writes a file atomically: a temporary file beside it, then a rename. Never replaces an
-/// existing file unless `force`.
+/// Writes a file atomically, mode 0600: a temporary file beside it, then a rename. Never
+/// replaces an existing file unless `force`, and never one that is not a regular file.
 pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
-    if !force && path.exists() {
-        bail!(
-            "{} already exists; pass --force to replace it",
-            path.display()
-        );
+    let shown = safe(&path.display().to_string()).into_owned();
+    match std::fs::symlink_metadata(path) {
+        Ok(meta) if !meta.file_type().is_file() => bail!(
+            "{shown} exists and is not a regular file (a directory, link, FIFO, socket or device); refusing to replace it"
+        ),
+        Ok(_) if !force => bail!("{shown} already exists; pass --force to replace it"),
+        _ => {}
     }
     let dir = match path.parent() {
         Some(dir) if !dir.as_os_str().is_empty() => dir,
@@ -50,7 +67,7 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     };
     let name = path
         .file_name()
-        .with_context(|| format!("{} is not a file path", path.display()))?;
+        .with_context(|| format!("{shown} is not a file path"))?;
     let tmp = dir.join(format!(
         ".{}.{}.tmp",
         name.to_string_lossy(),
@@ -60,7 +77,10 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
+            .mode(PRIVATE)
             .open(&tmp)?;
+        // The umask may have taken bits away (or a odd one left more): set it exactly.
+        file.set_permissions(std::fs::Permissions::from_mode(PRIVATE))?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
@@ -75,5 +95,5 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
     if result.is_err() {
         let _ = std::fs::remove_file(&tmp);
     }
-    result.with_context(|| format!("writing {}", path.display()))
+    result.with_context(|| format!("writing {shown}"))
 }

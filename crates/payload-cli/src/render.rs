@@ -34,8 +34,67 @@ pub(crate) fn short_hash(hex: &str) -> &str {
     &hex[..16.min(hex.len())]
 }
 
+/// Text from the input, safe for a terminal: control, bidi and invisible characters become
+/// visible escapes (`\x1b`, `\u{202e}`).
+pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
+    rke2_payload::terminal_safe(text)
+}
+
+/// JSON or XML output made free of the characters [`safe`] escapes in text. In JSON they can
+/// only stand inside strings (JSON escapes C0 itself), where `\uXXXX` means the same character;
+/// in XML a character reference (`&#x202E;`) does. Output without them is borrowed.
+pub(crate) fn escape_unsafe(bytes: &[u8], xml: bool) -> std::borrow::Cow<'_, [u8]> {
+    // Every character to escape outside C0 starts with one of these UTF-8 lead bytes.
+    let suspect = |b: &u8| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef) || (xml && *b < 0x20);
+    if !bytes.iter().any(suspect) {
+        return std::borrow::Cow::Borrowed(bytes);
+    }
+    let Ok(text) = std::str::from_utf8(bytes) else {
+        return std::borrow::Cow::Borrowed(bytes);
+    };
+    let mut out = String::with_capacity(text.len() + 64);
+    for c in text.chars() {
+        let unsafe_char =
+            rke2_payload::terminal_safe(c.encode_utf8(&mut [0; 4])).len() > c.len_utf8();
+        match c {
+            '\n' | '\r' | '\t' => out.push(c),
+            c if unsafe_char && xml => out.push_str(&format!("&#x{:X};", c as u32)),
+            c if unsafe_char => {
+                let mut units = [0u16; 2];
+                for unit in c.encode_utf16(&mut units) {
+                    out.push_str(&format!("\\u{unit:04x}"));
+                }
+            }
+            c => out.push(c),
+        }
+    }
+    std::borrow::Cow::Owned(out.into_bytes())
+}
+
 #[cfg(test)]
 mod tests {
+    #[test]
+    fn json_and_xml_keep_their_meaning_without_unsafe_characters() {
+        let json =
+            serde_json::to_vec(&serde_json::json!({"p": "a\u{1b}[2J\u{202e}b\u{85}"})).unwrap();
+        let clean = super::escape_unsafe(&json, false);
+        let text = std::str::from_utf8(&clean).unwrap();
+        assert!(
+            !text.chars().any(|c| c.is_control() || c == '\u{202e}'),
+            "{text}"
+        );
+        let back: serde_json::Value = serde_json::from_slice(&clean).unwrap();
+        assert_eq!(back["p"], "a\u{1b}[2J\u{202e}b\u{85}");
+        assert_eq!(
+            super::escape_unsafe(b"{\"a\":1}\n", false).as_ref(),
+            b"{\"a\":1}\n"
+        );
+        assert_eq!(
+            super::escape_unsafe("<a>\u{202e}</a>\n".as_bytes(), true).as_ref(),
+            b"<a>&#x202E;</a>\n"
+        );
+    }
+
     #[test]
     fn group_thousands() {
         assert_eq!(super::group(0), "0");

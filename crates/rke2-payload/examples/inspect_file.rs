@@ -7,8 +7,8 @@ use rke2_payload::{Envelope, InspectOptions, Inspector, Role};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: inspect_file FILE")?;
-    let input = rke2_payload::read_input(path.as_ref())?;
     let inspector = Inspector::new(InspectOptions::default());
+    let input = rke2_payload::read_input(path.as_ref(), &inspector.options().decode)?;
     let envelope = Envelope::parse(&input, &inspector.options().decode)?;
     for secret in &envelope.secrets {
         let report = inspector.inspect(secret)?;

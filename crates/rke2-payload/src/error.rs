@@ -9,6 +9,7 @@ use std::fmt;
 
 use crate::codec::dataurl::DataUrlError;
 use crate::codec::gzip::GzipError;
+use crate::codec::text::terminal_safe;
 
 /// Where in the input a Secret was found, for messages and reports.
 #[derive(Debug, Clone, PartialEq, Eq, Default, serde::Serialize)]
@@ -22,11 +23,14 @@ pub struct SecretId {
     pub index: usize,
 }
 
+/// Names come from the input: they are shown terminal-safe.
 impl fmt::Display for SecretId {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match (&self.namespace, &self.name) {
-            (Some(ns), Some(name)) => write!(f, "Secret {ns}/{name}"),
-            (None, Some(name)) => write!(f, "Secret {name}"),
+            (Some(ns), Some(name)) => {
+                write!(f, "Secret {}/{}", terminal_safe(ns), terminal_safe(name))
+            }
+            (None, Some(name)) => write!(f, "Secret {}", terminal_safe(name)),
             _ => write!(f, "object #{}", self.index + 1),
         }
     }
@@ -86,6 +90,26 @@ pub enum Error {
         what: String,
         /// The underlying I/O error.
         error: std::io::Error,
+    },
+
+    /// One object of the input, or bare user data, is larger than [`DecodeOptions::max_object`](crate::options::DecodeOptions).
+    #[error(
+        "an object of the input (read up to {at}) is larger than {limit} bytes; a Kubernetes Secret holds at most about 1 MiB"
+    )]
+    ObjectTooLarge {
+        /// Where the object starts (`line N`, `byte N`).
+        at: String,
+        /// The cap.
+        limit: u64,
+    },
+
+    /// An input read whole is larger than [`DecodeOptions::max_input`](crate::options::DecodeOptions).
+    #[error("{what} is larger than {limit} bytes, the most read whole into memory")]
+    InputTooLarge {
+        /// What was being read.
+        what: String,
+        /// The cap.
+        limit: u64,
     },
 
     /// The input is empty (or holds only white space).

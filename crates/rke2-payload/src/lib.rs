@@ -127,9 +127,11 @@ mod secrets;
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
 
+pub use batch::MAX_JOBS;
 pub use checks::{Check, Finding, Severity};
 pub use codec::dataurl::DataUrlError;
 pub use codec::gzip::GzipError;
+pub use codec::text::terminal_safe;
 pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
 pub use encode::redact::{RedactError, Refusal, redact};

@@ -12,6 +12,14 @@ pub struct DecodeOptions {
     /// The largest `data.value` accepted, in decoded bytes. Default: 1 MiB, what Kubernetes
     /// allows for a whole Secret. Checked on the base64 length before anything is decoded.
     pub max_value: u64,
+    /// The most bytes of text one object of a streamed input may hold (a Secret, a `List` item,
+    /// a YAML document), and bare user data. Default: 8 MiB (a Secret the API server accepts,
+    /// with its `last-applied-configuration` copy, is under 3 MiB). Enforced while reading, so
+    /// memory stays bounded whatever the input holds.
+    pub max_object: u64,
+    /// The most bytes of an input read whole into memory (`decode`, `encode`, `redact`).
+    /// Default: 256 MiB.
+    pub max_input: u64,
 }
 
 impl Default for DecodeOptions {
@@ -20,6 +28,8 @@ impl Default for DecodeOptions {
             max_inflated: 16 << 20,
             max_depth: 64,
             max_value: 1 << 20,
+            max_object: 8 << 20,
+            max_input: 256 << 20,
         }
     }
 }

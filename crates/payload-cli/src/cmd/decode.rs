@@ -7,7 +7,20 @@ use super::{Outcome, in_input, read_input};
 use crate::cli::DecodeArgs;
 use crate::output::write_bytes;
 
+/// Output format names other commands take after `--output`: as a file name here they are
+/// almost certainly a mistake, and the file would hold the user data (the token with it).
+const FORMAT_WORDS: &[&str] = &["text", "json", "yaml", "sarif", "junit", "github", "gitlab"];
+
 pub(crate) fn run(args: &DecodeArgs) -> Result<Outcome> {
+    if let Some(out) = &args.output
+        && FORMAT_WORDS.iter().any(|w| out.as_os_str() == *w)
+    {
+        anyhow::bail!(
+            "decode writes user data, not a report: --output {} would create a file named {0}; \
+             to mean that, write ./{0}",
+            out.display()
+        );
+    }
     let path = &args.input.file;
     let (input, options) = read_input(&args.input)?;
     let envelope = in_input(Envelope::parse(&input, &options), path)?;

@@ -12,7 +12,7 @@ use super::{
     Outcome, decode_options, input_name, open_input, raw_stdout, streamed, styled, write_item,
 };
 use crate::cli::{Format, InspectArgs};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, short_hash};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, group, safe, short_hash};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = &args.input.file;
@@ -50,6 +50,11 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                     }
                 };
                 failures.extend(failure);
+                let rendered = if json {
+                    escape_unsafe(&rendered, false)
+                } else {
+                    rendered.as_slice().into()
+                };
                 write_item(&mut out, json.then_some(head.as_str()), written, &rendered)?;
                 written += 1;
                 Ok(())
@@ -81,7 +86,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
         [one] => bail!("reading {}: {one}", input_name(path)),
         many => {
             for e in many {
-                eprintln!("rke2-payload: error: {e}");
+                eprintln!("rke2-payload: error: {}", safe(&e.to_string()));
             }
             bail!("{} Secrets could not be inspected", many.len())
         }
@@ -146,13 +151,13 @@ fn text_item(
 
 fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
     let title = match (&report.namespace, &report.name) {
-        (Some(ns), Some(name)) => format!("Secret {ns}/{name}"),
-        (None, Some(name)) => format!("Secret {name}"),
+        (Some(ns), Some(name)) => format!("Secret {}/{}", safe(ns), safe(name)),
+        (None, Some(name)) => format!("Secret {}", safe(name)),
         _ => "User data".to_owned(),
     };
     write!(out, "{BOLD}{title}{BOLD:#}")?;
     if let Some(cluster) = &report.cluster {
-        write!(out, "  {DIM}cluster {cluster}{DIM:#}")?;
+        write!(out, "  {DIM}cluster {}{DIM:#}", safe(cluster))?;
     }
     writeln!(out)?;
     let s = &*report.payload;
@@ -167,8 +172,9 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
         }
         _ => "other".to_owned(),
     };
+    // Values come from the input: each is made terminal-safe here.
     let row = |out: &mut dyn Write, key: &str, value: &str| -> std::io::Result<()> {
-        writeln!(out, "  {DIM}{key:<13}{DIM:#} {value}")
+        writeln!(out, "  {DIM}{key:<13}{DIM:#} {}", safe(value))
     };
     row(out, "format", &format!("{}, {compression}", s.format))?;
     let role = match s.role.map(|r| r.as_str()) {
@@ -188,15 +194,16 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             "unknown (no /etc/rancher/rke2/config.yaml)"
         }),
     )?;
-    let token = match (&r.token, &r.token_sha256) {
-        (Some(token), _) if shown => token.clone(),
-        (_, Some(sha)) => format!(
-            "sha256:{}  {DIM}(--show-secrets to see it){DIM:#}",
-            short_hash(sha)
-        ),
-        _ => "none".to_owned(),
-    };
-    row(out, "token", &token)?;
+    match (&r.token, &r.token_sha256) {
+        (Some(token), _) if shown => row(out, "token", token)?,
+        (_, Some(sha)) => writeln!(
+            out,
+            "  {DIM}{:<13}{DIM:#} sha256:{}  {DIM}(--show-secrets to see it){DIM:#}",
+            "token",
+            safe(short_hash(sha))
+        )?,
+        _ => row(out, "token", "none")?,
+    }
     if !r.tls_san.is_empty() {
         row(out, "tls-san", &r.tls_san.join(", "))?;
     }
@@ -268,14 +275,14 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
                 out,
                 "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
                 c.purpose.as_deref().unwrap_or("-"),
-                c.subject,
+                safe(&c.subject),
                 if c.is_ca { "CA" } else { "leaf" },
                 c.path_len
                     .map(|p| format!(" pathlen:{p}"))
                     .unwrap_or_default(),
-                c.key_algorithm,
+                safe(&c.key_algorithm),
                 c.key_bits.map(|b| b.to_string()).unwrap_or_default(),
-                &c.not_after[..10.min(c.not_after.len())],
+                safe(c.not_after.get(..10).unwrap_or(&c.not_after)),
                 short_hash(&c.sha256),
                 if key.is_some() {
                     format!("{OK}key present{OK:#}")
@@ -294,9 +301,9 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
                 out,
                 "    {:<15} {} {} key without a matching certificate  {}",
                 "-",
-                k.algorithm,
+                safe(&k.algorithm),
                 k.bits.map(|b| b.to_string()).unwrap_or_default(),
-                k.path
+                safe(&k.path)
             )?;
         }
     }
@@ -307,9 +314,9 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             out,
             "    {:<5} {:<10} {:>7}  {}{}",
             f.mode.as_deref().unwrap_or("-"),
-            f.owner.as_deref().unwrap_or("-"),
+            safe(f.owner.as_deref().unwrap_or("-")),
             group(f.size),
-            f.path,
+            safe(&f.path),
             match (f.secret.as_deref(), &f.remote) {
                 (_, Some(_)) => format!("  {WARN}remote source, not fetched{WARN:#}"),
                 (Some(what), None) => format!("  {WARN}secret: {what}{WARN:#}"),
@@ -323,8 +330,8 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
         writeln!(
             out,
             "    {DIM}{:<8}{DIM:#} {}",
-            short_origin(&c.origin),
-            c.line
+            safe(short_origin(&c.origin)),
+            safe(&c.line)
         )?;
     }
     if s.commands.len() > shown_commands {
@@ -351,7 +358,7 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
                 out,
                 "    {style}{label:<7}{style:#} {:<26} {}{at}",
                 f.id(),
-                f.message
+                safe(&f.message)
             )?;
         }
     }

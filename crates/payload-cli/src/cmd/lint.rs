@@ -10,7 +10,7 @@ use rke2_payload::{
 use super::size::cloud_targets;
 use super::{Outcome, decode_options, in_input, input_name, open_input, raw_stdout, styled};
 use crate::cli::{LintArgs, LintFormat};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe};
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let path = &args.input.file;
@@ -52,11 +52,12 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut out = raw_stdout();
     match args.output {
         LintFormat::Json => {
-            serde_json::to_writer_pretty(&mut out, &report)?;
+            out.write_all(&escape_unsafe(&serde_json::to_vec_pretty(&report)?, false))?;
             writeln!(out)?;
         }
         LintFormat::Sarif => {
-            serde_json::to_writer_pretty(&mut out, &sarif(&report.secrets, &input_name(path)))?;
+            let sarif = serde_json::to_vec_pretty(&sarif(&report.secrets, &input_name(path)))?;
+            out.write_all(&escape_unsafe(&sarif, false))?;
             writeln!(out)?;
         }
         LintFormat::Text => {
@@ -74,10 +75,11 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     })
 }
 
+/// The Secret's name as text shows it (terminal-safe).
 fn title(s: &LintedSecret) -> String {
     match (&s.namespace, &s.name) {
-        (Some(ns), Some(name)) => format!("{ns}/{name}"),
-        (None, Some(name)) => name.clone(),
+        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
+        (None, Some(name)) => safe(name).into_owned(),
         _ => "user data".to_owned(),
     }
 }
@@ -105,7 +107,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
             };
             let mut at = String::new();
             if let Some(p) = &f.path {
-                at.push_str(&format!(" [{p}]"));
+                at.push_str(&format!(" [{}]", safe(p)));
             }
             if let Some(l) = f.line {
                 at.push_str(&format!(" (line {l}"));
@@ -118,7 +120,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
                 out,
                 "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
                 f.id(),
-                f.message
+                safe(&f.message)
             )?;
         }
     }

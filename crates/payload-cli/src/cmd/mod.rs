@@ -37,8 +37,9 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
 
 /// Reads the input named on the command line.
 pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
-    let bytes = rke2_payload::read_input(&args.file)?;
-    Ok((bytes, decode_options(args)))
+    let options = decode_options(args);
+    let bytes = rke2_payload::read_input(&args.file, &options)?;
+    Ok((bytes, options))
 }
 
 /// The decode options the input flags ask for.

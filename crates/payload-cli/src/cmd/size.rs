@@ -10,7 +10,7 @@ use rke2_payload::{
 
 use super::{Outcome, decode_options, open_input, raw_stdout, streamed, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
-use crate::render::{BOLD, DIM, ERROR, OK, WARN, group};
+use crate::render::{BOLD, DIM, ERROR, OK, WARN, escape_unsafe, group, safe};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let options = size_options(args)?;
@@ -55,6 +55,11 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     Rendered::Report(report) => junit_reports.push(*report),
                     Rendered::Bytes(bytes) => {
                         let json = args.output == SizeFormat::Json;
+                        let bytes = if json {
+                            escape_unsafe(&bytes, false)
+                        } else {
+                            bytes.as_slice().into()
+                        };
                         write_item(&mut out, json.then_some(head.as_str()), written, &bytes)?;
                     }
                 }
@@ -127,10 +132,11 @@ pub(crate) fn cloud_targets(ids: &[String]) -> Result<Vec<Target>> {
     Ok(targets)
 }
 
+/// The Secret's name as text shows it (terminal-safe).
 fn title(report: &SizeReport) -> String {
     match (&report.namespace, &report.name) {
-        (Some(ns), Some(name)) => format!("{ns}/{name}"),
-        (None, Some(name)) => name.clone(),
+        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
+        (None, Some(name)) => safe(name).into_owned(),
         _ => "user data".to_owned(),
     }
 }
@@ -185,7 +191,7 @@ fn text(out: &mut impl Write, sized: &SizeReport) -> Result<()> {
             .contributors
             .iter()
             .take(5)
-            .map(|c| format!("{} {} B ({:.0}%)", c.what, group(c.bytes), c.percent))
+            .map(|c| format!("{} {} B ({:.0}%)", safe(&c.what), group(c.bytes), c.percent))
             .collect();
         writeln!(out, "  {DIM}biggest parts:{DIM:#} {}", parts.join(" · "))?;
     }
@@ -286,7 +292,10 @@ fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
     Ok(())
 }
 
+/// `text` escaped for XML, and terminal-safe (control, bidi and invisible characters as visible
+/// escapes).
 fn xml(text: &str) -> String {
+    let text = safe(text);
     let mut out = String::with_capacity(text.len());
     for c in text.chars() {
         match c {

@@ -16,8 +16,13 @@ use crate::options::DecodeOptions;
 
 pub(crate) use memo::Memo;
 
+/// The most worker threads a run starts: more would only add memory (a few batches each) on
+/// any machine this runs on, and a request past it is taken as this many.
+pub const MAX_JOBS: usize = 256;
+
 /// Runs `work` on every bootstrap Secret of `reader` (only those named `name`, when given) on
-/// `jobs` threads (0: one per CPU), and `sink` on each result in input order.
+/// `jobs` threads (0: one per CPU; at most [`MAX_JOBS`]), and `sink` on each result in input
+/// order.
 ///
 /// A name that matches no Secret is [`Error::SecretNotFound`].
 pub(crate) fn run<R, T, E>(
@@ -35,7 +40,8 @@ where
     let threads = match jobs {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
-    };
+    }
+    .min(MAX_JOBS);
     let mut matched = 0usize;
     let summary = parallel::map_secrets(
         reader,

@@ -65,7 +65,7 @@ where
             stopped: false,
             error: std::marker::PhantomData,
         };
-        let layout = split(reader, |chunk| pipe.push(chunk));
+        let layout = split(reader, options.max_object, |chunk| pipe.push(chunk));
         match layout {
             Err(e) if pipe.stopped => Err(e),
             Err(e) => {
@@ -100,19 +100,21 @@ impl<T: Send> Pool<T> {
         threads: usize,
         options: &'scope DecodeOptions,
         work: &'scope W,
-    ) -> Self
+    ) -> Result<Self, Error>
     where
         W: Fn(&BootstrapSecret<'_>) -> T + Sync,
         T: 'scope,
     {
         let capacity = threads * 2;
+        let mut started = 0;
         let (jobs, job_rx) = sync_channel::<Batch>(capacity);
         let (done_tx, done) = sync_channel::<Returned<T>>(capacity);
         let job_rx = Arc::new(Mutex::new(job_rx));
         for _ in 0..threads {
             let job_rx = Arc::clone(&job_rx);
             let done_tx = done_tx.clone();
-            scope.spawn(move || {
+            // A thread the system will not give is one fewer worker, not a panic.
+            let spawned = std::thread::Builder::new().spawn_scoped(scope, move || {
                 loop {
                     let job = match job_rx.lock() {
                         Ok(rx) => rx.recv(),
@@ -133,12 +135,19 @@ impl<T: Send> Pool<T> {
                     }
                 }
             });
+            match spawned {
+                Ok(_) => started += 1,
+                Err(_) => break,
+            }
         }
-        Pool {
+        if started == 0 {
+            return Err(Error::WorkersStopped);
+        }
+        Ok(Pool {
             jobs,
             done,
             capacity: capacity as u64,
-        }
+        })
     }
 }
 
@@ -238,7 +247,7 @@ where
                 self.threads,
                 self.options,
                 self.work,
-            ));
+            )?);
         }
         let capacity = self.pool.as_ref().map_or(1, |p| p.capacity);
         while self.sent - self.delivered >= capacity {

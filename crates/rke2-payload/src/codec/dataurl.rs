@@ -31,8 +31,9 @@ pub enum DataUrlError {
     },
 }
 
-/// A parsed `data:` URL, borrowing from the URL text.
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// A parsed `data:` URL, borrowing from the URL text. Its `Debug` shows the data's length, not
+/// the data (a file's contents, a key).
+#[derive(Clone, PartialEq, Eq)]
 pub(crate) struct DataUrl<'a> {
     /// The media type as written (may be empty), without the `;base64` flag.
     pub media_type: &'a str,
@@ -40,6 +41,16 @@ pub(crate) struct DataUrl<'a> {
     pub base64: bool,
     /// The data part, still encoded.
     pub data: &'a str,
+}
+
+impl std::fmt::Debug for DataUrl<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("DataUrl")
+            .field("media_type", &self.media_type)
+            .field("base64", &self.base64)
+            .field("data_bytes", &self.data.len())
+            .finish()
+    }
 }
 
 impl<'a> DataUrl<'a> {

@@ -1,4 +1,7 @@
-//! Text for messages: parser messages scrubbed of input, strings shortened on a char boundary.
+//! Text for messages: parser messages scrubbed of input, strings shortened on a char boundary,
+//! and text made safe for a terminal.
+
+use std::borrow::Cow;
 
 /// Removes quoted input text from a parser message, so that an error about a line holding a
 /// token never repeats the token.
@@ -61,6 +64,48 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
     format!("{}…", &s[..end])
 }
 
+/// Whether a character must not reach a terminal as it is: C0 and C1 controls, DEL, the bidi
+/// controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), and the invisible
+/// characters that move or hide text (U+200B–U+200D, U+2028–U+2029, U+2060–U+2065, U+FEFF).
+pub(crate) fn is_unsafe_char(c: char) -> bool {
+    matches!(c,
+        '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{61c}'
+        | '\u{200b}'..='\u{200f}'
+        | '\u{2028}'..='\u{202e}'
+        | '\u{2060}'..='\u{2069}'
+        | '\u{feff}')
+}
+
+/// `text` with every character that could drive a terminal (C0 and C1 controls, DEL, bidi
+/// controls, invisible line and format characters) written as
+/// a visible escape: `\n`, `\r`, `\t`, `\x1b`, `\u{202e}`. Text without one is borrowed.
+///
+/// ```
+/// use rke2_payload::terminal_safe;
+/// assert_eq!(terminal_safe("ok"), "ok");
+/// assert_eq!(terminal_safe("a\u{1b}[2Jb\u{202e}c\n"), "a\\x1b[2Jb\\u{202e}c\\n");
+/// ```
+pub fn terminal_safe(text: &str) -> Cow<'_, str> {
+    if !text.chars().any(is_unsafe_char) {
+        return Cow::Borrowed(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        match c {
+            '\n' => out.push_str("\\n"),
+            '\r' => out.push_str("\\r"),
+            '\t' => out.push_str("\\t"),
+            c if (c as u32) < 0x80 && is_unsafe_char(c) => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if is_unsafe_char(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    Cow::Owned(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -73,6 +118,25 @@ mod tests {
         assert!(m.contains("`value`"), "{m}");
         assert_eq!(scrub("unterminated \"abc"), "unterminated …");
         assert_eq!(scrub("line one\nsnippet with secret"), "line one");
+    }
+
+    #[test]
+    fn nothing_that_drives_a_terminal_survives() {
+        for c in (0u32..0x11_0000).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            let safe = terminal_safe(&text);
+            assert!(!safe.chars().any(is_unsafe_char), "U+{:04X}", c as u32);
+            assert_eq!(
+                matches!(safe, Cow::Borrowed(_)),
+                !is_unsafe_char(c),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+        assert_eq!(
+            terminal_safe("\u{7f}\u{85}\u{2066}"),
+            "\\x7f\\u{85}\\u{2066}"
+        );
     }
 
     #[test]

@@ -27,6 +27,8 @@ pub(crate) enum SplitError {
     Io(std::io::Error),
     /// The input is not well-formed JSON (at this byte offset of the input).
     Syntax(u64),
+    /// The item being read (starting before this byte offset) grew past the cap.
+    TooLarge(u64),
 }
 
 pub(crate) struct JsonItems<R> {
@@ -39,6 +41,8 @@ pub(crate) struct JsonItems<R> {
     state: Where,
     /// Start of the last item handed out, to drop it on the next call.
     last_end: usize,
+    /// The most bytes one item may hold.
+    cap: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -56,8 +60,9 @@ enum Where {
 }
 
 impl<R: Read> JsonItems<R> {
-    pub(crate) fn new(reader: R) -> Self {
+    pub(crate) fn new(reader: R, cap: usize) -> Self {
         JsonItems {
+            cap,
             reader,
             buf: Vec::with_capacity(BLOCK * 3),
             dropped: 0,
@@ -76,6 +81,10 @@ impl<R: Read> JsonItems<R> {
     fn fill(&mut self) -> Result<bool, SplitError> {
         if self.eof {
             return Ok(false);
+        }
+        // The buffer holds the item being read and at most two blocks more (see `compact`).
+        if self.buf.len() > self.cap.saturating_add(2 * BLOCK) {
+            return Err(SplitError::TooLarge(self.offset()));
         }
         // At most one block, read straight into the buffer, which keeps its size from then on
         // (growing it as the data came in touched fresh pages on every read).
@@ -352,7 +361,7 @@ mod tests {
     use super::*;
 
     fn pieces(input: &str) -> Result<Vec<String>, String> {
-        let mut items = JsonItems::new(input.as_bytes());
+        let mut items = JsonItems::new(input.as_bytes(), usize::MAX);
         let mut out = Vec::new();
         loop {
             match items.next_piece() {
@@ -361,6 +370,7 @@ mod tests {
                 Ok(Piece::End) => return Ok(out),
                 Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),
                 Err(SplitError::Io(e)) => return Err(e.to_string()),
+                Err(SplitError::TooLarge(at)) => return Err(format!("too large at {at}")),
             }
         }
     }

@@ -3,23 +3,43 @@
 use std::io::Read;
 use std::path::Path;
 
+use crate::codec::text::terminal_safe;
 use crate::error::Error;
+use crate::options::DecodeOptions;
 
-/// Reads all of `path`, or standard input when `path` is `-`.
-pub fn read_input(path: &Path) -> Result<Vec<u8>, Error> {
+/// Reads all of `path`, or standard input when `path` is `-`, refusing more than
+/// [`DecodeOptions::max_input`] bytes (without reading more than that).
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be read, [`Error::InputTooLarge`] past the cap.
+pub fn read_input(path: &Path, options: &DecodeOptions) -> Result<Vec<u8>, Error> {
+    let what = if path.as_os_str() == "-" {
+        "standard input".to_owned()
+    } else {
+        terminal_safe(&path.display().to_string()).into_owned()
+    };
+    let io = |error| Error::Io {
+        what: what.clone(),
+        error,
+    };
+    let mut buf = Vec::new();
+    let limit = options.max_input.saturating_add(1);
     if path.as_os_str() == "-" {
-        let mut buf = Vec::new();
         std::io::stdin()
             .lock()
+            .take(limit)
             .read_to_end(&mut buf)
-            .map_err(|error| Error::Io {
-                what: "standard input".to_owned(),
-                error,
-            })?;
-        return Ok(buf);
+            .map_err(io)?;
+    } else {
+        std::fs::File::open(path)
+            .and_then(|f| f.take(limit).read_to_end(&mut buf))
+            .map_err(io)?;
     }
-    std::fs::read(path).map_err(|error| Error::Io {
-        what: path.display().to_string(),
-        error,
-    })
+    if buf.len() as u64 > options.max_input {
+        return Err(Error::InputTooLarge {
+            what,
+            limit: options.max_input,
+        });
+    }
+    Ok(buf)
 }

@@ -205,7 +205,9 @@ impl<'a> BootstrapSecret<'a> {
 }
 
 /// All bootstrap Secrets of one input, and what was skipped.
-#[derive(Debug)]
+///
+/// Its `Debug` output shows the Secrets as [`BootstrapSecret`]'s does and counts the rest; the
+/// secret-looking values of skipped Secrets are never shown.
 pub struct Envelope<'a> {
     /// The syntax of the input; `None` for bare user data.
     pub syntax: Option<Syntax>,
@@ -220,6 +222,18 @@ pub struct Envelope<'a> {
     /// base64 texts of secret-looking keys of the skipped Secrets (`tls.key`, a token's
     /// `value`, passwords), for `redact`.
     pub(crate) skipped_sensitive: Vec<Cow<'a, str>>,
+}
+
+impl std::fmt::Debug for Envelope<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Envelope")
+            .field("syntax", &self.syntax)
+            .field("secrets", &self.secrets)
+            .field("skipped_secrets", &self.skipped_secrets)
+            .field("skipped_objects", &self.skipped_objects)
+            .field("skipped_sensitive_values", &self.skipped_sensitive.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl<'a> Envelope<'a> {

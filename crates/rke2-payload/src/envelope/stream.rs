@@ -69,7 +69,7 @@ pub(crate) fn each_secret<R: Read, E: From<Error>>(
     mut each: impl FnMut(&BootstrapSecret<'_>) -> Result<(), E>,
 ) -> Result<StreamSummary, E> {
     let mut tally = Tally::default();
-    let layout = split(reader, |chunk| {
+    let layout = split(reader, options.max_object, |chunk| {
         let (secrets, counts) = parse_chunk(chunk, options, tally.index)?;
         tally.add(counts, secrets.len());
         secrets.iter().try_for_each(&mut each)
@@ -120,8 +120,14 @@ pub(crate) enum Layout {
 /// them; or reads the input whole when it is one value.
 pub(crate) fn split<R: Read, E: From<Error>>(
     reader: R,
+    max_object: u64,
     mut chunk: impl FnMut(Chunk<'_>) -> Result<(), E>,
 ) -> Result<Layout, E> {
+    let too_large = |at: String| Error::ObjectTooLarge {
+        at,
+        limit: max_object,
+    };
+    let cap = usize::try_from(max_object).unwrap_or(usize::MAX);
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     let start = loop {
         let buf = reader.fill_buf().map_err(io_error)?;
@@ -142,11 +148,17 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     if bare || head.starts_with(b"[") {
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
         let mut all = Vec::new();
-        reader.read_to_end(&mut all).map_err(io_error)?;
+        (&mut reader)
+            .take(max_object.saturating_add(1))
+            .read_to_end(&mut all)
+            .map_err(io_error)?;
+        if all.len() > cap {
+            return Err(too_large("the start of the input".to_owned()).into());
+        }
         return Ok(Layout::Whole(all));
     }
     if head.starts_with(b"{") {
-        let mut items = JsonItems::new(reader);
+        let mut items = JsonItems::new(reader, cap);
         loop {
             match items.next_piece() {
                 Ok(Piece::Item(at, text)) => chunk(Chunk {
@@ -157,6 +169,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
                 Err(SplitError::Io(e)) => return Err(io_error(e).into()),
+                Err(SplitError::TooLarge(at)) => return Err(too_large(format!("byte {at}")).into()),
                 Err(SplitError::Syntax(at)) => {
                     return Err(Error::Syntax {
                         syntax: Syntax::Json,
@@ -172,11 +185,12 @@ pub(crate) fn split<R: Read, E: From<Error>>(
             }
         }
     }
-    let mut split = YamlSplit::new(reader);
+    let mut split = YamlSplit::new(reader, cap);
     loop {
         let piece = split.next_piece().map_err(io_error)?;
         let at = match piece {
             YamlPiece::End => return Ok(Layout::Chunked(Syntax::Yaml)),
+            YamlPiece::TooLarge(line) => return Err(too_large(format!("line {line}")).into()),
             YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
         };
         chunk(Chunk {
@@ -305,6 +319,8 @@ enum YamlPiece {
     Document(u64),
     /// The end of the input.
     End,
+    /// The object being read grew past the cap, at this line.
+    TooLarge(u64),
 }
 
 /// Splits YAML into documents at `---`/`...` lines (a marker at column 0 always ends a
@@ -330,11 +346,17 @@ struct YamlSplit<R> {
     item_first: u64,
     /// The current line is to be used again.
     held: bool,
+    /// The most bytes one object may hold.
+    cap: usize,
+    /// The object being read grew past `cap`.
+    too_large: bool,
 }
 
 impl<R: BufRead> YamlSplit<R> {
-    fn new(reader: R) -> Self {
+    fn new(reader: R, cap: usize) -> Self {
         YamlSplit {
+            cap,
+            too_large: false,
             reader,
             line: Vec::new(),
             line_no: 0,
@@ -358,7 +380,16 @@ impl<R: BufRead> YamlSplit<R> {
             return Ok(true);
         }
         self.line.clear();
-        let n = self.reader.read_until(b'\n', &mut self.line)?;
+        // One line never holds more than an object may: a 1 GiB `value:` line stops here.
+        let limit = u64::try_from(self.cap)
+            .unwrap_or(u64::MAX)
+            .saturating_add(1);
+        let n = (&mut self.reader)
+            .take(limit)
+            .read_until(b'\n', &mut self.line)?;
+        if self.line.len() + self.doc.len() + self.item.len() > self.cap {
+            self.too_large = true;
+        }
         if n > 0 {
             self.line_no += 1;
         }
@@ -418,7 +449,11 @@ impl<R: BufRead> YamlSplit<R> {
             if self.eof {
                 return Ok(YamlPiece::End);
             }
-            if !self.read_line()? {
+            let more = self.read_line()?;
+            if self.too_large {
+                return Ok(YamlPiece::TooLarge(self.line_no));
+            }
+            if !more {
                 if let Some(p) = self.flush_item() {
                     return Ok(p);
                 }

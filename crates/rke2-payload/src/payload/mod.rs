@@ -259,8 +259,15 @@ impl<'a> BootstrapSecret<'a> {
     /// before decoding it.
     ///
     /// # Errors
-    /// [`Error::ValueTooLarge`], or [`Error::Base64`] when the value is not base64.
+    /// [`Error::ValueTooLarge`] (bare user data: [`Error::ObjectTooLarge`]), or
+    /// [`Error::Base64`] when the value is not base64.
     pub fn value_within(&self, options: &DecodeOptions) -> Result<Cow<'a, [u8]>, Error> {
+        if self.is_bare() && self.base64_len() / 4 * 3 > options.max_object {
+            return Err(Error::ObjectTooLarge {
+                at: "the start of the input (bare user data)".to_owned(),
+                limit: options.max_object,
+            });
+        }
         let estimated = self.base64_len() / 4 * 3;
         if !self.is_bare() && estimated > options.max_value.saturating_add(2) {
             return Err(Error::ValueTooLarge {
