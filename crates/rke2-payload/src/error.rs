@@ -92,7 +92,7 @@ pub enum Error {
         error: std::io::Error,
     },
 
-    /// One object of the input, or bare user data, is larger than [`DecodeOptions::max_object`](crate::options::DecodeOptions).
+    /// One object of the input, or bare user data, is larger than `DecodeOptions::max_object`.
     #[error(
         "an object of the input (read up to {at}) is larger than {limit} bytes; a Kubernetes Secret holds at most about 1 MiB"
     )]
@@ -103,7 +103,7 @@ pub enum Error {
         limit: u64,
     },
 
-    /// An input read whole is larger than [`DecodeOptions::max_input`](crate::options::DecodeOptions).
+    /// An input read whole is larger than `DecodeOptions::max_input`.
     #[error("{what} is larger than {limit} bytes, the most read whole into memory")]
     InputTooLarge {
         /// What was being read.

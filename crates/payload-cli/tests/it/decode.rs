@@ -276,7 +276,9 @@ fn binary_is_never_written_to_a_terminal() {
     let (code, text) = run(&format!("decode --raw {}", gz.display()));
     assert_eq!(code, Some(2), "{text}");
     assert!(
-        text.contains("refusing to write 643 bytes of binary data or control characters to a terminal"),
+        text.contains(
+            "refusing to write 643 bytes of binary data or control characters to a terminal"
+        ),
         "{text}"
     );
     let (code, text) = run(&format!("decode {}", gz.display()));
