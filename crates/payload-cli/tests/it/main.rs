@@ -10,3 +10,4 @@ mod json_types;
 mod lint;
 mod replicas;
 mod size;
+mod trust;
