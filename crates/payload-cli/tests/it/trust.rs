@@ -239,3 +239,203 @@ fn a_huge_object_on_standard_input_fails_fast_without_reading_it_all() {
         assert!(start.elapsed() < Duration::from_secs(20), "{sub}: too slow");
     }
 }
+
+/// Standard base64 decoding, written here so the check does not lean on the code under test.
+fn unbase64(text: &str) -> Option<Vec<u8>> {
+    let value = |c: u8| match c {
+        b'A'..=b'Z' => Some(c - b'A'),
+        b'a'..=b'z' => Some(c - b'a' + 26),
+        b'0'..=b'9' => Some(c - b'0' + 52),
+        b'+' => Some(62),
+        b'/' => Some(63),
+        _ => None,
+    };
+    let bytes: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    if bytes.is_empty() || bytes.len() % 4 != 0 {
+        return None;
+    }
+    let mut out = Vec::new();
+    for group in bytes.chunks(4) {
+        let pad = group.iter().rev().take_while(|&&b| b == b'=').count();
+        let mut n = 0u32;
+        for &c in &group[..4 - pad] {
+            n = n << 6 | u32::from(value(c)?);
+        }
+        n <<= 6 * pad as u32;
+        out.extend_from_slice(&n.to_be_bytes()[1..4 - pad]);
+    }
+    Some(out)
+}
+
+/// Every text a document holds: its strings, and what each string that is base64 decodes to.
+fn texts(value: &serde_json::Value, out: &mut Vec<String>) {
+    match value {
+        serde_json::Value::String(s) => {
+            out.push(s.clone());
+            if let Some(bytes) = unbase64(s) {
+                out.push(String::from_utf8_lossy(&bytes).into_owned());
+            }
+            // An annotation holding a whole object.
+            if let Ok(inner) = serde_json::from_str::<serde_json::Value>(s)
+                && inner.is_object()
+            {
+                texts(&inner, out);
+            }
+        }
+        serde_json::Value::Array(items) => items.iter().for_each(|v| texts(v, out)),
+        serde_json::Value::Object(map) => map.values().for_each(|v| texts(v, out)),
+        _ => {}
+    }
+}
+
+const PLANTED: &[&str] = &[
+    "dXNlcjpodW50ZXIy",
+    "hunter2",
+    "AKIAsupersecretvalue",
+    "pl4inpassw0rd",
+    "MIIEsecretkeybody",
+    "s3cr3tpassw0rd",
+];
+
+fn b64(text: &str) -> String {
+    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+    let mut out = String::new();
+    for chunk in text.as_bytes().chunks(3) {
+        let n = chunk
+            .iter()
+            .enumerate()
+            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
+        for i in 0..4 {
+            if i <= chunk.len() {
+                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
+            } else {
+                out.push('=');
+            }
+        }
+    }
+    out
+}
+
+/// A List: a bootstrap Secret and the other Secrets of a namespace, each with its own copy in
+/// the `last-applied-configuration` annotation.
+fn dump_with_other_secrets() -> serde_json::Value {
+    let list: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("list"),
+    )
+    .expect("JSON");
+    let bootstrap = list["items"][1].clone();
+    let mut items = vec![
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/dockerconfigjson",
+            "metadata": {"name": "regcred", "namespace": "d"},
+            "data": {".dockerconfigjson": b64(r#"{"auths":{"r.io":{"auth":"dXNlcjpodW50ZXIy"}}}"#)}}),
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "cloud", "namespace": "d"},
+            "data": {"credentials": b64("aws_secret_access_key=AKIAsupersecretvalue"), "clouds.yaml": b64("password: hunter2")}}),
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "sd", "namespace": "d"},
+            "stringData": {"password": "pl4inpassw0rd", "apikey": "k"}}),
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "kubernetes.io/tls", "metadata": {"name": "tls", "namespace": "d"},
+            "data": {"tls.crt": b64("-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----\n"),
+                     "tls.key": b64("-----BEGIN PRIVATE KEY-----\nMIIEsecretkeybody\n-----END PRIVATE KEY-----\n")}}),
+        bootstrap,
+    ];
+    for item in &mut items {
+        let copy = item.to_string();
+        item["metadata"]["annotations"] =
+            serde_json::json!({"kubectl.kubernetes.io/last-applied-configuration": copy});
+    }
+    serde_json::json!({"apiVersion": "v1", "kind": "List", "items": items})
+}
+
+#[test]
+fn redact_replaces_every_value_of_the_other_secrets_and_their_applied_copies() {
+    let dir = dir("redact-list");
+    let dump = dump_with_other_secrets();
+    let json = dir.join("dump.json");
+    std::fs::write(&json, serde_json::to_vec_pretty(&dump).expect("JSON")).expect("write");
+    let out = cmd().arg("redact").arg(&json).output().expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let redacted: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let mut all = Vec::new();
+    texts(&redacted, &mut all);
+    for planted in PLANTED {
+        assert!(
+            !all.iter().any(|t| t.contains(planted)),
+            "{planted} survived"
+        );
+    }
+    // Public certificates stay, and the bootstrap Secret still inspects.
+    assert_eq!(
+        redacted["items"][3]["data"]["tls.crt"],
+        dump["items"][3]["data"]["tls.crt"]
+    );
+    cmd()
+        .arg("inspect")
+        .write_stdin(out.stdout)
+        .assert()
+        .success();
+}
+
+#[test]
+fn redact_refuses_what_it_cannot_read() {
+    let token = "K10abcdef0123456789::server:s3cr3tpassw0rd";
+    let config = format!("token: {token}\n");
+    let cloud_config = |body: &str| format!("#cloud-config\n{body}");
+    let cases = [
+        (
+            "yaml error",
+            "cloud-config",
+            cloud_config(&format!(
+                "write_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {config}  bad: [unclosed\n"
+            )),
+        ),
+        (
+            "repeated key in an item",
+            "cloud-config",
+            cloud_config(&format!(
+                "write_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {config}  content: other\n"
+            )),
+        ),
+        (
+            "Ignition type error",
+            "ignition",
+            format!(
+                r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/etc/rancher/rke2/config.yaml","mode":"0644","contents":{{"source":"data:,token%3A%20{token}"}}}}]}}}}"#
+            ),
+        ),
+        (
+            "nested config.merge",
+            "ignition",
+            format!(
+                r#"{{"ignition":{{"version":"3.3.0","config":{{"merge":[{{"source":"data:;base64,{}"}}]}}}}}}"#,
+                b64(&format!(
+                    r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/x","contents":{{"source":"data:,{token}"}}}}]}}}}"#
+                ))
+            ),
+        ),
+        (
+            "a script part",
+            "cloud-config",
+            format!("#!/bin/sh\necho {token} > /etc/rancher/rke2/token\n"),
+        ),
+    ];
+    for (what, format, userdata) in cases {
+        let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "w", "namespace": "d"},
+            "data": {"format": b64(format), "value": b64(&userdata)}});
+        let out = cmd()
+            .arg("redact")
+            .write_stdin(secret.to_string())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        assert!(out.stdout.is_empty(), "{what}: wrote something");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("refusing"),
+            "{what}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}

@@ -11,14 +11,17 @@ use std::borrow::Cow;
 
 use serde_json::Value;
 
+use crate::checks::Check;
+use crate::codec::text::terminal_safe;
 use crate::codec::{b64, dataurl, gzip};
+use crate::document::Content;
 use crate::document::Document;
 use crate::encode;
 use crate::envelope::{BootstrapSecret, Envelope};
 use crate::error::{Error, Syntax};
 use crate::facts::rke2::{self, Rke2Config};
 use crate::options::DecodeOptions;
-use crate::payload::{Format, Payload};
+use crate::payload::{Format, Payload, UserDataKind};
 use crate::secrets::{self, PLACEHOLDER, Redactor, SecretValue};
 
 /// Why `redact` did not write a redacted input.
@@ -54,6 +57,23 @@ pub enum Refusal {
         /// Where it was found.
         where_: String,
     },
+    /// A part that could hold a secret cannot be read, so redact cannot vouch for it.
+    #[error(
+        "{part} cannot be read ({why}); refusing to write a payload that may still hold a secret"
+    )]
+    Unreadable {
+        /// The part (`the user data`, a file's path, `config.yaml`).
+        part: String,
+        /// Why (scrubbed of values).
+        why: String,
+    },
+}
+
+fn unreadable(part: impl Into<String>, why: impl Into<String>) -> Refusal {
+    Refusal::Unreadable {
+        part: part.into(),
+        why: why.into(),
+    }
 }
 
 /// Redacts a whole input (one Secret, a List, several documents, or bare user data).
@@ -81,8 +101,8 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         let (value, secrets) = redact_payload(&payload).map_err(|e| wrap(secret, e))?;
         match secret.stored_base64() {
             Some(old) => {
-                if let Some(at) = locate(text, old) {
-                    edits.push((at, at + old.len(), b64::encode(&value)));
+                if let Some((start, end)) = locate_stored(text, old) {
+                    edits.push((start, end, b64::encode(&value)));
                 }
             }
             // stringData: the user data is in the input as text.
@@ -91,9 +111,23 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         all_secrets.extend(secrets);
     }
     let placeholder = b64::encode(PLACEHOLDER.as_bytes());
-    for value in envelope.skipped_sensitive.iter().filter(|v| v.len() >= 4) {
-        if let Some(at) = locate(text, value) {
-            edits.push((at, at + value.len(), placeholder.clone()));
+    for value in &envelope.skipped_sensitive {
+        let new = if value.base64 {
+            placeholder.clone()
+        } else {
+            PLACEHOLDER.to_owned()
+        };
+        match locate_stored(text, &value.text) {
+            Some((start, end)) => edits.push((start, end, new)),
+            None => {
+                return Err(RedactError::Refused {
+                    what: value.secret.to_string(),
+                    reason: unreadable(
+                        format!("the value of {}", terminal_safe(&value.key)),
+                        "it is written in a form redact cannot find in the input again",
+                    ),
+                });
+            }
         }
     }
     edits.sort_by_key(|e| e.0);
@@ -111,12 +145,32 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     if !plain_secrets.is_empty() {
         out = redact_text(&out, &redactor(&plain_secrets));
     }
+    // `kubectl apply` keeps the whole object, data included, in an annotation.
+    if out.contains(LAST_APPLIED) {
+        out = scrub_last_applied(&out, envelope.syntax == Some(Syntax::Json))?;
+    }
     let out = out.into_bytes();
     // Check the result as a whole: decoded again, nothing secret is left.
     let check = Envelope::parse(&out, options)?;
     for secret in &check.secrets {
         let payload = secret.decode(options)?;
         verify(payload.value(), &all_secrets, options).map_err(|e| wrap(secret, e))?;
+    }
+    // Every other value of every Secret now holds the placeholder (or is a public certificate).
+    for value in &check.skipped_sensitive {
+        let redacted = if value.base64 {
+            value.text == placeholder
+        } else {
+            value.text == PLACEHOLDER
+        };
+        if !redacted {
+            return Err(RedactError::Refused {
+                what: value.secret.to_string(),
+                reason: Refusal::Leftover {
+                    where_: format!("the value of {}", terminal_safe(&value.key)),
+                },
+            });
+        }
     }
     // A fleet shares few distinct secrets (one token per cluster): search each once.
     let mut distinct: Vec<&str> = all_secrets.iter().map(SecretValue::expose).collect();
@@ -133,6 +187,137 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         }
     }
     Ok(out)
+}
+
+/// The annotation `kubectl apply` writes with the whole object in it.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The redacted input with every `last-applied-configuration` annotation redacted inside: the
+/// copy of a Secret's values takes the values the Secret itself now has (redacted payloads,
+/// placeholders), public certificates stay; an annotation that is not a readable object becomes
+/// the placeholder. The input is written again (as JSON, or YAML documents) to do it.
+fn scrub_last_applied(text: &str, json: bool) -> Result<String, RedactError> {
+    let what = "the last-applied-configuration annotation";
+    let refuse = |why: String| RedactError::Refused {
+        what: "the redacted input".to_owned(),
+        reason: unreadable(what, why),
+    };
+    let mut docs: Vec<Value> = if json {
+        vec![
+            serde_json::from_str(text)
+                .map_err(|e| refuse(crate::codec::text::scrub(&e.to_string())))?,
+        ]
+    } else {
+        let mut options = serde_saphyr::Options::default();
+        options.with_snippet = false;
+        let docs: Vec<Option<Value>> = serde_saphyr::from_str_multiple_with_options(text, options)
+            .map_err(|e| refuse(crate::codec::text::parser_message(&e.to_string())))?;
+        docs.into_iter().flatten().collect()
+    };
+    for doc in &mut docs {
+        scrub_objects(doc);
+    }
+    if json {
+        let mut out = serde_json::to_string_pretty(&docs[0]).map_err(|e| refuse(e.to_string()))?;
+        out.push('\n');
+        return Ok(out);
+    }
+    let mut out = String::new();
+    for (i, doc) in docs.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(&serde_saphyr::to_string(doc).map_err(|e| refuse(e.to_string()))?);
+    }
+    Ok(out)
+}
+
+/// Redacts the annotation of `value` and of every object inside it (`List` items).
+fn scrub_objects(value: &mut Value) {
+    match value {
+        Value::Array(items) => items.iter_mut().for_each(scrub_objects),
+        Value::Object(map) => {
+            let own: Value = Value::Object(map.clone());
+            if let Some(annotation) = map
+                .get_mut("metadata")
+                .and_then(|m| m.get_mut("annotations"))
+                .and_then(|a| a.get_mut(LAST_APPLIED))
+            {
+                let scrubbed = annotation
+                    .as_str()
+                    .and_then(|a| serde_json::from_str::<Value>(a).ok())
+                    .filter(Value::is_object)
+                    .and_then(|mut applied| {
+                        scrub_applied(&mut applied, &own);
+                        serde_json::to_string(&applied).ok()
+                    });
+                *annotation = Value::String(scrubbed.unwrap_or_else(|| PLACEHOLDER.to_owned()));
+            }
+            map.values_mut().for_each(scrub_objects);
+        }
+        _ => {}
+    }
+}
+
+/// The copy of an object in its annotation: every value under `data` and `stringData` takes
+/// the object's own (already redacted) value for that key, or the placeholder; public
+/// certificates stay.
+fn scrub_applied(applied: &mut Value, own: &Value) {
+    let placeholder_b64 = b64::encode(PLACEHOLDER.as_bytes());
+    for (section, fallback) in [
+        ("data", placeholder_b64.as_str()),
+        ("stringData", PLACEHOLDER),
+    ] {
+        let Some(Value::Object(values)) = applied.get_mut(section) else {
+            continue;
+        };
+        for (key, value) in values.iter_mut() {
+            if key.ends_with(".crt") {
+                continue;
+            }
+            *value = own
+                .get(section)
+                .and_then(|d| d.get(key))
+                .filter(|v| v.is_string())
+                .cloned()
+                .unwrap_or_else(|| Value::String(fallback.to_owned()));
+        }
+    }
+}
+
+/// Where a stored value is in `text` (start, end): its own place when it borrows from `text`,
+/// else the first occurrence, else (base64 wrapped over lines, as in a block scalar) the first
+/// run of text that holds its characters with only line breaks and indentation between them.
+fn locate_stored(text: &str, part: &str) -> Option<(usize, usize)> {
+    if part.is_empty() {
+        return None;
+    }
+    if let Some(at) = locate(text, part) {
+        return Some((at, at + part.len()));
+    }
+    let compact: Vec<u8> = part.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
+    let head = &compact[..compact.len().min(16)];
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&bytes[from..], head) {
+        let start = from + i;
+        let (mut t, mut p) = (start, 0);
+        while p < compact.len() && t < bytes.len() {
+            if bytes[t] == compact[p] {
+                p += 1;
+                t += 1;
+            } else if matches!(bytes[t], b'\n' | b'\r' | b' ' | b'\t') {
+                t += 1;
+            } else {
+                break;
+            }
+        }
+        if p == compact.len() {
+            return Some((start, t));
+        }
+        from = start + 1;
+    }
+    None
 }
 
 /// Where `part` is in `text`: its own place when it borrows from `text` (as the parser's
@@ -163,11 +348,12 @@ pub(crate) fn redact_payload(
     payload: &Payload<'_>,
 ) -> Result<(Vec<u8>, Vec<SecretValue>), Refusal> {
     let text = payload.userdata_text().ok_or(Refusal::NotText)?;
-    let secrets = collect_secrets(payload);
+    let document = readable(payload)?;
+    let secrets = collect_secrets(&document)?;
     let redactor = redactor(&secrets);
     let userdata = match payload.format() {
-        Format::CloudConfig => redact_cloud_config(text, &redactor),
-        Format::Ignition => redact_ignition(text, &redactor),
+        Format::CloudConfig => redact_cloud_config(text, &document, &redactor)?,
+        Format::Ignition => redact_ignition(text, &redactor)?,
     };
     let value = if userdata == text {
         payload.value().to_vec()
@@ -189,20 +375,55 @@ fn redactor(secrets: &[SecretValue]) -> Redactor {
     r
 }
 
+/// The payload's document, when every part that could hold a secret was read: a script or
+/// MIME part, a document that does not parse, a key given twice, contents that do not decode, or
+/// an Ignition config that merges or replaces itself with another is refused.
+fn readable(payload: &Payload<'_>) -> Result<Document, Refusal> {
+    if payload.content() == UserDataKind::OtherCloudInit {
+        return Err(unreadable(
+            "the user data",
+            "it is a cloud-init script, include list or MIME part, which redact does not read",
+        ));
+    }
+    let document =
+        Document::parse(payload).map_err(|e| unreadable("the user data", e.to_string()))?;
+    for problem in document.problems() {
+        if problem.check == Check::CloudConfigDuplicateKey {
+            return Err(unreadable("the cloud-config", problem.message.clone()));
+        }
+    }
+    for file in document.files() {
+        if let Content::Undecodable(why) = &file.content {
+            return Err(unreadable(file.path.clone(), why.clone()));
+        }
+    }
+    if let Document::Ignition(ignition) = &document
+        && !ignition.config_sources.is_empty()
+    {
+        return Err(unreadable(
+            "the Ignition config",
+            "it merges or replaces itself with another config (ignition.config), which redact does not follow",
+        ));
+    }
+    Ok(document)
+}
+
 /// Every secret value of a payload: config.yaml secrets, registry credentials, encryption keys.
-fn collect_secrets(payload: &Payload<'_>) -> Vec<SecretValue> {
-    let Ok(document) = Document::parse(payload) else {
-        return Vec::new();
-    };
+fn collect_secrets(document: &Document) -> Result<Vec<SecretValue>, Refusal> {
     let mut out = Vec::new();
     for file in document.files() {
         out.extend(secrets::classify(&file.path, file.bytes()).values);
     }
-    if let Some(config) = document
-        .file(rke2::CONFIG_PATH)
-        .and_then(|f| f.text())
-        .and_then(|t| Rke2Config::parse(&t).ok())
-    {
+    let config = match document.file(rke2::CONFIG_PATH) {
+        None => None,
+        Some(file) => {
+            let text = file
+                .text()
+                .ok_or_else(|| unreadable(rke2::CONFIG_PATH, "not UTF-8 text"))?;
+            Some(Rke2Config::parse(&text).map_err(|e| unreadable(rke2::CONFIG_PATH, e.message))?)
+        }
+    };
+    if let Some(config) = config {
         out.extend(config.token.clone());
         out.extend(config.agent_token.clone());
         if let Some(s3) = &config.etcd_s3 {
@@ -216,7 +437,7 @@ fn collect_secrets(payload: &Payload<'_>) -> Vec<SecretValue> {
         }
     }
     out.retain(|s| !s.is_empty() && s.expose() != PLACEHOLDER);
-    out
+    Ok(out)
 }
 
 fn userinfo_password(url: &str) -> Option<String> {
@@ -256,18 +477,34 @@ pub(crate) fn redact_text(text: &str, redactor: &Redactor) -> String {
     out
 }
 
-fn redact_cloud_config(text: &str, redactor: &Redactor) -> String {
+fn redact_cloud_config(
+    text: &str,
+    document: &Document,
+    redactor: &Redactor,
+) -> Result<String, Refusal> {
     let mut out = redact_text(text, redactor);
-    // Encoded write_files contents: decode, redact, encode again, swap the text.
+    // Encoded write_files contents: decode, redact, encode again, swap the text. A key given
+    // twice anywhere (one of the two would be read) is refused, as is a document that does not
+    // parse: what cannot be read cannot be vouched for.
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     options.ignore_binary_tag_for_string = true;
-    options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
-    let Ok(Some(doc)) = serde_saphyr::from_str_with_options::<Option<Value>>(text, options) else {
-        return out;
+    let doc = match serde_saphyr::from_str_with_options::<Option<Value>>(text, options) {
+        Ok(Some(doc)) => doc,
+        Ok(None) => return Ok(out),
+        // The invalid YAML CAPRKE2 writes for `airGappedChecksum` (an unquoted `runcmd` item) is
+        // read by the tolerant pass, which found every file: without encoded contents to rewrite,
+        // the text itself was redacted, and the result is checked like any other.
+        Err(_) if repaired_without_encodings(document) => return Ok(out),
+        Err(e) => {
+            return Err(unreadable(
+                "the cloud-config",
+                crate::codec::text::parser_message(&e.to_string()),
+            ));
+        }
     };
     let Some(files) = doc.get("write_files").and_then(Value::as_array) else {
-        return out;
+        return Ok(out);
     };
     for file in files {
         let Some(raw) = file.get("content").and_then(Value::as_str) else {
@@ -284,15 +521,19 @@ fn redact_cloud_config(text: &str, redactor: &Redactor) -> String {
         if !(gz || b64_encoded || encoding.is_empty()) {
             continue;
         }
+        let path = file
+            .get("path")
+            .and_then(Value::as_str)
+            .unwrap_or("a write_files entry");
         let compact: String = raw.chars().filter(|c| !c.is_ascii_whitespace()).collect();
-        let Ok(mut bytes) = b64::decode(&compact) else {
-            continue;
+        let mut bytes = match b64::decode(&compact) {
+            Ok(bytes) => bytes,
+            // Not base64 and no encoding said: plain text, already redacted as such.
+            Err(_) if encoding.is_empty() => continue,
+            Err(why) => return Err(unreadable(path, why)),
         };
         if gz {
-            match gzip::inflate(&bytes, 16 << 20) {
-                Ok(b) => bytes = b,
-                Err(_) => continue,
-            }
+            bytes = gzip::inflate(&bytes, 16 << 20).map_err(|e| unreadable(path, e.to_string()))?;
         }
         let Ok(content) = std::str::from_utf8(&bytes) else {
             continue;
@@ -308,19 +549,37 @@ fn redact_cloud_config(text: &str, redactor: &Redactor) -> String {
         };
         out = out.replacen(raw.trim_end(), &encoded, 1);
     }
-    out
+    Ok(out)
 }
 
-fn redact_ignition(text: &str, redactor: &Redactor) -> String {
-    let Ok(mut doc) = serde_json::from_str::<Value>(text) else {
-        return redact_text(text, redactor);
-    };
+/// Whether the cloud-config was read only by repairing it, and writes no encoded file.
+fn repaired_without_encodings(document: &Document) -> bool {
+    match document {
+        Document::CloudConfig(c) => {
+            !c.repaired_lines.is_empty() && c.files.iter().all(|f| f.encoding.is_none())
+        }
+        Document::Ignition(_) => false,
+    }
+}
+
+fn redact_ignition(text: &str, redactor: &Redactor) -> Result<String, Refusal> {
+    let mut doc = serde_json::from_str::<Value>(text).map_err(|e| {
+        unreadable(
+            "the Ignition config",
+            crate::codec::text::parser_message(&e.to_string()),
+        )
+    })?;
     let mut changed = false;
     if let Some(files) = doc
         .pointer_mut("/storage/files")
         .and_then(Value::as_array_mut)
     {
         for file in files {
+            let path = file
+                .get("path")
+                .and_then(Value::as_str)
+                .unwrap_or("a storage.files entry")
+                .to_owned();
             let Some(contents) = file.get_mut("contents") else {
                 continue;
             };
@@ -329,14 +588,17 @@ fn redact_ignition(text: &str, redactor: &Redactor) -> String {
                 continue;
             };
             let Ok(url) = dataurl::DataUrl::parse(source) else {
+                // A remote source is never fetched: nothing of it is in the payload.
                 continue;
             };
-            let Ok(bytes) = url.decode() else { continue };
+            let bytes = url
+                .decode()
+                .map_err(|e| unreadable(path.as_str(), e.to_string()))?;
             let bytes: Cow<'_, [u8]> = if gz {
-                match gzip::inflate(&bytes, 16 << 20) {
-                    Ok(b) => Cow::Owned(b),
-                    Err(_) => continue,
-                }
+                Cow::Owned(
+                    gzip::inflate(&bytes, 16 << 20)
+                        .map_err(|e| unreadable(path.as_str(), e.to_string()))?,
+                )
             } else {
                 bytes
             };
@@ -361,6 +623,22 @@ fn redact_ignition(text: &str, redactor: &Redactor) -> String {
             changed = true;
         }
     }
+    // A user's password hash, whatever its length.
+    if let Some(users) = doc
+        .pointer_mut("/passwd/users")
+        .and_then(Value::as_array_mut)
+    {
+        for user in users.iter_mut().filter_map(Value::as_object_mut) {
+            if let Some(hash) = user.get_mut("passwordHash")
+                && hash
+                    .as_str()
+                    .is_some_and(|h| !h.is_empty() && h != PLACEHOLDER)
+            {
+                *hash = Value::String(PLACEHOLDER.to_owned());
+                changed = true;
+            }
+        }
+    }
     // Units, users and anything else carried as text.
     let mut strings_changed = false;
     walk_strings(&mut doc, &mut |s: &mut String| {
@@ -374,9 +652,9 @@ fn redact_ignition(text: &str, redactor: &Redactor) -> String {
         }
     });
     if !changed && !strings_changed {
-        return text.to_owned();
+        return Ok(text.to_owned());
     }
-    serde_json::to_string(&doc).unwrap_or_else(|_| redact_text(text, redactor))
+    serde_json::to_string(&doc).map_err(|e| unreadable("the Ignition config", e.to_string()))
 }
 
 fn walk_strings(value: &mut Value, f: &mut impl FnMut(&mut String)) {

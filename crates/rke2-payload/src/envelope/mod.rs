@@ -219,9 +219,28 @@ pub struct Envelope<'a> {
     pub skipped_objects: usize,
     /// The last Secret skipped for having no `value` key, for the error message.
     missing_value: Option<SecretId>,
-    /// base64 texts of secret-looking keys of the skipped Secrets (`tls.key`, a token's
-    /// `value`, passwords), for `redact`.
-    pub(crate) skipped_sensitive: Vec<Cow<'a, str>>,
+    /// Every value of a Secret that `redact` must replace besides the bootstrap payloads: each
+    /// key of a Secret without bootstrap data, and the other keys of a bootstrap Secret; public
+    /// certificates (`*.crt`) are kept.
+    pub(crate) skipped_sensitive: Vec<Sensitive<'a>>,
+}
+
+/// A value of a Secret that is not bootstrap data, as it is stored.
+#[derive(Clone)]
+pub(crate) struct Sensitive<'a> {
+    /// Where: the Secret and the key, for messages.
+    pub(crate) secret: SecretId,
+    /// The key.
+    pub(crate) key: String,
+    /// The value as stored: base64 text under `data`, the text itself under `stringData`.
+    pub(crate) text: Cow<'a, str>,
+    /// Whether it is under `data` (base64).
+    pub(crate) base64: bool,
+}
+
+/// Whether a key of a Secret holds a public certificate, which `redact` keeps.
+fn public_certificate(key: &str) -> bool {
+    key.ends_with(".crt")
 }
 
 impl std::fmt::Debug for Envelope<'_> {
@@ -378,20 +397,33 @@ impl<'a> Envelope<'a> {
                 .and_then(|p: &Pairs<'a>| p.get(key))
                 .map(|v| Stored::Base64(v.clone()))
         };
-        let keep_sensitive = |this: &mut Self| {
-            for (key, value) in data.iter().flat_map(|p| p.0.iter()) {
-                if crate::secrets::secret_key_name(&key.0)
-                    || key.0 == "value"
-                    || key.0.ends_with(".key")
-                {
-                    this.skipped_sensitive.push(value.0.clone());
+        // Every value but public certificates (and, of a bootstrap Secret, its payload).
+        let keep_sensitive = |this: &mut Self, id: &SecretId, bootstrap: bool| {
+            let stored = data
+                .iter()
+                .flat_map(|p| p.0.iter().map(|kv| (kv, true)))
+                .chain(
+                    string_data
+                        .iter()
+                        .flat_map(|p| p.0.iter().map(|kv| (kv, false))),
+                );
+            for ((key, value), base64) in stored {
+                let payload = bootstrap && matches!(key.0.as_ref(), "value" | "format");
+                if payload || public_certificate(&key.0) || value.0.is_empty() {
+                    continue;
                 }
+                this.skipped_sensitive.push(Sensitive {
+                    secret: id.clone(),
+                    key: key.0.clone().into_owned(),
+                    text: value.0.clone(),
+                    base64,
+                });
             }
         };
         let Some(value) = pick("value") else {
             self.skipped_secrets += 1;
+            keep_sensitive(self, &id, false);
             self.missing_value = Some(id);
-            keep_sensitive(self);
             return;
         };
         let format = pick("format");
@@ -399,9 +431,10 @@ impl<'a> Envelope<'a> {
             // A `value` without `format` that is not user data: CAPRKE2's `<cluster>-token`
             // Secret, or another Secret that happens to use the key.
             self.skipped_secrets += 1;
-            keep_sensitive(self);
+            keep_sensitive(self, &id, false);
             return;
         }
+        keep_sensitive(self, &id, true);
         let cluster = metadata
             .labels
             .as_ref()
