@@ -251,7 +251,7 @@ fn unbase64(text: &str) -> Option<Vec<u8>> {
         _ => None,
     };
     let bytes: Vec<u8> = text.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
-    if bytes.is_empty() || bytes.len() % 4 != 0 {
+    if bytes.is_empty() || !bytes.len().is_multiple_of(4) {
         return None;
     }
     let mut out = Vec::new();
