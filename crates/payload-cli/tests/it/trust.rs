@@ -439,3 +439,133 @@ fn redact_refuses_what_it_cannot_read() {
         );
     }
 }
+
+/// A first control plane's payload with a credential in every place the detector knows:
+/// kubelet and apiserver arguments, a K10 token, URL user-info, a drop-in, a token file, an
+/// environment file, a unit's `Environment=`, Docker auth, registry tokens, a short password,
+/// cloud-init user passwords, an `Authorization` header and an assignment in commands.
+fn leaky_payload() -> (String, Vec<&'static str>) {
+    let planted = vec![
+        "kubeletTok3n",
+        "oidcS3cret",
+        "k10passw0rd",
+        "pgPassw0rd",
+        "sessionTok3n",
+        "s3pr0xypw",
+        "dropinTok3n",
+        "tokenFileC0ntent",
+        "envFilePassw0rd",
+        "pr0xyPass",
+        "unitEnvS3cret",
+        "ZG9ja2VyOmRvY2tlcnB3",
+        "identityTok3n",
+        "regTok3nValue",
+        "plainPassw0rd",
+        "$6$rounds$hashedvalue",
+        "eyJbearerTok",
+        "envTok3nValue",
+    ];
+    let k10 = format!("K10{}::server:k10passw0rd", "a".repeat(64));
+    let config = format!(
+        "server: https://cp.example:9345\ntoken: {k10}\ntoken-file: /etc/rancher/rke2/tokenfile\nkubelet-arg:\n- --token=kubeletTok3n\n- provider-id=aws:///x\nkube-apiserver-arg:\n- oidc-client-secret=oidcS3cret\ndatastore-endpoint: postgres://rke2:pgPassw0rd@db:5432/rke2\netcd-s3-session-token: sessionTok3n\netcd-s3-proxy: http://u:s3pr0xypw@proxy:3128\n"
+    );
+    let files = [
+        ("/etc/rancher/rke2/config.yaml", config),
+        ("/etc/rancher/rke2/config.yaml.d/10-extra.yaml", "token: dropinTok3n\n".to_owned()),
+        ("/etc/rancher/rke2/tokenfile", "tokenFileC0ntent\n".to_owned()),
+        (
+            "/etc/default/rke2-agent",
+            "RKE2_PASSWORD=envFilePassw0rd\nHTTP_PROXY=http://user:pr0xyPass@proxy:3128\n".to_owned(),
+        ),
+        (
+            "/etc/systemd/system/x.service",
+            "[Service]\nEnvironment=APP_SECRET=unitEnvS3cret\nExecStart=/bin/true\n".to_owned(),
+        ),
+        (
+            "/root/.docker/config.json",
+            r#"{"auths":{"r.io":{"auth":"ZG9ja2VyOmRvY2tlcnB3"}}}"#.to_owned(),
+        ),
+        (
+            "/etc/rancher/rke2/registries.yaml",
+            "configs:\n  r.io:\n    auth:\n      identity_token: identityTok3n\n      token: regTok3nValue\n      password: ab\n".to_owned(),
+        ),
+    ];
+    let mut userdata = String::from("#cloud-config\nwrite_files:\n");
+    for (path, content) in files {
+        userdata.push_str(&format!("- path: {path}\n  content: |\n"));
+        for line in content.lines() {
+            userdata.push_str(&format!("    {line}\n"));
+        }
+    }
+    userdata.push_str("users:\n- name: ops\n  plain_text_passwd: plainPassw0rd\n  hashed_passwd: $6$rounds$hashedvalue\nruncmd:\n- curl -H 'Authorization: Bearer eyJbearerTok' https://api.example/x\n- RKE2_TOKEN=envTok3nValue sh /opt/install.sh\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION=v1.31.4+rke2r1 sh -s - server\n");
+    let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+        "metadata": {"name": "leaky", "namespace": "d"},
+        "data": {"format": b64("cloud-config"), "value": b64(&userdata)}});
+    (secret.to_string(), planted)
+}
+
+fn leaks(output: &[u8], planted: &[&str]) -> Vec<String> {
+    let text = String::from_utf8_lossy(output);
+    let mut all = vec![text.to_string()];
+    if let Ok(doc) = serde_json::from_slice::<serde_json::Value>(output) {
+        texts(&doc, &mut all);
+    }
+    planted
+        .iter()
+        .filter(|p| all.iter().any(|t| t.contains(*p)))
+        .map(|p| (*p).to_owned())
+        .collect()
+}
+
+#[test]
+fn no_default_output_shows_a_credential_and_redact_removes_every_one() {
+    let (secret, planted) = leaky_payload();
+    for args in [
+        &["inspect"][..],
+        &["inspect", "--verbose"],
+        &["inspect", "--output", "json"],
+        &["size"],
+        &["lint", "--cloud-init-schema", "none"],
+        &["lint", "--output", "json", "--cloud-init-schema", "none"],
+        &["lint", "--output", "sarif", "--cloud-init-schema", "none"],
+    ] {
+        let out = cmd()
+            .args(args)
+            .write_stdin(secret.clone())
+            .output()
+            .expect("run");
+        assert!(matches!(out.status.code(), Some(0 | 1)), "{args:?}");
+        assert_eq!(
+            leaks(&out.stdout, &planted),
+            Vec::<String>::new(),
+            "{args:?}"
+        );
+        assert_eq!(
+            leaks(&out.stderr, &planted),
+            Vec::<String>::new(),
+            "{args:?}"
+        );
+    }
+    let out = cmd()
+        .arg("redact")
+        .write_stdin(secret)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(leaks(&out.stdout, &planted), Vec::<String>::new());
+    // What is left still reads as the same node.
+    let out = cmd()
+        .args(["inspect", "--output", "json"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        doc["secrets"][0]["rke2"]["server"],
+        "https://cp.example:9345"
+    );
+}

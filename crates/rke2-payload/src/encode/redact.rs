@@ -424,6 +424,11 @@ fn collect_secrets(document: &Document) -> Result<Vec<SecretValue>, Refusal> {
         }
     };
     if let Some(config) = config {
+        for path in config.token_files() {
+            if let Some(token) = document.file(path).and_then(|f| f.text()) {
+                out.push(SecretValue::new(token.trim()));
+            }
+        }
         out.extend(config.token.clone());
         out.extend(config.agent_token.clone());
         if let Some(s3) = &config.etcd_s3 {
@@ -449,7 +454,7 @@ fn userinfo_password(url: &str) -> Option<String> {
 /// Replaces secret values and private key bodies in a text (YAML block scalars keep their
 /// indentation).
 pub(crate) fn redact_text(text: &str, redactor: &Redactor) -> String {
-    let text = redactor.redact(text);
+    let text = redactor.redact_all(text);
     let mut out = String::with_capacity(text.len());
     let mut in_key = false;
     let mut wrote_body = false;
@@ -695,6 +700,11 @@ fn verify(value: &[u8], secrets: &[SecretValue], options: &DecodeOptions) -> Res
             }
         }
         let text = String::from_utf8_lossy(bytes);
+        if !secrets::credential_spans(&text).is_empty() {
+            return Err(Refusal::Leftover {
+                where_: format!("a credential in {where_}"),
+            });
+        }
         if has_private_key_body(&text) {
             return Err(Refusal::Leftover {
                 where_: format!("a private key in {where_}"),

@@ -11,7 +11,7 @@ pub(crate) mod rke2;
 use crate::checks::{Check, Finding};
 use crate::document::{Command, Document, File};
 use crate::payload::{DeclaredFormat, Payload};
-use crate::secrets::{self, Redactor};
+use crate::secrets::{self, Redactor, SecretValue};
 
 use pki::Material;
 use rke2::{Install, Rke2Config, Role};
@@ -130,9 +130,18 @@ impl Facts {
             for secret in config.secrets() {
                 redactor.add(secret);
             }
+            // A token kept in a file of its own (`token-file`): the file holds the token.
+            for path in config.token_files() {
+                if let Some(i) = files.iter().rposition(|f| f.path == path) {
+                    if let Some(token) = files[i].text() {
+                        redactor.add(&SecretValue::new(token.trim()));
+                    }
+                    self.secret_files[i] = Some("join token");
+                }
+            }
         }
         let install = rke2::install(commands(document)).map(|mut i| {
-            i.command = redactor.redact(&i.command);
+            i.command = redactor.redact_all(&i.command);
             i
         });
         let role = document

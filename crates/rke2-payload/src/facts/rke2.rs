@@ -257,6 +257,14 @@ impl Rke2Config {
             .find_map(|a| a.trim_start_matches('-').strip_prefix("provider-id="))
     }
 
+    /// The files `token-file` and `agent-token-file` name: their contents are the tokens.
+    pub(crate) fn token_files(&self) -> impl Iterator<Item = &str> {
+        self.other
+            .iter()
+            .filter(|(k, _)| matches!(k.as_str(), "token-file" | "agent-token-file"))
+            .filter_map(|(_, v)| v.as_str())
+    }
+
     /// Every secret value in the config, for redaction.
     pub(crate) fn secrets(&self) -> Vec<&SecretValue> {
         let mut out: Vec<&SecretValue> = Vec::new();

@@ -494,7 +494,7 @@ pub(crate) fn payload_report(
             .commands()
             .iter()
             .map(|c| CommandReport {
-                line: redactor.redact(&c.line),
+                line: shown(redactor, &c.line, options),
                 origin: c.origin.clone(),
             })
             .collect(),
@@ -528,7 +528,7 @@ fn rke2_report(
         return report;
     };
     report.config_found = true;
-    report.server = c.server.clone();
+    report.server = c.server.as_deref().map(|s| shown(redactor, s, options));
     report.token_sha256 = c.token.as_ref().map(SecretValue::sha256);
     report.token = show(&c.token);
     report.token_ca_hash = c
@@ -546,7 +546,11 @@ fn rke2_report(
     report.node_ip = c.node_ip.clone();
     report.node_label = c.node_label.clone();
     report.node_taint = c.node_taint.clone();
-    report.kubelet_arg = c.kubelet_arg.iter().map(|a| redactor.redact(a)).collect();
+    report.kubelet_arg = c
+        .kubelet_arg
+        .iter()
+        .map(|a| shown(redactor, a, options))
+        .collect();
     report.provider_id = c.provider_id().map(str::to_owned);
     report.cloud_provider_name = c.cloud_provider_name.clone();
     report.profile = c.profile.clone();
@@ -578,9 +582,19 @@ fn rke2_report(
     report
 }
 
+/// Text from the payload as a report shows it: known secret values hidden, and, unless
+/// `show_secrets`, every credential found by its shape as its fingerprint.
+fn shown(redactor: &Redactor, text: &str, options: &InspectOptions) -> String {
+    if options.show_secrets {
+        redactor.redact(text)
+    } else {
+        redactor.redact_all(text)
+    }
+}
+
 fn redact_value(value: &Value, redactor: &Redactor) -> Value {
     match value {
-        Value::String(s) => Value::String(redactor.redact(s)),
+        Value::String(s) => Value::String(redactor.redact_all(s)),
         Value::Array(items) => {
             Value::Array(items.iter().map(|v| redact_value(v, redactor)).collect())
         }

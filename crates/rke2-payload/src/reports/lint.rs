@@ -29,6 +29,7 @@ use crate::options::DecodeOptions;
 #[cfg(feature = "cloud-init-schema")]
 use crate::payload::UserDataKind;
 use crate::payload::{Compression, Format, Payload};
+use crate::secrets;
 
 /// The schema id of the lint JSON document.
 pub const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
@@ -330,6 +331,12 @@ pub(crate) fn lint_payload(
                     format!("{}: {advice}", v.cloud),
                 ));
             }
+        }
+    }
+    // Messages quote the payload (a server URL, a version): no credential in them.
+    for finding in &mut out {
+        if !secrets::credential_spans(&finding.message).is_empty() {
+            finding.message = facts.redactor.redact_all(&finding.message);
         }
     }
     out

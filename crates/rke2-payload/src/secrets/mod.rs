@@ -1,13 +1,16 @@
 //! Secret values and where they hide: the value type, the classifier of secret-bearing keys and
-//! files, the redactor that hides known values in text, and the placeholder `redact` writes.
+//! files, the detector of credentials by their shape, the redactor that hides them in text, and
+//! the placeholder `redact` writes.
 //!
 //! Imports only [`crate::codec`]: every layer above may ask what is secret.
 
 mod classify;
+mod detect;
 mod redactor;
 mod value;
 
 pub(crate) use classify::{classify, secret_key_name};
+pub(crate) use detect::credential_spans;
 pub(crate) use redactor::Redactor;
 pub(crate) use value::SecretValue;
 

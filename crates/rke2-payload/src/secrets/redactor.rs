@@ -36,6 +36,22 @@ impl Redactor {
         }
     }
 
+    /// The text with every known secret replaced, and every credential found by its shape
+    /// (`--token=…`, `PASSWORD=…`, URL user-info, `Authorization:`, K10 tokens): by the
+    /// placeholder, or, for the default redactor (what reports show), by its fingerprint
+    /// `sha256:<16 hex>`.
+    pub(crate) fn redact_all(&self, text: &str) -> String {
+        let known = self.redact(text);
+        super::detect::mask_credentials(&known, |value| {
+            if self.placeholder == "<redacted>" {
+                let sha = crate::codec::digest::sha256_hex(value.as_bytes());
+                format!("sha256:{}", &sha[..16])
+            } else {
+                self.placeholder.to_owned()
+            }
+        })
+    }
+
     /// The text with every known secret replaced.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut out = text.to_owned();

@@ -1,0 +1,366 @@
+//! Credentials found by their shape, wherever they stand in a text: a command line, an
+//! environment file, a unit's `Environment=`, a JSON or YAML document the classifier does not
+//! know by its path.
+//!
+//! Shapes: an assignment, option or key whose name says it holds a secret (`--token=…`,
+//! `RKE2_TOKEN=…`, `DB_PASSWORD=…`, `oidc-client-secret=…`, `"auth": "…"`, `passwd: …`), an
+//! `Authorization:` header, the password of a URL's user-info (`postgres://user:pass@host`), and
+//! RKE2's secure `K10…::user:password` tokens. Names that point to a file (`--token-file`,
+//! `key_path`) are not secrets themselves.
+
+use std::ops::Range;
+
+/// Words that make a name secret when one of its parts (split at `-`, `_`, `.` and case
+/// changes) is one of them, or when the whole name ends with one of them.
+const SECRET_WORDS: &[&str] = &[
+    "token",
+    "secret",
+    "password",
+    "passwd",
+    "passphrase",
+    "credential",
+    "credentials",
+    "auth",
+    "apikey",
+    "accesskey",
+    "secretkey",
+    "privatekey",
+    "bearer",
+];
+
+/// Name parts after which the value is a path or a reference, not the secret.
+const REFERENCE_WORDS: &[&str] = &[
+    "file", "path", "dir", "ref", "name", "type", "mode", "url", "endpoint", "id",
+];
+
+/// Whether a name (of a variable, option or key) says its value is a secret.
+pub(crate) fn secret_name(name: &str) -> bool {
+    let name = name.trim_start_matches('-');
+    if name.is_empty() || name.len() > 64 {
+        return false;
+    }
+    // Parts: split at separators and at lower→upper case changes (`passwordHash`, `apiKey`).
+    let mut parts: Vec<String> = Vec::new();
+    let mut current = String::new();
+    let mut prev_lower = false;
+    for c in name.chars() {
+        if matches!(c, '-' | '_' | '.' | '/') {
+            if !current.is_empty() {
+                parts.push(std::mem::take(&mut current));
+            }
+            prev_lower = false;
+            continue;
+        }
+        if c.is_ascii_uppercase() && prev_lower && !current.is_empty() {
+            parts.push(std::mem::take(&mut current));
+        }
+        prev_lower = c.is_ascii_lowercase() || c.is_ascii_digit();
+        current.push(c.to_ascii_lowercase());
+    }
+    if !current.is_empty() {
+        parts.push(current);
+    }
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    if REFERENCE_WORDS.contains(&last.as_str()) {
+        return false;
+    }
+    let joined: String = parts.concat();
+    parts.iter().any(|p| SECRET_WORDS.contains(&p.as_str()))
+        || SECRET_WORDS
+            .iter()
+            .any(|w| w.len() >= 6 && joined.ends_with(w))
+}
+
+/// Whether a value is no secret at all: empty, a shell variable or command substitution
+/// (`$VAR`, `${…}`, `$(…)`; a password hash such as `$6$…` is a secret), a template, or what a
+/// redaction already put there.
+fn placeholder_like(value: &str) -> bool {
+    let variable = value.strip_prefix('$').is_some_and(|rest| {
+        rest.starts_with(['{', '('])
+            || rest
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_uppercase() || b == b'_')
+    });
+    value.is_empty()
+        || variable
+        || value == super::PLACEHOLDER
+        || value == "<redacted>"
+        || value.starts_with("sha256:")
+        || value.starts_with("{{")
+}
+
+/// The byte ranges of credential values in `text`, in order, not overlapping.
+pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
+    let mut spans = Vec::new();
+    // Cheap exits: every shape needs one of these bytes.
+    let bytes = text.as_bytes();
+    if memchr::memchr3(b'=', b':', b' ', bytes).is_none() {
+        return spans;
+    }
+    assignments(text, &mut spans);
+    headers(text, &mut spans);
+    userinfo(text, &mut spans);
+    k10_tokens(text, &mut spans);
+    spans.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match merged.last_mut() {
+            Some(last) if span.start < last.end => last.end = last.end.max(span.end),
+            _ => merged.push(span),
+        }
+    }
+    merged
+}
+
+fn is_name_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.')
+}
+
+/// The value that starts at `at`: quoted (up to the closing quote) or bare (up to white space
+/// or a shell separator; in YAML and JSON also `,` and `}`). Returns its range without quotes.
+fn value_at(text: &str, at: usize) -> Option<Range<usize>> {
+    value_in(text, at, false)
+}
+
+fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let first = *bytes.get(at)?;
+    if first == b'"' || first == b'\'' {
+        let close = memchr::memchr(first, &bytes[at + 1..])?;
+        return Some(at + 1..at + 1 + close);
+    }
+    let end = bytes[at..]
+        .iter()
+        .position(|&b| {
+            b.is_ascii_whitespace()
+                || matches!(b, b';' | b'&' | b'|' | b'`' | b')' | b'"' | b'\'')
+                || (document && matches!(b, b',' | b'}' | b']'))
+        })
+        .map_or(bytes.len(), |n| at + n);
+    (end > at).then_some(at..end)
+}
+
+/// `NAME=value`, `--name=value`, `--name value`, `name: value`, `"name": "value"`.
+fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
+    let bytes = text.as_bytes();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_name_byte(bytes[i]) || (i > 0 && is_name_byte(bytes[i - 1])) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && is_name_byte(bytes[i]) {
+            i += 1;
+        }
+        let name = &text[start..i];
+        // A JSON key: `"name"` then `:`.
+        let quoted_key = start > 0 && bytes[start - 1] == b'"' && bytes.get(i) == Some(&b'"');
+        let mut j = if quoted_key { i + 1 } else { i };
+        let Some(&sep) = bytes.get(j) else {
+            break;
+        };
+        let value_start = match sep {
+            b'=' => Some(j + 1),
+            // YAML needs white space after the colon; a JSON key does not.
+            b':' if quoted_key || bytes.get(j + 1).is_some_and(|b| *b == b' ' || *b == b'\t') => {
+                j += 1;
+                while bytes.get(j).is_some_and(|b| *b == b' ' || *b == b'\t') {
+                    j += 1;
+                }
+                Some(j)
+            }
+            // `--token value`: an option, then a value that is not another option.
+            b' ' if name.starts_with("--") => {
+                let next = j + 1;
+                (bytes
+                    .get(next)
+                    .is_some_and(|b| *b != b'-' && !b.is_ascii_whitespace()))
+                .then_some(next)
+            }
+            _ => None,
+        };
+        if let Some(at) = value_start
+            && secret_name(name)
+            && let Some(range) = value_in(text, at, sep == b':')
+            && !placeholder_like(&text[range.clone()])
+            // A YAML key whose value is a block (`auth:` then a mapping) has no value here.
+            && !text[range.clone()].starts_with(['|', '>', '[', '{', '&', '*', '#'])
+        {
+            spans.push(range);
+        }
+    }
+}
+
+/// `Authorization: Bearer x`, `Authorization: Basic x`, `authorization=Bearer x`.
+fn headers(text: &str, spans: &mut Vec<Range<usize>>) {
+    let lower = text.to_ascii_lowercase();
+    let mut from = 0;
+    while let Some(i) = lower[from..].find("authorization") {
+        let mut at = from + i + "authorization".len();
+        from = at;
+        let bytes = lower.as_bytes();
+        // `Authorization: x`, `authorization=x`, and as a JSON or YAML key (`"Authorization":"x"`).
+        while matches!(bytes.get(at), Some(b'"' | b'\'' | b' ')) {
+            at += 1;
+        }
+        if !matches!(bytes.get(at), Some(b':' | b'=')) {
+            continue;
+        }
+        at += 1;
+        while matches!(bytes.get(at), Some(b' ' | b'"' | b'\'')) {
+            at += 1;
+        }
+        for scheme in ["bearer ", "basic ", "token "] {
+            if lower[at..].starts_with(scheme) {
+                at += scheme.len();
+                break;
+            }
+        }
+        if let Some(range) = value_at(text, at)
+            && !placeholder_like(&text[range.clone()])
+        {
+            spans.push(range);
+        }
+    }
+}
+
+/// The password of `scheme://user:password@host`.
+fn userinfo(text: &str, spans: &mut Vec<Range<usize>>) {
+    let bytes = text.as_bytes();
+    let mut from = 0;
+    while let Some(i) = memchr::memmem::find(&bytes[from..], b"://") {
+        let start = from + i + 3;
+        from = start;
+        let end = bytes[start..]
+            .iter()
+            .position(|&b| {
+                b.is_ascii_whitespace() || matches!(b, b'/' | b'"' | b'\'' | b'?' | b'#')
+            })
+            .map_or(bytes.len(), |n| start + n);
+        let authority = &text[start..end];
+        let Some(at) = authority.rfind('@') else {
+            continue;
+        };
+        if let Some(colon) = authority[..at].find(':') {
+            let password = start + colon + 1..start + at;
+            if !placeholder_like(&text[password.clone()]) {
+                spans.push(password);
+            }
+        }
+    }
+}
+
+/// `K10<64 hex>::<user>:<password>`: the whole token.
+fn k10_tokens(text: &str, spans: &mut Vec<Range<usize>>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("K10") {
+        let start = from + i;
+        from = start + 3;
+        let rest = &text[start + 3..];
+        let hex = rest.bytes().take_while(u8::is_ascii_hexdigit).count();
+        if hex < 16 || !rest[hex..].starts_with("::") {
+            continue;
+        }
+        if let Some(range) = value_at(text, start) {
+            spans.push(range);
+        }
+    }
+}
+
+/// `text` with every credential value replaced by `replace(value)`.
+pub(crate) fn mask_credentials(text: &str, replace: impl Fn(&str) -> String) -> String {
+    let spans = credential_spans(text);
+    if spans.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for span in spans {
+        out.push_str(&text[cursor..span.start]);
+        out.push_str(&replace(&text[span.clone()]));
+        cursor = span.end;
+    }
+    out.push_str(&text[cursor..]);
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(text: &str) -> Vec<&str> {
+        credential_spans(text)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
+    }
+
+    #[test]
+    fn shapes_of_credentials() {
+        assert_eq!(found("kubelet --token=abc123 --v=2"), ["abc123"]);
+        assert_eq!(found("--oidc-client-secret=s3 x"), ["s3"]);
+        assert_eq!(found("RKE2_TOKEN=t0k sh -s"), ["t0k"]);
+        assert_eq!(found("export DB_PASSWORD='p w'"), ["p w"]);
+        assert_eq!(
+            found("Environment=AWS_SECRET_ACCESS_KEY=AKIAxyz"),
+            ["AKIAxyz"]
+        );
+        assert_eq!(
+            found("curl -H 'Authorization: Bearer eyJabc' https://x"),
+            ["eyJabc"]
+        );
+        assert_eq!(
+            found(r#"{"curl -H 'Authorization":"Bearer eyJabc' x"}"#),
+            ["eyJabc"]
+        );
+        assert_eq!(found("postgres://user:pa55@db:5432/x"), ["pa55"]);
+        assert_eq!(found("http://u:p@proxy:3128"), ["p"]);
+        assert_eq!(
+            found(r#"{"auths":{"r":{"auth":"dXNlcjpw"}}}"#),
+            ["dXNlcjpw"]
+        );
+        assert_eq!(found("identity_token: abc\ntoken: xyz\n"), ["abc", "xyz"]);
+        assert_eq!(
+            found("passwd: $6$salt$hash"),
+            ["$6$salt$hash"],
+            "a hash, not a variable"
+        );
+        assert_eq!(found("PASSWORD=ab,cd"), ["ab,cd"]);
+        assert_eq!(found("hashed_passwd: x6salt"), ["x6salt"]);
+        assert_eq!(found(r#""passwordHash": "$y$j9T""#), ["$y$j9T"]);
+        let k10 = format!("K10{}::server:pw", "a".repeat(64));
+        assert_eq!(found(&format!("token: {k10}")), [k10.as_str()]);
+        assert_eq!(found("rke2 --kubectl --token abc"), ["abc"]);
+        assert_eq!(found("etcd-s3-session-token: st"), ["st"]);
+        assert_eq!(found("password: ab"), ["ab"], "short values too");
+    }
+
+    #[test]
+    fn references_and_ordinary_text_are_not_secrets() {
+        assert!(found("--token-file=/etc/rancher/rke2/token").is_empty());
+        assert!(found("token-file: /var/lib/token").is_empty());
+        assert!(found("ssh_authorized_keys: [a]").is_empty());
+        assert!(found("auth:\n  username: a").is_empty());
+        assert!(found("systemctl enable --now rke2-server.service").is_empty());
+        assert!(found("curl -sfL https://get.rke2.io | sh -").is_empty());
+        assert!(found("token: REDACTED").is_empty());
+        assert!(found("TOKEN=$RKE2_TOKEN").is_empty());
+        assert!(found("--authorization-mode=Node,RBAC").is_empty());
+        assert!(!secret_name("author"));
+        assert!(secret_name("passwordHash"));
+        assert!(secret_name("client-secret"));
+        assert!(!secret_name("secretName"));
+    }
+
+    #[test]
+    fn masking_replaces_every_value() {
+        assert_eq!(
+            mask_credentials("a --token=x1 b PASSWORD=y2", |_| "R".to_owned()),
+            "a --token=R b PASSWORD=R"
+        );
+    }
+}
