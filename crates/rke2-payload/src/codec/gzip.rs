@@ -182,8 +182,77 @@ fn inflate_members(
 }
 
 /// Compresses `data` deterministically: header mtime 0, no file name, OS byte 255, the given level
-/// (0–9). The same input and level always give the same bytes with this build.
+/// (0–9). The same input and level always give the same bytes with this build. A compressor is
+/// kept per thread and level, so that many small files (a conversion) cost no allocation each.
 pub(crate) fn deflate(data: &[u8], level: u32) -> Vec<u8> {
+    use std::cell::RefCell;
+    thread_local! {
+        static RAW: RefCell<Vec<(u32, flate2::Compress)>> = const { RefCell::new(Vec::new()) };
+    }
+    let level = level.min(9);
+    // The header `flate2::GzBuilder` writes: mtime 0, XFL 2 for the best level, 4 for the
+    // fastest, OS 255.
+    let xfl = match level {
+        9 => 2,
+        0 | 1 => 4,
+        _ => 0,
+    };
+    let mut out = Vec::with_capacity(data.len() / 2 + 64);
+    out.extend_from_slice(&[0x1f, 0x8b, 8, 0, 0, 0, 0, 0, xfl, 255]);
+    let deflated = RAW.with(|raw| {
+        let Ok(mut raw) = raw.try_borrow_mut() else {
+            return false;
+        };
+        let at = match raw.iter().position(|(l, _)| *l == level) {
+            Some(at) => at,
+            None => {
+                raw.push((
+                    level,
+                    flate2::Compress::new(flate2::Compression::new(level), false),
+                ));
+                raw.len() - 1
+            }
+        };
+        let compress = &mut raw[at].1;
+        compress.reset();
+        // As `flate2`'s writer feeds it: all the data without flushing, then the end.
+        loop {
+            let consumed = usize::try_from(compress.total_in()).unwrap_or(usize::MAX);
+            let Some(rest) = data.get(consumed..).filter(|r| !r.is_empty()) else {
+                break;
+            };
+            out.reserve(rest.len() / 2 + 1024);
+            if compress
+                .compress_vec(rest, &mut out, flate2::FlushCompress::None)
+                .is_err()
+            {
+                return false;
+            }
+        }
+        loop {
+            out.reserve(1024);
+            match compress.compress_vec(&[], &mut out, flate2::FlushCompress::Finish) {
+                Ok(flate2::Status::StreamEnd) => return true,
+                Ok(_) => continue,
+                Err(_) => return false,
+            }
+        }
+    });
+    if !deflated {
+        return deflate_with_builder(data, level);
+    }
+    out.extend_from_slice(&crc32(data).to_le_bytes());
+    out.extend_from_slice(&(data.len() as u32).to_le_bytes());
+    out
+}
+
+/// The CRC-32 of gzip's trailer.
+fn crc32(data: &[u8]) -> u32 {
+    libdeflater::crc32(data)
+}
+
+/// [`deflate`] through `flate2`'s writer (when the thread's compressor is in use).
+fn deflate_with_builder(data: &[u8], level: u32) -> Vec<u8> {
     let mut encoder = flate2::GzBuilder::new().write(
         Vec::with_capacity(data.len() / 2 + 64),
         flate2::Compression::new(level.min(9)),
@@ -306,6 +375,20 @@ mod tests {
     }
 
     #[test]
+    fn the_kept_compressor_writes_what_flate2_s_writer_writes() {
+        let text = b"## template: jinja\n#cloud-config\nruncmd: []\n".repeat(300);
+        for level in 0..=9 {
+            for data in [&b""[..], b"x", &text[..], &text[..1000]] {
+                assert_eq!(
+                    deflate(data, level),
+                    deflate_with_builder(data, level),
+                    "level {level}"
+                );
+            }
+        }
+    }
+
+    #[test]
     fn reads_concatenated_members() {
         let mut gz = deflate(b"abc", 6);
         gz.extend(deflate(b"def", 9));
@@ -368,6 +451,11 @@ mod tests {
             let mut out = Vec::new();
             proptest::prop_assert!(!inflate_whole(short, u64::MAX, &mut out));
             proptest::prop_assert!(inflate(short, u64::MAX).is_err());
+        }
+
+        #[test]
+        fn the_kept_compressor_matches_the_writer(data: Vec<u8>, level in 0u32..=9) {
+            proptest::prop_assert_eq!(deflate(&data, level), deflate_with_builder(&data, level));
         }
 
         #[test]

@@ -35,8 +35,12 @@ pub(crate) struct Ignition {
     pub users: Vec<User>,
     /// Commands: the `ExecStart` of enabled units, with the scripts they run expanded.
     pub commands: Vec<Command>,
-    /// `ignition.config.merge` and `.replace` sources (never fetched).
+    /// `ignition.config.merge` and `.replace` sources that were not followed: remote ones
+    /// (never fetched), and data URLs nested deeper than [`MAX_NESTING`].
     pub config_sources: Vec<String>,
+    /// Whether a nested `config.merge` or `config.replace` data URL was followed (its files,
+    /// units and users are in this document).
+    pub nested: bool,
     /// Problems `ignition-validate` would report, and others.
     pub problems: Vec<Finding>,
 }
@@ -56,6 +60,7 @@ impl std::fmt::Debug for Ignition {
             .field("users", &self.users.len())
             .field("commands", &self.commands.len())
             .field("config_sources", &self.config_sources.len())
+            .field("nested", &self.nested)
             .field("problems", &self.problems)
             .finish()
     }
@@ -252,9 +257,18 @@ struct RawUser {
     ssh_authorized_keys: Option<Vec<String>>,
 }
 
+/// How deep nested `config.merge` / `config.replace` data URLs are followed.
+pub(crate) const MAX_NESTING: usize = 4;
+
 impl Ignition {
-    /// Reads an Ignition config.
+    /// Reads an Ignition config, following the `config.replace` and `config.merge` configs it
+    /// carries in data URLs (as Ignition would: a replacement stands for the whole config, merged
+    /// configs add their files, units and users after the config's own).
     pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
+        Ignition::parse_nested(text, 0)
+    }
+
+    fn parse_nested(text: &str, depth: usize) -> Result<Self, DocumentError> {
         let raw: RawConfig = serde_json::from_str(text).map_err(|e| DocumentError::Ignition {
             message: format!(
                 "{} at line {}, column {}",
@@ -266,14 +280,32 @@ impl Ignition {
         let mut problems = Vec::new();
         let version = raw.ignition.version.unwrap_or_default();
         let mut config_sources = Vec::new();
+        // (is a replacement, the config) of every nested data URL followed.
+        let mut nested: Vec<(bool, Ignition)> = Vec::new();
         if let Some(refs) = raw.ignition.config {
-            for r in refs
-                .replace
-                .into_iter()
-                .chain(refs.merge.unwrap_or_default())
-            {
-                if let Some(source) = r.source {
-                    config_sources.push(source.into_owned());
+            let replace = refs.replace.into_iter().map(|r| (true, r));
+            for (is_replace, r) in replace.chain(
+                refs.merge
+                    .unwrap_or_default()
+                    .into_iter()
+                    .map(|r| (false, r)),
+            ) {
+                let Some(source) = r.source else { continue };
+                match (
+                    depth < MAX_NESTING,
+                    nested_config(&source, r.compression.as_deref()),
+                ) {
+                    (true, Some(Ok(text))) => {
+                        nested.push((is_replace, Ignition::parse_nested(&text, depth + 1)?))
+                    }
+                    (true, Some(Err(why))) => {
+                        return Err(DocumentError::Ignition {
+                            message: format!(
+                                "a nested config in ignition.config cannot be read: {why}"
+                            ),
+                        });
+                    }
+                    _ => config_sources.push(source.into_owned()),
                 }
             }
         }
@@ -348,7 +380,7 @@ impl Ignition {
             })
             .collect();
         let commands = unit_commands(&units, &files);
-        Ok(Ignition {
+        let mut this = Ignition {
             version,
             files,
             directories,
@@ -358,9 +390,54 @@ impl Ignition {
             users,
             commands,
             config_sources,
+            nested: false,
             problems,
-        })
+        };
+        for (is_replace, child) in nested {
+            if is_replace {
+                // The replacement is the config; what this one held is not used.
+                this = Ignition {
+                    nested: true,
+                    ..child
+                };
+                break;
+            }
+            this.files.extend(child.files);
+            this.directories.extend(child.directories);
+            this.links.extend(child.links);
+            this.filesystems.extend(child.filesystems);
+            this.units.extend(child.units);
+            this.users.extend(child.users);
+            this.commands.extend(child.commands);
+            this.config_sources.extend(child.config_sources);
+            this.problems.extend(child.problems);
+            this.nested = true;
+        }
+        Ok(this)
     }
+}
+
+/// The text of a nested config carried in a data URL (gzip allowed), `None` for a remote source
+/// (never fetched).
+fn nested_config(source: &str, compression: Option<&str>) -> Option<Result<String, String>> {
+    if !source.starts_with("data:") {
+        return None;
+    }
+    let read = || -> Result<String, String> {
+        let bytes = dataurl::decode(source).map_err(|e| e.to_string())?;
+        let bytes = match compression.unwrap_or("") {
+            "" => bytes.into_owned(),
+            "gzip" => gzip::inflate(&bytes, 16 << 20).map_err(|e| e.to_string())?,
+            other => {
+                return Err(format!(
+                    "unknown compression {:?}",
+                    crate::codec::text::shorten(other, 20)
+                ));
+            }
+        };
+        String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_owned())
+    };
+    Some(read())
 }
 
 fn file(raw: RawFile, problems: &mut Vec<Finding>) -> File {

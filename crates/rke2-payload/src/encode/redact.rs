@@ -398,7 +398,7 @@ fn readable(payload: &Payload<'_>) -> Result<Document, Refusal> {
         }
     }
     if let Document::Ignition(ignition) = &document
-        && !ignition.config_sources.is_empty()
+        && (ignition.nested || !ignition.config_sources.is_empty())
     {
         return Err(unreadable(
             "the Ignition config",
@@ -522,6 +522,20 @@ fn redact_cloud_config(
             .to_ascii_lowercase();
         let gz = encoding.starts_with("gz") || encoding == "application/x-gzip";
         let b64_encoded = encoding.contains("b64") || encoding.contains("base64");
+        // A private key in a double-quoted scalar (`"-----BEGIN …\n…"`) is on one line of the
+        // text, out of reach of the line-wise pass: the scalar is written again.
+        if !(gz || b64_encoded) && has_private_key_body(raw) {
+            let (Ok(old), Ok(new)) = (
+                serde_json::to_string(raw),
+                serde_json::to_string(&redact_text(raw, redactor)),
+            ) else {
+                continue;
+            };
+            if out.contains(&old) {
+                out = out.replace(&old, &new);
+            }
+            continue;
+        }
         // Plain contents were handled as text; an empty encoding may still be `!!binary`.
         if !(gz || b64_encoded || encoding.is_empty()) {
             continue;

@@ -248,9 +248,10 @@ pub(crate) fn lint_payload(
         }
     }
     if payload.format() == Format::CloudConfig {
-        let mut seen: Vec<&File> = Vec::new();
+        // By path, in one pass: a payload can write many thousands of files.
+        let mut seen: std::collections::HashMap<&str, &File> = std::collections::HashMap::new();
         for (file, _) in facts.files() {
-            match seen.iter().find(|f| f.path == file.path) {
+            match seen.get(file.path.as_str()) {
                 Some(first) => {
                     let same = first.sha256() == file.sha256();
                     out.push(
@@ -270,7 +271,9 @@ pub(crate) fn lint_payload(
                         .at_path(file.path.clone()),
                     );
                 }
-                None => seen.push(file),
+                None => {
+                    seen.insert(&file.path, file);
+                }
             }
         }
     }
