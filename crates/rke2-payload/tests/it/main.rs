@@ -1,5 +1,6 @@
 //! The library's integration tests: one test binary, a module per concern.
 
+mod debug;
 mod fixtures;
 mod layers;
 mod memo;
