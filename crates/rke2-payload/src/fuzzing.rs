@@ -6,13 +6,14 @@
 
 use std::borrow::Cow;
 
+use crate::codec::text::{is_unsafe_char, terminal_safe};
 use crate::codec::{b64, dataurl, gzip};
 use crate::document::{CloudConfig, Content, File, Ignition};
 use crate::envelope::Envelope;
 use crate::facts::rke2::{self, Rke2Config};
 use crate::facts::{Facts, pki};
 use crate::options::DecodeOptions;
-use crate::payload::{DeclaredFormat, Payload, ignition_gzip_wrapper};
+use crate::payload::{DeclaredFormat, Format, Payload, ignition_gzip_wrapper};
 use crate::reports::inspect::{InspectOptions, payload_report};
 use crate::reports::lint::{ClusterFacts, LintOptions, Member, lint_cluster, lint_payload};
 use crate::reports::size::{SizeOptions, measure};
@@ -37,6 +38,9 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("inspect", inspect),
     ("stream", stream),
     ("roundtrip", roundtrip),
+    ("redact", redact),
+    ("convert", convert),
+    ("terminal", terminal),
 ];
 
 /// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
@@ -221,6 +225,222 @@ pub fn roundtrip(data: &[u8]) {
     );
 }
 
+/// Where a planted secret can stand in a payload, in the order the fuzz input picks them.
+const PLACES: &[&str] = &[
+    "config-token",
+    "kubelet-arg",
+    "datastore",
+    "s3-secret",
+    "registry-password",
+    "env-file",
+    "unit-environment",
+    "command-assignment",
+    "command-bearer",
+    "url-userinfo",
+    "docker-auth",
+    "cloud-init-password",
+    "private-key",
+];
+
+/// Redaction: a payload built from the input with a secret in a place and an encoding the input
+/// picks (cloud-config or Ignition; plain, base64 or gzip contents; gzip or not). `redact` either
+/// refuses or writes an output in which the secret is found nowhere: not in its text, not in the
+/// user data it decodes to, not in any file of that user data.
+pub fn redact(data: &[u8]) {
+    let [place, encoding, format, gzip_value, rest @ ..] = data else {
+        return;
+    };
+    let secret: String = rest
+        .iter()
+        .map(|b| {
+            char::from(
+                b"abcdefghijkmnopqrstuvwxyzABCDEFGHJKLMNPQRSTUVWXYZ23456789"[usize::from(*b) % 57],
+            )
+        })
+        .take(24)
+        .collect();
+    if secret.len() < 6 {
+        return;
+    }
+    let secret = format!("Zq{secret}");
+    let place = PLACES[usize::from(*place) % PLACES.len()];
+    let config_token = if place == "config-token" {
+        secret.as_str()
+    } else {
+        "plainToken1234"
+    };
+    let mut config = format!("server: https://cp.example:9345\ntoken: {config_token}\n");
+    let mut files: Vec<(&str, String)> = Vec::new();
+    let mut commands = vec!["curl -sfL https://get.rke2.io | sh -".to_owned()];
+    match place {
+        "kubelet-arg" => config.push_str(&format!("kubelet-arg:\n- --token={secret}\n")),
+        "datastore" => {
+            config.push_str(&format!("datastore-endpoint: postgres://u:{secret}@db/x\n"))
+        }
+        "s3-secret" => config.push_str(&format!("etcd-s3-secret-key: {secret}\n")),
+        "registry-password" => files.push((
+            "/etc/rancher/rke2/registries.yaml",
+            format!("configs:\n  r:\n    auth:\n      password: {secret}\n"),
+        )),
+        "env-file" => files.push(("/etc/default/app", format!("APP_PASSWORD={secret}\n"))),
+        "unit-environment" => files.push((
+            "/etc/systemd/system/app.service",
+            format!("[Service]\nEnvironment=APP_SECRET={secret}\n"),
+        )),
+        "command-assignment" => commands.push(format!("RKE2_TOKEN={secret} /opt/run.sh")),
+        "command-bearer" => commands.push(format!(
+            "curl -H \"Authorization: Bearer {secret}\" https://x"
+        )),
+        "url-userinfo" => commands.push(format!("curl http://user:{secret}@proxy:3128/")),
+        "docker-auth" => files.push((
+            "/root/.docker/config.json",
+            format!("{{\"auths\":{{\"r\":{{\"auth\":\"{secret}\"}}}}}}"),
+        )),
+        "cloud-init-password" => files.push(("/etc/app.conf", format!("passwd: {secret}\n"))),
+        "private-key" => files.push((
+            "/var/lib/rancher/rke2/server/tls/server-ca.key",
+            format!("-----BEGIN RSA PRIVATE KEY-----\n{secret}\n-----END RSA PRIVATE KEY-----\n"),
+        )),
+        _ => {}
+    }
+    files.insert(0, ("/etc/rancher/rke2/config.yaml", config));
+    let userdata = if format % 2 == 0 {
+        let mut text = String::from("#cloud-config\nwrite_files:\n");
+        for (path, content) in &files {
+            match encoding % 3 {
+                0 => {
+                    text.push_str(&format!("- path: {path}\n  content: |\n"));
+                    for line in content.lines() {
+                        text.push_str(&format!("    {line}\n"));
+                    }
+                }
+                1 => text.push_str(&format!(
+                    "- path: {path}\n  encoding: b64\n  content: {}\n",
+                    b64::encode(content.as_bytes())
+                )),
+                _ => text.push_str(&format!(
+                    "- path: {path}\n  encoding: gz+b64\n  content: {}\n",
+                    b64::encode(&gzip::deflate(content.as_bytes(), 6))
+                )),
+            }
+        }
+        text.push_str("runcmd:\n");
+        for c in &commands {
+            text.push_str(&format!("- {}\n", serde_json::Value::String(c.clone())));
+        }
+        text
+    } else {
+        let source = |content: &str| match encoding % 3 {
+            0 => format!("data:,{}", dataurl::percent_encode(content.as_bytes())),
+            1 => format!("data:;base64,{}", b64::encode(content.as_bytes())),
+            _ => format!(
+                "data:;base64,{}",
+                b64::encode(&gzip::deflate(content.as_bytes(), 6))
+            ),
+        };
+        let compression = if encoding % 3 == 2 { "gzip" } else { "" };
+        let mut script = String::from("#!/bin/sh\n");
+        for c in &commands {
+            script.push_str(c);
+            script.push('\n');
+        }
+        let mut entries: Vec<serde_json::Value> = files
+            .iter()
+            .map(|(path, content)| {
+                serde_json::json!({"path": path, "mode": 384,
+                "contents": {"source": source(content), "compression": compression}})
+            })
+            .collect();
+        entries.push(
+            serde_json::json!({"path": "/etc/rke2-install.sh", "mode": 448,
+            "contents": {"source": source(&script), "compression": compression}}),
+        );
+        serde_json::json!({"ignition": {"version": "3.3.0"}, "storage": {"files": entries},
+            "systemd": {"units": [{"name": "rke2-install.service", "enabled": true,
+                "contents": "[Service]\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n"}]}})
+        .to_string()
+    };
+    let fmt = if format % 2 == 0 {
+        Format::CloudConfig
+    } else {
+        Format::Ignition
+    };
+    let value = crate::encode::compress(userdata.as_bytes(), fmt, gzip_value % 2 == 1);
+    let input = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "fuzz", "namespace": "d"},
+        "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
+    .to_string();
+    let Ok(out) = crate::encode::redact::redact(input.as_bytes(), &options()) else {
+        return;
+    };
+    let text = String::from_utf8_lossy(&out);
+    assert!(
+        !text.contains(&secret),
+        "the secret ({place}) survives in the Secret text"
+    );
+    let Ok(envelope) = Envelope::parse(&out, &options()) else {
+        panic!("redact wrote what it cannot read again");
+    };
+    for s in &envelope.secrets {
+        let payload = s
+            .decode(&options())
+            .expect("redact wrote a payload that decodes");
+        let userdata = String::from_utf8_lossy(payload.userdata());
+        assert!(
+            !userdata.contains(&secret),
+            "the secret ({place}) survives in the user data"
+        );
+        if let Ok(document) = crate::document::Document::parse(&payload) {
+            for file in document.files() {
+                let bytes = String::from_utf8_lossy(file.bytes().unwrap_or_default());
+                assert!(
+                    !bytes.contains(&secret),
+                    "the secret ({place}) survives in {}",
+                    file.path
+                );
+            }
+        }
+    }
+}
+
+/// Conversion: whatever a payload is, converting it to the other format either names what cannot
+/// be carried over or gives user data that decodes as that format.
+pub fn convert(data: &[u8]) {
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    for declared in [DeclaredFormat::CloudConfig, DeclaredFormat::Ignition] {
+        let Ok(payload) = Payload::decode(Cow::Borrowed(text.as_bytes()), declared, &options())
+        else {
+            continue;
+        };
+        let to = match payload.format() {
+            Format::CloudConfig => Format::Ignition,
+            Format::Ignition => Format::CloudConfig,
+        };
+        if let Ok(Some(converted)) = crate::encode::convert::convert(&payload, to) {
+            let back = Payload::decode(Cow::Owned(converted), DeclaredFormat::Missing, &options())
+                .expect("a conversion decodes");
+            assert_eq!(back.format(), to, "a conversion has the target format");
+            crate::document::Document::parse(&back).expect("a conversion reads as its format");
+        }
+    }
+}
+
+/// The terminal renderer: no character that can drive a terminal comes out of it, and text
+/// without one is unchanged.
+pub fn terminal(data: &[u8]) {
+    let text = String::from_utf8_lossy(data);
+    let safe = terminal_safe(&text);
+    assert!(
+        !safe.chars().any(is_unsafe_char),
+        "an unsafe character got through"
+    );
+    if !text.chars().any(is_unsafe_char) {
+        assert_eq!(safe, text, "safe text changed");
+    }
+}
+
 /// Every saved fuzz input (`fuzz/regressions/<target>/`) and every fixture runs through the same
 /// function its fuzz target calls, so plain `cargo test` guards them without nightly tools.
 #[cfg(test)]
@@ -241,6 +461,11 @@ mod tests {
             .filter_map(Result::ok)
             .map(|e| e.path())
             .filter(|p| p.is_file())
+            // `.gitkeep` keeps a folder in git; it is not an input.
+            .filter(|p| {
+                !p.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            })
             .collect();
         out.sort();
         out

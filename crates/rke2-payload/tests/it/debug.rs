@@ -86,7 +86,9 @@ fn debug_of_every_public_type_hides_secret_values() {
     let broken = br#"{"kind": "Secret", "metadata": {"name": "b"},
         "data": {"format": "Y2xvdWQtY29uZmln", "value": "t0kenValue1234!!"}}"#;
     let envelope = Envelope::parse(broken, &options).expect("parse");
-    let error = envelope.secrets[0].decode(&options).expect_err("not base64");
+    let error = envelope.secrets[0]
+        .decode(&options)
+        .expect_err("not base64");
     assert_clean("Error", &error);
     assert_clean("Error (Display)", &error.to_string());
     let stopped = for_each_secret(&input[..], &options, |_| Err("stop"));
