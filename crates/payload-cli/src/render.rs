@@ -44,9 +44,11 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// only stand inside strings (JSON escapes C0 itself), where `\uXXXX` means the same character;
 /// in XML a character reference (`&#x202E;`) does. Output without them is borrowed.
 pub(crate) fn escape_unsafe(bytes: &[u8], xml: bool) -> std::borrow::Cow<'_, [u8]> {
-    // Every character to escape outside C0 starts with one of these UTF-8 lead bytes.
-    let suspect = |b: &u8| matches!(b, 0x7f | 0xc2 | 0xd8 | 0xe2 | 0xef) || (xml && *b < 0x20);
-    if !bytes.iter().any(suspect) {
+    // Every character to escape outside C0 is DEL or starts with one of these UTF-8 lead bytes
+    // (C1: C2; U+061C: D8; U+200B–U+206F: E2; U+FEFF: EF). XML has no C0 left (see `xml`).
+    let suspect = memchr::memchr3(0xc2, 0xe2, 0xef, bytes).is_some()
+        || memchr::memchr2(0x7f, 0xd8, bytes).is_some();
+    if !suspect {
         return std::borrow::Cow::Borrowed(bytes);
     }
     let Ok(text) = std::str::from_utf8(bytes) else {

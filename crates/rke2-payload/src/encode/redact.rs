@@ -441,6 +441,35 @@ fn collect_secrets(document: &Document) -> Result<Vec<SecretValue>, Refusal> {
             out.push(SecretValue::new(password));
         }
     }
+    // cloud-init's `chpasswd`: `list` lines and `users` entries of `name:password`.
+    if let Document::CloudConfig(c) = document
+        && let Some((_, chpasswd)) = c.other.iter().find(|(k, _)| k == "chpasswd")
+    {
+        let lines: Vec<String> = match chpasswd.get("list") {
+            Some(Value::String(list)) => list.lines().map(str::to_owned).collect(),
+            Some(Value::Array(items)) => items
+                .iter()
+                .filter_map(Value::as_str)
+                .map(str::to_owned)
+                .collect(),
+            _ => Vec::new(),
+        };
+        for line in lines {
+            if let Some((_, password)) = line.split_once(':') {
+                out.push(SecretValue::new(password.trim()));
+            }
+        }
+        for user in chpasswd
+            .get("users")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            if let Some(password) = user.get("password").and_then(Value::as_str) {
+                out.push(SecretValue::new(password));
+            }
+        }
+    }
     out.retain(|s| !s.is_empty() && s.expose() != PLACEHOLDER);
     Ok(out)
 }

@@ -544,8 +544,16 @@ fn rke2_report(
     report.service_cidr = c.service_cidr.clone();
     report.node_name = c.node_name.clone();
     report.node_ip = c.node_ip.clone();
-    report.node_label = c.node_label.clone();
-    report.node_taint = c.node_taint.clone();
+    report.node_label = c
+        .node_label
+        .iter()
+        .map(|l| shown(redactor, l, options))
+        .collect();
+    report.node_taint = c
+        .node_taint
+        .iter()
+        .map(|t| shown(redactor, t, options))
+        .collect();
     report.kubelet_arg = c
         .kubelet_arg
         .iter()

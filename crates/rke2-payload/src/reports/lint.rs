@@ -279,7 +279,7 @@ pub(crate) fn lint_payload(
     }
 
     for cert in facts.material.certificates.iter().filter(|c| c.is_ca) {
-        let left = cert.not_after_unix - options.now;
+        let left = cert.not_after_unix.saturating_sub(options.now);
         if left <= 0 {
             out.push(
                 Finding::new(
@@ -288,7 +288,7 @@ pub(crate) fn lint_payload(
                 )
                 .at_path(cert.path.clone()),
             );
-        } else if left < options.cert_expiry_days * 86_400 {
+        } else if left < options.cert_expiry_days.saturating_mul(86_400) {
             out.push(
                 Finding::new(
                     Check::CertExpiry,

@@ -92,18 +92,44 @@ fn placeholder_like(value: &str) -> bool {
         || value.starts_with("{{")
 }
 
+/// Stems one of which every secret name holds (lowercase).
+const STEMS: &[&str] = &["tok", "secret", "pass", "cred", "auth", "key", "bearer"];
+
 /// The byte ranges of credential values in `text`, in order, not overlapping.
 pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
+    use memchr::memmem::Finder;
+    use std::sync::LazyLock;
+    static STEM_FINDERS: LazyLock<Vec<Finder<'static>>> =
+        LazyLock::new(|| STEMS.iter().map(|s| Finder::new(s.as_bytes())).collect());
+    static SCHEME: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"://"));
+    static K10: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"K10"));
+    static AUTHORIZATION: LazyLock<Finder<'static>> =
+        LazyLock::new(|| Finder::new(b"authorization"));
     let mut spans = Vec::new();
-    // Cheap exits: every shape needs one of these bytes.
     let bytes = text.as_bytes();
-    if memchr::memchr3(b'=', b':', b' ', bytes).is_none() {
+    // Cheap exits first: most command lines and files hold none of what a shape needs.
+    let named = memchr::memchr2(b'=', b':', bytes).is_some()
+        || memchr::memmem::find(bytes, b" --").is_some();
+    let lower = text.to_ascii_lowercase();
+    let stems = named
+        && STEM_FINDERS
+            .iter()
+            .any(|f| f.find(lower.as_bytes()).is_some());
+    if stems {
+        assignments(text, &mut spans);
+    }
+    if stems && AUTHORIZATION.find(lower.as_bytes()).is_some() {
+        headers(text, &lower, &mut spans);
+    }
+    if memchr::memchr(b'@', bytes).is_some() && SCHEME.find(bytes).is_some() {
+        userinfo(text, &mut spans);
+    }
+    if K10.find(bytes).is_some() {
+        k10_tokens(text, &mut spans);
+    }
+    if spans.is_empty() {
         return spans;
     }
-    assignments(text, &mut spans);
-    headers(text, &mut spans);
-    userinfo(text, &mut spans);
-    k10_tokens(text, &mut spans);
     spans.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
     let mut merged: Vec<Range<usize>> = Vec::with_capacity(spans.len());
     for span in spans {
@@ -196,8 +222,7 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
 }
 
 /// `Authorization: Bearer x`, `Authorization: Basic x`, `authorization=Bearer x`.
-fn headers(text: &str, spans: &mut Vec<Range<usize>>) {
-    let lower = text.to_ascii_lowercase();
+fn headers(text: &str, lower: &str, spans: &mut Vec<Range<usize>>) {
     let mut from = 0;
     while let Some(i) = lower[from..].find("authorization") {
         let mut at = from + i + "authorization".len();
