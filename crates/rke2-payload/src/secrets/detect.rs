@@ -25,7 +25,26 @@ const SECRET_WORDS: &[&str] = &[
     "accesskey",
     "secretkey",
     "privatekey",
+    "accountkey",
     "bearer",
+];
+
+/// Words that make a following `key` part a secret (`client-key-data`, `signing_key`).
+const KEY_KINDS: &[&str] = &[
+    "private",
+    "secret",
+    "access",
+    "api",
+    "client",
+    "signing",
+    "encryption",
+    "account",
+    "storage",
+    "shared",
+    "master",
+    "session",
+    "auth",
+    "ssh",
 ];
 
 /// Name parts after which the value is a path or a reference, not the secret.
@@ -60,11 +79,18 @@ pub(crate) fn secret_name(name: &str) -> bool {
     if !current.is_empty() {
         parts.push(current);
     }
+    // `client-key-data`, `token-data`: the data of a key or token is the secret itself.
+    if parts.len() > 1 && parts.last().is_some_and(|p| p == "data" || p == "value") {
+        parts.pop();
+    }
     let Some(last) = parts.last() else {
         return false;
     };
     if REFERENCE_WORDS.contains(&last.as_str()) {
         return false;
+    }
+    if last == "key" && parts.len() > 1 && KEY_KINDS.contains(&parts[parts.len() - 2].as_str()) {
+        return true;
     }
     let joined: String = parts.concat();
     parts.iter().any(|p| SECRET_WORDS.contains(&p.as_str()))
@@ -127,6 +153,10 @@ pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
     if K10.find(bytes).is_some() {
         k10_tokens(text, &mut spans);
     }
+    if named || memchr::memchr(b'-', bytes).is_some() {
+        basic_auth_options(text, &mut spans);
+    }
+    cloud_keys(text, &mut spans);
     if spans.is_empty() {
         return spans;
     }
@@ -270,10 +300,70 @@ fn userinfo(text: &str, spans: &mut Vec<Range<usize>>) {
         let Some(at) = authority.rfind('@') else {
             continue;
         };
-        if let Some(colon) = authority[..at].find(':') {
-            let password = start + colon + 1..start + at;
+        match authority[..at].find(':') {
+            Some(colon) => {
+                let password = start + colon + 1..start + at;
+                if !placeholder_like(&text[password.clone()]) {
+                    spans.push(password);
+                }
+            }
+            // `https://<token>@host`: a user name this long is a token (a GitHub token, say).
+            None if at >= 16 && !placeholder_like(&authority[..at]) => {
+                spans.push(start..start + at)
+            }
+            None => {}
+        }
+    }
+}
+
+/// `curl -u user:password`, `--user user:password`, `--proxy-user user:password`: the password.
+fn basic_auth_options(text: &str, spans: &mut Vec<Range<usize>>) {
+    let words: Vec<(usize, &str)> = text
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - text.as_ptr() as usize, w))
+        .collect();
+    for pair in words.windows(2) {
+        let [(_, option), (at, value)] = pair else {
+            continue;
+        };
+        if !matches!(*option, "-u" | "--user" | "--proxy-user" | "-U") {
+            continue;
+        }
+        let value_start = at + usize::from(value.starts_with(['\'', '"']));
+        let inner = value.trim_matches(['\'', '"']);
+        if let Some(colon) = inner.find(':') {
+            let password = value_start + colon + 1..value_start + inner.len();
             if !placeholder_like(&text[password.clone()]) {
                 spans.push(password);
+            }
+        }
+    }
+}
+
+/// Keys of cloud providers by their own shape: AWS access key ids (`AKIA…`, `ASIA…`) and Google
+/// API keys (`AIza…`).
+fn cloud_keys(text: &str, spans: &mut Vec<Range<usize>>) {
+    let bytes = text.as_bytes();
+    for (prefix, len, ok) in [
+        (
+            &b"AKIA"[..],
+            20,
+            (|b: u8| b.is_ascii_uppercase() || b.is_ascii_digit()) as fn(u8) -> bool,
+        ),
+        (b"ASIA", 20, |b: u8| {
+            b.is_ascii_uppercase() || b.is_ascii_digit()
+        }),
+        (b"AIza", 39, |b: u8| {
+            b.is_ascii_alphanumeric() || b == b'_' || b == b'-'
+        }),
+    ] {
+        for at in memchr::memmem::find_iter(bytes, prefix) {
+            let end = at + len;
+            let whole = bytes.get(at..end).is_some_and(|k| k.iter().all(|&b| ok(b)))
+                && bytes.get(end).is_none_or(|&b| !ok(b))
+                && (at == 0 || !ok(bytes[at - 1]));
+            if whole {
+                spans.push(at..end);
             }
         }
     }
@@ -362,6 +452,22 @@ mod tests {
         assert_eq!(found("rke2 --kubectl --token abc"), ["abc"]);
         assert_eq!(found("etcd-s3-session-token: st"), ["st"]);
         assert_eq!(found("password: ab"), ["ab"], "short values too");
+        assert_eq!(
+            found("client-key-data: LS0tLS1CRUdJTg=="),
+            ["LS0tLS1CRUdJTg=="]
+        );
+        assert_eq!(found("AccountName=a;AccountKey=abc==;"), ["abc=="]);
+        assert_eq!(found("curl -u admin:hunter2 https://x"), ["hunter2"]);
+        assert_eq!(found("curl --user 'admin:hunter2' https://x"), ["hunter2"]);
+        assert_eq!(
+            found("git clone https://ghp_abcdefghij0123456789@github.com/o/r"),
+            ["ghp_abcdefghij0123456789"]
+        );
+        assert_eq!(
+            found("id AKIAIOSFODNN7EXAMPLE here"),
+            ["AKIAIOSFODNN7EXAMPLE"]
+        );
+        assert_eq!(found("signing_key: abc"), ["abc"]);
     }
 
     #[test]
@@ -379,6 +485,13 @@ mod tests {
         assert!(secret_name("passwordHash"));
         assert!(secret_name("client-secret"));
         assert!(!secret_name("secretName"));
+        assert!(!secret_name("key"));
+        assert!(!secret_name("ssh_authorized_keys"));
+        assert!(
+            found("https://git@github.com/o/r").is_empty(),
+            "a short user name"
+        );
+        assert!(found("curl -u admin https://x").is_empty());
     }
 
     #[test]
