@@ -178,6 +178,12 @@ fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
     Ok((bytes, counted))
 }
 
+fn parse_check(text: &str) -> Result<rke2_payload::Check, String> {
+    rke2_payload::Check::from_id(text.trim()).ok_or_else(|| {
+        format!("unknown check id {text:?}; `rke2-payload lint --list-checks` lists them")
+    })
+}
+
 fn parse_jobs(text: &str) -> Result<usize, String> {
     match text.parse::<usize>() {
         Ok(n) if n <= rke2_payload::MAX_JOBS => Ok(n),
@@ -216,9 +222,13 @@ pub(crate) struct LintArgs {
     /// Also fail (exit 1) on warnings.
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
     pub(crate) deny: Option<String>,
-    /// Silence a check by id (repeat, or comma-separate).
-    #[arg(long, value_name = "ID", value_delimiter = ',')]
-    pub(crate) allow: Vec<String>,
+    /// Silence a check by id (repeat, or comma-separate; `--list-checks` lists them).
+    #[arg(long, value_name = "ID", value_delimiter = ',', value_parser = parse_check)]
+    pub(crate) allow: Vec<rke2_payload::Check>,
+    /// List every check (id, default severity, what it catches) and exit; with `--output json`
+    /// as JSON.
+    #[arg(long)]
+    pub(crate) list_checks: bool,
     /// Add the size and gzip-safety checks for these platforms.
     #[arg(long, value_name = "ID,...", value_delimiter = ',')]
     pub(crate) cloud: Vec<String>,

@@ -13,6 +13,9 @@ use crate::cli::{LintArgs, LintFormat};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe};
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
+    if args.list_checks {
+        return list_checks(args.output);
+    }
     let path = &args.input.file;
     let targets = cloud_targets(&args.cloud)?;
     let size = (!targets.is_empty()).then(|| {
@@ -25,11 +28,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let mut lint = LintOptions::default();
     lint.cert_expiry_days = args.cert_expiry_days;
     lint.size = size;
-    lint.allow = args
-        .allow
-        .iter()
-        .filter_map(|id| Check::from_id(id))
-        .collect();
+    lint.allow = args.allow.clone();
     lint.cloud_init_schema = match &args.cloud_init_schema {
         Some(path) if path.as_os_str() == "none" => None,
         Some(path) => Some(std::sync::Arc::new(
@@ -73,6 +72,41 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// `lint --list-checks`: the check table, as text or JSON.
+fn list_checks(format: LintFormat) -> Result<Outcome> {
+    let mut out = raw_stdout();
+    match format {
+        LintFormat::Json | LintFormat::Sarif => {
+            let checks: Vec<serde_json::Value> = Check::ALL
+                .iter()
+                .map(|c| {
+                    serde_json::json!({
+                        "id": c.id(),
+                        "severity": c.severity().as_str(),
+                        "summary": c.summary(),
+                        "explanation": c.explanation(),
+                    })
+                })
+                .collect();
+            serde_json::to_writer_pretty(&mut out, &serde_json::json!({"checks": checks}))?;
+            writeln!(out)?;
+        }
+        LintFormat::Text => {
+            for c in Check::ALL {
+                writeln!(
+                    out,
+                    "{:<28} {:<8} {}",
+                    c.id(),
+                    c.severity().as_str(),
+                    c.summary()
+                )?;
+            }
+        }
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
 }
 
 /// The Secret's name as text shows it (terminal-safe).

@@ -8,6 +8,7 @@ mod inspect;
 mod jobs;
 mod json_types;
 mod lint;
+mod readme;
 mod replicas;
 mod size;
 mod trust;
