@@ -475,10 +475,32 @@ fn yaml_quote(s: &str) -> String {
             "yes" | "no" | "on" | "off" | "true" | "false" | "null" | "y" | "n"
         );
     if plain {
-        s.to_owned()
-    } else {
-        format!("'{}'", s.replace('\'', "''"))
+        return s.to_owned();
     }
+    // A single-quoted scalar cannot hold a line break as it is, nor a character YAML does not
+    // print (C0, DEL, C1, U+FEFF, U+FFFE–U+FFFF): those are written double-quoted, escaped.
+    let needs_escape = |c: char| matches!(c, '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{84}' | '\u{86}'..='\u{9f}' | '\u{feff}' | '\u{fffe}' | '\u{ffff}');
+    if !s.chars().any(needs_escape) {
+        return format!("'{}'", s.replace('\'', "''"));
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    out.push('"');
+    for c in s.chars() {
+        match c {
+            '"' => out.push_str("\\\""),
+            '\\' => out.push_str("\\\\"),
+            '\n' => out.push_str("\\n"),
+            '\t' => out.push_str("\\t"),
+            '\r' => out.push_str("\\r"),
+            c if needs_escape(c) && (c as u32) < 0x100 => {
+                out.push_str(&format!("\\x{:02x}", c as u32));
+            }
+            c if needs_escape(c) => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c => out.push(c),
+        }
+    }
+    out.push('"');
+    out
 }
 
 #[cfg(test)]
@@ -486,6 +508,22 @@ mod tests {
     use super::*;
 
     const CC: &str = "#cloud-config\nwrite_files:\n- path: /etc/a\n  owner: root:root\n  permissions: '0640'\n  content: |\n    x: 1\nruncmd:\n  - echo 'hi'\nntp:\n  servers: [a.example]\n";
+
+    #[test]
+    fn scalars_yaml_does_not_print_are_escaped() {
+        for text in [
+            "/etc/a\u{7f}b",
+            "a\nb",
+            "x\u{1b}[2J",
+            "q\"uo\\te\u{85}",
+            "bom\u{feff}",
+            "it's",
+        ] {
+            let yaml = format!("k: {}\n", yaml_quote(text));
+            let value: serde_json::Value = serde_saphyr::from_str(&yaml).unwrap();
+            assert_eq!(value["k"], text, "{yaml}");
+        }
+    }
 
     #[test]
     fn cloud_config_to_ignition_and_back() {
