@@ -13,8 +13,22 @@ use clap::{Args, Parser, Subcommand};
 #[derive(Debug, Parser)]
 #[command(name = "rke2-payload", version, propagate_version = true)]
 pub(crate) struct Cli {
+    /// When to colour text output (`auto`: on a terminal, unless `NO_COLOR` is set).
+    #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
+    pub(crate) color: ColorWhen,
     #[command(subcommand)]
     pub(crate) command: Command,
+}
+
+/// `--color`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum ColorWhen {
+    /// Colour on a terminal, unless `NO_COLOR` is set (`CLICOLOR_FORCE` forces it).
+    Auto,
+    /// Always colour.
+    Always,
+    /// Never colour.
+    Never,
 }
 
 #[derive(Debug, Subcommand)]
@@ -77,6 +91,35 @@ pub(crate) enum Command {
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
     Clouds(CloudsArgs),
+    /// Print a shell completion script.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload completions bash > /etc/bash_completion.d/rke2-payload\n  \
+        rke2-payload completions zsh > \"${fpath[1]}/_rke2-payload\"\n  \
+        rke2-payload completions fish > ~/.config/fish/completions/rke2-payload.fish")]
+    Completions(CompletionsArgs),
+    /// Print the manual page (roff) of the tool or of one subcommand, or write them all.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload man | man -l -\n  \
+        rke2-payload man inspect | man -l -\n  \
+        rke2-payload man --dir /usr/local/share/man/man1")]
+    Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct CompletionsArgs {
+    /// The shell.
+    #[arg(value_enum)]
+    pub(crate) shell: clap_complete::Shell,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct ManArgs {
+    /// The subcommand whose page to print (default: the tool's own page).
+    #[arg(value_name = "SUBCOMMAND")]
+    pub(crate) subcommand: Option<String>,
+    /// Write every page (`rke2-payload.1`, `rke2-payload-<subcommand>.1`) to this folder.
+    #[arg(long, value_name = "DIR", conflicts_with = "subcommand")]
+    pub(crate) dir: Option<PathBuf>,
 }
 
 /// Options shared by the commands that read Secrets.

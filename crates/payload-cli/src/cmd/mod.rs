@@ -1,10 +1,12 @@
 //! The subcommands.
 
 mod clouds;
+mod completions;
 mod decode;
 mod encode;
 mod inspect;
 mod lint;
+mod man;
 mod redact;
 mod size;
 
@@ -13,7 +15,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 use rke2_payload::DecodeOptions;
 
-use crate::cli::{Cli, Command, InputArgs};
+use crate::cli::{Cli, ColorWhen, Command, InputArgs};
 
 /// How a command ended, when it did not fail.
 pub(crate) enum Outcome {
@@ -24,9 +26,16 @@ pub(crate) enum Outcome {
 }
 
 pub(crate) fn run(cli: Cli) -> Result<Outcome> {
+    anstream::ColorChoice::write_global(match cli.color {
+        ColorWhen::Auto => anstream::ColorChoice::Auto,
+        ColorWhen::Always => anstream::ColorChoice::Always,
+        ColorWhen::Never => anstream::ColorChoice::Never,
+    });
     match cli.command {
         Command::Decode(args) => decode::run(&args),
         Command::Clouds(args) => clouds::run(&args),
+        Command::Completions(args) => completions::run(&args),
+        Command::Man(args) => man::run(&args),
         Command::Inspect(args) => inspect::run(&args),
         Command::Size(args) => size::run(&args),
         Command::Lint(args) => lint::run(&args),

@@ -2,6 +2,7 @@
 
 mod common;
 mod decode;
+mod ecosystem;
 mod encode_redact;
 mod hostile;
 mod inspect;

@@ -1,0 +1,6 @@
+//! `kubectl-rke2_payload`: the same program under the name kubectl looks for, so that
+//! `kubectl rke2-payload inspect …` runs it.
+
+fn main() -> std::process::ExitCode {
+    payload_cli::main()
+}
