@@ -296,6 +296,14 @@ pub(crate) enum LintFormat {
     Json,
     /// SARIF 2.1.0, for code-scanning UIs.
     Sarif,
+    /// GitHub Actions workflow commands (`::error …::`): annotations on the run and the pull
+    /// request.
+    Github,
+    /// A GitLab Code Quality report (JSON), for merge-request widgets.
+    Gitlab,
+    /// JUnit XML: one test case per Secret and check that found something, and one per clean
+    /// Secret.
+    Junit,
 }
 
 #[derive(Debug, Args)]

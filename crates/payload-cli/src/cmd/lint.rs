@@ -64,6 +64,13 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             text(&mut buf, &report)?;
             out.write_all(&buf.into_inner())?;
         }
+        LintFormat::Github => github(&mut out, &report, path)?,
+        LintFormat::Gitlab => {
+            let doc = serde_json::to_vec_pretty(&gitlab(&report, path))?;
+            out.write_all(&escape_unsafe(&doc, false))?;
+            writeln!(out)?;
+        }
+        LintFormat::Junit => junit(&mut out, &report)?,
     }
     out.flush()?;
     let deny_warnings = args.deny.as_deref() == Some("warnings");
@@ -78,7 +85,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 fn list_checks(format: LintFormat) -> Result<Outcome> {
     let mut out = raw_stdout();
     match format {
-        LintFormat::Json | LintFormat::Sarif => {
+        LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => {
             let checks: Vec<serde_json::Value> = Check::ALL
                 .iter()
                 .map(|c| {
@@ -93,7 +100,7 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
             serde_json::to_writer_pretty(&mut out, &serde_json::json!({"checks": checks}))?;
             writeln!(out)?;
         }
-        LintFormat::Text => {
+        LintFormat::Text | LintFormat::Github | LintFormat::Junit => {
             for c in Check::ALL {
                 writeln!(
                     out,
@@ -167,6 +174,172 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         summary.infos
     )?;
     Ok(())
+}
+
+/// Where a finding is, in words: the Secret, the file of its payload, the line in the user data.
+fn place(s: &LintedSecret, f: &Finding) -> String {
+    let mut at = title(s);
+    if let Some(p) = &f.path {
+        at.push_str(&format!(" {}", safe(p)));
+    }
+    if let Some(l) = f.line {
+        at.push_str(&format!(" line {l}"));
+    }
+    at
+}
+
+/// The input file as the annotations name it (`None` for standard input).
+fn input_file(path: &std::path::Path) -> Option<String> {
+    (path.as_os_str() != "-").then(|| path.display().to_string())
+}
+
+/// GitHub Actions workflow commands, one per finding: `::error file=…,title=…::message`.
+fn github(out: &mut impl Write, report: &LintReport, path: &std::path::Path) -> Result<()> {
+    // The escapes GitHub's toolkit applies to a command's data and to its properties.
+    let data = |s: &str| {
+        safe(s)
+            .replace('%', "%25")
+            .replace('\r', "%0D")
+            .replace('\n', "%0A")
+    };
+    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
+    let file = input_file(path);
+    for s in &report.secrets {
+        for f in &s.findings {
+            let level = match f.severity {
+                Severity::Error => "error",
+                Severity::Warning => "warning",
+                _ => "notice",
+            };
+            let mut props = Vec::new();
+            if let Some(file) = &file {
+                props.push(format!("file={}", property(file)));
+            }
+            props.push(format!(
+                "title={}",
+                property(&format!("{} ({})", f.id(), place(s, f)))
+            ));
+            writeln!(
+                out,
+                "::{level} {}::{}",
+                props.join(","),
+                data(&format!("{}: {}", title(s), f.message))
+            )?;
+        }
+    }
+    Ok(())
+}
+
+/// A GitLab Code Quality report: one issue per finding, with a stable fingerprint.
+fn gitlab(report: &LintReport, path: &std::path::Path) -> serde_json::Value {
+    let file = input_file(path).unwrap_or_else(|| "standard-input".to_owned());
+    let mut issues = Vec::new();
+    for s in &report.secrets {
+        for f in &s.findings {
+            let severity = match f.severity {
+                Severity::Error => "critical",
+                Severity::Warning => "major",
+                _ => "info",
+            };
+            let key = format!(
+                "{}\n{}\n{}\n{}",
+                f.id(),
+                title(s),
+                f.path.as_deref().unwrap_or(""),
+                f.message
+            );
+            issues.push(serde_json::json!({
+                "description": format!("{}: {}", place(s, f), f.message),
+                "check_name": f.id(),
+                "fingerprint": fingerprint(&key),
+                "severity": severity,
+                "location": {"path": file, "lines": {"begin": 1}},
+            }));
+        }
+    }
+    serde_json::Value::Array(issues)
+}
+
+/// A short stable fingerprint of a finding (FNV-1a, 64 bits, in hex): the same finding in the
+/// same Secret keeps it from run to run.
+fn fingerprint(key: &str) -> String {
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in key.bytes() {
+        hash ^= u64::from(b);
+        hash = hash.wrapping_mul(0x0100_0000_01b3);
+    }
+    format!("{hash:016x}")
+}
+
+/// JUnit XML: a test suite per Secret, a failed test case per finding of error (or warning)
+/// severity, a passed one for a Secret without.
+fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    let failing = |f: &&Finding| matches!(f.severity, Severity::Error | Severity::Warning);
+    let tests: usize = report
+        .secrets
+        .iter()
+        .map(|s| s.findings.iter().filter(failing).count().max(1))
+        .sum();
+    let failures: usize = report
+        .secrets
+        .iter()
+        .map(|s| s.findings.iter().filter(failing).count())
+        .sum();
+    writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
+    writeln!(
+        out,
+        r#"<testsuites name="rke2-payload lint" tests="{tests}" failures="{failures}" errors="0">"#
+    )?;
+    for s in &report.secrets {
+        let name = xml(&title(s));
+        let found: Vec<&Finding> = s.findings.iter().filter(failing).collect();
+        writeln!(
+            out,
+            r#"  <testsuite name="{name}" tests="{}" failures="{}" errors="0">"#,
+            found.len().max(1),
+            found.len()
+        )?;
+        if found.is_empty() {
+            writeln!(
+                out,
+                r#"    <testcase classname="rke2-payload.lint.{name}" name="lint" time="0"/>"#
+            )?;
+        }
+        for f in found {
+            writeln!(
+                out,
+                r#"    <testcase classname="rke2-payload.lint.{name}" name="{}" time="0">"#,
+                xml(f.id())
+            )?;
+            writeln!(
+                out,
+                r#"      <failure type="{}" message="{}">{}</failure>"#,
+                f.severity.as_str(),
+                xml(&f.message),
+                xml(&place(s, f))
+            )?;
+            writeln!(out, "    </testcase>")?;
+        }
+        writeln!(out, "  </testsuite>")?;
+    }
+    writeln!(out, "</testsuites>")?;
+    Ok(())
+}
+
+/// `text` escaped for XML, and terminal-safe.
+fn xml(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in safe(text).chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
 }
 
 /// SARIF 2.1.0: one run, one rule per check id, one result per finding.

@@ -530,3 +530,101 @@ fn cloud_config_schema_own_rules_and_cloud_init_schema() {
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
 }
+
+#[test]
+fn github_gitlab_and_junit_outputs_carry_every_finding() {
+    let list = testdata().join("secrets/list-all.yaml");
+    let json = cmd()
+        .args(["lint", "--output", "json", "--cloud-init-schema", "none"])
+        .arg(&list)
+        .output()
+        .expect("run");
+    let doc: Value = serde_json::from_slice(&json.stdout).expect("JSON");
+    let findings: Vec<(String, String)> = doc["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .flat_map(|s| {
+            let who = format!(
+                "{}/{}",
+                s["namespace"].as_str().unwrap_or(""),
+                s["name"].as_str().unwrap_or("")
+            );
+            s["findings"]
+                .as_array()
+                .expect("findings")
+                .iter()
+                .map(move |f| (who.clone(), f["id"].as_str().expect("id").to_owned()))
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    assert!(!findings.is_empty());
+    let run = |format: &str| {
+        let out = cmd()
+            .args(["lint", "--output", format, "--cloud-init-schema", "none"])
+            .arg(&list)
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            json.status.code(),
+            "{format}: same exit code"
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    // GitHub: one workflow command per finding, naming the input file, the check and the Secret.
+    let github = run("github");
+    let lines: Vec<&str> = github.lines().collect();
+    assert_eq!(lines.len(), findings.len());
+    for (line, (who, id)) in lines.iter().zip(&findings) {
+        assert!(
+            ["::error ", "::warning ", "::notice "]
+                .iter()
+                .any(|p| line.starts_with(p)),
+            "{line}"
+        );
+        assert!(
+            line.contains("file=") && line.contains(&format!("title={id} (")),
+            "{line}"
+        );
+        assert!(line.contains(who.as_str()), "{line}");
+    }
+    // GitLab: one issue per finding, fingerprints unique, severities GitLab knows.
+    let gitlab: Value = serde_json::from_str(&run("gitlab")).expect("JSON");
+    let issues = gitlab.as_array().expect("an array");
+    assert_eq!(issues.len(), findings.len());
+    let mut prints = std::collections::HashSet::new();
+    for issue in issues {
+        assert!(
+            prints.insert(
+                issue["fingerprint"]
+                    .as_str()
+                    .expect("fingerprint")
+                    .to_owned()
+            )
+        );
+        assert!(matches!(
+            issue["severity"].as_str(),
+            Some("info" | "minor" | "major" | "critical" | "blocker")
+        ));
+        assert!(
+            issue["location"]["path"].is_string() && issue["location"]["lines"]["begin"].is_u64()
+        );
+        assert!(issue["check_name"].is_string() && issue["description"].is_string());
+    }
+    // JUnit: a failed test case per error or warning.
+    let junit = run("junit");
+    let failing = doc["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .flat_map(|s| s["findings"].as_array().expect("findings").iter())
+        .filter(|f| matches!(f["severity"].as_str(), Some("error" | "warning")))
+        .count();
+    assert_eq!(junit.matches("<failure ").count(), failing);
+    assert!(junit.contains(&format!("failures=\"{failing}\"")));
+    assert_eq!(
+        junit.matches("<testsuite ").count(),
+        doc["secrets"].as_array().expect("s").len()
+    );
+}

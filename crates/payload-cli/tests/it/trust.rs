@@ -164,6 +164,9 @@ fn no_control_or_bidi_character_from_the_input_reaches_the_terminal() {
         &["lint", file.as_str()],
         &["lint", "--output", "json", file.as_str()],
         &["lint", "--output", "sarif", file.as_str()],
+        &["lint", "--output", "github", file.as_str()],
+        &["lint", "--output", "gitlab", file.as_str()],
+        &["lint", "--output", "junit", file.as_str()],
         &["decode", file.as_str(), "--name", "nope\u{1b}[2J"],
         &["inspect", file.as_str(), "--name", "missing"],
     ] {
@@ -528,6 +531,9 @@ fn no_default_output_shows_a_credential_and_redact_removes_every_one() {
         &["lint", "--cloud-init-schema", "none"],
         &["lint", "--output", "json", "--cloud-init-schema", "none"],
         &["lint", "--output", "sarif", "--cloud-init-schema", "none"],
+        &["lint", "--output", "github", "--cloud-init-schema", "none"],
+        &["lint", "--output", "gitlab", "--cloud-init-schema", "none"],
+        &["lint", "--output", "junit", "--cloud-init-schema", "none"],
     ] {
         let out = cmd()
             .args(args)
