@@ -136,7 +136,11 @@ pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
     // Cheap exits first: most command lines and files hold none of what a shape needs.
     let named = memchr::memchr2(b'=', b':', bytes).is_some()
         || memchr::memmem::find(bytes, b" --").is_some();
-    let lower = text.to_ascii_lowercase();
+    let lower = if named {
+        text.to_ascii_lowercase()
+    } else {
+        String::new()
+    };
     let stems = named
         && STEM_FINDERS
             .iter()
@@ -153,7 +157,10 @@ pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
     if K10.find(bytes).is_some() {
         k10_tokens(text, &mut spans);
     }
-    if named || memchr::memchr(b'-', bytes).is_some() {
+    if memchr::memmem::find(bytes, b"-u ").is_some()
+        || memchr::memmem::find(bytes, b"-U ").is_some()
+        || memchr::memmem::find(bytes, b"-user ").is_some()
+    {
         basic_auth_options(text, &mut spans);
     }
     cloud_keys(text, &mut spans);
