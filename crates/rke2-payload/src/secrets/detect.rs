@@ -131,11 +131,19 @@ pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
     static K10: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"K10"));
     static AUTHORIZATION: LazyLock<Finder<'static>> =
         LazyLock::new(|| Finder::new(b"authorization"));
+    // Built once: a finder per call would cost more than the search on a short line.
+    static OPTION: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b" --"));
+    static USER_OPTIONS: LazyLock<[Finder<'static>; 3]> = LazyLock::new(|| {
+        [
+            Finder::new(b"-u "),
+            Finder::new(b"-U "),
+            Finder::new(b"-user "),
+        ]
+    });
     let mut spans = Vec::new();
     let bytes = text.as_bytes();
     // Cheap exits first: most command lines and files hold none of what a shape needs.
-    let named = memchr::memchr2(b'=', b':', bytes).is_some()
-        || memchr::memmem::find(bytes, b" --").is_some();
+    let named = memchr::memchr2(b'=', b':', bytes).is_some() || OPTION.find(bytes).is_some();
     let lower = if named {
         text.to_ascii_lowercase()
     } else {
@@ -157,10 +165,7 @@ pub(crate) fn credential_spans(text: &str) -> Vec<Range<usize>> {
     if K10.find(bytes).is_some() {
         k10_tokens(text, &mut spans);
     }
-    if memchr::memmem::find(bytes, b"-u ").is_some()
-        || memchr::memmem::find(bytes, b"-U ").is_some()
-        || memchr::memmem::find(bytes, b"-user ").is_some()
-    {
+    if USER_OPTIONS.iter().any(|f| f.find(bytes).is_some()) {
         basic_auth_options(text, &mut spans);
     }
     cloud_keys(text, &mut spans);
@@ -294,7 +299,9 @@ fn headers(text: &str, lower: &str, spans: &mut Vec<Range<usize>>) {
 fn userinfo(text: &str, spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(i) = memchr::memmem::find(&bytes[from..], b"://") {
+    static SCHEME: std::sync::LazyLock<memchr::memmem::Finder<'static>> =
+        std::sync::LazyLock::new(|| memchr::memmem::Finder::new(b"://"));
+    while let Some(i) = SCHEME.find(&bytes[from..]) {
         let start = from + i + 3;
         from = start;
         let end = bytes[start..]
