@@ -73,18 +73,26 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
         name.to_string_lossy(),
         std::process::id()
     ));
+    let mut created = false;
     let result = (|| -> std::io::Result<()> {
         let mut file = std::fs::OpenOptions::new()
             .write(true)
             .create_new(true)
             .mode(PRIVATE)
             .open(&tmp)?;
-        // The umask may have taken bits away (or a odd one left more): set it exactly.
+        created = true;
+        // The umask may have taken bits away (or an odd one left more): set it exactly.
         file.set_permissions(std::fs::Permissions::from_mode(PRIVATE))?;
         file.write_all(bytes)?;
         file.sync_all()?;
         drop(file);
         if force {
+            // Checked again just before: what took the target's place meanwhile is not replaced.
+            if std::fs::symlink_metadata(path).is_ok_and(|m| !m.file_type().is_file()) {
+                return Err(std::io::Error::other(
+                    "the target is no longer a regular file",
+                ));
+            }
             std::fs::rename(&tmp, path)
         } else {
             // A hard link fails if the target appeared meanwhile: no clobbering.
@@ -92,7 +100,8 @@ pub(crate) fn write_file(path: &Path, bytes: &[u8], force: bool) -> Result<()> {
             std::fs::remove_file(&tmp)
         }
     })();
-    if result.is_err() {
+    // Only the temporary file this call created is removed (never one of another run's).
+    if result.is_err() && created {
         let _ = std::fs::remove_file(&tmp);
     }
     result.with_context(|| format!("writing {shown}"))

@@ -45,15 +45,16 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
 /// in XML a character reference (`&#x202E;`) does. Output without them is borrowed.
 pub(crate) fn escape_unsafe(bytes: &[u8], xml: bool) -> std::borrow::Cow<'_, [u8]> {
     // Every character to escape outside C0 is DEL or starts with one of these UTF-8 lead bytes
-    // (C1: C2; U+061C: D8; U+200B–U+206F: E2; U+FEFF: EF). XML has no C0 left (see `xml`).
+    // (C1 and U+00AD: C2; U+061C: D8; U+180E: E1; U+200B–U+206F: E2; U+FEFF, U+FFF9–FFFB: EF;
+    // tags: F3). XML has no C0 left (see `xml`).
     let suspect = memchr::memchr3(0xc2, 0xe2, 0xef, bytes).is_some()
-        || memchr::memchr2(0x7f, 0xd8, bytes).is_some();
+        || memchr::memchr3(0x7f, 0xd8, 0xe1, bytes).is_some()
+        || memchr::memchr(0xf3, bytes).is_some();
     if !suspect {
         return std::borrow::Cow::Borrowed(bytes);
     }
-    let Ok(text) = std::str::from_utf8(bytes) else {
-        return std::borrow::Cow::Borrowed(bytes);
-    };
+    // Output this tool writes is UTF-8; anything else is read lossily rather than passed on.
+    let text = String::from_utf8_lossy(bytes);
     let mut out = String::with_capacity(text.len() + 64);
     for c in text.chars() {
         let unsafe_char =

@@ -66,15 +66,20 @@ pub(crate) fn shorten(s: &str, max: usize) -> String {
 
 /// Whether a character must not reach a terminal as it is: C0 and C1 controls, DEL, the bidi
 /// controls (U+061C, U+200E–U+200F, U+202A–U+202E, U+2066–U+2069), and the invisible
-/// characters that move or hide text (U+200B–U+200D, U+2028–U+2029, U+2060–U+2065, U+FEFF).
+/// characters that move or hide text (U+00AD, U+180E, U+200B–U+200D, U+2028–U+2029,
+/// U+2060–U+2065, U+FEFF, U+FFF9–U+FFFB, the tags U+E0000–U+E007F).
 pub(crate) fn is_unsafe_char(c: char) -> bool {
     matches!(c,
         '\u{0}'..='\u{1f}' | '\u{7f}'..='\u{9f}'
+        | '\u{ad}'
         | '\u{61c}'
+        | '\u{180e}'
         | '\u{200b}'..='\u{200f}'
         | '\u{2028}'..='\u{202e}'
         | '\u{2060}'..='\u{2069}'
-        | '\u{feff}')
+        | '\u{feff}'
+        | '\u{fff9}'..='\u{fffb}'
+        | '\u{e0000}'..='\u{e007f}')
 }
 
 /// `text` with every character that could drive a terminal (C0 and C1 controls, DEL, bidi

@@ -727,11 +727,13 @@ fn verify(value: &[u8], secrets: &[SecretValue], options: &DecodeOptions) -> Res
     })?;
     let mut texts: Vec<(String, Vec<u8>)> =
         vec![("user data".to_owned(), payload.userdata().to_vec())];
-    if let Ok(document) = Document::parse(&payload) {
-        for file in document.files() {
-            if let Some(bytes) = file.bytes() {
-                texts.push((file.path.clone(), bytes.to_vec()));
-            }
+    // What redact wrote must read again, or its files cannot be checked.
+    let document = Document::parse(&payload).map_err(|_| Refusal::Leftover {
+        where_: "the redacted user data does not read as its format".to_owned(),
+    })?;
+    for file in document.files() {
+        if let Some(bytes) = file.bytes() {
+            texts.push((file.path.clone(), bytes.to_vec()));
         }
     }
     for (where_, bytes) in &texts {
@@ -758,6 +760,30 @@ fn verify(value: &[u8], secrets: &[SecretValue], options: &DecodeOptions) -> Res
 }
 
 fn has_private_key_body(text: &str) -> bool {
+    // A key on one line (a double-quoted scalar, `\n` escapes): between its BEGIN and END
+    // markers only the placeholder may stand.
+    let mut rest = text;
+    while let Some(i) = rest.find("-----BEGIN ") {
+        let label_and_rest = &rest[i + "-----BEGIN ".len()..];
+        let Some(label_end) = label_and_rest.find("-----") else {
+            break;
+        };
+        let after = &label_and_rest[label_end + "-----".len()..];
+        rest = after;
+        if !label_and_rest[..label_end].ends_with("PRIVATE KEY") {
+            continue;
+        }
+        let body = after.find("-----END").map_or(after, |end| &after[..end]);
+        let body: String = body
+            .replace("\\n", "\n")
+            .replace("\\r", "")
+            .chars()
+            .filter(|c| !c.is_whitespace() && *c != '"' && *c != '\'')
+            .collect();
+        if !body.is_empty() && body != PLACEHOLDER {
+            return true;
+        }
+    }
     let mut in_key = false;
     for line in text.lines() {
         let t = line.trim();

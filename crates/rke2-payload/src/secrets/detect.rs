@@ -86,6 +86,10 @@ pub(crate) fn secret_name(name: &str) -> bool {
     let Some(last) = parts.last() else {
         return false;
     };
+    // A Vault AppRole `secret_id` is the credential itself.
+    if last == "id" && parts.len() > 1 && parts[parts.len() - 2] == "secret" {
+        return true;
+    }
     if REFERENCE_WORDS.contains(&last.as_str()) {
         return false;
     }
@@ -103,19 +107,28 @@ pub(crate) fn secret_name(name: &str) -> bool {
 /// (`$VAR`, `${…}`, `$(…)`; a password hash such as `$6$…` is a secret), a template, or what a
 /// redaction already put there.
 fn placeholder_like(value: &str) -> bool {
+    // `$NAME` (the whole value), `${…}`, `$(…)`: a reference to a value held elsewhere.
     let variable = value.strip_prefix('$').is_some_and(|rest| {
-        rest.starts_with(['{', '('])
-            || rest
+        (rest.starts_with('{') && rest.ends_with('}'))
+            || (rest.starts_with('(') && rest.ends_with(')'))
+            || (rest
                 .bytes()
                 .next()
                 .is_some_and(|b| b.is_ascii_uppercase() || b == b'_')
+                && rest
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_'))
     });
+    // What a report shows in place of a value: `sha256:` and 16 hex digits.
+    let fingerprint = value
+        .strip_prefix("sha256:")
+        .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()));
     value.is_empty()
         || variable
+        || fingerprint
         || value == super::PLACEHOLDER
         || value == "<redacted>"
-        || value.starts_with("sha256:")
-        || value.starts_with("{{")
+        || (value.starts_with("{{") && value.ends_with("}}"))
 }
 
 /// Stems one of which every secret name holds (lowercase).
@@ -197,8 +210,19 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
     let bytes = text.as_bytes();
     let first = *bytes.get(at)?;
     if first == b'"' || first == b'\'' {
-        let close = memchr::memchr(first, &bytes[at + 1..])?;
-        return Some(at + 1..at + 1 + close);
+        // Up to the closing quote: `\"` inside double quotes and `''` inside single quotes
+        // do not close it.
+        let mut i = at + 1;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' if first == b'"' => i += 2,
+                b'\'' if first == b'\'' && bytes.get(i + 1) == Some(&b'\'') => i += 2,
+                b if b == first => return Some(at + 1..i),
+                b'\n' => return Some(at + 1..i),
+                _ => i += 1,
+            }
+        }
+        return Some(at + 1..bytes.len());
     }
     let end = bytes[at..]
         .iter()
@@ -209,6 +233,63 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
         })
         .map_or(bytes.len(), |n| at + n);
     (end > at).then_some(at..end)
+}
+
+/// A YAML plain value after `key: `: the rest of the line, less a trailing comment and spaces.
+fn yaml_plain(text: &str, at: usize) -> Option<Range<usize>> {
+    let bytes = text.as_bytes();
+    let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+    let line = &text[at..line_end];
+    let content = match line.find(" #") {
+        Some(c) => &line[..c],
+        None => line,
+    };
+    let content = content.trim_end();
+    (!content.is_empty()).then_some(at..at + content.len())
+}
+
+/// The lines of a YAML block value (`key: |`, `key: >-`, or `key:` then deeper lines): their
+/// content without indentation, one range each. Deeper lines that are a mapping or a sequence
+/// (`user: x`, `- x`) are no scalar: their own keys are read one by one.
+fn yaml_block(text: &str, key_start: usize, after: usize, spans: &mut Vec<Range<usize>>) {
+    let scalar_marker = matches!(text.as_bytes().get(after), Some(b'|' | b'>'));
+    let bytes = text.as_bytes();
+    let line_start = bytes[..key_start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1);
+    let indent = bytes[line_start..key_start]
+        .iter()
+        .take_while(|&&b| b == b' ' || b == b'-')
+        .count();
+    let Some(mut at) = memchr::memchr(b'\n', &bytes[after..]).map(|n| after + n + 1) else {
+        return;
+    };
+    while at < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+        let line = &text[at..end];
+        let depth = line.len() - line.trim_start_matches(' ').len();
+        let content = line.trim();
+        if !content.is_empty() {
+            if depth <= indent {
+                break;
+            }
+            let collection = content.starts_with("- ")
+                || content == "-"
+                || content.split_once(':').is_some_and(|(k, v)| {
+                    !k.is_empty()
+                        && k.bytes().all(is_name_byte)
+                        && (v.is_empty() || v.starts_with([' ', '\t']))
+                });
+            if collection && !scalar_marker {
+                return;
+            }
+            if !placeholder_like(content) {
+                spans.push(at + depth..at + depth + content.len());
+            }
+        }
+        at = end + 1;
+    }
 }
 
 /// `NAME=value`, `--name=value`, `--name value`, `name: value`, `"name": "value"`.
@@ -234,7 +315,11 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let value_start = match sep {
             b'=' => Some(j + 1),
             // YAML needs white space after the colon; a JSON key does not.
-            b':' if quoted_key || bytes.get(j + 1).is_some_and(|b| *b == b' ' || *b == b'\t') => {
+            b':' if quoted_key
+                || bytes
+                    .get(j + 1)
+                    .is_none_or(|b| matches!(b, b' ' | b'\t' | b'\n' | b'\r')) =>
+            {
                 j += 1;
                 while bytes.get(j).is_some_and(|b| *b == b' ' || *b == b'\t') {
                     j += 1;
@@ -251,13 +336,44 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             }
             _ => None,
         };
-        if let Some(at) = value_start
-            && secret_name(name)
-            && let Some(range) = value_in(text, at, sep == b':')
+        let Some(at) = value_start.filter(|_| secret_name(name)) else {
+            continue;
+        };
+        let yaml = sep == b':' && !quoted_key;
+        let first = bytes.get(at).copied();
+        // `Environment="DB_PASSWORD=a b"`: the quote before the name closes the value.
+        let opened = (start > 0 && matches!(bytes[start - 1], b'"' | b'\''))
+            .then(|| bytes[start - 1])
+            .filter(|_| sep == b'=' && !quoted_key);
+        let range = match (opened, first) {
+            (Some(quote), Some(f)) if f != quote => memchr::memchr(quote, &bytes[at..])
+                .map(|n| at..at + n)
+                .or_else(|| value_in(text, at, false)),
+            _ if yaml && matches!(first, Some(b'|' | b'>')) => {
+                // A block scalar: its lines are the value.
+                yaml_block(text, start, at, spans);
+                None
+            }
+            _ if yaml && matches!(first, None | Some(b'\n' | b'\r')) => {
+                // `password:` and the value on deeper lines (a mapping under `auth:` is no value:
+                // its keys are read on their own).
+                if !name.eq_ignore_ascii_case("auth") {
+                    yaml_block(text, start, at, spans);
+                }
+                None
+            }
+            // A collection (YAML flow or JSON), an anchor or alias, a comment: no scalar here; the
+            // keys inside a collection are read one by one.
+            _ if sep == b':' && matches!(first, Some(b'[' | b'{')) => None,
+            _ if yaml && matches!(first, Some(b'&' | b'*' | b'#')) => None,
+            _ if yaml && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
+            _ => value_in(text, at, sep == b':'),
+        };
+        if let Some(range) = range
             && !placeholder_like(&text[range.clone()])
-            // A YAML key whose value is a block (`auth:` then a mapping) has no value here.
-            && !text[range.clone()].starts_with(['|', '>', '[', '{', '&', '*', '#'])
         {
+            // Past the value: a value is never read again as names (no quadratic rescans).
+            i = i.max(range.end);
             spans.push(range);
         }
     }
@@ -281,15 +397,21 @@ fn headers(text: &str, lower: &str, spans: &mut Vec<Range<usize>>) {
         while matches!(bytes.get(at), Some(b' ' | b'"' | b'\'')) {
             at += 1;
         }
-        for scheme in ["bearer ", "basic ", "token "] {
-            if lower[at..].starts_with(scheme) {
+        for scheme in ["bearer", "basic", "token", "digest", "negotiate"] {
+            if lower[at..].starts_with(scheme)
+                && matches!(bytes.get(at + scheme.len()), Some(b' ' | b'\t'))
+            {
                 at += scheme.len();
                 break;
             }
         }
+        while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+            at += 1;
+        }
         if let Some(range) = value_at(text, at)
             && !placeholder_like(&text[range.clone()])
         {
+            from = from.max(range.end);
             spans.push(range);
         }
     }
@@ -343,8 +465,9 @@ fn basic_auth_options(text: &str, spans: &mut Vec<Range<usize>>) {
         if !matches!(*option, "-u" | "--user" | "--proxy-user" | "-U") {
             continue;
         }
-        let value_start = at + usize::from(value.starts_with(['\'', '"']));
-        let inner = value.trim_matches(['\'', '"']);
+        let unquoted = value.trim_start_matches(['\'', '"']);
+        let value_start = at + (value.len() - unquoted.len());
+        let inner = unquoted.trim_end_matches(['\'', '"']);
         if let Some(colon) = inner.find(':') {
             let password = value_start + colon + 1..value_start + inner.len();
             if !placeholder_like(&text[password.clone()]) {
@@ -395,6 +518,7 @@ fn k10_tokens(text: &str, spans: &mut Vec<Range<usize>>) {
             continue;
         }
         if let Some(range) = value_at(text, start) {
+            from = from.max(range.end);
             spans.push(range);
         }
     }
@@ -482,6 +606,30 @@ mod tests {
             ["AKIAIOSFODNN7EXAMPLE"]
         );
         assert_eq!(found("signing_key: abc"), ["abc"]);
+        assert_eq!(
+            found("plain_text_passwd: correct horse battery staple  # x"),
+            ["correct horse battery staple"]
+        );
+        assert_eq!(found(r#"Environment="DB_PASSWORD=a b""#), ["a b"]);
+        assert_eq!(found(r#""password": "ab\"cd""#), [r#"ab\"cd"#]);
+        assert_eq!(found("password: 'it''s'"), ["it''s"]);
+        assert_eq!(
+            found("password: |\n  s3cr3t\n  more\nnext: x\n"),
+            ["s3cr3t", "more"]
+        );
+        assert_eq!(found("password:\n  s3cr3t\nnext: x\n"), ["s3cr3t"]);
+        assert_eq!(
+            found("credentials:\n  user: u\n  password: p\n"),
+            ["p"],
+            "a mapping"
+        );
+        assert_eq!(found("PASSWORD='#Pa55'"), ["#Pa55"]);
+        assert_eq!(found("--token=*abc"), ["*abc"]);
+        assert_eq!(found("Authorization: Bearer  eyJtwo"), ["eyJtwo"]);
+        assert_eq!(found("Authorization: Bearer\teyJtab"), ["eyJtab"]);
+        assert_eq!(found("VAULT_SECRET_ID=abc"), ["abc"]);
+        assert_eq!(found("password: $Up3r!"), ["$Up3r!"]);
+        assert_eq!(found("curl -u \"'a:\u{e9}\""), ["\u{e9}"]);
     }
 
     #[test]
@@ -506,6 +654,19 @@ mod tests {
             "a short user name"
         );
         assert!(found("curl -u admin https://x").is_empty());
+    }
+
+    #[test]
+    fn repeated_names_take_linear_time() {
+        for unit in ["token=", "authorization=", "K10aaaaaaaaaaaaaaaaaaaa::u:p"] {
+            let text = unit.repeat(200_000);
+            let start = std::time::Instant::now();
+            let _ = credential_spans(&text);
+            assert!(
+                start.elapsed() < std::time::Duration::from_secs(5),
+                "{unit}"
+            );
+        }
     }
 
     #[test]
