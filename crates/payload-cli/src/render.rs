@@ -74,6 +74,24 @@ pub(crate) fn escape_unsafe(bytes: &[u8], xml: bool) -> std::borrow::Cow<'_, [u8
     std::borrow::Cow::Owned(out.into_bytes())
 }
 
+/// `text` for XML (JUnit): escaped, and terminal-safe (control, bidi and invisible characters as
+/// visible escapes, so none is left to strip).
+pub(crate) fn xml(text: &str) -> String {
+    let text = safe(text);
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&apos;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -10,7 +10,7 @@ use rke2_payload::{
 use super::size::cloud_targets;
 use super::{Outcome, decode_options, in_input, input_name, open_input, raw_stdout, styled};
 use crate::cli::{LintArgs, LintFormat};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, xml};
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     if args.list_checks {
@@ -324,22 +324,6 @@ fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
     }
     writeln!(out, "</testsuites>")?;
     Ok(())
-}
-
-/// `text` escaped for XML, and terminal-safe.
-fn xml(text: &str) -> String {
-    let mut out = String::with_capacity(text.len());
-    for c in safe(text).chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c => out.push(c),
-        }
-    }
-    out
 }
 
 /// SARIF 2.1.0: one run, one rule per check id, one result per finding.

@@ -10,7 +10,7 @@ use rke2_payload::{
 
 use super::{Outcome, decode_options, open_input, raw_stdout, streamed, styled, write_item};
 use crate::cli::{SizeArgs, SizeFormat};
-use crate::render::{BOLD, DIM, ERROR, OK, WARN, escape_unsafe, group, safe};
+use crate::render::{BOLD, DIM, ERROR, OK, WARN, escape_unsafe, group, safe, xml};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let options = size_options(args)?;
@@ -290,23 +290,4 @@ fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
     }
     writeln!(out, "</testsuites>")?;
     Ok(())
-}
-
-/// `text` escaped for XML, and terminal-safe (control, bidi and invisible characters as visible
-/// escapes).
-fn xml(text: &str) -> String {
-    let text = safe(text);
-    let mut out = String::with_capacity(text.len());
-    for c in text.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&apos;"),
-            c if (c as u32) < 0x20 && !matches!(c, '\t' | '\n' | '\r') => {}
-            c => out.push(c),
-        }
-    }
-    out
 }
