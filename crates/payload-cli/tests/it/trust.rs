@@ -300,25 +300,6 @@ const PLANTED: &[&str] = &[
     "s3cr3tpassw0rd",
 ];
 
-fn b64(text: &str) -> String {
-    const T: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::new();
-    for chunk in text.as_bytes().chunks(3) {
-        let n = chunk
-            .iter()
-            .enumerate()
-            .fold(0u32, |n, (i, &b)| n | u32::from(b) << (16 - 8 * i));
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(T[(n >> (18 - 6 * i) & 63) as usize] as char);
-            } else {
-                out.push('=');
-            }
-        }
-    }
-    out
-}
-
 /// A List: a bootstrap Secret and the other Secrets of a namespace, each with its own copy in
 /// the `last-applied-configuration` annotation.
 fn dump_with_other_secrets() -> serde_json::Value {
@@ -413,7 +394,7 @@ fn redact_refuses_what_it_cannot_read() {
             "ignition",
             format!(
                 r#"{{"ignition":{{"version":"3.3.0","config":{{"merge":[{{"source":"data:;base64,{}"}}]}}}}}}"#,
-                b64(&format!(
+                b64(format!(
                     r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/x","contents":{{"source":"data:,{token}"}}}}]}}}}"#
                 ))
             ),

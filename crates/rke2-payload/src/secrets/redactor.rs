@@ -6,22 +6,30 @@ use super::value::SecretValue;
 /// default).
 #[derive(Debug, Clone)]
 pub(crate) struct Redactor {
+    /// Longest first, so a value containing another is hidden whole.
     secrets: Vec<SecretValue>,
     placeholder: &'static str,
+    /// Whether credentials found by their shape show as their fingerprint (what reports show)
+    /// rather than as the placeholder (what `redact` writes).
+    fingerprint_shapes: bool,
 }
 
 impl Default for Redactor {
     fn default() -> Self {
-        Redactor::with_placeholder("<redacted>")
+        Redactor {
+            fingerprint_shapes: true,
+            ..Redactor::with_placeholder("<redacted>")
+        }
     }
 }
 
 impl Redactor {
-    /// A redactor that writes `placeholder` in place of each secret.
+    /// A redactor that writes `placeholder` in place of each secret, known or found by shape.
     pub(crate) fn with_placeholder(placeholder: &'static str) -> Self {
         Redactor {
             secrets: Vec::new(),
             placeholder,
+            fingerprint_shapes: false,
         }
     }
 
@@ -29,10 +37,10 @@ impl Redactor {
     /// ordinary text).
     pub(crate) fn add(&mut self, secret: &SecretValue) {
         if secret.expose().len() >= 4 && !self.secrets.contains(secret) {
-            self.secrets.push(secret.clone());
-            // Longest first, so a value containing another is hidden whole.
-            self.secrets
-                .sort_by_key(|s| std::cmp::Reverse(s.expose().len()));
+            // Kept longest first: inserted after every value at least as long.
+            let len = secret.expose().len();
+            let at = self.secrets.partition_point(|s| s.expose().len() >= len);
+            self.secrets.insert(at, secret.clone());
         }
     }
 
@@ -43,7 +51,7 @@ impl Redactor {
     pub(crate) fn redact_all(&self, text: &str) -> String {
         let known = self.redact(text);
         super::detect::mask_credentials(&known, |value| {
-            if self.placeholder == "<redacted>" {
+            if self.fingerprint_shapes {
                 let sha = crate::codec::digest::sha256_hex(value.as_bytes());
                 format!("sha256:{}", &sha[..16])
             } else {
