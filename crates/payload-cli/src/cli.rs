@@ -37,8 +37,8 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  \
         rke2-payload decode secret.yaml\n  \
         kubectl get secret -n capi my-cp-abcde -o yaml | rke2-payload decode\n  \
-        rke2-payload decode list.json --name capi/my-cp-abcde -o userdata.txt\n  \
-        rke2-payload decode secret.yaml --raw -o value.gz")]
+        rke2-payload decode list.json -n capi --name my-cp-abcde --to-file userdata.txt\n  \
+        rke2-payload decode secret.yaml -o raw --to-file value.gz")]
     Decode(DecodeArgs),
     /// Show what a node will do at first boot: RKE2 facts, CA material, files, commands.
     ///
@@ -46,7 +46,8 @@ pub(crate) enum Command {
     /// --show-secrets is given.
     #[command(after_help = "Examples:\n  \
         rke2-payload inspect secret.yaml\n  \
-        kubectl get secrets -A -o json | rke2-payload inspect --output json\n  \
+        kubectl get secrets -A -o json | rke2-payload inspect -o json\n  \
+        rke2-payload inspect list.yaml -n capi -l cluster.x-k8s.io/control-plane\n  \
         rke2-payload inspect list.yaml --name capi/my-cp-abcde --show-secrets")]
     Inspect(InspectArgs),
     /// Measure each payload against each cloud's user-data limit, on the bytes that cloud counts.
@@ -56,8 +57,8 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  \
         rke2-payload size secret.yaml\n  \
         rke2-payload size list.yaml --cloud aws,openstack --headroom 10\n  \
-        rke2-payload size secret.yaml --budget 65535:base64 --output junit > size.xml\n  \
-        kubectl get secrets -A -o json | rke2-payload size --cloud aws --output json")]
+        rke2-payload size secret.yaml --budget 65535:base64 -o junit > size.xml\n  \
+        kubectl get secrets -A -o json | rke2-payload size --cluster demo --cloud aws -o json")]
     Size(SizeArgs),
     /// Find the misconfigurations that keep nodes from joining, before boot.
     ///
@@ -66,18 +67,19 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  \
         rke2-payload lint secret.yaml\n  \
         kubectl get secrets -A -o yaml | rke2-payload lint --deny warnings\n  \
-        rke2-payload lint list.json --cloud aws --allow provider-id-missing --output sarif > lint.sarif")]
+        rke2-payload lint list.json --cloud aws --allow provider-id-missing -o sarif > lint.sarif\n  \
+        rke2-payload lint list.json -o github        # annotations in a GitHub Actions run")]
     Lint(LintArgs),
     /// Write a payload again: compressed or not, as a Secret, as the raw value, or as base64.
     ///
     /// Output is deterministic. Without --gzip/--no-gzip the compression is kept and so are the
     /// original bytes.
     #[command(after_help = "Examples:\n  \
-        rke2-payload encode secret.yaml --gzip -o secret-gzip.yaml\n  \
-        rke2-payload encode secret.yaml --no-gzip --emit value -o userdata\n  \
+        rke2-payload encode secret.yaml --gzip --to-file secret-gzip.yaml\n  \
+        rke2-payload encode secret.yaml --no-gzip --emit value --to-file userdata\n  \
         rke2-payload encode secret.yaml --gzip --emit base64   # for a user_data_base64 argument\n  \
-        rke2-payload encode list.json --name capi/demo-cp-x --output json\n  \
-        rke2-payload encode worker.yaml --to ignition --gzip -o worker-ignition.yaml")]
+        rke2-payload encode list.json -n capi --name demo-cp-x -o json\n  \
+        rke2-payload encode worker.yaml --to ignition --gzip --to-file worker-ignition.yaml")]
     Encode(EncodeArgs),
     /// Write the same Secret(s) with every secret value replaced by REDACTED: safe to paste.
     ///
@@ -86,10 +88,11 @@ pub(crate) enum Command {
     /// and the CA and token Secrets of a List.
     #[command(after_help = "Examples:\n  \
         rke2-payload redact secret.yaml > secret-redacted.yaml\n  \
-        kubectl get secrets -A -o yaml | rke2-payload redact -o dump-redacted.yaml")]
+        kubectl get secrets -A -o yaml | rke2-payload redact --to-file dump-redacted.yaml\n  \
+        rke2-payload redact dump.yaml -n capi --cluster demo > demo-redacted.yaml")]
     Redact(RedactArgs),
     /// List the built-in table of platforms and their user-data limits.
-    #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds --output json")]
+    #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  \
@@ -122,12 +125,42 @@ pub(crate) struct ManArgs {
     pub(crate) dir: Option<PathBuf>,
 }
 
-/// Options shared by the commands that read Secrets.
+/// Options shared by the commands that read Secrets: the input, kubectl's ways of picking
+/// Secrets, and the guards.
 #[derive(Debug, Args)]
 pub(crate) struct InputArgs {
-    /// The input file, or `-` for standard input.
-    #[arg(value_name = "FILE", default_value = "-")]
-    pub(crate) file: PathBuf,
+    /// The input file, or `-` for standard input (the default).
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Option<PathBuf>,
+    /// The input file, as kubectl's `-f` (the same as FILE).
+    #[arg(
+        short = 'f',
+        long = "filename",
+        value_name = "FILE",
+        conflicts_with = "file"
+    )]
+    pub(crate) filename: Option<PathBuf>,
+    /// Only Secrets in this namespace.
+    #[arg(short = 'n', long, value_name = "NAMESPACE", help_heading = "Selecting Secrets")]
+    pub(crate) namespace: Option<String>,
+    /// Secrets of every namespace (the default; kubectl's `-A`).
+    #[arg(
+        short = 'A',
+        long,
+        conflicts_with = "namespace",
+        help_heading = "Selecting Secrets"
+    )]
+    pub(crate) all_namespaces: bool,
+    /// Only the Secret with this name, or NAMESPACE/NAME.
+    #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]
+    pub(crate) name: Option<String>,
+    /// Only Secrets whose labels match this kubectl label selector (`a=b`, `a!=b`,
+    /// `a in (x,y)`, `a notin (x)`, `a`, `!a`; comma-separated, all must hold).
+    #[arg(short = 'l', long, value_name = "SELECTOR", help_heading = "Selecting Secrets")]
+    pub(crate) selector: Vec<String>,
+    /// Only the Secrets of this Cluster (label `cluster.x-k8s.io/cluster-name`).
+    #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]
+    pub(crate) cluster: Option<String>,
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
@@ -137,33 +170,57 @@ pub(crate) struct InputArgs {
     pub(crate) jobs: usize,
 }
 
+impl InputArgs {
+    /// The input path (`-`: standard input).
+    pub(crate) fn path(&self) -> &std::path::Path {
+        self.file
+            .as_deref()
+            .or(self.filename.as_deref())
+            .unwrap_or(std::path::Path::new("-"))
+    }
+}
+
+/// Where a written payload goes.
+#[derive(Debug, Args)]
+pub(crate) struct ToFileArgs {
+    /// Write to this file (created 0600) instead of standard output; `-` is standard output.
+    #[arg(long, value_name = "FILE", alias = "out")]
+    pub(crate) to_file: Option<PathBuf>,
+    /// Overwrite the --to-file FILE if it exists.
+    #[arg(long)]
+    pub(crate) force: bool,
+}
+
 #[derive(Debug, Args)]
 pub(crate) struct DecodeArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Pick the Secret by `name` or `namespace/name` (needed when the input holds several).
-    #[arg(long, short = 'n', value_name = "NAME")]
-    pub(crate) name: Option<String>,
-    /// Write `data.value` exactly as stored (still compressed or wrapped).
-    #[arg(long)]
+    /// What to write: `text`, the user data the node acts on (unwrapped and decompressed), or
+    /// `raw`, `data.value` exactly as stored (still compressed or wrapped).
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = DecodeFormat::Text)]
+    pub(crate) output: DecodeFormat,
+    /// The same as `--output raw`.
+    #[arg(long, hide = true)]
     pub(crate) raw: bool,
-    /// Write to this file instead of standard output.
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) output: Option<PathBuf>,
-    /// Overwrite OUT if it exists.
-    #[arg(long)]
-    pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) to: ToFileArgs,
+}
+
+/// What `decode` writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DecodeFormat {
+    /// The user data the node acts on: unwrapped and decompressed.
+    Text,
+    /// `data.value` exactly as stored.
+    Raw,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Only the Secret with this `name` or `namespace/name`.
-    #[arg(long, short = 'n', value_name = "NAME")]
-    pub(crate) name: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub(crate) output: Format,
     /// Show secret values (the join token, datastore password) instead of fingerprints.
     #[arg(long)]
@@ -177,9 +234,6 @@ pub(crate) struct InspectArgs {
 pub(crate) struct SizeArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Only the Secret with this `name` or `namespace/name`.
-    #[arg(long, short = 'n', value_name = "NAME")]
-    pub(crate) name: Option<String>,
     /// Platforms to measure against, comma-separated (see `rke2-payload clouds`). Default: all,
     /// or none when --budget is given.
     #[arg(long, value_name = "ID,...", value_delimiter = ',')]
@@ -191,7 +245,7 @@ pub(crate) struct SizeArgs {
     #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
     pub(crate) headroom: f64,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = SizeFormat::Text)]
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SizeFormat::Text)]
     pub(crate) output: SizeFormat,
 }
 
@@ -202,7 +256,9 @@ pub(crate) enum SizeFormat {
     Text,
     /// A JSON document.
     Json,
-    /// JUnit XML: one test case per Secret and cloud.
+    /// The JSON document as YAML.
+    Yaml,
+    /// JUnit XML: one test case per Secret and cloud (an error case per unreadable Secret).
     Junit,
 }
 
@@ -256,11 +312,8 @@ fn parse_percent(text: &str) -> Result<f64, String> {
 pub(crate) struct LintArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Only the Secret with this `name` or `namespace/name` (cross-Secret checks still use all).
-    #[arg(long, short = 'n', value_name = "NAME")]
-    pub(crate) name: Option<String>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = LintFormat::Text)]
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = LintFormat::Text)]
     pub(crate) output: LintFormat,
     /// Also fail (exit 1) on warnings.
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
@@ -294,6 +347,8 @@ pub(crate) enum LintFormat {
     Text,
     /// A JSON document.
     Json,
+    /// The JSON document as YAML.
+    Yaml,
     /// SARIF 2.1.0, for code-scanning UIs.
     Sarif,
     /// GitHub Actions workflow commands (`::error …::`): annotations on the run and the pull
@@ -310,9 +365,6 @@ pub(crate) enum LintFormat {
 pub(crate) struct EncodeArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Pick the Secret by `name` or `namespace/name`.
-    #[arg(long, short = 'n', value_name = "NAME")]
-    pub(crate) name: Option<String>,
     /// Compress as CAPRKE2 does with gzipUserData: true.
     #[arg(long, conflicts_with = "no_gzip")]
     pub(crate) gzip: bool,
@@ -326,15 +378,11 @@ pub(crate) struct EncodeArgs {
     /// What to write.
     #[arg(long, value_enum, default_value_t = Emit::Secret)]
     pub(crate) emit: Emit,
-    /// With --emit secret: YAML or JSON.
-    #[arg(long, value_enum, default_value_t = SecretFormat::Yaml)]
+    /// With --emit secret: the Secret as YAML or JSON.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SecretFormat::Yaml)]
     pub(crate) output: SecretFormat,
-    /// Write to this file instead of standard output.
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) out: Option<std::path::PathBuf>,
-    /// Overwrite OUT if it exists.
-    #[arg(long)]
-    pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) dest: ToFileArgs,
 }
 
 /// A user data format to convert to.
@@ -370,18 +418,14 @@ pub(crate) enum SecretFormat {
 pub(crate) struct RedactArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Write to this file instead of standard output.
-    #[arg(long, short = 'o', value_name = "OUT")]
-    pub(crate) out: Option<std::path::PathBuf>,
-    /// Overwrite OUT if it exists.
-    #[arg(long)]
-    pub(crate) force: bool,
+    #[command(flatten)]
+    pub(crate) to: ToFileArgs,
 }
 
 #[derive(Debug, Args)]
 pub(crate) struct CloudsArgs {
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
     pub(crate) output: Format,
 }
 
@@ -392,4 +436,6 @@ pub(crate) enum Format {
     Text,
     /// A JSON document.
     Json,
+    /// The JSON document as YAML.
+    Yaml,
 }

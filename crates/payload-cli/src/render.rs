@@ -123,4 +123,32 @@ mod tests {
         assert_eq!(super::group(16384), "16,384");
         assert_eq!(super::group(1048576), "1,048,576");
     }
+
+    #[test]
+    fn yaml_reads_back_and_shows_no_control_character() {
+        let value = serde_json::json!({
+            "name": "a\u{1b}[31mred\u{202e}x\u{7}",
+            "plain": "text: with # and 'quotes'",
+            "n": 3,
+            "list": ["x", null, true],
+        });
+        let text = yaml(&value).expect("yaml");
+        assert!(
+            !text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            "{text:?}"
+        );
+        let back: serde_json::Value = serde_saphyr::from_str(&text).expect("reads back");
+        assert_eq!(back, value, "{text}");
+    }
+}
+
+/// A JSON value as YAML (block style), free of the characters [`safe`] escapes: the emitter
+/// writes those only inside double-quoted scalars, as `\u` escapes that mean the same
+/// character.
+pub(crate) fn yaml(value: &serde_json::Value) -> anyhow::Result<String> {
+    let text = serde_saphyr::to_string(value)?;
+    Ok(match escape_unsafe(text.as_bytes(), false) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(bytes) => String::from_utf8(bytes)?,
+    })
 }

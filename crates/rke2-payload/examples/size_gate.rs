@@ -21,7 +21,7 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     // Streamed: a dump of thousands of Secrets is read as it is parsed, on every core.
     sizer.for_each(
         std::fs::File::open(&path)?,
-        None,
+        &rke2_payload::Selector::default(),
         0,
         |sizer, secret| sizer.measure(secret),
         |report| -> Result<(), rke2_payload::Error> {

@@ -169,6 +169,16 @@ pub enum Error {
         names: String,
     },
 
+    /// One object of a streamed input (a `List` item, a YAML document) could not be read; the
+    /// others were.
+    #[error("{secret} cannot be read: {detail}")]
+    Unreadable {
+        /// The object: its name when a lenient second read found it, else its place.
+        secret: SecretId,
+        /// Why, with the line or byte where the parser stopped.
+        detail: String,
+    },
+
     /// A Secret has no `value` key in `data` or `stringData`.
     #[error("{secret} has no `value` key in `data` or `stringData`")]
     MissingValue {

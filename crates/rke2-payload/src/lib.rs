@@ -16,7 +16,7 @@
 //! # Decode
 //!
 //! ```
-//! use rke2_payload::{DecodeOptions, Envelope, Format};
+//! use rke2_payload::{DecodeOptions, Envelope, Format, Selector};
 //!
 //! let secret = br#"
 //! apiVersion: v1
@@ -29,23 +29,25 @@
 //! "#;
 //! let options = DecodeOptions::default();
 //! let envelope = Envelope::parse(secret, &options)?;
-//! let payload = envelope.select(Some("worker-1"))?.decode(&options)?;
+//! // Pick Secrets as kubectl does: -n, --name, -l, --cluster.
+//! let selector = Selector::default().with_namespace("default")?.with_name("worker-1")?;
+//! let payload = envelope.select(&selector)?.decode(&options)?;
 //! assert_eq!(payload.format(), Format::CloudConfig);
 //! assert!(payload.userdata().starts_with(b"## template: jinja\n#cloud-config\n"));
-//! # Ok::<(), rke2_payload::Error>(())
+//! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
 //! # Inspect
 //!
 //! ```
-//! use rke2_payload::{Envelope, InspectOptions, Role, inspect};
+//! use rke2_payload::{Envelope, InspectOptions, Role, Selector, inspect};
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "md-0-x"}, "stringData": {
 //!   "format": "cloud-config",
 //!   "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example:9345\n    token: 8c3f2b1d9e7a4c6f\nruncmd:\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE=agent sh -\n"}}"##;
 //! let options = InspectOptions::default();
 //! let envelope = Envelope::parse(secret, &options.decode)?;
-//! let report = inspect(envelope.select(None)?, &options)?;
+//! let report = inspect(envelope.select(&Selector::default())?, &options)?;
 //! assert_eq!(report.payload.role, Some(Role::Agent));
 //! assert_eq!(report.payload.rke2.server.as_deref(), Some("https://cp.example:9345"));
 //! // The token is a fingerprint unless `show_secrets` is set.
@@ -56,14 +58,14 @@
 //! # Size
 //!
 //! ```
-//! use rke2_payload::{DecodeOptions, Envelope, SizeOptions, Sizer, Target, find_cloud};
+//! use rke2_payload::{DecodeOptions, Envelope, Selector, SizeOptions, Sizer, Target, find_cloud};
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 //! let mut options = SizeOptions::default();
 //! options.targets = vec![Target::Cloud(find_cloud("aws").expect("a known cloud"))];
 //! let sizer = Sizer::new(options, DecodeOptions::default());
-//! let report = sizer.measure(Envelope::parse(secret, sizer.decode_options())?.select(None)?)?;
+//! let report = sizer.measure(Envelope::parse(secret, sizer.decode_options())?.select(&Selector::default())?)?;
 //! assert!(report.payload.fits());
 //! assert_eq!(report.payload.clouds[0].cloud, "aws");
 //! # Ok::<(), rke2_payload::Error>(())
@@ -72,11 +74,11 @@
 //! # Lint
 //!
 //! ```
-//! use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
+//! use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, Selector};
 //!
 //! let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
-//! let report = Linter::new(LintOptions::default(), DecodeOptions::default()).lint(&list[..], None, 1)?;
+//! let report = Linter::new(LintOptions::default(), DecodeOptions::default()).lint(&list[..], &Selector::default(), 1)?;
 //! assert_eq!(report.secrets[0].findings[0].check, Check::Rke2ConfigMissing);
 //! assert_eq!(Check::Rke2ConfigMissing.id(), "rke2-config-missing");
 //! # Ok::<(), rke2_payload::LintError>(())
@@ -85,13 +87,13 @@
 //! # Encode, convert, redact
 //!
 //! ```
-//! use rke2_payload::{DecodeOptions, Envelope, Format, compress, convert, redact, reencode};
+//! use rke2_payload::{DecodeOptions, Envelope, Format, Selector, compress, convert, redact, reencode};
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 //! let options = DecodeOptions::default();
 //! let envelope = Envelope::parse(secret, &options)?;
-//! let payload = envelope.select(None)?.decode(&options)?;
+//! let payload = envelope.select(&Selector::default())?.decode(&options)?;
 //! let gzipped = reencode(&payload, Some(true));
 //! assert!(gzipped.starts_with(&[0x1f, 0x8b]));
 //! let ignition = convert(&payload, Format::Ignition)?.expect("another format");
@@ -134,11 +136,11 @@ pub use codec::gzip::GzipError;
 pub use codec::text::terminal_safe;
 pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
-pub use encode::redact::{RedactError, Refusal, redact};
+pub use encode::redact::{RedactError, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
-    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, StreamSummary,
-    for_each_secret, read_input,
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, Selector, SelectorError,
+    StreamSummary, for_each_secret, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};

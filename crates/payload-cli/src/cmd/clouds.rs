@@ -7,18 +7,22 @@ use rke2_payload::{CLOUDS, Counted};
 
 use super::Outcome;
 use crate::cli::{CloudsArgs, Format};
-use crate::render::group;
+use crate::render::{group, yaml};
 
 pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
     let mut out = anstream::stdout().lock();
     match args.output {
-        Format::Json => {
+        Format::Json | Format::Yaml => {
             let doc = serde_json::json!({
                 "schema": "rke2-payload/clouds/v1",
                 "clouds": CLOUDS,
             });
-            serde_json::to_writer_pretty(&mut out, &doc)?;
-            writeln!(out)?;
+            if args.output == Format::Yaml {
+                out.write_all(yaml(&doc)?.as_bytes())?;
+            } else {
+                serde_json::to_writer_pretty(&mut out, &doc)?;
+                writeln!(out)?;
+            }
         }
         Format::Text => {
             writeln!(
@@ -46,7 +50,7 @@ pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
             writeln!(
                 out,
                 "\nLIMIT is what the platform counts (COUNTS: raw bytes of data.value, or its base64 text);\n\
-                 MAX RAW is the largest data.value that fits. `--output json` adds sources and notes."
+                 MAX RAW is the largest data.value that fits. `-o json` adds sources and notes."
             )?;
         }
     }

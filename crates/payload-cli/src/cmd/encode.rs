@@ -7,15 +7,16 @@ use rke2_payload::{
     ConvertError, Envelope, Format, compress, convert, reencode, secret_with_value, to_base64,
 };
 
-use super::{Outcome, in_input, read_input};
+use super::{Outcome, in_input, read_input, selector};
 use crate::cli::{Emit, EncodeArgs, SecretFormat, TargetFormat};
 use crate::output::write_bytes;
 
 pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
-    let path = &args.input.file;
+    let path = args.input.path();
+    let selector = selector(&args.input)?;
     let (input, options) = read_input(&args.input)?;
     let envelope = in_input(Envelope::parse(&input, &options), path)?;
-    let secret = in_input(envelope.select(args.name.as_deref()), path)?;
+    let secret = in_input(envelope.select(&selector), path)?;
     let payload = in_input(secret.decode(&options), path)?;
     let gzip = match (args.gzip, args.no_gzip) {
         (true, _) => Some(true),
@@ -56,6 +57,6 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
             path,
         )?,
     };
-    write_bytes(&bytes, args.out.as_deref(), args.force)?;
+    write_bytes(&bytes, args.dest.to_file.as_deref(), args.dest.force)?;
     Ok(Outcome::Ok)
 }

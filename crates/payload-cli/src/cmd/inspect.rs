@@ -9,18 +9,26 @@ use rke2_payload::{
 };
 
 use super::{
-    Outcome, decode_options, input_name, open_input, raw_stdout, streamed, styled, write_item,
+    Outcome, decode_options, input_name, open_input, raw_stdout, selector, streamed, styled,
+    write_item,
 };
 use crate::cli::{Format, InspectArgs};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, group, safe, short_hash};
+use crate::render::{
+    BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, group, safe, short_hash, yaml,
+};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
-    let path = &args.input.file;
+    let path = args.input.path();
+    let selector = selector(&args.input)?;
     let mut out = raw_stdout();
-    let json = args.output == Format::Json;
-    // The JSON head is written with the first Secret (or at the end), so that an input that
-    // cannot be read leaves nothing half-written on standard output.
-    let head = format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":[");
+    let format = args.output;
+    let json = format != Format::Text;
+    // The head is written with the first Secret (or at the end), so that an input that cannot
+    // be read leaves nothing half-written on standard output.
+    let head = match format {
+        Format::Yaml => format!("schema: {INSPECT_SCHEMA}\nsecrets:"),
+        _ => format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":["),
+    };
     let mut failures: Vec<Failure> = Vec::new();
     let mut written = 0usize;
     let mut options = InspectOptions::default();
@@ -32,7 +40,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let summary = streamed(
         inspector.for_each(
             open_input(&args.input)?,
-            args.name.as_deref(),
+            &selector,
             args.input.jobs,
             |inspector, secret| {
                 if json {
@@ -44,53 +52,110 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             |result: Result<Item>| -> Result<()> {
                 let (failure, rendered) = match result? {
                     Ok(done) => done,
-                    Err(e) => {
-                        failures.push(e);
-                        return Ok(());
-                    }
+                    // A Secret that cannot be read is an item of its own; the rest go on.
+                    Err((failure, rendered)) => (Some(failure), rendered),
                 };
                 failures.extend(failure);
-                let rendered = if json {
-                    escape_unsafe(&rendered, false)
-                } else {
-                    rendered.as_slice().into()
+                let rendered = match format {
+                    Format::Json => escape_unsafe(&rendered, false),
+                    Format::Yaml => yaml_item(&rendered)?.into_bytes().into(),
+                    Format::Text => rendered.as_slice().into(),
                 };
-                write_item(&mut out, json.then_some(head.as_str()), written, &rendered)?;
+                let separator = match format {
+                    Format::Json => Some(head.as_str()),
+                    _ => None,
+                };
+                match format {
+                    Format::Yaml => {
+                        if written == 0 {
+                            out.write_all(head.as_bytes())?;
+                            out.write_all(b"\n")?;
+                        }
+                        out.write_all(&rendered)?;
+                    }
+                    _ => write_item(&mut out, separator, written, &rendered)?,
+                }
                 written += 1;
                 Ok(())
             },
         ),
         path,
     )?;
-    if json {
-        if written == 0 {
-            out.write_all(head.as_bytes())?;
+    match format {
+        Format::Json => {
+            if written == 0 {
+                out.write_all(head.as_bytes())?;
+            }
+            writeln!(
+                out,
+                "\n],\"skipped_secrets\":{},\"skipped_objects\":{}}}",
+                summary.skipped_secrets, summary.skipped_objects
+            )?;
         }
-        writeln!(
-            out,
-            "\n],\"skipped_secrets\":{},\"skipped_objects\":{}}}",
-            summary.skipped_secrets, summary.skipped_objects
-        )?;
-    } else if summary.skipped_secrets + summary.skipped_objects > 0 {
-        let mut buf = styled();
-        writeln!(
-            buf,
-            "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
-            summary.skipped_secrets, summary.skipped_objects
-        )?;
-        out.write_all(&buf.into_inner())?;
+        Format::Yaml => {
+            if written == 0 {
+                out.write_all(head.as_bytes())?;
+                out.write_all(b" []\n")?;
+            }
+            writeln!(
+                out,
+                "skipped_secrets: {}\nskipped_objects: {}",
+                summary.skipped_secrets, summary.skipped_objects
+            )?;
+        }
+        Format::Text if summary.skipped_secrets + summary.skipped_objects > 0 => {
+            let mut buf = styled();
+            writeln!(
+                buf,
+                "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
+                summary.skipped_secrets, summary.skipped_objects
+            )?;
+            out.write_all(&buf.into_inner())?;
+        }
+        Format::Text => {}
     }
     out.flush()?;
     match failures.as_slice() {
         [] => Ok(Outcome::Ok),
         [one] => bail!("reading {}: {one}", input_name(path)),
-        many => {
-            for e in many {
-                eprintln!("rke2-payload: error: {}", safe(&e.to_string()));
-            }
-            bail!("{} Secrets could not be inspected", many.len())
-        }
+        many => bail!(
+            "reading {}: {} Secrets could not be read or inspected (each is reported in the output)",
+            input_name(path),
+            many.len()
+        ),
     }
+}
+
+/// One compact JSON item as an entry of the YAML `secrets:` sequence.
+pub(crate) fn yaml_item(json: &[u8]) -> Result<String> {
+    let value: serde_json::Value = serde_json::from_slice(json)?;
+    let text = yaml(&value)?;
+    let mut item = String::with_capacity(text.len() + 64);
+    for (i, line) in text.lines().enumerate() {
+        item.push_str(if i == 0 { "- " } else { "  " });
+        item.push_str(line);
+        item.push('\n');
+    }
+    Ok(item)
+}
+
+/// The item that stands for a Secret that cannot be read: a text line naming it, or a JSON
+/// object with its names and an `error` object.
+pub(crate) fn error_item(secret: &BootstrapSecret<'_>, message: &str, json: bool) -> Vec<u8> {
+    if json {
+        let item = serde_json::json!({
+            "name": secret.name(),
+            "namespace": secret.namespace(),
+            "cluster": secret.cluster(),
+            "line": secret.line(),
+            "error": {"message": message},
+        });
+        return serde_json::to_vec(&item).unwrap_or_default();
+    }
+    let mut buf = styled();
+    // A message from the library names the Secret and is terminal-safe already.
+    let _ = writeln!(buf, "{ERROR}error{ERROR:#}: {}", safe(message));
+    buf.into_inner()
 }
 
 /// Why a Secret's report is missing or incomplete. Neither stops the other Secrets.
@@ -113,8 +178,9 @@ impl std::fmt::Display for Failure {
     }
 }
 
-/// One Secret rendered (with the failure it carries), or why it could not be.
-type Item = Result<(Option<Failure>, Vec<u8>), Failure>;
+/// One Secret rendered (with the failure it carries), or why it could not be and the item that
+/// says so.
+type Item = Result<(Option<Failure>, Vec<u8>), (Failure, Vec<u8>)>;
 
 fn unreadable(secret: &BootstrapSecret<'_>, finding: Option<&Finding>) -> Option<Failure> {
     finding.map(|f| Failure::Unreadable {
@@ -127,7 +193,10 @@ fn unreadable(secret: &BootstrapSecret<'_>, finding: Option<&Finding>) -> Option
 fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item> {
     Ok(match inspector.inspect_json(secret) {
         Ok((json, finding)) => Ok((unreadable(secret, finding.as_ref()), json)),
-        Err(e) => Err(Failure::Decode(e)),
+        Err(e) => {
+            let item = error_item(secret, &e.to_string(), true);
+            Err((Failure::Decode(e), item))
+        }
     })
 }
 
@@ -139,7 +208,10 @@ fn text_item(
 ) -> Result<Item> {
     let report = match inspector.inspect(secret) {
         Ok(report) => report,
-        Err(e) => return Ok(Err(Failure::Decode(e))),
+        Err(e) => {
+            let item = error_item(secret, &e.to_string(), false);
+            return Ok(Err((Failure::Decode(e), item)));
+        }
     };
     let mut buf = styled();
     text(&mut buf, &report, args.verbose, args.show_secrets)?;

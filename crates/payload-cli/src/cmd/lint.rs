@@ -8,15 +8,18 @@ use rke2_payload::{
 };
 
 use super::size::cloud_targets;
-use super::{Outcome, decode_options, in_input, input_name, open_input, raw_stdout, styled};
+use super::{
+    Outcome, decode_options, in_input, input_name, open_input, raw_stdout, selector, styled,
+};
 use crate::cli::{LintArgs, LintFormat};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, xml};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, xml, yaml};
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     if args.list_checks {
         return list_checks(args.output);
     }
-    let path = &args.input.file;
+    let path = args.input.path();
+    let selector = selector(&args.input)?;
     let targets = cloud_targets(&args.cloud)?;
     let size = (!targets.is_empty()).then(|| {
         let mut size = SizeOptions::default();
@@ -38,14 +41,9 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
     };
     let linter = Linter::new(lint, decode_options(&args.input));
-    let report = match linter.lint(
-        open_input(&args.input)?,
-        args.name.as_deref(),
-        args.input.jobs,
-    ) {
+    let report = match linter.lint(open_input(&args.input)?, &selector, args.input.jobs) {
         Ok(report) => report,
         Err(LintError::Input(e)) => return in_input(Err(e), path),
-        Err(LintError::Secret(e)) => return Err(e.into()),
         Err(e) => return Err(e.into()),
     };
     let mut out = raw_stdout();
@@ -54,8 +52,9 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             out.write_all(&escape_unsafe(&serde_json::to_vec_pretty(&report)?, false))?;
             writeln!(out)?;
         }
+        LintFormat::Yaml => out.write_all(yaml(&serde_json::to_value(&report)?)?.as_bytes())?,
         LintFormat::Sarif => {
-            let sarif = serde_json::to_vec_pretty(&sarif(&report.secrets, &input_name(path)))?;
+            let sarif = serde_json::to_vec_pretty(&sarif(&report.secrets, path))?;
             out.write_all(&escape_unsafe(&sarif, false))?;
             writeln!(out)?;
         }
@@ -73,6 +72,13 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         LintFormat::Junit => junit(&mut out, &report)?,
     }
     out.flush()?;
+    if report.summary.unreadable > 0 {
+        anyhow::bail!(
+            "reading {}: {} Secret(s) could not be read (each is reported in the output)",
+            input_name(path),
+            report.summary.unreadable
+        );
+    }
     let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {
         Outcome::CheckFailed
@@ -85,7 +91,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 fn list_checks(format: LintFormat) -> Result<Outcome> {
     let mut out = raw_stdout();
     match format {
-        LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => {
+        LintFormat::Json | LintFormat::Yaml | LintFormat::Sarif | LintFormat::Gitlab => {
             let checks: Vec<serde_json::Value> = Check::ALL
                 .iter()
                 .map(|c| {
@@ -97,8 +103,13 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
                     })
                 })
                 .collect();
-            serde_json::to_writer_pretty(&mut out, &serde_json::json!({"checks": checks}))?;
-            writeln!(out)?;
+            let doc = serde_json::json!({"checks": checks});
+            if format == LintFormat::Yaml {
+                out.write_all(yaml(&doc)?.as_bytes())?;
+            } else {
+                serde_json::to_writer_pretty(&mut out, &doc)?;
+                writeln!(out)?;
+            }
         }
         LintFormat::Text | LintFormat::Github | LintFormat::Junit => {
             for c in Check::ALL {
@@ -121,6 +132,7 @@ fn title(s: &LintedSecret) -> String {
     match (&s.namespace, &s.name) {
         (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
         (None, Some(name)) => safe(name).into_owned(),
+        _ if s.error.is_some() => "an unreadable object".to_owned(),
         _ => "user data".to_owned(),
     }
 }
@@ -128,6 +140,16 @@ fn title(s: &LintedSecret) -> String {
 fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
     let (linted, summary) = (&report.secrets, &report.summary);
     for s in linted {
+        if let Some(e) = &s.error {
+            writeln!(
+                out,
+                "{ERROR}✗{ERROR:#} {BOLD}{}{BOLD:#}  {ERROR}error{ERROR:#} {}: {}",
+                title(s),
+                Check::SecretUnreadable.id(),
+                safe(&e.message)
+            )?;
+            continue;
+        }
         let role = s.role.map_or("unknown role", |r| r.as_str());
         if s.findings.is_empty() {
             writeln!(
@@ -165,7 +187,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
             )?;
         }
     }
-    writeln!(
+    write!(
         out,
         "\n{} Secret(s): {} error(s), {} warning(s), {} info",
         linted.len(),
@@ -173,6 +195,10 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         summary.warnings,
         summary.infos
     )?;
+    if summary.unreadable > 0 {
+        write!(out, ", {} unreadable", summary.unreadable)?;
+    }
+    writeln!(out)?;
     Ok(())
 }
 
@@ -214,6 +240,9 @@ fn github(out: &mut impl Write, report: &LintReport, path: &std::path::Path) -> 
             let mut props = Vec::new();
             if let Some(file) = &file {
                 props.push(format!("file={}", property(file)));
+                if let Some(line) = s.line {
+                    props.push(format!("line={line}"));
+                }
             }
             props.push(format!(
                 "title={}",
@@ -241,23 +270,28 @@ fn gitlab(report: &LintReport, path: &std::path::Path) -> serde_json::Value {
                 Severity::Warning => "major",
                 _ => "info",
             };
-            let key = format!(
-                "{}\n{}\n{}\n{}",
-                f.id(),
-                title(s),
-                f.path.as_deref().unwrap_or(""),
-                f.message
-            );
+            let key = finding_key(s, f);
             issues.push(serde_json::json!({
                 "description": format!("{}: {}", place(s, f), f.message),
                 "check_name": f.id(),
                 "fingerprint": fingerprint(&key),
                 "severity": severity,
-                "location": {"path": file, "lines": {"begin": 1}},
+                "location": {"path": file, "lines": {"begin": s.line.unwrap_or(1)}},
             }));
         }
     }
     serde_json::Value::Array(issues)
+}
+
+/// What identifies a finding from run to run: the check, the Secret, the file, the message.
+fn finding_key(s: &LintedSecret, f: &Finding) -> String {
+    format!(
+        "{}\n{}\n{}\n{}",
+        f.id(),
+        title(s),
+        f.path.as_deref().unwrap_or(""),
+        f.message
+    )
 }
 
 /// A short stable fingerprint of a finding (FNV-1a, 64 bits, in hex): the same finding in the
@@ -272,26 +306,40 @@ fn fingerprint(key: &str) -> String {
 }
 
 /// JUnit XML: a test suite per Secret, a failed test case per finding of error (or warning)
-/// severity, a passed one for a Secret without.
+/// severity, a passed one for a Secret without, and an error case for a Secret that cannot be
+/// read.
 fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
     let failing = |f: &&Finding| matches!(f.severity, Severity::Error | Severity::Warning);
-    let tests: usize = report
-        .secrets
-        .iter()
-        .map(|s| s.findings.iter().filter(failing).count().max(1))
-        .sum();
-    let failures: usize = report
-        .secrets
-        .iter()
-        .map(|s| s.findings.iter().filter(failing).count())
-        .sum();
+    let counted = |s: &LintedSecret| {
+        if s.error.is_some() {
+            0
+        } else {
+            s.findings.iter().filter(failing).count()
+        }
+    };
+    let tests: usize = report.secrets.iter().map(|s| counted(s).max(1)).sum();
+    let failures: usize = report.secrets.iter().map(counted).sum();
+    let errors = report.summary.unreadable;
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
-        r#"<testsuites name="rke2-payload lint" tests="{tests}" failures="{failures}" errors="0">"#
+        r#"<testsuites name="rke2-payload lint" tests="{tests}" failures="{failures}" errors="{errors}">"#
     )?;
     for s in &report.secrets {
         let name = xml(&title(s));
+        if let Some(e) = &s.error {
+            writeln!(
+                out,
+                r#"  <testsuite name="{name}" tests="1" failures="0" errors="1">"#
+            )?;
+            writeln!(
+                out,
+                "    <testcase classname=\"rke2-payload.lint.{name}\" name=\"{}\" time=\"0\">\n      <error type=\"{0}\" message=\"{}\"/>\n    </testcase>\n  </testsuite>",
+                Check::SecretUnreadable.id(),
+                xml(&e.message)
+            )?;
+            continue;
+        }
         let found: Vec<&Finding> = s.findings.iter().filter(failing).collect();
         writeln!(
             out,
@@ -326,42 +374,71 @@ fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
     Ok(())
 }
 
-/// SARIF 2.1.0: one run, one rule per check id, one result per finding.
-fn sarif(linted: &[LintedSecret], input: &str) -> serde_json::Value {
+/// Where this tool's documentation is (the README, on the package page).
+const INFORMATION_URI: &str = "https://crates.io/crates/rke2-payload-cli";
+
+/// The documentation of one check: its entry in the library's check table on docs.rs.
+fn help_uri(check: Check) -> String {
+    format!(
+        "https://docs.rs/rke2-payload/{}/rke2_payload/enum.Check.html#variant.{check:?}",
+        env!("CARGO_PKG_VERSION")
+    )
+}
+
+/// SARIF 2.1.0: one run, one rule per check, one result per finding. The physical location is
+/// the input file and the line of the Secret's value in it (none for standard input); the place
+/// inside the decoded payload (Secret, file, line) is the logical location and is in the
+/// message.
+fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value {
     let rules: Vec<serde_json::Value> = Check::ALL
         .iter()
-        .map(|check| {
+        .map(|&check| {
             serde_json::json!({
                 "id": check.id(),
+                "name": format!("{check:?}"),
                 "shortDescription": {"text": check.summary()},
+                "fullDescription": {"text": check.explanation()},
+                "help": {
+                    "text": format!("{}. {}", check.summary(), check.explanation()),
+                    "markdown": format!("**{}** ({}): {}", check.id(), check.summary(), check.explanation()),
+                },
+                "helpUri": help_uri(check),
                 "defaultConfiguration": {"level": level(check.severity())},
             })
         })
         .collect();
+    let uri = input_file(input).map(|p| uri_reference(&p));
     let mut results = Vec::new();
     for s in linted {
         for f in &s.findings {
+            let mut decoded = title(s);
+            if let Some(p) = &f.path {
+                decoded.push_str(&format!(":{p}"));
+            }
+            if let Some(l) = f.line {
+                decoded.push_str(&format!(":{l}"));
+            }
             let mut location = serde_json::json!({
-                "physicalLocation": {"artifactLocation": {"uri": input}},
                 "logicalLocations": [{
-                    "fullyQualifiedName": match &f.path {
-                        Some(p) => format!("{}:{p}", title(s)),
-                        None => title(s),
-                    },
+                    "fullyQualifiedName": decoded,
                     "kind": "resource",
                 }],
             });
-            if let Some(line) = f.line {
-                location["physicalLocation"]["region"] = serde_json::json!({
-                    "startLine": line,
-                    "startColumn": f.column.unwrap_or(1),
-                });
+            if let Some(uri) = &uri {
+                let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
+                if let Some(line) = s.line {
+                    physical["region"] = serde_json::json!({"startLine": line});
+                }
+                location["physicalLocation"] = physical;
             }
+            let rule_index = Check::ALL.iter().position(|&c| c == f.check).unwrap_or(0);
             results.push(serde_json::json!({
                 "ruleId": f.id(),
+                "ruleIndex": rule_index,
                 "level": level(f.severity),
-                "message": {"text": format!("{}: {}", title(s), f.message)},
+                "message": {"text": format!("{}: {}", place(s, f), f.message)},
                 "locations": [location],
+                "partialFingerprints": {"rke2PayloadFinding/v1": fingerprint(&finding_key(s, f))},
                 "properties": {"secret": title(s), "rule": f.check.summary()},
             }));
         }
@@ -373,12 +450,28 @@ fn sarif(linted: &[LintedSecret], input: &str) -> serde_json::Value {
             "tool": {"driver": {
                 "name": "rke2-payload",
                 "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": "https://github.com/rancher/cluster-api-provider-rke2",
+                "informationUri": INFORMATION_URI,
                 "rules": rules,
             }},
             "results": results,
         }],
     })
+}
+
+/// A file path as a URI reference: `/` separators, and every byte outside RFC 3986's
+/// unreserved and path characters percent-encoded.
+fn uri_reference(path: &str) -> String {
+    let mut out = String::with_capacity(path.len());
+    for b in path.bytes() {
+        match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
+                out.push(b as char);
+            }
+            b'\\' => out.push('/'),
+            _ => out.push_str(&format!("%{b:02X}")),
+        }
+    }
+    out
 }
 
 fn level(severity: Severity) -> &'static str {

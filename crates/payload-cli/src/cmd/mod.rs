@@ -13,7 +13,7 @@ mod size;
 use std::path::Path;
 
 use anyhow::{Context, Result};
-use rke2_payload::DecodeOptions;
+use rke2_payload::{DecodeOptions, Selector};
 
 use crate::cli::{Cli, ColorWhen, Command, InputArgs};
 
@@ -47,8 +47,26 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
 /// Reads the input named on the command line.
 pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
     let options = decode_options(args);
-    let bytes = rke2_payload::read_input(&args.file, &options)?;
+    let bytes = rke2_payload::read_input(args.path(), &options)?;
     Ok((bytes, options))
+}
+
+/// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster`).
+pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
+    let mut selector = Selector::default();
+    if let Some(namespace) = &args.namespace {
+        selector = selector.with_namespace(namespace)?;
+    }
+    if let Some(name) = &args.name {
+        selector = selector.with_name(name)?;
+    }
+    if let Some(cluster) = &args.cluster {
+        selector = selector.with_cluster(cluster)?;
+    }
+    for labels in &args.selector {
+        selector = selector.with_labels(labels)?;
+    }
+    Ok(selector)
 }
 
 /// The decode options the input flags ask for.
@@ -58,7 +76,7 @@ pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
 
 /// Opens the input named on the command line for streaming: the file, or standard input.
 pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
-    let path = &args.file;
+    let path = args.path();
     if path.as_os_str() == "-" {
         return Ok(Box::new(std::io::stdin().lock()));
     }

@@ -2,15 +2,16 @@
 
 use anyhow::{Context, Result};
 
-use super::{Outcome, input_name, read_input};
+use super::{Outcome, input_name, read_input, selector};
 use crate::cli::RedactArgs;
 use crate::output::write_bytes;
 
 pub(crate) fn run(args: &RedactArgs) -> Result<Outcome> {
-    let path = &args.input.file;
+    let path = args.input.path();
+    let selector = selector(&args.input)?;
     let (input, options) = read_input(&args.input)?;
-    let redacted = rke2_payload::redact(&input, &options)
+    let redacted = rke2_payload::redact_selected(&input, &options, &selector)
         .with_context(|| format!("reading {}", input_name(path)))?;
-    write_bytes(&redacted, args.out.as_deref(), args.force)?;
+    write_bytes(&redacted, args.to.to_file.as_deref(), args.to.force)?;
     Ok(Outcome::Ok)
 }

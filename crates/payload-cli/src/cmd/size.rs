@@ -8,78 +8,132 @@ use rke2_payload::{
     find_cloud,
 };
 
-use super::{Outcome, decode_options, open_input, raw_stdout, streamed, styled, write_item};
+use super::inspect::{error_item, yaml_item};
+use super::{
+    Outcome, decode_options, input_name, open_input, raw_stdout, selector, streamed, styled,
+    write_item,
+};
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, escape_unsafe, group, safe, xml};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
+    let path = args.input.path();
+    let selector = selector(&args.input)?;
     let options = size_options(args)?;
     let mut out = raw_stdout();
     let mut fits = true;
     let mut written = 0usize;
+    let mut unreadable = 0usize;
+    let format = args.output;
     // JUnit needs totals in its first element: collect only what it prints.
-    let mut junit_reports = Vec::new();
-    // The JSON head is written with the first Secret (or at the end), so that an input that
-    // cannot be read leaves nothing half-written on standard output.
-    let head = format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":[");
+    let mut junit_items = Vec::new();
+    // The head is written with the first Secret (or at the end), so that an input that cannot
+    // be read leaves nothing half-written on standard output.
+    let head = match format {
+        SizeFormat::Yaml => format!("schema: {SIZE_SCHEMA}\nsecrets:"),
+        _ => format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":["),
+    };
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options, decode_options(&args.input));
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     streamed(
         sizer.for_each(
             open_input(&args.input)?,
-            args.name.as_deref(),
+            &selector,
             args.input.jobs,
             |sizer, secret| -> Result<(bool, Rendered)> {
-                match args.output {
-                    SizeFormat::Json => {
-                        let (json, fits) = sizer.measure_json(secret)?;
-                        Ok((fits, Rendered::Bytes(json)))
-                    }
-                    SizeFormat::Junit => {
-                        let report = sizer.measure(secret)?;
-                        Ok((report.payload.fits(), Rendered::Report(Box::new(report))))
-                    }
-                    SizeFormat::Text => {
-                        let report = sizer.measure(secret)?;
-                        let mut buf = styled();
-                        text(&mut buf, &report)?;
-                        Ok((report.payload.fits(), Rendered::Bytes(buf.into_inner())))
-                    }
+                let failed = |e: rke2_payload::Error| {
+                    let message = e.to_string();
+                    let item = match format {
+                        SizeFormat::Junit => Rendered::Failed(junit_title(secret), message),
+                        _ => Rendered::Error(error_item(secret, &message, format != SizeFormat::Text)),
+                    };
+                    Ok((true, item))
+                };
+                match format {
+                    SizeFormat::Json | SizeFormat::Yaml => match sizer.measure_json(secret) {
+                        Ok((json, fits)) => Ok((fits, Rendered::Bytes(json))),
+                        Err(e) => failed(e),
+                    },
+                    SizeFormat::Junit => match sizer.measure(secret) {
+                        Ok(report) => {
+                            Ok((report.payload.fits(), Rendered::Report(Box::new(report))))
+                        }
+                        Err(e) => failed(e),
+                    },
+                    SizeFormat::Text => match sizer.measure(secret) {
+                        Ok(report) => {
+                            let mut buf = styled();
+                            text(&mut buf, &report)?;
+                            Ok((report.payload.fits(), Rendered::Bytes(buf.into_inner())))
+                        }
+                        Err(e) => failed(e),
+                    },
                 }
             },
             |made| {
                 let (fit, rendered) = made?;
                 fits &= fit;
-                match rendered {
-                    Rendered::Report(report) => junit_reports.push(*report),
-                    Rendered::Bytes(bytes) => {
-                        let json = args.output == SizeFormat::Json;
-                        let bytes = if json {
-                            escape_unsafe(&bytes, false)
-                        } else {
-                            bytes.as_slice().into()
-                        };
-                        write_item(&mut out, json.then_some(head.as_str()), written, &bytes)?;
+                let bytes = match rendered {
+                    Rendered::Report(report) => {
+                        junit_items.push(JunitItem::Report(*report));
+                        return Ok(());
                     }
+                    Rendered::Failed(name, message) => {
+                        unreadable += 1;
+                        junit_items.push(JunitItem::Failed(name, message));
+                        return Ok(());
+                    }
+                    Rendered::Error(bytes) => {
+                        unreadable += 1;
+                        bytes
+                    }
+                    Rendered::Bytes(bytes) => bytes,
+                };
+                match format {
+                    SizeFormat::Json => {
+                        let bytes = escape_unsafe(&bytes, false);
+                        write_item(&mut out, Some(head.as_str()), written, &bytes)?;
+                    }
+                    SizeFormat::Yaml => {
+                        if written == 0 {
+                            out.write_all(head.as_bytes())?;
+                            out.write_all(b"\n")?;
+                        }
+                        out.write_all(yaml_item(&bytes)?.as_bytes())?;
+                    }
+                    _ => write_item(&mut out, None, written, &bytes)?,
                 }
                 written += 1;
                 Ok(())
             },
         ),
-        &args.input.file,
+        path,
     )?;
-    match args.output {
+    match format {
         SizeFormat::Json => {
             if written == 0 {
                 out.write_all(head.as_bytes())?;
             }
             writeln!(out, "\n],\"fits\":{fits}}}")?;
         }
-        SizeFormat::Junit => junit(&mut out, &junit_reports)?,
+        SizeFormat::Yaml => {
+            if written == 0 {
+                out.write_all(head.as_bytes())?;
+                out.write_all(b" []\n")?;
+            }
+            writeln!(out, "fits: {fits}")?;
+        }
+        SizeFormat::Junit => junit(&mut out, &junit_items)?,
         SizeFormat::Text => {}
     }
     out.flush()?;
+    if unreadable > 0 {
+        bail!(
+            "reading {}: {unreadable} Secret(s) could not be read (each is reported in the output)",
+            input_name(path)
+        );
+    }
     Ok(if fits {
         Outcome::Ok
     } else {
@@ -91,8 +145,27 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
 enum Rendered {
     /// Rendered as JSON or text.
     Bytes(Vec<u8>),
+    /// The item that says the Secret cannot be read (JSON or text).
+    Error(Vec<u8>),
     /// Kept for JUnit, which needs all reports before it writes anything.
     Report(Box<SizeReport>),
+    /// For JUnit: a Secret that cannot be read (its title, the message).
+    Failed(String, String),
+}
+
+/// What JUnit writes a suite for.
+enum JunitItem {
+    Report(SizeReport),
+    Failed(String, String),
+}
+
+/// A Secret's title in JUnit (and text): `namespace/name`, terminal-safe.
+fn junit_title(secret: &rke2_payload::BootstrapSecret<'_>) -> String {
+    match (secret.namespace(), secret.name()) {
+        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
+        (None, Some(name)) => safe(name).into_owned(),
+        _ => format!("object #{}", secret.id().index + 1),
+    }
 }
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
@@ -238,8 +311,16 @@ fn bar_line(out: &mut impl Write, v: &Verdict, width: usize) -> Result<()> {
     Ok(())
 }
 
-fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
-    let tests: usize = reports.iter().map(|r| r.payload.clouds.len()).sum();
+fn junit(out: &mut impl Write, items: &[JunitItem]) -> Result<()> {
+    let reports: Vec<&SizeReport> = items
+        .iter()
+        .filter_map(|i| match i {
+            JunitItem::Report(r) => Some(r),
+            JunitItem::Failed(..) => None,
+        })
+        .collect();
+    let errors = items.len() - reports.len();
+    let tests: usize = reports.iter().map(|r| r.payload.clouds.len()).sum::<usize>() + errors;
     let failures: usize = reports
         .iter()
         .map(|r| r.payload.clouds.iter().filter(|v| !v.fits).count())
@@ -247,9 +328,25 @@ fn junit(out: &mut impl Write, reports: &[SizeReport]) -> Result<()> {
     writeln!(out, r#"<?xml version="1.0" encoding="UTF-8"?>"#)?;
     writeln!(
         out,
-        r#"<testsuites name="rke2-payload size" tests="{tests}" failures="{failures}" errors="0">"#
+        r#"<testsuites name="rke2-payload size" tests="{tests}" failures="{failures}" errors="{errors}">"#
     )?;
-    for sized in reports {
+    for item in items {
+        let sized = match item {
+            JunitItem::Report(sized) => sized,
+            JunitItem::Failed(title, message) => {
+                let name = xml(title);
+                writeln!(
+                    out,
+                    r#"  <testsuite name="{name}" tests="1" failures="0" errors="1">"#
+                )?;
+                writeln!(
+                    out,
+                    "    <testcase classname=\"rke2-payload.size.{name}\" name=\"read\" time=\"0\">\n      <error type=\"secret-unreadable\" message=\"{}\"/>\n    </testcase>\n  </testsuite>",
+                    xml(message)
+                )?;
+                continue;
+            }
+        };
         let name = xml(&title(sized));
         let report = &*sized.payload;
         let failed = report.clouds.iter().filter(|v| !v.fits).count();

@@ -10,7 +10,7 @@ use std::io::Read;
 
 use serde::Serialize;
 
-use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::envelope::{BootstrapSecret, Selector, StreamSummary};
 use crate::error::{Error, StreamError};
 use crate::options::DecodeOptions;
 
@@ -20,15 +20,14 @@ pub(crate) use memo::Memo;
 /// any machine this runs on, and a request past it is taken as this many.
 pub const MAX_JOBS: usize = 256;
 
-/// Runs `work` on every bootstrap Secret of `reader` (only those named `name`, when given) on
-/// `jobs` threads (0: one per CPU; at most [`MAX_JOBS`]), and `sink` on each result in input
-/// order.
+/// Runs `work` on every bootstrap Secret of `reader` that `selector` picks on `jobs` threads
+/// (0: one per CPU; at most [`MAX_JOBS`]), and `sink` on each result in input order.
 ///
-/// A name that matches no Secret is [`Error::SecretNotFound`].
+/// A selector that picks no Secret is [`Error::SecretNotFound`].
 pub(crate) fn run<R, T, E>(
     reader: R,
     options: &DecodeOptions,
-    name: Option<&str>,
+    selector: &Selector,
     jobs: usize,
     work: impl Fn(&BootstrapSecret<'_>) -> T + Sync,
     mut sink: impl FnMut(T) -> Result<(), E>,
@@ -47,10 +46,7 @@ where
         reader,
         options,
         threads,
-        |secret| {
-            name.is_none_or(|n| secret.is_named(n))
-                .then(|| work(secret))
-        },
+        |secret| selector.matches(secret).then(|| work(secret)),
         |result| {
             let Some(result) = result else {
                 return Ok(());
@@ -59,9 +55,9 @@ where
             sink(result).map_err(StreamError::Sink)
         },
     )?;
-    if let (Some(wanted), 0) = (name, matched) {
+    if matched == 0 && !selector.is_all() {
         return Err(StreamError::Input(Error::SecretNotFound {
-            wanted: wanted.to_owned(),
+            wanted: selector.to_string(),
             available: summary.secrets,
         }));
     }

@@ -163,7 +163,7 @@ fn run<T>(
     index: usize,
     work: &impl Fn(&BootstrapSecret<'_>) -> T,
 ) -> Done<T> {
-    let (secrets, counts) = parse_chunk(chunk, options, index)?;
+    let (secrets, counts) = parse_chunk(chunk, options, index);
     Ok((secrets.iter().map(work).collect(), counts))
 }
 
@@ -175,15 +175,16 @@ struct Batch {
     /// The ordinal of its first chunk in the input.
     first: usize,
     text: Vec<u8>,
-    chunks: Vec<(Syntax, u64, Range<usize>)>,
+    chunks: Vec<(Syntax, u64, u64, Range<usize>)>,
 }
 
 impl Batch {
     fn chunk(&self, i: usize) -> Chunk<'_> {
-        let (syntax, at, range) = &self.chunks[i];
+        let (syntax, at, line, range) = &self.chunks[i];
         Chunk {
             syntax: *syntax,
             at: *at,
+            line: *line,
             text: &self.text[range.clone()],
         }
     }
@@ -192,7 +193,7 @@ impl Batch {
         let start = self.text.len();
         self.text.extend_from_slice(chunk.text);
         self.chunks
-            .push((chunk.syntax, chunk.at, start..self.text.len()));
+            .push((chunk.syntax, chunk.at, chunk.line, start..self.text.len()));
     }
 
     fn full(&self) -> bool {
@@ -422,7 +423,7 @@ mod tests {
     }
 
     #[test]
-    fn a_broken_item_fails_after_the_items_before_it() {
+    fn a_broken_item_is_handed_over_as_broken_and_the_rest_follow() {
         let good = list(100);
         // Item 70 is not valid JSON inside: the splitter accepts it, the parser does not.
         let broken = good.replacen(
@@ -432,9 +433,15 @@ mod tests {
         );
         assert_ne!(good, broken);
         for threads in [1, 2] {
-            let (result, names) = collect(&broken, threads, |s| s.name().unwrap_or("").to_owned());
-            assert!(result.is_err(), "{threads} threads");
-            assert_eq!(names.len(), 70, "{threads} threads");
+            let (result, names) = collect(&broken, threads, |s| {
+                let broken = s.is_broken() && s.value().is_err();
+                format!("{}{}", s.name().unwrap_or(""), if broken { "!" } else { "" })
+            });
+            assert!(result.is_ok(), "{threads} threads");
+            assert_eq!(names.len(), 100, "{threads} threads");
+            assert_eq!(names[70], "!", "{threads} threads");
+            assert_eq!(names[71], "s71", "{threads} threads");
+            assert_eq!(names.iter().filter(|n| n.ends_with('!')).count(), 1);
         }
     }
 

@@ -44,7 +44,7 @@ macro_rules! checks {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
         pub enum Check {
-            $( $(#[$doc])* $variant, )*
+            $( $(#[$doc])* #[doc = ""] #[doc = $summary] #[doc = ""] #[doc = $explanation] $variant, )*
         }
 
         impl Check {
@@ -84,6 +84,10 @@ checks! {
     FormatEmpty = "format-empty", Warning,
         "the `format` key is empty",
         "An empty `format` means the defaulting webhook was bypassed when the RKE2Config was created. CAPRKE2 then renders cloud-config; set `spec.format` explicitly so providers and tools agree.";
+    /// `secret-unreadable`.
+    SecretUnreadable = "secret-unreadable", Error,
+        "the Secret or its value cannot be read",
+        "The Secret's `value` is not valid base64, not valid gzip, or over a size limit, or the object itself does not read as a Secret, so nothing in it could be checked. The other Secrets of the input are still checked, and the run exits 2. It cannot be allowed.";
     /// `document-unreadable`.
     DocumentUnreadable = "document-unreadable", Error,
         "the user data cannot be read as its format",

@@ -53,12 +53,12 @@ fn refuse(to: &'static str, what: impl Into<String>) -> ConvertError {
 /// in that format.
 ///
 /// ```
-/// use rke2_payload::{Envelope, DecodeOptions, Format, convert};
+/// use rke2_payload::{Envelope, DecodeOptions, Format, Selector, convert};
 ///
 /// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
 ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
 /// let options = DecodeOptions::default();
-/// let payload = Envelope::parse(secret, &options)?.select(None)?.decode(&options)?;
+/// let payload = Envelope::parse(secret, &options)?.select(&Selector::default())?.decode(&options)?;
 /// let ignition = convert(&payload, Format::Ignition).expect("convertible").expect("converted");
 /// assert!(ignition.starts_with(b"{\"ignition\":{"));
 /// # Ok::<(), rke2_payload::Error>(())

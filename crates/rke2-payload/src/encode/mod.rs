@@ -116,6 +116,16 @@ pub fn secret_with_value(
 
 /// The `index`-th object of the input (YAML documents and `List` items, in order), as data.
 fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
+    objects(input)?
+        .into_iter()
+        .nth(index)
+        .ok_or(Error::NotASecret {
+            found: format!("no object #{}", index + 1),
+        })
+}
+
+/// Every object of the input (YAML documents and `List` items, in order), as data.
+fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
     let text = std::str::from_utf8(input).map_err(|_| Error::Syntax {
         syntax: Syntax::Yaml,
         message: "invalid UTF-8".to_owned(),
@@ -142,9 +152,7 @@ fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
     for doc in docs {
         flatten_lists(doc, &mut objects);
     }
-    objects.into_iter().nth(index).ok_or(Error::NotASecret {
-        found: format!("no object #{}", index + 1),
-    })
+    Ok(objects)
 }
 
 fn flatten_lists(doc: Value, out: &mut Vec<Value>) {

@@ -17,7 +17,7 @@ use crate::codec::{b64, dataurl, gzip};
 use crate::document::Content;
 use crate::document::Document;
 use crate::encode;
-use crate::envelope::{BootstrapSecret, Envelope};
+use crate::envelope::{BootstrapSecret, Envelope, Selector};
 use crate::error::{Error, Syntax};
 use crate::facts::rke2::{self, Rke2Config};
 use crate::options::DecodeOptions;
@@ -187,6 +187,80 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         }
     }
     Ok(out)
+}
+
+/// Redacts the Secrets of an input that `selector` picks, and writes only them: one object, or
+/// several (YAML documents, or a JSON `List`). The whole input is redacted and checked first
+/// (as [`redact`] does), so a Secret left out cannot make the ones written less safe.
+///
+/// ```
+/// use rke2_payload::{DecodeOptions, Selector, redact_selected};
+///
+/// let two = br##"{"kind": "List", "items": [
+///   {"kind": "Secret", "metadata": {"name": "a", "namespace": "capi"}, "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [echo token=s3cr3t-one]\n"}},
+///   {"kind": "Secret", "metadata": {"name": "b", "namespace": "capi"}, "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let only_a = redact_selected(two, &DecodeOptions::default(), &Selector::default().with_name("capi/a")?)?;
+/// let text = String::from_utf8(only_a)?;
+/// assert!(text.contains("\"name\": \"a\"") && !text.contains("\"b\"") && !text.contains("s3cr3t-one"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+///
+/// # Errors
+/// As [`redact`]; [`Error::SecretNotFound`] (as [`RedactError::Input`]) when the selector picks
+/// no Secret.
+pub fn redact_selected(
+    input: &[u8],
+    options: &DecodeOptions,
+    selector: &Selector,
+) -> Result<Vec<u8>, RedactError> {
+    let whole = redact(input, options)?;
+    if selector.is_all() {
+        return Ok(whole);
+    }
+    let envelope = Envelope::parse(&whole, options)?;
+    let picked: Vec<usize> = envelope
+        .secrets
+        .iter()
+        .filter(|s| selector.matches(s))
+        .map(|s| s.id().index)
+        .collect();
+    if picked.is_empty() {
+        return Err(Error::SecretNotFound {
+            wanted: selector.to_string(),
+            available: envelope.secrets.len(),
+        }
+        .into());
+    }
+    let objects = super::objects(&whole)?;
+    let mut chosen: Vec<serde_json::Value> = picked
+        .iter()
+        .filter_map(|&i| objects.get(i).cloned())
+        .collect();
+    let json = envelope.syntax == Some(Syntax::Json);
+    let write_error = |syntax, e: &dyn std::fmt::Display| Error::Write {
+        syntax,
+        message: crate::codec::text::scrub(&e.to_string()),
+    };
+    if json {
+        let value = match chosen.len() {
+            1 => chosen.remove(0),
+            _ => serde_json::json!({"apiVersion": "v1", "kind": "List", "items": chosen}),
+        };
+        let mut out =
+            serde_json::to_vec_pretty(&value).map_err(|e| write_error(Syntax::Json, &e))?;
+        out.push(b'\n');
+        return Ok(out);
+    }
+    let mut out = String::new();
+    for (i, object) in chosen.iter().enumerate() {
+        if i > 0 {
+            out.push_str("---\n");
+        }
+        out.push_str(
+            &serde_saphyr::to_string(object).map_err(|e| write_error(Syntax::Yaml, &e))?,
+        );
+    }
+    Ok(out.into_bytes())
 }
 
 /// The annotation `kubectl apply` writes with the whole object in it.

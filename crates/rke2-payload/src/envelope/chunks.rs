@@ -11,8 +11,9 @@ const BLOCK: usize = 1 << 18;
 
 /// What the splitter found next.
 pub(crate) enum Piece<'b> {
-    /// One element of the top-level object's `items` array, and its byte offset in the input.
-    Item(u64, &'b [u8]),
+    /// One element of the top-level object's `items` array, its byte offset in the input and
+    /// the line it starts on (1-based).
+    Item(u64, u64, &'b [u8]),
     /// The input is a whole object that is not a `List` with `items` (a Secret, or bare
     /// Ignition): here it is, entire.
     Whole(&'b [u8]),
@@ -43,6 +44,9 @@ pub(crate) struct JsonItems<R> {
     last_end: usize,
     /// The most bytes one item may hold.
     cap: usize,
+    /// Line breaks in the input before `buf[counted]`.
+    lines: u64,
+    counted: usize,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -70,6 +74,16 @@ impl<R: Read> JsonItems<R> {
             eof: false,
             state: Where::Start,
             last_end: 0,
+            lines: 0,
+            counted: 0,
+        }
+    }
+
+    /// Counts the line breaks up to `buf[upto]` (not before what was counted).
+    fn count_lines(&mut self, upto: usize) {
+        if upto > self.counted {
+            self.lines += memchr::memchr_iter(b'\n', &self.buf[self.counted..upto]).count() as u64;
+            self.counted = upto;
         }
     }
 
@@ -110,6 +124,8 @@ impl<R: Read> JsonItems<R> {
     /// Drops consumed bytes from the front, once they are a good share of the buffer.
     fn compact(&mut self, keep_from: usize) {
         if keep_from > BLOCK {
+            self.count_lines(keep_from);
+            self.counted -= keep_from;
             self.buf.drain(..keep_from);
             self.dropped += keep_from as u64;
             self.pos -= keep_from;
@@ -220,7 +236,9 @@ impl<R: Read> JsonItems<R> {
                         self.pos = end;
                         self.last_end = end;
                         let offset = self.dropped + start as u64;
-                        return Ok(Piece::Item(offset, &self.buf[start..end]));
+                        self.count_lines(start);
+                        let line = self.lines + 1;
+                        return Ok(Piece::Item(offset, line, &self.buf[start..end]));
                     }
                     None => return Err(SplitError::Syntax(self.offset())),
                 },
@@ -365,7 +383,7 @@ mod tests {
         let mut out = Vec::new();
         loop {
             match items.next_piece() {
-                Ok(Piece::Item(_, b)) => out.push(format!("item {}", String::from_utf8_lossy(b))),
+                Ok(Piece::Item(_, _, b)) => out.push(format!("item {}", String::from_utf8_lossy(b))),
                 Ok(Piece::Whole(b)) => out.push(format!("whole {}", String::from_utf8_lossy(b))),
                 Ok(Piece::End) => return Ok(out),
                 Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),

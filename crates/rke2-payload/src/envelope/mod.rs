@@ -10,9 +10,11 @@ mod chunks;
 mod fast;
 mod input;
 mod raw;
+mod select;
 pub(crate) mod stream;
 
 pub use input::read_input;
+pub use select::{Selector, SelectorError};
 pub use stream::{StreamSummary, for_each_secret};
 
 use std::borrow::Cow;
@@ -38,6 +40,8 @@ enum Stored<'a> {
     Plain(Cow<'a, str>),
     /// Bare user data: the input is the value.
     Bare(Cow<'a, [u8]>),
+    /// An object of a streamed input that could not be read: why.
+    Broken(String),
 }
 
 impl Stored<'_> {
@@ -46,6 +50,7 @@ impl Stored<'_> {
             Stored::Base64(s) => Stored::Base64(Cow::Owned(s.into_owned())),
             Stored::Plain(s) => Stored::Plain(Cow::Owned(s.into_owned())),
             Stored::Bare(b) => Stored::Bare(Cow::Owned(b.into_owned())),
+            Stored::Broken(why) => Stored::Broken(why),
         }
     }
 }
@@ -56,17 +61,20 @@ impl Stored<'_> {
 #[derive(Clone)]
 pub struct BootstrapSecret<'a> {
     id: SecretId,
-    cluster: Option<Cow<'a, str>>,
+    labels: Vec<(Cow<'a, str>, Cow<'a, str>)>,
     secret_type: Option<Cow<'a, str>>,
     value: Stored<'a>,
     format: Option<Stored<'a>>,
+    /// The line of the input its value is on (1-based), when known.
+    line: Option<u64>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("BootstrapSecret")
             .field("id", &self.id)
-            .field("cluster", &self.cluster)
+            .field("cluster", &self.cluster())
+            .field("line", &self.line)
             .field("type", &self.secret_type)
             .field("base64_bytes", &self.base64_len())
             .finish_non_exhaustive()
@@ -78,10 +86,15 @@ impl<'a> BootstrapSecret<'a> {
     pub fn into_owned(self) -> BootstrapSecret<'static> {
         BootstrapSecret {
             id: self.id,
-            cluster: self.cluster.map(|c| Cow::Owned(c.into_owned())),
+            labels: self
+                .labels
+                .into_iter()
+                .map(|(k, v)| (Cow::Owned(k.into_owned()), Cow::Owned(v.into_owned())))
+                .collect(),
             secret_type: self.secret_type.map(|c| Cow::Owned(c.into_owned())),
             value: self.value.into_owned(),
             format: self.format.map(Stored::into_owned),
+            line: self.line,
         }
     }
 
@@ -100,17 +113,31 @@ impl<'a> BootstrapSecret<'a> {
         self.id.namespace.as_deref()
     }
 
-    /// Whether this is the Secret named `name` or `namespace/name`.
-    pub fn is_named(&self, wanted: &str) -> bool {
-        match wanted.split_once('/') {
-            Some((ns, name)) => self.namespace() == Some(ns) && self.name() == Some(name),
-            None => self.name() == Some(wanted),
-        }
-    }
-
     /// The `cluster.x-k8s.io/cluster-name` label.
     pub fn cluster(&self) -> Option<&str> {
-        self.cluster.as_deref()
+        self.label(CLUSTER_NAME_LABEL)
+    }
+
+    /// The value of the label `key` (`metadata.labels`).
+    pub fn label(&self, key: &str) -> Option<&str> {
+        self.labels
+            .iter()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v.as_ref())
+    }
+
+    /// The line of the input on which its value is stored (1-based): where an editor or a
+    /// code-scanning annotation should point. `None` for bare user data, and where the parser
+    /// did not keep the text in place (a YAML block scalar, a JSON string with escapes: then it
+    /// is the line the object starts on, if known).
+    pub fn line(&self) -> Option<u64> {
+        self.line
+    }
+
+    /// Whether the object could not be read at all (its value then fails with
+    /// [`Error::Unreadable`]).
+    pub fn is_broken(&self) -> bool {
+        matches!(self.value, Stored::Broken(_))
     }
 
     /// The Secret's `type`.
@@ -139,6 +166,10 @@ impl<'a> BootstrapSecret<'a> {
             Stored::Plain(Cow::Owned(text)) => Ok(Cow::Owned(text.clone().into_bytes())),
             Stored::Bare(Cow::Borrowed(bytes)) => Ok(Cow::Borrowed(bytes)),
             Stored::Bare(Cow::Owned(bytes)) => Ok(Cow::Owned(bytes.clone())),
+            Stored::Broken(why) => Err(Error::Unreadable {
+                secret: self.id.clone(),
+                detail: why.clone(),
+            }),
         }
     }
 
@@ -164,6 +195,7 @@ impl<'a> BootstrapSecret<'a> {
             }
             Stored::Plain(text) => b64::encoded_len(text.len() as u64),
             Stored::Bare(bytes) => b64::encoded_len(bytes.len() as u64),
+            Stored::Broken(_) => 0,
         }
     }
 
@@ -176,6 +208,7 @@ impl<'a> BootstrapSecret<'a> {
                 Some(Stored::Base64(text)) => (1, text.as_bytes()),
                 Some(Stored::Plain(text)) => (2, text.as_bytes()),
                 Some(Stored::Bare(bytes)) => (3, bytes),
+                Some(Stored::Broken(why)) => (4, why.as_bytes()),
             };
             feed(&[tag]);
             feed(&(bytes.len() as u64).to_le_bytes());
@@ -188,7 +221,7 @@ impl<'a> BootstrapSecret<'a> {
     /// layer.
     pub(crate) fn format_key(&self) -> Result<Option<Cow<'_, str>>, Error> {
         match &self.format {
-            None | Some(Stored::Bare(_)) => Ok(None),
+            None | Some(Stored::Bare(_) | Stored::Broken(_)) => Ok(None),
             Some(Stored::Base64(text)) => {
                 let bytes = b64::decode(text).map_err(|detail| Error::Base64 {
                     secret: self.id.clone(),
@@ -310,6 +343,7 @@ impl<'a> Envelope<'a> {
                 others,
             ));
         }
+        locate(&mut envelope.secrets, input, 1, None);
         Ok(envelope)
     }
 
@@ -325,14 +359,33 @@ impl<'a> Envelope<'a> {
         }
     }
 
+    /// A broken object of a streamed input, as a Secret whose value fails with `why`: its
+    /// metadata when a lenient read found it, else only its place.
+    pub(crate) fn broken(
+        id: SecretId,
+        labels: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+        why: String,
+        line: u64,
+    ) -> BootstrapSecret<'a> {
+        BootstrapSecret {
+            id,
+            labels,
+            secret_type: None,
+            value: Stored::Broken(why),
+            format: None,
+            line: Some(line),
+        }
+    }
+
     fn bare(input: &'a [u8]) -> Self {
         let mut envelope = Envelope::empty();
         envelope.secrets.push(BootstrapSecret {
             id: SecretId::default(),
-            cluster: None,
+            labels: Vec::new(),
             secret_type: None,
             value: Stored::Bare(Cow::Borrowed(input)),
             format: None,
+            line: None,
         });
         envelope
     }
@@ -435,33 +488,34 @@ impl<'a> Envelope<'a> {
             return;
         }
         keep_sensitive(self, &id, true);
-        let cluster = metadata
+        let labels = metadata
             .labels
-            .as_ref()
-            .and_then(|l| l.get(CLUSTER_NAME_LABEL))
-            .cloned();
+            .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
+            .unwrap_or_default();
         self.secrets.push(BootstrapSecret {
             id,
-            cluster,
+            labels,
             secret_type: secret_type.map(|s| s.0),
             value,
             format,
+            line: None,
         });
     }
 
-    /// Picks one bootstrap Secret by `name` or `namespace/name`; with no name, the only one.
-    pub fn select(&self, wanted: Option<&str>) -> Result<&BootstrapSecret<'a>, Error> {
-        let matches: Vec<&BootstrapSecret<'a>> = match wanted {
-            None => self.secrets.iter().collect(),
-            Some(wanted) => self.secrets.iter().filter(|s| s.is_named(wanted)).collect(),
-        };
-        match (matches.as_slice(), wanted) {
-            ([one], _) => Ok(one),
-            ([], Some(wanted)) => Err(Error::SecretNotFound {
-                wanted: wanted.to_owned(),
+    /// The one bootstrap Secret `selector` picks (with the default selector: the only one).
+    ///
+    /// # Errors
+    /// [`Error::SecretNotFound`] when it picks none, [`Error::Ambiguous`] when it picks several.
+    pub fn select(&self, selector: &Selector) -> Result<&BootstrapSecret<'a>, Error> {
+        let matches: Vec<&BootstrapSecret<'a>> =
+            self.secrets.iter().filter(|s| selector.matches(s)).collect();
+        match matches.as_slice() {
+            [one] => Ok(one),
+            [] => Err(Error::SecretNotFound {
+                wanted: selector.to_string(),
                 available: self.secrets.len(),
             }),
-            (many, _) => Err(Error::Ambiguous {
+            many => Err(Error::Ambiguous {
                 count: many.len(),
                 names: shorten(
                     &many
@@ -473,6 +527,38 @@ impl<'a> Envelope<'a> {
                 ),
             }),
         }
+    }
+}
+
+/// Sets each Secret's line from where its value lies in `text`, whose first line is
+/// `first_line`; a value not found in `text` (the parser copied it) gets `fallback`.
+pub(crate) fn locate(
+    secrets: &mut [BootstrapSecret<'_>],
+    text: &[u8],
+    first_line: u64,
+    fallback: Option<u64>,
+) {
+    let base = text.as_ptr() as usize;
+    let lines = |bytes: &[u8]| memchr::memchr_iter(b'\n', bytes).count() as u64;
+    // Values come in input order: count each stretch of text once.
+    let (mut from, mut line) = (0usize, first_line);
+    for secret in secrets {
+        let at = match &secret.value {
+            Stored::Base64(Cow::Borrowed(s)) | Stored::Plain(Cow::Borrowed(s)) => {
+                (s.as_ptr() as usize).checked_sub(base)
+            }
+            _ => None,
+        }
+        .filter(|&at| at <= text.len());
+        secret.line = match at {
+            Some(at) if at >= from => {
+                line += lines(&text[from..at]);
+                from = at;
+                Some(line)
+            }
+            Some(at) => Some(first_line + lines(&text[..at])),
+            None => secret.line.or(fallback),
+        };
     }
 }
 
@@ -516,7 +602,7 @@ fn looks_like_userdata(value: &Stored<'_>) -> bool {
             }
         }
         Stored::Plain(text) => text.as_bytes().iter().take(48).copied().collect(),
-        Stored::Bare(_) => return true,
+        Stored::Bare(_) | Stored::Broken(_) => return true,
     };
     if gzip::is_gzip(&head) {
         return true;

@@ -16,6 +16,7 @@ use super::chunks::{JsonItems, Piece, SplitError};
 use super::raw::Doc;
 use super::{BootstrapSecret, Envelope};
 use super::{json_error, yaml_error};
+use crate::codec::text::shorten;
 use crate::error::{Error, Position, StreamError, Syntax};
 use crate::options::DecodeOptions;
 
@@ -70,7 +71,7 @@ pub(crate) fn each_secret<R: Read, E: From<Error>>(
 ) -> Result<StreamSummary, E> {
     let mut tally = Tally::default();
     let layout = split(reader, options.max_object, |chunk| {
-        let (secrets, counts) = parse_chunk(chunk, options, tally.index)?;
+        let (secrets, counts) = parse_chunk(chunk, options, tally.index);
         tally.add(counts, secrets.len());
         secrets.iter().try_for_each(&mut each)
     })?;
@@ -104,6 +105,8 @@ pub(crate) struct Chunk<'t> {
     pub(crate) syntax: Syntax,
     /// Where it starts: the byte offset (JSON) or the line number (YAML) in the input.
     pub(crate) at: u64,
+    /// The line it starts on (1-based).
+    pub(crate) line: u64,
     /// Its text (a YAML `List` item dedented).
     pub(crate) text: &'t [u8],
 }
@@ -161,9 +164,10 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         let mut items = JsonItems::new(reader, cap);
         loop {
             match items.next_piece() {
-                Ok(Piece::Item(at, text)) => chunk(Chunk {
+                Ok(Piece::Item(at, line, text)) => chunk(Chunk {
                     syntax: Syntax::Json,
                     at,
+                    line,
                     text,
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
@@ -196,6 +200,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         chunk(Chunk {
             syntax: Syntax::Yaml,
             at,
+            line: at,
             text: &split.text,
         })?;
     }
@@ -213,28 +218,85 @@ pub(crate) struct Counts {
 }
 
 /// Parses one chunk; `index` is the number of objects before it in the input.
+///
+/// An object that cannot be read does not stop the input: it is handed over as a broken
+/// Secret (see [`Envelope::broken`]), unless a lenient read shows it is not a Secret at all.
 pub(crate) fn parse_chunk<'t>(
     chunk: Chunk<'t>,
     options: &DecodeOptions,
     index: usize,
-) -> Result<(Vec<BootstrapSecret<'t>>, Counts), Error> {
+) -> (Vec<BootstrapSecret<'t>>, Counts) {
     let doc = match chunk.syntax {
-        Syntax::Json => Some(
-            serde_json::from_slice(chunk.text).map_err(|e| json_error(&e, chunk.text, chunk.at))?,
-        ),
-        Syntax::Yaml => parse_yaml_object(chunk.text, options, chunk.at)?,
+        Syntax::Json => serde_json::from_slice(chunk.text)
+            .map(Some)
+            .map_err(|e| json_error(&e, chunk.text, chunk.at)),
+        Syntax::Yaml => parse_yaml_object(chunk.text, options, chunk.at),
     };
     let mut envelope = Envelope::empty();
     let mut counts = Counts::default();
     let mut next = index;
-    if let Some(doc) = doc {
-        envelope.add(doc, &mut next, &mut counts.others);
+    match doc {
+        Ok(Some(doc)) => envelope.add(doc, &mut next, &mut counts.others),
+        Ok(None) => {}
+        Err(e) => {
+            next += 1;
+            match lenient_metadata(chunk, options) {
+                Some((kind, _)) if !kind.as_deref().is_none_or(is_secret_kind) => {
+                    counts.skipped_objects += 1;
+                    counts.others.push(format!("kind: {}", shorten(kind.as_deref().unwrap_or_default(), 40)));
+                }
+                found => {
+                    let (namespace, name, labels) = match found.map(|(_, meta)| meta) {
+                        Some(Some(meta)) => (
+                            meta.namespace.map(|s| s.0.into_owned()),
+                            meta.name.map(|s| s.0.into_owned()),
+                            meta.labels
+                                .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
+                                .unwrap_or_default(),
+                        ),
+                        _ => (None, None, Vec::new()),
+                    };
+                    let id = crate::error::SecretId { namespace, name, index };
+                    envelope
+                        .secrets
+                        .push(Envelope::broken(id, labels, e.to_string(), chunk.line));
+                }
+            }
+        }
     }
+    super::locate(&mut envelope.secrets, chunk.text, chunk.line, Some(chunk.line));
     counts.objects = next - index;
     counts.skipped_secrets = envelope.skipped_secrets;
-    counts.skipped_objects = envelope.skipped_objects;
+    counts.skipped_objects += envelope.skipped_objects;
     counts.missing_value = envelope.missing_value.take();
-    Ok((envelope.secrets, counts))
+    (envelope.secrets, counts)
+}
+
+/// Whether a `kind` names a Secret (or a list that may hold Secrets).
+fn is_secret_kind(kind: &str) -> bool {
+    kind == "Secret" || kind.ends_with("List")
+}
+
+/// The `kind` and `metadata` of an object that did not read as a whole, when they read alone.
+fn lenient_metadata<'t>(
+    chunk: Chunk<'t>,
+    options: &DecodeOptions,
+) -> Option<(Option<String>, Option<super::raw::RawMeta<'t>>)> {
+    #[derive(serde::Deserialize)]
+    struct Head<'a> {
+        #[serde(borrow, default)]
+        kind: Option<super::raw::Str<'a>>,
+        #[serde(borrow, default)]
+        metadata: Option<super::raw::RawMeta<'a>>,
+    }
+    let head: Head<'t> = match chunk.syntax {
+        Syntax::Json => serde_json::from_slice(chunk.text).ok()?,
+        Syntax::Yaml => {
+            let text = std::str::from_utf8(chunk.text).ok()?;
+            serde_saphyr::from_str_with_options(text, super::yaml_options(text, options)).ok()?
+        }
+    };
+    Some((head.kind.map(|k| k.0.into_owned()), head.metadata))
 }
 
 /// The running count of a streamed input.

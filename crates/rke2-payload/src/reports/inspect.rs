@@ -33,7 +33,7 @@ use crate::batch::{self, Memo};
 use crate::checks::{Check, Finding};
 use crate::codec::digest::sha256_hex;
 use crate::document::Content;
-use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::envelope::{BootstrapSecret, Selector, StreamSummary};
 use crate::error::{Error, StreamError};
 use crate::facts::Facts;
 use crate::facts::pki::{Certificate, PrivateKey};
@@ -420,17 +420,18 @@ impl Inspector {
         ))
     }
 
-    /// Reads every bootstrap Secret of `reader` (only the one named `name`, as `name` or
-    /// `namespace/name`, when given) on `jobs` threads (0: one per CPU), calls `work` with this
-    /// inspector and each Secret on those threads, and `sink` with each result in input order.
+    /// Reads every bootstrap Secret of `reader` that `selector` picks on `jobs` threads (0: one
+    /// per CPU), calls `work` with this inspector and each Secret on those threads, and `sink`
+    /// with each result in input order. A Secret that cannot be read reaches `work` too (its
+    /// report fails); the stream goes on.
     ///
     /// # Errors
-    /// [`StreamError::Input`] when the input cannot be read, or holds no Secret of that name;
+    /// [`StreamError::Input`] when the input cannot be read, or the selector picks no Secret;
     /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
     pub fn for_each<R, T, E>(
         &self,
         reader: R,
-        name: Option<&str>,
+        selector: &Selector,
         jobs: usize,
         work: impl Fn(&Inspector, &BootstrapSecret<'_>) -> T + Sync,
         sink: impl FnMut(T) -> Result<(), E>,
@@ -442,7 +443,7 @@ impl Inspector {
         batch::run(
             reader,
             &self.options.decode,
-            name,
+            selector,
             jobs,
             |s| work(self, s),
             sink,

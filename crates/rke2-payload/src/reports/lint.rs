@@ -21,7 +21,7 @@ use crate::batch::{self, Memo};
 use crate::checks::{Check, Finding, Severity};
 use crate::codec::time::now_unix;
 use crate::document::File;
-use crate::envelope::BootstrapSecret;
+use crate::envelope::{BootstrapSecret, Selector};
 use crate::error::{Error, StreamError};
 use crate::facts::Facts;
 use crate::facts::rke2::{self, Role};
@@ -473,8 +473,22 @@ pub struct LintedSecret {
     pub cluster: Option<String>,
     /// What the node becomes.
     pub role: Option<Role>,
-    /// Its findings: those of its payload, then those of the cluster checks.
+    /// Its findings: those of its payload, then those of the cluster checks. A Secret that
+    /// cannot be read has one, [`Check::SecretUnreadable`].
     pub findings: Vec<Finding>,
+    /// The line of the input its value is on (1-based), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// Why the Secret could not be read; `None` when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ItemError>,
+}
+
+/// Why one Secret of an input could not be read: the others were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemError {
+    /// The error, one sentence naming the Secret (terminal-safe).
+    pub message: String,
 }
 
 /// How many findings of each severity.
@@ -486,6 +500,9 @@ pub struct LintSummary {
     pub warnings: usize,
     /// Notes.
     pub infos: usize,
+    /// Secrets that could not be read.
+    #[serde(default)]
+    pub unreadable: usize,
 }
 
 /// What `lint` found in an input.
@@ -501,6 +518,7 @@ pub struct LintReport {
 
 impl LintReport {
     /// Whether the findings fail a gate: any error, or any warning when `deny_warnings`.
+    /// (A Secret that cannot be read is an error finding too; see [`LintSummary::unreadable`].)
     pub fn fails(&self, deny_warnings: bool) -> bool {
         self.summary.errors > 0 || (deny_warnings && self.summary.warnings > 0)
     }
@@ -510,24 +528,21 @@ impl LintReport {
 #[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum LintError {
-    /// The input could not be read, holds no bootstrap Secret, or none of the name asked for.
+    /// The input could not be read, holds no bootstrap Secret, or none that the selector picks.
     #[error(transparent)]
     Input(Error),
-    /// A Secret could not be decoded.
-    #[error(transparent)]
-    Secret(Error),
 }
 
 /// Lints every bootstrap Secret of an input: each payload, then the Secrets of each cluster
 /// together (token, tls-san, CA hash), reading each distinct payload once.
 ///
 /// ```
-/// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter};
+/// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, Selector};
 ///
 /// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
 ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
 /// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
-/// let report = linter.lint(&list[..], None, 1)?;
+/// let report = linter.lint(&list[..], &Selector::default(), 1)?;
 /// let found: Vec<Check> = report.secrets[0].findings.iter().map(|f| f.check).collect();
 /// assert_eq!(found, [Check::Rke2ConfigMissing]);
 /// assert!(report.fails(false));
@@ -553,8 +568,10 @@ struct Read1 {
     name: Option<String>,
     namespace: Option<String>,
     cluster: Option<String>,
-    kept: Arc<Kept>,
-    named: bool,
+    line: Option<u64>,
+    /// What its payload gave, or why it could not be read.
+    kept: Result<Arc<Kept>, Error>,
+    picked: bool,
 }
 
 impl Linter {
@@ -589,91 +606,106 @@ impl Linter {
         })
     }
 
-    /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). With `name`
-    /// (`name` or `namespace/name`) only that Secret is reported, but the cluster checks still
-    /// compare it with every Secret of the input.
+    /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). Only the
+    /// Secrets `selector` picks are reported, but the cluster checks still compare them with
+    /// every Secret of the input. A Secret that cannot be read is reported with one
+    /// [`Check::SecretUnreadable`] finding and its [`LintedSecret::error`]; the rest go on.
     ///
     /// # Errors
-    /// [`LintError::Input`] when the input cannot be read or holds no Secret of that name;
-    /// [`LintError::Secret`] when a Secret cannot be decoded.
+    /// [`LintError::Input`] when the input cannot be read or the selector picks no Secret.
     pub fn lint<R: Read>(
         &self,
         reader: R,
-        name: Option<&str>,
+        selector: &Selector,
         jobs: usize,
     ) -> Result<LintReport, LintError> {
         let mut read: Vec<Read1> = Vec::new();
-        let mut selected = None;
         let streamed = batch::run(
             reader,
             &self.decode,
-            None,
+            &Selector::default(),
             jobs,
-            |secret| {
-                let kept = self.kept(secret)?;
-                Ok(Read1 {
-                    name: secret.name().map(str::to_owned),
-                    namespace: secret.namespace().map(str::to_owned),
-                    cluster: secret.cluster().map(str::to_owned),
-                    kept,
-                    named: name.is_some_and(|n| secret.is_named(n)),
-                })
+            |secret| Read1 {
+                name: secret.name().map(str::to_owned),
+                namespace: secret.namespace().map(str::to_owned),
+                cluster: secret.cluster().map(str::to_owned),
+                line: secret.line(),
+                kept: self.kept(secret),
+                picked: selector.matches(secret),
             },
-            |result: Result<Read1, Error>| {
-                let one = result?;
-                if one.named {
-                    selected = Some(read.len());
-                }
+            |one: Read1| {
                 read.push(one);
-                Ok(())
+                Ok::<(), std::convert::Infallible>(())
             },
         );
         match streamed {
             Ok(_) => {}
             Err(StreamError::Input(e)) => return Err(LintError::Input(e)),
-            Err(StreamError::Sink(e)) => return Err(LintError::Secret(e)),
+            Err(StreamError::Sink(never)) => match never {},
         }
-        if let (Some(wanted), None) = (name, selected) {
+        if !selector.is_all() && !read.iter().any(|r| r.picked) {
             return Err(LintError::Input(Error::SecretNotFound {
-                wanted: wanted.to_owned(),
+                wanted: selector.to_string(),
                 available: read.len(),
             }));
         }
-        let members: Vec<Member<'_>> = read
+        // Only the Secrets that could be read take part in the cluster checks.
+        let readable: Vec<usize> = (0..read.len()).filter(|&i| read[i].kept.is_ok()).collect();
+        let members: Vec<Member<'_>> = readable
             .iter()
-            .map(|r| Member {
-                name: r.name.as_deref(),
-                cluster: r.cluster.as_deref(),
-                facts: &r.kept.cluster,
+            .filter_map(|&i| {
+                let r = &read[i];
+                r.kept.as_ref().ok().map(|kept| Member {
+                    name: r.name.as_deref(),
+                    cluster: r.cluster.as_deref(),
+                    facts: &kept.cluster,
+                })
             })
             .collect();
         let mut extra: Vec<Vec<Finding>> = vec![Vec::new(); read.len()];
         for (i, finding) in lint_cluster(&members) {
-            extra[i].push(finding);
+            extra[readable[i]].push(finding);
         }
         drop(members);
         let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
         let secrets: Vec<LintedSecret> = read
             .into_iter()
             .zip(extra)
-            .enumerate()
-            .filter(|(i, _)| selected.is_none_or(|s| s == *i))
-            .map(|(_, (r, extra))| LintedSecret {
-                role: r.kept.cluster.role,
-                findings: r
-                    .kept
-                    .found
-                    .iter()
-                    .cloned()
-                    .chain(extra)
-                    .filter(allowed)
-                    .collect(),
-                name: r.name,
-                namespace: r.namespace,
-                cluster: r.cluster,
+            .filter(|(r, _)| r.picked)
+            .map(|(r, extra)| match r.kept {
+                Ok(kept) => LintedSecret {
+                    role: kept.cluster.role,
+                    findings: kept
+                        .found
+                        .iter()
+                        .cloned()
+                        .chain(extra)
+                        .filter(allowed)
+                        .collect(),
+                    name: r.name,
+                    namespace: r.namespace,
+                    cluster: r.cluster,
+                    line: r.line,
+                    error: None,
+                },
+                Err(e) => {
+                    let message = e.to_string();
+                    LintedSecret {
+                        role: None,
+                        findings: vec![Finding::new(Check::SecretUnreadable, message.clone())],
+                        name: r.name,
+                        namespace: r.namespace,
+                        cluster: r.cluster,
+                        line: r.line,
+                        error: Some(ItemError { message }),
+                    }
+                }
             })
             .collect();
         let mut summary = LintSummary::default();
+        for s in &secrets {
+            summary.unreadable += usize::from(s.error.is_some());
+        }
         for f in secrets.iter().flat_map(|s| &s.findings) {
             match f.severity {
                 Severity::Error => summary.errors += 1,

@@ -30,7 +30,7 @@ use super::clouds::{Cloud, Counted, GzipSafety};
 use crate::batch::{self, Memo};
 use crate::codec::{b64, gzip};
 use crate::document::Document;
-use crate::envelope::{BootstrapSecret, StreamSummary};
+use crate::envelope::{BootstrapSecret, Selector, StreamSummary};
 use crate::error::{Error, StreamError};
 use crate::facts::{Facts, pki};
 use crate::options::DecodeOptions;
@@ -327,17 +327,18 @@ impl Sizer {
         Ok((batch::json_object(&own, &kept.0), kept.1))
     }
 
-    /// Reads every bootstrap Secret of `reader` (only the one named `name` when given) on `jobs`
-    /// threads (0: one per CPU), calls `work` with this sizer and each Secret on those threads,
-    /// and `sink` with each result in input order.
+    /// Reads every bootstrap Secret of `reader` that `selector` picks on `jobs` threads (0: one
+    /// per CPU), calls `work` with this sizer and each Secret on those threads, and `sink` with
+    /// each result in input order. A Secret that cannot be read reaches `work` too (its
+    /// measure fails); the stream goes on.
     ///
     /// # Errors
-    /// [`StreamError::Input`] when the input cannot be read, or holds no Secret of that name;
+    /// [`StreamError::Input`] when the input cannot be read, or the selector picks no Secret;
     /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
     pub fn for_each<R, T, E>(
         &self,
         reader: R,
-        name: Option<&str>,
+        selector: &Selector,
         jobs: usize,
         work: impl Fn(&Sizer, &BootstrapSecret<'_>) -> T + Sync,
         sink: impl FnMut(T) -> Result<(), E>,
@@ -346,7 +347,7 @@ impl Sizer {
         R: std::io::Read,
         T: Send,
     {
-        batch::run(reader, &self.decode, name, jobs, |s| work(self, s), sink)
+        batch::run(reader, &self.decode, selector, jobs, |s| work(self, s), sink)
     }
 }
 

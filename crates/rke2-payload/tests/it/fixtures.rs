@@ -4,7 +4,7 @@
 use std::path::PathBuf;
 
 use crate::sha256_hex;
-use rke2_payload::{Compression, DecodeOptions, Envelope, Format};
+use rke2_payload::{Compression, DecodeOptions, Envelope, Format, Selector};
 use serde_json::Value;
 
 fn testdata() -> PathBuf {
@@ -105,7 +105,9 @@ fn lists_and_multi_document_streams() {
                 item["namespace"].as_str().expect("ns"),
                 item["name"].as_str().expect("name")
             );
-            let secret = envelope.select(Some(&name)).expect(&name);
+            let secret = envelope
+                .select(&Selector::default().with_name(&name).expect(&name))
+                .expect(&name);
             let payload = secret.decode(&options).expect(&name);
             // The same Secret as its single-file fixture: same user data.
             let fixture = item["fixture"].as_str().expect("fixture");
