@@ -94,6 +94,8 @@ pub(crate) fn xml(text: &str) -> String {
 
 #[cfg(test)]
 mod tests {
+    use super::yaml;
+
     #[test]
     fn json_and_xml_keep_their_meaning_without_unsafe_characters() {
         let json =

@@ -149,12 +149,11 @@ pub enum Error {
         secrets: usize,
     },
 
-    /// The Secret picked by name is not in the input.
-    #[error(
-        "no bootstrap Secret named {wanted} in the input ({available} bootstrap Secret(s) read)"
-    )]
+    /// No Secret of the input is the one (or ones) asked for.
+    #[error("no bootstrap Secret {wanted} in the input ({available} bootstrap Secret(s) read)")]
     SecretNotFound {
-        /// The name asked for, as `namespace/name` or `name`.
+        /// What was asked for, as the selector says it: `named capi/x`, `in namespace capi`,
+        /// `in cluster demo`, `with labels a=b`.
         wanted: String,
         /// How many bootstrap Secrets the input holds.
         available: usize,

@@ -72,12 +72,19 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         LintFormat::Junit => junit(&mut out, &report)?,
     }
     out.flush()?;
-    if report.summary.unreadable > 0 {
-        anyhow::bail!(
-            "reading {}: {} Secret(s) could not be read (each is reported in the output)",
+    let errors: Vec<&str> = report
+        .secrets
+        .iter()
+        .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
+        .collect();
+    match errors.as_slice() {
+        [] => {}
+        [one] => anyhow::bail!("reading {}: {one}", input_name(path)),
+        many => anyhow::bail!(
+            "reading {}: {} Secrets could not be read (each is reported in the output)",
             input_name(path),
-            report.summary.unreadable
-        );
+            many.len()
+        ),
     }
     let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {

@@ -23,7 +23,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let mut out = raw_stdout();
     let mut fits = true;
     let mut written = 0usize;
-    let mut unreadable = 0usize;
+    let mut unreadable: Vec<String> = Vec::new();
     let format = args.output;
     // JUnit needs totals in its first element: collect only what it prints.
     let mut junit_items = Vec::new();
@@ -46,7 +46,10 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     let message = e.to_string();
                     let item = match format {
                         SizeFormat::Junit => Rendered::Failed(junit_title(secret), message),
-                        _ => Rendered::Error(error_item(secret, &message, format != SizeFormat::Text)),
+                        _ => Rendered::Error(
+                            error_item(secret, &message, format != SizeFormat::Text),
+                            message,
+                        ),
                     };
                     Ok((true, item))
                 };
@@ -80,12 +83,12 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                         return Ok(());
                     }
                     Rendered::Failed(name, message) => {
-                        unreadable += 1;
+                        unreadable.push(message.clone());
                         junit_items.push(JunitItem::Failed(name, message));
                         return Ok(());
                     }
-                    Rendered::Error(bytes) => {
-                        unreadable += 1;
+                    Rendered::Error(bytes, message) => {
+                        unreadable.push(message);
                         bytes
                     }
                     Rendered::Bytes(bytes) => bytes,
@@ -128,11 +131,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
         SizeFormat::Text => {}
     }
     out.flush()?;
-    if unreadable > 0 {
-        bail!(
-            "reading {}: {unreadable} Secret(s) could not be read (each is reported in the output)",
-            input_name(path)
-        );
+    match unreadable.as_slice() {
+        [] => {}
+        [one] => bail!("reading {}: {one}", input_name(path)),
+        many => bail!(
+            "reading {}: {} Secrets could not be read (each is reported in the output)",
+            input_name(path),
+            many.len()
+        ),
     }
     Ok(if fits {
         Outcome::Ok
@@ -145,8 +151,8 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
 enum Rendered {
     /// Rendered as JSON or text.
     Bytes(Vec<u8>),
-    /// The item that says the Secret cannot be read (JSON or text).
-    Error(Vec<u8>),
+    /// The item that says the Secret cannot be read (JSON or text), and the message.
+    Error(Vec<u8>, String),
     /// Kept for JUnit, which needs all reports before it writes anything.
     Report(Box<SizeReport>),
     /// For JUnit: a Secret that cannot be read (its title, the message).

@@ -83,6 +83,19 @@ fn decode_reads_stdin_and_picks_from_a_list() {
         .assert()
         .code(2)
         .stderr(predicate::str::contains("no bootstrap Secret named nope"));
+    // kubectl's habits: -n is the namespace, --name takes NAME or NAMESPACE/NAME.
+    let stdin = std::fs::read(testdata().join("secrets/list-all.yaml")).expect("list");
+    cmd()
+        .args(["decode", "-n", "default", "--name", name])
+        .write_stdin(stdin.clone())
+        .assert()
+        .success();
+    cmd()
+        .args(["decode", "-n", "elsewhere", "--name", name])
+        .write_stdin(stdin)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("no bootstrap Secret named elsewhere/"));
 }
 
 #[test]
@@ -148,7 +161,7 @@ fn output_file_is_never_clobbered_without_force() {
     cmd()
         .arg("decode")
         .arg(&file)
-        .arg("-o")
+        .arg("--to-file")
         .arg(&out)
         .assert()
         .success();
@@ -157,7 +170,7 @@ fn output_file_is_never_clobbered_without_force() {
     cmd()
         .arg("decode")
         .arg(&file)
-        .arg("-o")
+        .arg("--to-file")
         .arg(&out)
         .assert()
         .code(2)
@@ -165,7 +178,7 @@ fn output_file_is_never_clobbered_without_force() {
     cmd()
         .arg("decode")
         .arg(&file)
-        .args(["--raw", "--force", "-o"])
+        .args(["-o", "raw", "--force", "--to-file"])
         .arg(&out)
         .assert()
         .success();

@@ -35,9 +35,9 @@ fn every_written_file_is_0600_whatever_the_umask_and_with_force() {
     let dir = dir("modes");
     let init = init();
     let runs: [(&str, &[&str]); 3] = [
-        ("decode.txt", &["decode", init.as_str(), "-o"]),
-        ("encode.yaml", &["encode", init.as_str(), "--gzip", "--out"]),
-        ("redact.yaml", &["redact", init.as_str(), "--out"]),
+        ("decode.txt", &["decode", init.as_str(), "--to-file"]),
+        ("encode.yaml", &["encode", init.as_str(), "--gzip", "--to-file"]),
+        ("redact.yaml", &["redact", init.as_str(), "--to-file"]),
     ];
     for (name, args) in runs {
         let out = dir.join(name);
@@ -81,7 +81,7 @@ fn only_regular_files_are_replaced_and_dash_is_standard_output() {
     std::fs::create_dir(&subdir).expect("dir");
     for target in [&fifo, &subdir] {
         let out = cmd()
-            .args(["decode", &init, "-o"])
+            .args(["decode", &init, "--to-file"])
             .arg(target)
             .arg("--force")
             .timeout(Duration::from_secs(20))
@@ -96,26 +96,29 @@ fn only_regular_files_are_replaced_and_dash_is_standard_output() {
             .file_type()
             .is_fifo_like()
     );
-    // `-o -` is standard output, not a file named `-`.
+    // `--to-file -` is standard output, not a file named `-`.
     let here = dir.join("cwd");
     std::fs::create_dir(&here).expect("dir");
     let out = cmd()
         .current_dir(&here)
-        .args(["decode", &init, "-o", "-"])
+        .args(["decode", &init, "--to-file", "-"])
         .output()
         .expect("run");
     assert!(out.status.success());
     assert!(out.stdout.starts_with(b"## template: jinja\n#cloud-config"));
     assert!(!here.join("-").exists());
-    // A format name is not taken as a file name.
-    let out = cmd()
-        .current_dir(&here)
-        .args(["decode", &init, "--output", "json"])
-        .output()
-        .expect("run");
-    assert_eq!(out.status.code(), Some(2));
-    assert!(out.stdout.is_empty());
-    assert!(!here.join("json").exists());
+    // `-o` is a format, never a file name: an unknown one is a usage error.
+    for args in [["--output", "json"], ["-o", "userdata.txt"]] {
+        let out = cmd()
+            .current_dir(&here)
+            .args(["decode", &init])
+            .args(args)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{args:?}");
+        assert!(out.stdout.is_empty());
+        assert!(!here.join(args[1]).exists());
+    }
 }
 
 trait FifoLike {

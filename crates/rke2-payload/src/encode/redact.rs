@@ -196,12 +196,24 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
 /// ```
 /// use rke2_payload::{DecodeOptions, Selector, redact_selected};
 ///
-/// let two = br##"{"kind": "List", "items": [
-///   {"kind": "Secret", "metadata": {"name": "a", "namespace": "capi"}, "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [echo token=s3cr3t-one]\n"}},
-///   {"kind": "Secret", "metadata": {"name": "b", "namespace": "capi"}, "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let two = b"kind: Secret
+/// metadata: {name: a, namespace: capi}
+/// stringData:
+///   format: cloud-config
+///   value: |
+///     #cloud-config
+///     write_files:
+///     - path: /etc/rancher/rke2/config.yaml
+///       content: |
+///         token: s3cr3t-one
+/// ---
+/// kind: Secret
+/// metadata: {name: b, namespace: capi}
+/// stringData: {format: cloud-config, value: \"#cloud-config\\nruncmd: [reboot]\\n\"}
+/// ";
 /// let only_a = redact_selected(two, &DecodeOptions::default(), &Selector::default().with_name("capi/a")?)?;
 /// let text = String::from_utf8(only_a)?;
-/// assert!(text.contains("\"name\": \"a\"") && !text.contains("\"b\"") && !text.contains("s3cr3t-one"));
+/// assert!(text.contains("name: a") && !text.contains("name: b") && !text.contains("s3cr3t-one"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 ///
