@@ -316,7 +316,7 @@ impl<'a> Envelope<'a> {
         }
         let mut envelope = Envelope::empty();
         let mut others = Vec::new();
-        if first.starts_with('{') || first.starts_with('[') {
+        if looks_like_json(first.as_bytes()) {
             envelope.syntax = Some(Syntax::Json);
             let doc: Doc<'a> =
                 serde_json::from_str(text).map_err(|e| json_error(&e, text.as_bytes(), 0))?;
@@ -610,6 +610,32 @@ fn looks_like_userdata(value: &Stored<'_>) -> bool {
     let text = String::from_utf8_lossy(&head);
     let text = text.trim_start();
     text.starts_with('{') || is_cloud_init_text(text)
+}
+
+/// Whether a text that starts with `{` or `[` is JSON rather than YAML flow style
+/// (`{apiVersion: v1, …}`): a JSON object's first key is quoted.
+pub(crate) fn looks_like_json(text: &[u8]) -> bool {
+    let mut rest = text;
+    loop {
+        let trimmed = rest.trim_ascii_start();
+        match trimmed.first() {
+            Some(b'{') => {
+                let inner = trimmed[1..].trim_ascii_start();
+                return matches!(inner.first(), Some(b'"' | b'}') | None);
+            }
+            Some(b'[') => {
+                let inner = trimmed[1..].trim_ascii_start();
+                match inner.first() {
+                    Some(b'{' | b'[') => rest = inner,
+                    Some(b) => {
+                        return matches!(b, b']' | b'"' | b'0'..=b'9' | b'-' | b't' | b'f' | b'n');
+                    }
+                    None => return true,
+                }
+            }
+            _ => return false,
+        }
+    }
 }
 
 /// Whether text is cloud-init user data rather than a Kubernetes object.

@@ -98,6 +98,9 @@ pub(crate) fn whole<E: From<Error>>(
     })
 }
 
+/// The UTF-8 byte-order mark.
+const BOM: &[u8] = "\u{feff}".as_bytes();
+
 /// One object of a streamed input, split off but not parsed yet.
 #[derive(Clone, Copy)]
 pub(crate) struct Chunk<'t> {
@@ -138,17 +141,27 @@ pub(crate) fn split<R: Read, E: From<Error>>(
             return Err(Error::Empty.into());
         }
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => break buf[i..].to_vec(),
+            Some(i) => {
+                let found = buf[i..].to_vec();
+                // A byte-order mark (as some editors write) is not part of the text.
+                if found.starts_with(BOM) {
+                    reader.consume(i + BOM.len());
+                    let rest = reader.fill_buf().map_err(io_error)?;
+                    break rest.to_vec();
+                }
+                break found;
+            }
             None => {
                 let n = buf.len();
                 reader.consume(n);
             }
         }
     };
-    let head = start.strip_prefix("\u{feff}".as_bytes()).unwrap_or(&start);
+    let head = start.trim_ascii_start();
     let bare = crate::codec::gzip::is_gzip(head)
         || super::is_cloud_init_text(&String::from_utf8_lossy(&head[..head.len().min(64)]));
-    if bare || head.starts_with(b"[") {
+    let json = super::looks_like_json(head);
+    if bare || (json && head.starts_with(b"[")) {
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
         let mut all = Vec::new();
         (&mut reader)
@@ -160,7 +173,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         }
         return Ok(Layout::Whole(all));
     }
-    if head.starts_with(b"{") {
+    if json {
         let mut items = JsonItems::new(reader, cap);
         loop {
             match items.next_piece() {
