@@ -141,7 +141,12 @@ pub(crate) struct InputArgs {
     )]
     pub(crate) filename: Option<PathBuf>,
     /// Only Secrets in this namespace.
-    #[arg(short = 'n', long, value_name = "NAMESPACE", help_heading = "Selecting Secrets")]
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "NAMESPACE",
+        help_heading = "Selecting Secrets"
+    )]
     pub(crate) namespace: Option<String>,
     /// Secrets of every namespace (the default; kubectl's `-A`).
     #[arg(
@@ -156,7 +161,12 @@ pub(crate) struct InputArgs {
     pub(crate) name: Option<String>,
     /// Only Secrets whose labels match this kubectl label selector (`a=b`, `a!=b`,
     /// `a in (x,y)`, `a notin (x)`, `a`, `!a`; comma-separated, all must hold).
-    #[arg(short = 'l', long, value_name = "SELECTOR", help_heading = "Selecting Secrets")]
+    #[arg(
+        short = 'l',
+        long,
+        value_name = "SELECTOR",
+        help_heading = "Selecting Secrets"
+    )]
     pub(crate) selector: Vec<String>,
     /// Only the Secrets of this Cluster (label `cluster.x-k8s.io/cluster-name`).
     #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]

@@ -136,7 +136,9 @@ mod tests {
         });
         let text = yaml(&value).expect("yaml");
         assert!(
-            !text.chars().any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
+            !text
+                .chars()
+                .any(|c| c.is_control() && c != '\n' || c == '\u{202e}'),
             "{text:?}"
         );
         let back: serde_json::Value = serde_saphyr::from_str(&text).expect("reads back");

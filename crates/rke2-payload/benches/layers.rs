@@ -107,7 +107,11 @@ fn layers(c: &mut Criterion) {
     g.bench_function("lint init (gzip cloud-config)", |b| {
         b.iter(|| {
             let linter = Linter::new(LintOptions::default(), options.clone());
-            black_box(linter.lint(&init[..], &rke2_payload::Selector::default(), 1).expect("lint"))
+            black_box(
+                linter
+                    .lint(&init[..], &rke2_payload::Selector::default(), 1)
+                    .expect("lint"),
+            )
         })
     });
     g.finish();

@@ -10,7 +10,11 @@ use rke2_payload::{DecodeOptions, LintOptions, Linter};
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: lint_list FILE")?;
     let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
-    let report = linter.lint(std::fs::File::open(path)?, &rke2_payload::Selector::default(), 0)?;
+    let report = linter.lint(
+        std::fs::File::open(path)?,
+        &rke2_payload::Selector::default(),
+        0,
+    )?;
     let mut seen = BTreeSet::new();
     for secret in &report.secrets {
         for finding in &secret.findings {

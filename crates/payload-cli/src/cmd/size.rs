@@ -326,7 +326,11 @@ fn junit(out: &mut impl Write, items: &[JunitItem]) -> Result<()> {
         })
         .collect();
     let errors = items.len() - reports.len();
-    let tests: usize = reports.iter().map(|r| r.payload.clouds.len()).sum::<usize>() + errors;
+    let tests: usize = reports
+        .iter()
+        .map(|r| r.payload.clouds.len())
+        .sum::<usize>()
+        + errors;
     let failures: usize = reports
         .iter()
         .map(|r| r.payload.clouds.iter().filter(|v| !v.fits).count())

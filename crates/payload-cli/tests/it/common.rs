@@ -35,9 +35,7 @@ pub(crate) fn validator(program: &str) -> Option<String> {
         .filter(|o| o.status.success())
         .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned());
     if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
-        panic!(
-            "{program} is not installed, but CI=true requires it (apt-get install ignition cloud-init)"
-        );
+        panic!("{program} is not installed, but CI=true requires it (.ci/run installs it)");
     }
     found
 }

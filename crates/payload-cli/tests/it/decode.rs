@@ -95,7 +95,9 @@ fn decode_reads_stdin_and_picks_from_a_list() {
         .write_stdin(stdin)
         .assert()
         .code(2)
-        .stderr(predicate::str::contains("no bootstrap Secret named elsewhere/"));
+        .stderr(predicate::str::contains(
+            "no bootstrap Secret named elsewhere/",
+        ));
 }
 
 #[test]

@@ -8,6 +8,7 @@ mod hostile;
 mod inspect;
 mod jobs;
 mod json_types;
+mod kubectl;
 mod lint;
 mod readme;
 mod replicas;

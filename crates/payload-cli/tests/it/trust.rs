@@ -36,7 +36,10 @@ fn every_written_file_is_0600_whatever_the_umask_and_with_force() {
     let init = init();
     let runs: [(&str, &[&str]); 3] = [
         ("decode.txt", &["decode", init.as_str(), "--to-file"]),
-        ("encode.yaml", &["encode", init.as_str(), "--gzip", "--to-file"]),
+        (
+            "encode.yaml",
+            &["encode", init.as_str(), "--gzip", "--to-file"],
+        ),
         ("redact.yaml", &["redact", init.as_str(), "--to-file"]),
     ];
     for (name, args) in runs {

@@ -435,7 +435,11 @@ mod tests {
         for threads in [1, 2] {
             let (result, names) = collect(&broken, threads, |s| {
                 let broken = s.is_broken() && s.value().is_err();
-                format!("{}{}", s.name().unwrap_or(""), if broken { "!" } else { "" })
+                format!(
+                    "{}{}",
+                    s.name().unwrap_or(""),
+                    if broken { "!" } else { "" }
+                )
             });
             assert!(result.is_ok(), "{threads} threads");
             assert_eq!(names.len(), 100, "{threads} threads");

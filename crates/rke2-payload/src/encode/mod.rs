@@ -131,7 +131,7 @@ fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
         message: "invalid UTF-8".to_owned(),
         at: None,
     })?;
-    let docs: Vec<Value> = if text.trim_start().starts_with(['{', '[']) {
+    let docs: Vec<Value> = if crate::envelope::looks_like_json(text.trim_start().as_bytes()) {
         vec![serde_json::from_str(text).map_err(|e| Error::Syntax {
             syntax: Syntax::Json,
             message: crate::codec::text::scrub(&e.to_string()),

@@ -268,9 +268,7 @@ pub fn redact_selected(
         if i > 0 {
             out.push_str("---\n");
         }
-        out.push_str(
-            &serde_saphyr::to_string(object).map_err(|e| write_error(Syntax::Yaml, &e))?,
-        );
+        out.push_str(&serde_saphyr::to_string(object).map_err(|e| write_error(Syntax::Yaml, &e))?);
     }
     Ok(out.into_bytes())
 }

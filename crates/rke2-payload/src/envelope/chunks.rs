@@ -383,7 +383,9 @@ mod tests {
         let mut out = Vec::new();
         loop {
             match items.next_piece() {
-                Ok(Piece::Item(_, _, b)) => out.push(format!("item {}", String::from_utf8_lossy(b))),
+                Ok(Piece::Item(_, _, b)) => {
+                    out.push(format!("item {}", String::from_utf8_lossy(b)))
+                }
                 Ok(Piece::Whole(b)) => out.push(format!("whole {}", String::from_utf8_lossy(b))),
                 Ok(Piece::End) => return Ok(out),
                 Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),

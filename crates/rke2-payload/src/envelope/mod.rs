@@ -507,8 +507,11 @@ impl<'a> Envelope<'a> {
     /// # Errors
     /// [`Error::SecretNotFound`] when it picks none, [`Error::Ambiguous`] when it picks several.
     pub fn select(&self, selector: &Selector) -> Result<&BootstrapSecret<'a>, Error> {
-        let matches: Vec<&BootstrapSecret<'a>> =
-            self.secrets.iter().filter(|s| selector.matches(s)).collect();
+        let matches: Vec<&BootstrapSecret<'a>> = self
+            .secrets
+            .iter()
+            .filter(|s| selector.matches(s))
+            .collect();
         match matches.as_slice() {
             [one] => Ok(one),
             [] => Err(Error::SecretNotFound {

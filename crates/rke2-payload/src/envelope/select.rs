@@ -62,7 +62,9 @@ pub enum SelectorError {
         reason: &'static str,
     },
     /// `--name NS/NAME` names another namespace than `--namespace`.
-    #[error("the name {name:?} is in namespace {in_name:?}, but the namespace asked for is {namespace:?}")]
+    #[error(
+        "the name {name:?} is in namespace {in_name:?}, but the namespace asked for is {namespace:?}"
+    )]
     NamespaceConflict {
         /// The name as given.
         name: String,
@@ -244,7 +246,10 @@ impl Selector {
         name: Option<&str>,
         label: impl Fn(&str) -> Option<String>,
     ) -> bool {
-        if self.namespace.as_deref().is_some_and(|ns| namespace != Some(ns))
+        if self
+            .namespace
+            .as_deref()
+            .is_some_and(|ns| namespace != Some(ns))
             || self.name.as_deref().is_some_and(|n| name != Some(n))
             || self
                 .cluster
@@ -324,7 +329,10 @@ impl Parser<'_> {
             self.pos += 1;
         }
         let from = self.chars.get(start).map_or(self.text.len(), |&(i, _)| i);
-        let to = self.chars.get(self.pos).map_or(self.text.len(), |&(i, _)| i);
+        let to = self
+            .chars
+            .get(self.pos)
+            .map_or(self.text.len(), |&(i, _)| i);
         &self.text[from..to]
     }
 
@@ -478,7 +486,8 @@ fn validate_key(key: &str) -> Result<(), SelectorError> {
                 let b = label.as_bytes();
                 !b.is_empty()
                     && b.len() <= 63
-                    && b.iter().all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
+                    && b.iter()
+                        .all(|&c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == b'-')
                     && b[0] != b'-'
                     && b[b.len() - 1] != b'-'
             });
@@ -511,12 +520,7 @@ mod tests {
             .iter()
             .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
             .collect();
-        move |key| {
-            pairs
-                .iter()
-                .find(|(k, _)| k == key)
-                .map(|(_, v)| v.clone())
-        }
+        move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
     }
 
     fn picks(selector: &str, pairs: &[(&str, &str)]) -> bool {
@@ -528,7 +532,11 @@ mod tests {
 
     #[test]
     fn equality_and_set_based_requirements_match_as_kubernetes_does() {
-        let cp = [("tier", "cp"), ("cluster.x-k8s.io/cluster-name", "demo"), ("n", "3")];
+        let cp = [
+            ("tier", "cp"),
+            ("cluster.x-k8s.io/cluster-name", "demo"),
+            ("n", "3"),
+        ];
         let cases: &[(&str, bool)] = &[
             ("", true),
             ("tier=cp", true),

@@ -256,7 +256,10 @@ pub(crate) fn parse_chunk<'t>(
             match lenient_metadata(chunk, options) {
                 Some((kind, _)) if !kind.as_deref().is_none_or(is_secret_kind) => {
                     counts.skipped_objects += 1;
-                    counts.others.push(format!("kind: {}", shorten(kind.as_deref().unwrap_or_default(), 40)));
+                    counts.others.push(format!(
+                        "kind: {}",
+                        shorten(kind.as_deref().unwrap_or_default(), 40)
+                    ));
                 }
                 found => {
                     let (namespace, name, labels) = match found.map(|(_, meta)| meta) {
@@ -269,7 +272,11 @@ pub(crate) fn parse_chunk<'t>(
                         ),
                         _ => (None, None, Vec::new()),
                     };
-                    let id = crate::error::SecretId { namespace, name, index };
+                    let id = crate::error::SecretId {
+                        namespace,
+                        name,
+                        index,
+                    };
                     envelope
                         .secrets
                         .push(Envelope::broken(id, labels, e.to_string(), chunk.line));
@@ -277,7 +284,12 @@ pub(crate) fn parse_chunk<'t>(
             }
         }
     }
-    super::locate(&mut envelope.secrets, chunk.text, chunk.line, Some(chunk.line));
+    super::locate(
+        &mut envelope.secrets,
+        chunk.text,
+        chunk.line,
+        Some(chunk.line),
+    );
     counts.objects = next - index;
     counts.skipped_secrets = envelope.skipped_secrets;
     counts.skipped_objects += envelope.skipped_objects;

@@ -347,7 +347,14 @@ impl Sizer {
         R: std::io::Read,
         T: Send,
     {
-        batch::run(reader, &self.decode, selector, jobs, |s| work(self, s), sink)
+        batch::run(
+            reader,
+            &self.decode,
+            selector,
+            jobs,
+            |s| work(self, s),
+            sink,
+        )
     }
 }
 

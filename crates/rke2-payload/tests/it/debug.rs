@@ -79,7 +79,9 @@ fn debug_of_every_public_type_hides_secret_values() {
     assert_clean("Linter", &linter);
     assert_clean(
         "LintReport",
-        &linter.lint(&input[..], &rke2_payload::Selector::default(), 1).expect("lint"),
+        &linter
+            .lint(&input[..], &rke2_payload::Selector::default(), 1)
+            .expect("lint"),
     );
 
     // Errors, and a stream stopped by its sink.
