@@ -26,7 +26,7 @@ BIN = ROOT / "target" / "release"
 
 
 def build():
-    subprocess.run(["cargo", "build", "--release", "-q", "-p", "payload-cli"], cwd=ROOT, check=True)
+    subprocess.run(["cargo", "build", "--release", "-q", "-p", "rke2-payload-cli"], cwd=ROOT, check=True)
     subprocess.run(["cargo", "build", "--release", "-q", "-p", "rke2-payload-bench"], cwd=ROOT, check=True)
 
 

@@ -44,7 +44,7 @@ macro_rules! checks {
         #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
         #[non_exhaustive]
         pub enum Check {
-            $( $(#[$doc])* #[doc = ""] #[doc = $summary] #[doc = ""] #[doc = $explanation] $variant, )*
+            $( $(#[$doc])* $variant, )*
         }
 
         impl Check {

@@ -288,9 +288,16 @@ fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
 }
 
 fn parse_check(text: &str) -> Result<rke2_payload::Check, String> {
-    rke2_payload::Check::from_id(text.trim()).ok_or_else(|| {
-        format!("unknown check id {text:?}; `rke2-payload lint --list-checks` lists them")
-    })
+    match rke2_payload::Check::from_id(text.trim()) {
+        Some(rke2_payload::Check::SecretUnreadable) => Err(
+            "secret-unreadable cannot be allowed: a Secret that cannot be read was not checked"
+                .to_owned(),
+        ),
+        Some(check) => Ok(check),
+        None => Err(format!(
+            "unknown check id {text:?}; `rke2-payload lint --list-checks` lists them"
+        )),
+    }
 }
 
 fn parse_jobs(text: &str) -> Result<usize, String> {

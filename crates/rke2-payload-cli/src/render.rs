@@ -92,6 +92,17 @@ pub(crate) fn xml(text: &str) -> String {
     out
 }
 
+/// A JSON value as YAML (block style), free of the characters [`safe`] escapes: the emitter
+/// writes those only inside double-quoted scalars, as `\u` escapes that mean the same
+/// character.
+pub(crate) fn yaml(value: &serde_json::Value) -> anyhow::Result<String> {
+    let text = serde_saphyr::to_string(value)?;
+    Ok(match escape_unsafe(text.as_bytes(), false) {
+        std::borrow::Cow::Borrowed(_) => text,
+        std::borrow::Cow::Owned(bytes) => String::from_utf8(bytes)?,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::yaml;
@@ -144,15 +155,4 @@ mod tests {
         let back: serde_json::Value = serde_saphyr::from_str(&text).expect("reads back");
         assert_eq!(back, value, "{text}");
     }
-}
-
-/// A JSON value as YAML (block style), free of the characters [`safe`] escapes: the emitter
-/// writes those only inside double-quoted scalars, as `\u` escapes that mean the same
-/// character.
-pub(crate) fn yaml(value: &serde_json::Value) -> anyhow::Result<String> {
-    let text = serde_saphyr::to_string(value)?;
-    Ok(match escape_unsafe(text.as_bytes(), false) {
-        std::borrow::Cow::Borrowed(_) => text,
-        std::borrow::Cow::Owned(bytes) => String::from_utf8(bytes)?,
-    })
 }

@@ -97,11 +97,19 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
             full.push(&file);
         }
         full.extend(args.iter().copied());
-        assert_eq!(names(&json(&full)), [first.clone()], "{full:?}");
+        assert_eq!(
+            names(&json(&full)),
+            std::slice::from_ref(&first),
+            "{full:?}"
+        );
         for sub in ["size", "lint"] {
             let mut full = vec![sub, "-o", "json", file.as_str()];
             full.extend(args.iter().copied().filter(|a| *a != "-f" && *a != file));
-            assert_eq!(names(&json(&full)), [first.clone()], "{full:?}");
+            assert_eq!(
+                names(&json(&full)),
+                std::slice::from_ref(&first),
+                "{full:?}"
+            );
         }
     }
     // Every Secret of the fixtures carries the cluster label `demo`.
@@ -359,7 +367,7 @@ fn byte_order_marks_and_flow_style_read_everywhere() {
     assert!(flow.starts_with("{apiVersion: "), "{}", &flow[..40]);
     for sub in READERS {
         for input in [&bom, flow.as_bytes()] {
-            let name_args: &[&str] = if input == &bom {
+            let name_args: &[&str] = if *input == bom {
                 &["--name", "demo-control-plane-4fplp"]
             } else {
                 &[]

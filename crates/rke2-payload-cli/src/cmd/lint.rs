@@ -384,12 +384,10 @@ fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
 /// Where this tool's documentation is (the README, on the package page).
 const INFORMATION_URI: &str = "https://crates.io/crates/rke2-payload-cli";
 
-/// The documentation of one check: its entry in the library's check table on docs.rs.
-fn help_uri(check: Check) -> String {
-    format!(
-        "https://docs.rs/rke2-payload/{}/rke2_payload/enum.Check.html#variant.{check:?}",
-        env!("CARGO_PKG_VERSION")
-    )
+/// The documentation of the checks: the README's table, on the package page. (Each rule's
+/// `help` carries the check's own explanation.)
+fn help_uri() -> String {
+    format!("{INFORMATION_URI}#checks")
 }
 
 /// SARIF 2.1.0: one run, one rule per check, one result per finding. The physical location is
@@ -409,7 +407,7 @@ fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value 
                     "text": format!("{}. {}", check.summary(), check.explanation()),
                     "markdown": format!("**{}** ({}): {}", check.id(), check.summary(), check.explanation()),
                 },
-                "helpUri": help_uri(check),
+                "helpUri": help_uri(),
                 "defaultConfiguration": {"level": level(check.severity())},
             })
         })

@@ -2,5 +2,5 @@
 //! `kubectl rke2-payload inspect …` runs it.
 
 fn main() -> std::process::ExitCode {
-    payload_cli::main()
+    rke2_payload_cli::main()
 }

