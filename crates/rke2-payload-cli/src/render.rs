@@ -40,6 +40,16 @@ pub(crate) fn safe(text: &str) -> std::borrow::Cow<'_, str> {
     rke2_payload::terminal_safe(text)
 }
 
+/// A Secret as people read its name: `namespace/name` (or `name`), terminal-safe; `unnamed`
+/// when it has no name (bare user data, an object that could not be read).
+pub(crate) fn secret_title(namespace: Option<&str>, name: Option<&str>, unnamed: &str) -> String {
+    match (namespace, name) {
+        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
+        (None, Some(name)) => safe(name).into_owned(),
+        _ => unnamed.to_owned(),
+    }
+}
+
 /// JSON or XML output made free of the characters [`safe`] escapes in text. In JSON they can
 /// only stand inside strings (JSON escapes C0 itself), where `\uXXXX` means the same character;
 /// in XML a character reference (`&#x202E;`) does. Output without them is borrowed.

@@ -153,7 +153,7 @@ pub use reports::inspect::{
     Inspector, OtherKeys, PayloadReport, Rke2Report, SecretReport, SizeSummary, inspect,
 };
 pub use reports::lint::{
-    LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,
+    ItemError, LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,
 };
 #[cfg(feature = "cloud-init-schema")]
 pub use reports::schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};

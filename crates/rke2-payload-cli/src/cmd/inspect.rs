@@ -2,35 +2,30 @@
 
 use std::io::Write;
 
-use anyhow::{Result, bail};
+use anyhow::Result;
 use rke2_payload::{
     BootstrapSecret, Compression, Finding, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport,
     Severity,
 };
 
 use super::{
-    Outcome, decode_options, input_name, open_input, raw_stdout, selector, streamed, styled,
-    write_item,
+    Items, Layout, Outcome, decode_options, error_item, open_input, raw_stdout, selector, streamed,
+    styled, unreadable_secrets,
 };
 use crate::cli::{Format, InspectArgs};
-use crate::render::{
-    BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, group, safe, short_hash, yaml,
-};
+use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, safe, short_hash};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = args.input.path();
     let selector = selector(&args.input)?;
     let mut out = raw_stdout();
-    let format = args.output;
-    let json = format != Format::Text;
-    // The head is written with the first Secret (or at the end), so that an input that cannot
-    // be read leaves nothing half-written on standard output.
-    let head = match format {
-        Format::Yaml => format!("schema: {INSPECT_SCHEMA}\nsecrets:"),
-        _ => format!("{{\"schema\":\"{INSPECT_SCHEMA}\",\"secrets\":["),
+    let layout = match args.output {
+        Format::Text => Layout::Text,
+        Format::Json => Layout::Json,
+        Format::Yaml => Layout::Yaml,
     };
+    let mut items = Items::new(layout, INSPECT_SCHEMA);
     let mut failures: Vec<Failure> = Vec::new();
-    let mut written = 0usize;
     let mut options = InspectOptions::default();
     options.decode = decode_options(&args.input);
     options.show_secrets = args.show_secrets;
@@ -43,10 +38,10 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             &selector,
             args.input.jobs,
             |inspector, secret| {
-                if json {
-                    json_item(secret, inspector)
-                } else {
+                if layout == Layout::Text {
                     text_item(secret, inspector, args)
+                } else {
+                    json_item(secret, inspector)
                 }
             },
             |result: Result<Item>| -> Result<()> {
@@ -56,106 +51,30 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                     Err((failure, rendered)) => (Some(failure), rendered),
                 };
                 failures.extend(failure);
-                let rendered = match format {
-                    Format::Json => escape_unsafe(&rendered, false),
-                    Format::Yaml => yaml_item(&rendered)?.into_bytes().into(),
-                    Format::Text => rendered.as_slice().into(),
-                };
-                let separator = match format {
-                    Format::Json => Some(head.as_str()),
-                    _ => None,
-                };
-                match format {
-                    Format::Yaml => {
-                        if written == 0 {
-                            out.write_all(head.as_bytes())?;
-                            out.write_all(b"\n")?;
-                        }
-                        out.write_all(&rendered)?;
-                    }
-                    _ => write_item(&mut out, separator, written, &rendered)?,
-                }
-                written += 1;
-                Ok(())
+                items.item(&mut out, &rendered)
             },
         ),
         path,
     )?;
-    match format {
-        Format::Json => {
-            if written == 0 {
-                out.write_all(head.as_bytes())?;
-            }
-            writeln!(
-                out,
-                "\n],\"skipped_secrets\":{},\"skipped_objects\":{}}}",
-                summary.skipped_secrets, summary.skipped_objects
-            )?;
-        }
-        Format::Yaml => {
-            if written == 0 {
-                out.write_all(head.as_bytes())?;
-                out.write_all(b" []\n")?;
-            }
-            writeln!(
-                out,
-                "skipped_secrets: {}\nskipped_objects: {}",
-                summary.skipped_secrets, summary.skipped_objects
-            )?;
-        }
-        Format::Text if summary.skipped_secrets + summary.skipped_objects > 0 => {
-            let mut buf = styled();
-            writeln!(
-                buf,
-                "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
-                summary.skipped_secrets, summary.skipped_objects
-            )?;
-            out.write_all(&buf.into_inner())?;
-        }
-        Format::Text => {}
+    if layout == Layout::Text && summary.skipped_secrets + summary.skipped_objects > 0 {
+        let mut buf = styled();
+        writeln!(
+            buf,
+            "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
+            summary.skipped_secrets, summary.skipped_objects
+        )?;
+        out.write_all(&buf.into_inner())?;
     }
+    items.finish(
+        &mut out,
+        &[
+            ("skipped_secrets", summary.skipped_secrets.to_string()),
+            ("skipped_objects", summary.skipped_objects.to_string()),
+        ],
+    )?;
     out.flush()?;
-    match failures.as_slice() {
-        [] => Ok(Outcome::Ok),
-        [one] => bail!("reading {}: {one}", input_name(path)),
-        many => bail!(
-            "reading {}: {} Secrets could not be read or inspected (each is reported in the output)",
-            input_name(path),
-            many.len()
-        ),
-    }
-}
-
-/// One compact JSON item as an entry of the YAML `secrets:` sequence.
-pub(crate) fn yaml_item(json: &[u8]) -> Result<String> {
-    let value: serde_json::Value = serde_json::from_slice(json)?;
-    let text = yaml(&value)?;
-    let mut item = String::with_capacity(text.len() + 64);
-    for (i, line) in text.lines().enumerate() {
-        item.push_str(if i == 0 { "- " } else { "  " });
-        item.push_str(line);
-        item.push('\n');
-    }
-    Ok(item)
-}
-
-/// The item that stands for a Secret that cannot be read: a text line naming it, or a JSON
-/// object with its names and an `error` object.
-pub(crate) fn error_item(secret: &BootstrapSecret<'_>, message: &str, json: bool) -> Vec<u8> {
-    if json {
-        let item = serde_json::json!({
-            "name": secret.name(),
-            "namespace": secret.namespace(),
-            "cluster": secret.cluster(),
-            "line": secret.line(),
-            "error": {"message": message},
-        });
-        return serde_json::to_vec(&item).unwrap_or_default();
-    }
-    let mut buf = styled();
-    // A message from the library names the Secret and is terminal-safe already.
-    let _ = writeln!(buf, "{ERROR}error{ERROR:#}: {}", safe(message));
-    buf.into_inner()
+    unreadable_secrets(path, &failures)?;
+    Ok(Outcome::Ok)
 }
 
 /// Why a Secret's report is missing or incomplete. Neither stops the other Secrets.
@@ -194,7 +113,7 @@ fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item
     Ok(match inspector.inspect_json(secret) {
         Ok((json, finding)) => Ok((unreadable(secret, finding.as_ref()), json)),
         Err(e) => {
-            let item = error_item(secret, &e.to_string(), true);
+            let item = error_item(secret, &e.to_string(), Layout::Json);
             Err((Failure::Decode(e), item))
         }
     })
@@ -209,7 +128,7 @@ fn text_item(
     let report = match inspector.inspect(secret) {
         Ok(report) => report,
         Err(e) => {
-            let item = error_item(secret, &e.to_string(), false);
+            let item = error_item(secret, &e.to_string(), Layout::Text);
             return Ok(Err((Failure::Decode(e), item)));
         }
     };

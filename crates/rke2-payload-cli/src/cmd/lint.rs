@@ -9,10 +9,12 @@ use rke2_payload::{
 
 use super::size::cloud_targets;
 use super::{
-    Outcome, decode_options, in_input, input_name, open_input, raw_stdout, selector, styled,
+    Outcome, decode_options, in_input, open_input, raw_stdout, selector, styled, unreadable_secrets,
 };
 use crate::cli::{LintArgs, LintFormat};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, xml, yaml};
+use crate::render::{
+    BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, secret_title, xml, yaml,
+};
 
 pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     if args.list_checks {
@@ -77,15 +79,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         .iter()
         .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
         .collect();
-    match errors.as_slice() {
-        [] => {}
-        [one] => anyhow::bail!("reading {}: {one}", input_name(path)),
-        many => anyhow::bail!(
-            "reading {}: {} Secrets could not be read (each is reported in the output)",
-            input_name(path),
-            many.len()
-        ),
-    }
+    unreadable_secrets(path, &errors)?;
     let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {
         Outcome::CheckFailed
@@ -136,12 +130,12 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
 
 /// The Secret's name as text shows it (terminal-safe).
 fn title(s: &LintedSecret) -> String {
-    match (&s.namespace, &s.name) {
-        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
-        (None, Some(name)) => safe(name).into_owned(),
-        _ if s.error.is_some() => "an unreadable object".to_owned(),
-        _ => "user data".to_owned(),
-    }
+    let unnamed = if s.error.is_some() {
+        "an unreadable object"
+    } else {
+        "user data"
+    };
+    secret_title(s.namespace.as_deref(), s.name.as_deref(), unnamed)
 }
 
 fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {

@@ -8,13 +8,12 @@ use rke2_payload::{
     find_cloud,
 };
 
-use super::inspect::{error_item, yaml_item};
 use super::{
-    Outcome, decode_options, input_name, open_input, raw_stdout, selector, streamed, styled,
-    write_item,
+    Items, Layout, Outcome, decode_options, error_item, open_input, raw_stdout, selector, streamed,
+    styled, unreadable_secrets,
 };
 use crate::cli::{SizeArgs, SizeFormat};
-use crate::render::{BOLD, DIM, ERROR, OK, WARN, escape_unsafe, group, safe, xml};
+use crate::render::{BOLD, DIM, ERROR, OK, WARN, group, safe, secret_title, xml};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let path = args.input.path();
@@ -22,17 +21,16 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let options = size_options(args)?;
     let mut out = raw_stdout();
     let mut fits = true;
-    let mut written = 0usize;
     let mut unreadable: Vec<String> = Vec::new();
     let format = args.output;
+    let layout = match format {
+        SizeFormat::Json => Layout::Json,
+        SizeFormat::Yaml => Layout::Yaml,
+        SizeFormat::Text | SizeFormat::Junit => Layout::Text,
+    };
+    let mut items = Items::new(layout, SIZE_SCHEMA);
     // JUnit needs totals in its first element: collect only what it prints.
     let mut junit_items = Vec::new();
-    // The head is written with the first Secret (or at the end), so that an input that cannot
-    // be read leaves nothing half-written on standard output.
-    let head = match format {
-        SizeFormat::Yaml => format!("schema: {SIZE_SCHEMA}\nsecrets:"),
-        _ => format!("{{\"schema\":\"{SIZE_SCHEMA}\",\"secrets\":["),
-    };
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options, decode_options(&args.input));
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
@@ -45,11 +43,15 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                 let failed = |e: rke2_payload::Error| {
                     let message = e.to_string();
                     let item = match format {
-                        SizeFormat::Junit => Rendered::Failed(junit_title(secret), message),
-                        _ => Rendered::Error(
-                            error_item(secret, &message, format != SizeFormat::Text),
+                        SizeFormat::Junit => Rendered::Junit(JunitItem::Failed(
+                            secret_title(
+                                secret.namespace(),
+                                secret.name(),
+                                &format!("object #{}", secret.id().index + 1),
+                            ),
                             message,
-                        ),
+                        )),
+                        _ => Rendered::Error(error_item(secret, &message, layout), message),
                     };
                     Ok((true, item))
                 };
@@ -59,9 +61,10 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                         Err(e) => failed(e),
                     },
                     SizeFormat::Junit => match sizer.measure(secret) {
-                        Ok(report) => {
-                            Ok((report.payload.fits(), Rendered::Report(Box::new(report))))
-                        }
+                        Ok(report) => Ok((
+                            report.payload.fits(),
+                            Rendered::Junit(JunitItem::Report(Box::new(report))),
+                        )),
                         Err(e) => failed(e),
                     },
                     SizeFormat::Text => match sizer.measure(secret) {
@@ -77,69 +80,30 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
             |made| {
                 let (fit, rendered) = made?;
                 fits &= fit;
-                let bytes = match rendered {
-                    Rendered::Report(report) => {
-                        junit_items.push(JunitItem::Report(*report));
-                        return Ok(());
-                    }
-                    Rendered::Failed(name, message) => {
-                        unreadable.push(message.clone());
-                        junit_items.push(JunitItem::Failed(name, message));
-                        return Ok(());
+                match rendered {
+                    Rendered::Junit(item) => {
+                        if let JunitItem::Failed(_, message) = &item {
+                            unreadable.push(message.clone());
+                        }
+                        junit_items.push(item);
+                        Ok(())
                     }
                     Rendered::Error(bytes, message) => {
                         unreadable.push(message);
-                        bytes
+                        items.item(&mut out, &bytes)
                     }
-                    Rendered::Bytes(bytes) => bytes,
-                };
-                match format {
-                    SizeFormat::Json => {
-                        let bytes = escape_unsafe(&bytes, false);
-                        write_item(&mut out, Some(head.as_str()), written, &bytes)?;
-                    }
-                    SizeFormat::Yaml => {
-                        if written == 0 {
-                            out.write_all(head.as_bytes())?;
-                            out.write_all(b"\n")?;
-                        }
-                        out.write_all(yaml_item(&bytes)?.as_bytes())?;
-                    }
-                    _ => write_item(&mut out, None, written, &bytes)?,
+                    Rendered::Bytes(bytes) => items.item(&mut out, &bytes),
                 }
-                written += 1;
-                Ok(())
             },
         ),
         path,
     )?;
-    match format {
-        SizeFormat::Json => {
-            if written == 0 {
-                out.write_all(head.as_bytes())?;
-            }
-            writeln!(out, "\n],\"fits\":{fits}}}")?;
-        }
-        SizeFormat::Yaml => {
-            if written == 0 {
-                out.write_all(head.as_bytes())?;
-                out.write_all(b" []\n")?;
-            }
-            writeln!(out, "fits: {fits}")?;
-        }
-        SizeFormat::Junit => junit(&mut out, &junit_items)?,
-        SizeFormat::Text => {}
+    if format == SizeFormat::Junit {
+        junit(&mut out, &junit_items)?;
     }
+    items.finish(&mut out, &[("fits", fits.to_string())])?;
     out.flush()?;
-    match unreadable.as_slice() {
-        [] => {}
-        [one] => bail!("reading {}: {one}", input_name(path)),
-        many => bail!(
-            "reading {}: {} Secrets could not be read (each is reported in the output)",
-            input_name(path),
-            many.len()
-        ),
-    }
+    unreadable_secrets(path, &unreadable)?;
     Ok(if fits {
         Outcome::Ok
     } else {
@@ -154,24 +118,15 @@ enum Rendered {
     /// The item that says the Secret cannot be read (JSON or text), and the message.
     Error(Vec<u8>, String),
     /// Kept for JUnit, which needs all reports before it writes anything.
-    Report(Box<SizeReport>),
-    /// For JUnit: a Secret that cannot be read (its title, the message).
-    Failed(String, String),
+    Junit(JunitItem),
 }
 
 /// What JUnit writes a suite for.
 enum JunitItem {
-    Report(SizeReport),
+    /// A Secret measured.
+    Report(Box<SizeReport>),
+    /// A Secret that cannot be read: its title, the message.
     Failed(String, String),
-}
-
-/// A Secret's title in JUnit (and text): `namespace/name`, terminal-safe.
-fn junit_title(secret: &rke2_payload::BootstrapSecret<'_>) -> String {
-    match (secret.namespace(), secret.name()) {
-        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
-        (None, Some(name)) => safe(name).into_owned(),
-        _ => format!("object #{}", secret.id().index + 1),
-    }
 }
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
@@ -213,11 +168,11 @@ pub(crate) fn cloud_targets(ids: &[String]) -> Result<Vec<Target>> {
 
 /// The Secret's name as text shows it (terminal-safe).
 fn title(report: &SizeReport) -> String {
-    match (&report.namespace, &report.name) {
-        (Some(ns), Some(name)) => format!("{}/{}", safe(ns), safe(name)),
-        (None, Some(name)) => safe(name).into_owned(),
-        _ => "user data".to_owned(),
-    }
+    secret_title(
+        report.namespace.as_deref(),
+        report.name.as_deref(),
+        "user data",
+    )
 }
 
 fn counted_name(counted: Counted) -> &'static str {
@@ -321,7 +276,7 @@ fn junit(out: &mut impl Write, items: &[JunitItem]) -> Result<()> {
     let reports: Vec<&SizeReport> = items
         .iter()
         .filter_map(|i| match i {
-            JunitItem::Report(r) => Some(r),
+            JunitItem::Report(r) => Some(&**r),
             JunitItem::Failed(..) => None,
         })
         .collect();

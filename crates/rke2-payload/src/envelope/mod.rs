@@ -98,6 +98,24 @@ impl<'a> BootstrapSecret<'a> {
         }
     }
 
+    /// A broken object of a streamed input, as a Secret whose value fails with `why`: its
+    /// metadata when a lenient read found it, else only its place.
+    pub(crate) fn broken(
+        id: SecretId,
+        labels: Vec<(Cow<'a, str>, Cow<'a, str>)>,
+        why: String,
+        line: u64,
+    ) -> BootstrapSecret<'a> {
+        BootstrapSecret {
+            id,
+            labels,
+            secret_type: None,
+            value: Stored::Broken(why),
+            format: None,
+            line: Some(line),
+        }
+    }
+
     /// Where the Secret was found.
     pub fn id(&self) -> &SecretId {
         &self.id
@@ -356,24 +374,6 @@ impl<'a> Envelope<'a> {
             skipped_objects: 0,
             missing_value: None,
             skipped_sensitive: Vec::new(),
-        }
-    }
-
-    /// A broken object of a streamed input, as a Secret whose value fails with `why`: its
-    /// metadata when a lenient read found it, else only its place.
-    pub(crate) fn broken(
-        id: SecretId,
-        labels: Vec<(Cow<'a, str>, Cow<'a, str>)>,
-        why: String,
-        line: u64,
-    ) -> BootstrapSecret<'a> {
-        BootstrapSecret {
-            id,
-            labels,
-            secret_type: None,
-            value: Stored::Broken(why),
-            format: None,
-            line: Some(line),
         }
     }
 

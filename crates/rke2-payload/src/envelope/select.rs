@@ -99,12 +99,13 @@ enum Requirement {
 }
 
 impl Requirement {
-    fn matches(&self, label: impl Fn(&str) -> Option<String>) -> bool {
+    fn matches<'s>(&self, label: impl Fn(&str) -> Option<&'s str>) -> bool {
+        let listed = |values: &[String], v: &str| values.iter().any(|w| w == v);
         match self {
             Requirement::Exists(key) => label(key).is_some(),
             Requirement::Absent(key) => label(key).is_none(),
-            Requirement::In(key, values) => label(key).is_some_and(|v| values.contains(&v)),
-            Requirement::NotIn(key, values) => label(key).is_none_or(|v| !values.contains(&v)),
+            Requirement::In(key, values) => label(key).is_some_and(|v| listed(values, v)),
+            Requirement::NotIn(key, values) => label(key).is_none_or(|v| !listed(values, v)),
             Requirement::Gt(key, n) => label(key)
                 .and_then(|v| v.parse::<i64>().ok())
                 .is_some_and(|v| v > *n),
@@ -235,16 +236,14 @@ impl Selector {
     /// Whether `secret` is one it picks. A Secret whose metadata could not be read is picked
     /// only by the selector that picks every Secret.
     pub fn matches(&self, secret: &BootstrapSecret<'_>) -> bool {
-        self.matches_parts(secret.namespace(), secret.name(), |key| {
-            secret.label(key).map(str::to_owned)
-        })
+        self.matches_parts(secret.namespace(), secret.name(), |key| secret.label(key))
     }
 
-    fn matches_parts(
+    fn matches_parts<'s>(
         &self,
         namespace: Option<&str>,
         name: Option<&str>,
-        label: impl Fn(&str) -> Option<String>,
+        label: impl Fn(&str) -> Option<&'s str>,
     ) -> bool {
         if self
             .namespace
@@ -254,7 +253,7 @@ impl Selector {
             || self
                 .cluster
                 .as_deref()
-                .is_some_and(|c| label(CLUSTER_NAME_LABEL).as_deref() != Some(c))
+                .is_some_and(|c| label(CLUSTER_NAME_LABEL) != Some(c))
         {
             return false;
         }
@@ -515,12 +514,8 @@ fn validate_value(value: &str) -> Result<(), SelectorError> {
 mod tests {
     use super::*;
 
-    fn labels(pairs: &[(&str, &str)]) -> impl Fn(&str) -> Option<String> {
-        let pairs: Vec<(String, String)> = pairs
-            .iter()
-            .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
-            .collect();
-        move |key| pairs.iter().find(|(k, _)| k == key).map(|(_, v)| v.clone())
+    fn labels<'s>(pairs: &'s [(&'s str, &'s str)]) -> impl Fn(&str) -> Option<&'s str> {
+        move |key| pairs.iter().find(|(k, _)| *k == key).map(|(_, v)| *v)
     }
 
     fn picks(selector: &str, pairs: &[(&str, &str)]) -> bool {

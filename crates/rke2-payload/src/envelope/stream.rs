@@ -233,7 +233,7 @@ pub(crate) struct Counts {
 /// Parses one chunk; `index` is the number of objects before it in the input.
 ///
 /// An object that cannot be read does not stop the input: it is handed over as a broken
-/// Secret (see [`Envelope::broken`]), unless a lenient read shows it is not a Secret at all.
+/// Secret (see [`BootstrapSecret::broken`]), unless a lenient read shows it is not a Secret at all.
 pub(crate) fn parse_chunk<'t>(
     chunk: Chunk<'t>,
     options: &DecodeOptions,
@@ -277,9 +277,12 @@ pub(crate) fn parse_chunk<'t>(
                         name,
                         index,
                     };
-                    envelope
-                        .secrets
-                        .push(Envelope::broken(id, labels, e.to_string(), chunk.line));
+                    envelope.secrets.push(BootstrapSecret::broken(
+                        id,
+                        labels,
+                        e.to_string(),
+                        chunk.line,
+                    ));
                 }
             }
         }
