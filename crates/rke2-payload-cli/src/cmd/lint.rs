@@ -457,8 +457,8 @@ fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value 
     })
 }
 
-/// A file path as a URI reference: `/` separators, and every byte outside RFC 3986's
-/// unreserved and path characters percent-encoded.
+/// A file path as a URI reference: every byte outside RFC 3986's unreserved characters and
+/// `/` percent-encoded (a `\\` is a file name character here, not a separator).
 fn uri_reference(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
@@ -466,7 +466,6 @@ fn uri_reference(path: &str) -> String {
             b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
                 out.push(b as char);
             }
-            b'\\' => out.push('/'),
             _ => out.push_str(&format!("%{b:02X}")),
         }
     }

@@ -280,7 +280,7 @@ pub(crate) fn parse_chunk<'t>(
                     envelope.secrets.push(BootstrapSecret::broken(
                         id,
                         labels,
-                        e.to_string(),
+                        why_unreadable(&e),
                         chunk.line,
                     ));
                 }
@@ -298,6 +298,20 @@ pub(crate) fn parse_chunk<'t>(
     counts.skipped_objects += envelope.skipped_objects;
     counts.missing_value = envelope.missing_value.take();
     (envelope.secrets, counts)
+}
+
+/// Why one object did not read: the parser's words and place (not "the input is not …", which
+/// says more than is true of one item).
+fn why_unreadable(e: &Error) -> String {
+    match e {
+        Error::Syntax {
+            message,
+            at: Some(at),
+            ..
+        } => format!("{message} at {at}"),
+        Error::Syntax { message, .. } => message.clone(),
+        other => other.to_string(),
+    }
 }
 
 /// Whether a `kind` names a Secret (or a list that may hold Secrets).
