@@ -458,7 +458,7 @@ fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value 
 }
 
 /// A file path as a URI reference: every byte outside RFC 3986's unreserved characters and
-/// `/` percent-encoded (a `\\` is a file name character here, not a separator).
+/// `/` percent-encoded (a backslash is a file name character here, not a separator).
 fn uri_reference(path: &str) -> String {
     let mut out = String::with_capacity(path.len());
     for b in path.bytes() {
