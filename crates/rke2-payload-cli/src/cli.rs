@@ -91,6 +91,21 @@ pub(crate) enum Command {
         kubectl get secrets -A -o yaml | rke2-payload redact --to-file dump-redacted.yaml\n  \
         rke2-payload redact dump.yaml -n capi --cluster demo > demo-redacted.yaml")]
     Redact(RedactArgs),
+    /// Preview the bootstrap Secrets CAPRKE2 will write, from the manifests alone.
+    ///
+    /// Reads Cluster, RKE2ControlPlane, RKE2ConfigTemplate / RKE2Config, MachineDeployment and
+    /// the Secrets and ConfigMaps they reference (files, directories or standard input) and
+    /// writes a List of bootstrap Secrets: the first control plane, a joining one (when there
+    /// is more than one replica, or with --role join) and one per MachineDeployment. What only
+    /// exists at run time is generated (the join token, the CA key pairs; --seed makes them
+    /// repeatable) or taken from the input and flags. Manifest findings go to standard error
+    /// and into an annotation that `lint` reads.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload render cluster.yaml | rke2-payload size --cloud aws\n  \
+        rke2-payload render templates/ | rke2-payload lint\n  \
+        clusterctl generate cluster demo --from template.yaml | rke2-payload render --seed 1 -o json\n  \
+        rke2-payload render cluster.yaml --role worker --server 10.0.0.5 --token-file token.txt")]
+    Render(RenderArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
@@ -437,6 +452,53 @@ pub(crate) struct RedactArgs {
     pub(crate) input: InputArgs,
     #[command(flatten)]
     pub(crate) to: ToFileArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct RenderArgs {
+    /// Manifest files or directories (every .yaml, .yml and .json file in them, in name
+    /// order), or `-` for standard input (the default).
+    #[arg(value_name = "FILE|DIR")]
+    pub(crate) inputs: Vec<PathBuf>,
+    /// A manifest file or directory, as kubectl's `-f` (repeatable; the same as FILE).
+    #[arg(short = 'f', long = "filename", value_name = "FILE|DIR")]
+    pub(crate) filename: Vec<PathBuf>,
+    /// The List of Secrets as YAML or JSON.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SecretFormat::Yaml)]
+    pub(crate) output: SecretFormat,
+    /// Which bootstrap Secrets to render.
+    #[arg(long, value_enum, value_name = "ROLE", default_value_t = RenderRole::All)]
+    pub(crate) role: RenderRole,
+    /// The join server's host or IP (for the IP-based registration methods, whose address only
+    /// the machines know; it also overrides the endpoint and registrationAddress).
+    #[arg(long, value_name = "HOST")]
+    pub(crate) server: Option<String>,
+    /// Read the join token from this file instead of the <cluster>-token Secret or a fresh one.
+    #[arg(long, value_name = "FILE")]
+    pub(crate) token_file: Option<PathBuf>,
+    /// Make the generated token, CA key pairs, names and placeholders the same on every run.
+    #[arg(long, value_name = "N")]
+    pub(crate) seed: Option<u64>,
+    /// The size of each placeholder for a referenced object the input does not hold (default:
+    /// a realistic size for what it stands in for).
+    #[arg(long, value_name = "BYTES")]
+    pub(crate) placeholder_bytes: Option<usize>,
+    #[command(flatten)]
+    pub(crate) to: ToFileArgs,
+}
+
+/// `render --role`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum RenderRole {
+    /// The first control plane, a joining one when there is more than one replica, and the
+    /// workers.
+    All,
+    /// The first control plane.
+    Init,
+    /// A joining control plane.
+    Join,
+    /// One worker per MachineDeployment, MachinePool or RKE2Config.
+    Worker,
 }
 
 #[derive(Debug, Args)]

@@ -123,6 +123,7 @@ mod error;
 mod facts;
 mod options;
 mod payload;
+mod render;
 mod reports;
 mod secrets;
 
@@ -147,6 +148,10 @@ pub use facts::pki::{Certificate, PrivateKey};
 pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
+pub use render::{
+    FINDINGS_ANNOTATION, KeyError, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
+    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Source, holds_manifests, render,
+};
 pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
 pub use reports::inspect::{
     CommandReport, EtcdS3Report, FileReport, INSPECT_SCHEMA, InspectOptions, InspectReport,

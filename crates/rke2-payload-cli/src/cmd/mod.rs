@@ -7,6 +7,7 @@ mod encode;
 mod inspect;
 mod lint;
 mod man;
+mod preview;
 mod redact;
 mod size;
 
@@ -44,6 +45,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Lint(args) => lint::run(&args),
         Command::Encode(args) => encode::run(&args),
         Command::Redact(args) => redact::run(&args),
+        Command::Render(args) => preview::run(&args),
     }
 }
 

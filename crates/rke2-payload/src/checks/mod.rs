@@ -196,6 +196,70 @@ checks! {
     GzipUnsafe = "gzip-unsafe", Warning,
         "the payload is gzip on a platform that corrupts or re-gzips it",
         "Some platforms carry user data as text (which corrupts gzip bytes) or gzip it again (cloud-init undoes one layer only). Disable gzipUserData there, or the provider's own compression.";
+    /// `manifest-missing-reference`.
+    ManifestMissingReference = "manifest-missing-reference", Warning,
+        "a manifest names an object the input does not hold",
+        "The manifests reference a Secret, ConfigMap, template or Cluster that is not in the input, so `render` stands in a placeholder of a realistic size (or of `--placeholder-bytes`) for it. Sizes are estimates until the real object is added to the input; CAPRKE2 itself fails to render until the object exists.";
+    /// `manifest-missing-key`.
+    ManifestMissingKey = "manifest-missing-key", Error,
+        "a referenced Secret or ConfigMap lacks the key CAPRKE2 reads",
+        "CAPRKE2 reads a fixed key of each referenced object (`audit-policy.yaml`, `cloud-config`, `aws_access_key_id`, `encryptionKey`, `endpoint`, the `contentFrom` key, ...). When the key is missing it fails to render the Machine's bootstrap data and the Machine never boots. Add the key under that exact name.";
+    /// `manifest-unsubstituted-variable`.
+    ManifestUnsubstitutedVariable = "manifest-unsubstituted-variable", Error,
+        "a `${VAR}` is left in the manifests",
+        "Cluster templates carry `${VAR}` placeholders that `clusterctl generate cluster` or envsubst fill in. One that is left reaches the node verbatim (or fails validation), so substitute every variable before applying or rendering.";
+    /// `manifest-render-fails`.
+    ManifestRenderFails = "manifest-render-fails", Error,
+        "CAPRKE2 cannot render this bootstrap data",
+        "The controller stops with an error for this input (a file written twice in Ignition, an empty version with Ignition, additional cloud-config that is not YAML, ...), so the Machine gets no bootstrap Secret and never boots. The message says what to change.";
+    /// `manifest-butane-not-merged`.
+    ManifestButaneNotMerged = "manifest-butane-not-merged", Warning,
+        "Ignition additional config is not part of the preview",
+        "With `format: ignition`, `additionalUserData.config` is Butane that CAPRKE2 translates and merges into the Ignition config. The preview does not translate Butane, so the real payload has those files and units on top and is larger than the preview.";
+    /// `manifest-registry-configs-dropped`.
+    ManifestRegistryConfigsDropped = "manifest-registry-configs-dropped", Warning,
+        "only one private registry config reaches registries.yaml",
+        "CAPRKE2 v0.25 re-creates the `configs` map for each entry of `privateRegistriesConfig.configs`, so only one registry's auth and TLS settings survive, and which one changes between renders. Keep one entry, or set the others' credentials another way.";
+    /// `manifest-version-pattern`.
+    ManifestVersionPattern = "manifest-version-pattern", Error,
+        "the RKE2ControlPlane version does not match the CRD's pattern",
+        "The RKE2ControlPlane CRD requires `spec.version` to match `(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$` (for example `v1.32.5+rke2r1`), so the API server rejects the object. The version is also spliced verbatim into the install command.";
+    /// `manifest-registration-address-missing`.
+    ManifestRegistrationAddressMissing = "manifest-registration-address-missing", Error,
+        "registrationMethod address without a registrationAddress",
+        "With `registrationMethod: address`, joining nodes use `https://<registrationAddress>:9345`; without the address no server is known and no node after the first can join.";
+    /// `manifest-registration-address-not-in-tls-san`.
+    ManifestRegistrationAddressNotInTlsSan = "manifest-registration-address-not-in-tls-san", Warning,
+        "the registration address is not a TLS SAN",
+        "CAPRKE2 adds the control-plane endpoint host to `tls-san`, but not `registrationAddress`. When they differ, the supervisor's certificate does not name the address joining nodes dial, and they refuse it. Add the address to `serverConfig.tlsSan`.";
+    /// `manifest-node-name-ignored`.
+    ManifestNodeNameIgnored = "manifest-node-name-ignored", Warning,
+        "agentConfig.nodeName is set but never used",
+        "CAPRKE2 v0.25 has a `node-name` key in its config struct but never fills it from `agentConfig.nodeName`, so the node registers with its hostname. Set the hostname in the infrastructure instead.";
+    /// `manifest-cluster-network-ignored`.
+    ManifestClusterNetworkIgnored = "manifest-cluster-network-ignored", Warning,
+        "clusterNetwork.apiServerPort or serviceDomain is set; RKE2 reads neither",
+        "RKE2's API server always listens on 6443 on the node, and its cluster domain comes from `serverConfig.clusterDomain`. A load balancer or DNS built from these fields does not match what the nodes run.";
+    /// `manifest-additional-user-data-dropped`.
+    ManifestAdditionalUserDataDropped = "manifest-additional-user-data-dropped", Warning,
+        "additional user data sets keys CAPRKE2 drops",
+        "CAPRKE2 writes `write_files`, `runcmd` and `ntp` itself and deletes them from `additionalUserData` (config and data) without a word. Put files in `files`, commands in `preRKE2Commands`/`postRKE2Commands`, and NTP servers in `agentConfig.ntp`.";
+    /// `manifest-control-plane-endpoint-missing`.
+    ManifestControlPlaneEndpointMissing = "manifest-control-plane-endpoint-missing", Warning,
+        "the Cluster has no control-plane endpoint",
+        "RKE2ControlPlane creates no Machine, not even the first, until `Cluster.spec.controlPlaneEndpoint` has a host and a port. If the infrastructure provider does not fill it in, set it in the template. Its host is also the last `tls-san` and the default join server.";
+    /// `manifest-failure-domains-no-control-plane`.
+    ManifestFailureDomainsNoControlPlane = "manifest-failure-domains-no-control-plane", Warning,
+        "no failure domain is for control planes",
+        "RKE2ControlPlane spreads control planes only over failure domains with `controlPlane: true` (a missing value counts as false). With none, control planes are placed without regard to failure domains.";
+    /// `manifest-gzip-twice`.
+    ManifestGzipTwice = "manifest-gzip-twice", Error,
+        "gzipUserData on an infrastructure that gzips again",
+        "CloudStack (by default) and AWS (with `uncompressedUserData: false`) gzip the user data themselves. cloud-init unpacks one gzip layer only, so a payload CAPRKE2 already gzipped is never run. Turn one of the two off.";
+    /// `manifest-airgap-no-checksum`.
+    ManifestAirGapNoChecksum = "manifest-airgap-no-checksum", Info,
+        "air-gapped install without a checksum",
+        "With `airGapped: true` and no `airGappedChecksum`, the node installs whatever artifacts its image holds, unverified. Set the checksum of the artifacts' sha256sum file.";
 }
 
 impl Check {

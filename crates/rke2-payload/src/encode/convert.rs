@@ -291,7 +291,7 @@ fn node(name: &str) -> Value {
 }
 
 /// The smallest of a percent-encoded, base64, or gzip+base64 data URL (Butane's rule).
-fn data_url(bytes: &[u8]) -> Value {
+pub(crate) fn data_url(bytes: &[u8]) -> Value {
     let percent = format!("data:,{}", dataurl::percent_encode(bytes));
     let base64 = format!("data:;base64,{}", b64::encode(bytes));
     let (mut best, mut compression) = if base64.len() < percent.len() {

@@ -125,7 +125,7 @@ fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
 }
 
 /// Every object of the input (YAML documents and `List` items, in order), as data.
-fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
+pub(crate) fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
     let text = std::str::from_utf8(input).map_err(|_| Error::Syntax {
         syntax: Syntax::Yaml,
         message: "invalid UTF-8".to_owned(),

@@ -1,0 +1,122 @@
+//! `rke2-payload render`: the bootstrap Secrets CAPRKE2 will write, from the manifests.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result, bail};
+use rke2_payload::{DecodeOptions, RenderOptions, RoleChoice, Severity, Source, render};
+
+use super::{Outcome, input_name};
+use crate::cli::{RenderArgs, RenderRole, SecretFormat};
+use crate::output::write_bytes;
+use crate::render::safe;
+
+pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
+    let mut paths: Vec<PathBuf> = args.inputs.iter().chain(&args.filename).cloned().collect();
+    if paths.is_empty() {
+        paths.push(PathBuf::from("-"));
+    }
+    let options = DecodeOptions::default();
+    let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    for path in &paths {
+        for file in expand(path)? {
+            let bytes = rke2_payload::read_input(&file, &options)?;
+            files.push((input_name(&file), bytes));
+        }
+    }
+    if files.is_empty() {
+        bail!(
+            "no .yaml, .yml or .json file in {}",
+            paths
+                .iter()
+                .map(|p| safe(&p.display().to_string()).into_owned())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+    }
+    let sources: Vec<Source<'_>> = files
+        .iter()
+        .map(|(name, bytes)| Source { name, bytes })
+        .collect();
+    let mut render_options = RenderOptions::new().with_role(match args.role {
+        RenderRole::All => RoleChoice::All,
+        RenderRole::Init => RoleChoice::Init,
+        RenderRole::Join => RoleChoice::Join,
+        RenderRole::Worker => RoleChoice::Worker,
+    });
+    if let Some(server) = &args.server {
+        render_options = render_options.with_server(server.trim());
+    }
+    if let Some(path) = &args.token_file {
+        let token = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "reading the token file {}",
+                safe(&path.display().to_string())
+            )
+        })?;
+        let token = token.trim_end_matches(['\n', '\r']);
+        if token.is_empty() {
+            bail!(
+                "the token file {} is empty",
+                safe(&path.display().to_string())
+            );
+        }
+        render_options = render_options.with_token(token);
+    }
+    if let Some(seed) = args.seed {
+        render_options = render_options.with_seed(seed);
+    }
+    if let Some(bytes) = args.placeholder_bytes {
+        render_options = render_options.with_placeholder_bytes(bytes);
+    }
+    let preview = render(&sources, &render_options).context("rendering the manifests")?;
+    let text = match args.output {
+        SecretFormat::Yaml => preview.to_yaml(),
+        SecretFormat::Json => preview.to_json(),
+    };
+    write_bytes(text.as_bytes(), args.to.to_file.as_deref(), args.to.force)?;
+    for f in &preview.findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            _ => "note",
+        };
+        eprintln!(
+            "rke2-payload: {level}: {}: {}",
+            f.check.id(),
+            safe(&f.message)
+        );
+    }
+    if preview.secrets.is_empty() {
+        bail!("nothing was rendered (see the findings above)");
+    }
+    Ok(Outcome::Ok)
+}
+
+/// A file, or every manifest file under a directory (recursively, in name order).
+fn expand(path: &Path) -> Result<Vec<PathBuf>> {
+    if path.as_os_str() == "-" || !path.is_dir() {
+        return Ok(vec![path.to_owned()]);
+    }
+    let mut out = Vec::new();
+    let mut stack = vec![path.to_owned()];
+    while let Some(dir) = stack.pop() {
+        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
+            .with_context(|| format!("reading the directory {}", safe(&dir.display().to_string())))?
+            .filter_map(|e| e.ok().map(|e| e.path()))
+            .collect();
+        entries.sort();
+        for entry in entries.into_iter().rev() {
+            if entry.is_dir() {
+                stack.push(entry);
+            } else if entry
+                .extension()
+                .and_then(|e| e.to_str())
+                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
+            {
+                out.push(entry);
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}

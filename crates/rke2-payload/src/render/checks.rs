@@ -1,0 +1,348 @@
+//! The manifest checks of the requirements guide: what a template can get wrong that CAPRKE2
+//! accepts silently, found on the objects before anything is rendered.
+
+use serde_json::Value;
+
+use super::manifests::{Manifests, Object, Ref, at, flag, str_at, string, strings};
+use super::userdata::IGNORED_KEYS;
+use crate::checks::{Check, Finding};
+
+/// Every finding of the manifest checks on `m`.
+pub(crate) fn manifest_checks(m: &Manifests) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rcp in m.of_kind("RKE2ControlPlane") {
+        control_plane(m, rcp, &mut out);
+        config_spec(m, rcp, rcp.get(&["spec"]), "spec", &mut out);
+    }
+    for t in m.of_kind("RKE2ControlPlaneTemplate") {
+        config_spec(
+            m,
+            t,
+            t.get(&["spec", "template", "spec"]),
+            "spec.template.spec",
+            &mut out,
+        );
+    }
+    for t in m.of_kind("RKE2ConfigTemplate") {
+        config_spec(
+            m,
+            t,
+            t.get(&["spec", "template", "spec"]),
+            "spec.template.spec",
+            &mut out,
+        );
+    }
+    for c in m.of_kind("RKE2Config") {
+        config_spec(m, c, c.get(&["spec"]), "spec", &mut out);
+    }
+    for c in m.of_kind("Cluster") {
+        cluster(m, c, &mut out);
+    }
+    failure_domains(m, &mut out);
+    out
+}
+
+fn finding(out: &mut Vec<Finding>, check: Check, object: &Object, message: String) {
+    out.push(Finding::new(
+        check,
+        format!("{}: {message}", object.title()),
+    ));
+}
+
+fn safe(s: &str) -> std::borrow::Cow<'_, str> {
+    crate::codec::text::terminal_safe(s)
+}
+
+/// `(v\d\.\d{2}\.\d+\+rke2r\d)|^$`, unanchored in its first branch as the CRD's pattern is.
+pub(crate) fn version_matches_crd(v: &str) -> bool {
+    if v.is_empty() {
+        return true;
+    }
+    let b = v.as_bytes();
+    (0..b.len()).any(|start| {
+        let s = &b[start..];
+        let digit = |i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+        if s.first() != Some(&b'v')
+            || !digit(1)
+            || s.get(2) != Some(&b'.')
+            || !digit(3)
+            || !digit(4)
+            || s.get(5) != Some(&b'.')
+        {
+            return false;
+        }
+        let mut i = 6;
+        if !digit(i) {
+            return false;
+        }
+        while digit(i) {
+            i += 1;
+        }
+        s.get(i..i + 6) == Some(b"+rke2r".as_slice()) && digit(i + 6)
+    })
+}
+
+fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
+    let v = &rcp.value;
+    let version = string(v, &["spec", "version"]);
+    if !version.contains("${") && !version_matches_crd(&version) {
+        finding(
+            out,
+            Check::ManifestVersionPattern,
+            rcp,
+            format!(
+                "spec.version {} does not match the CRD's pattern (v\\d\\.\\d{{2}}\\.\\d+\\+rke2r\\d), so the API server rejects the object",
+                safe(&version)
+            ),
+        );
+    }
+    let method = string(v, &["spec", "registrationMethod"]);
+    let address = string(v, &["spec", "registrationAddress"]);
+    if method == "address" && address.is_empty() {
+        finding(
+            out,
+            Check::ManifestRegistrationAddressMissing,
+            rcp,
+            "spec.registrationMethod is address but spec.registrationAddress is empty: no node can join".to_owned(),
+        );
+    }
+    if method == "address" && !address.is_empty() && !address.contains("${") {
+        let sans = strings(v, &["spec", "serverConfig", "tlsSan"]);
+        let endpoint = clusters_of(m, rcp)
+            .map(|c| string(&c.value, &["spec", "controlPlaneEndpoint", "host"]))
+            .collect::<Vec<_>>();
+        if !sans.contains(&address) && !endpoint.contains(&address) {
+            finding(
+                out,
+                Check::ManifestRegistrationAddressNotInTlsSan,
+                rcp,
+                format!(
+                    "spec.registrationAddress {} is not in spec.serverConfig.tlsSan (CAPRKE2 adds only the endpoint host), so joining nodes reject the supervisor's certificate",
+                    safe(&address)
+                ),
+            );
+        }
+    }
+    // gzipUserData on a platform that gzips the user data itself.
+    let gzip = flag(v, &["spec", "gzipUserData"]);
+    if gzip {
+        for path in [
+            &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
+            &["spec", "machineTemplate", "infrastructureRef"][..],
+            &["spec", "infrastructureRef"][..],
+        ] {
+            if let Some(r) = Ref::at(v, path, rcp.namespace()) {
+                double_gzip(m, rcp, &r, out);
+            }
+        }
+    }
+}
+
+fn clusters_of<'m>(m: &'m Manifests, rcp: &'m Object) -> impl Iterator<Item = &'m Object> + 'm {
+    m.of_kind("Cluster").filter(move |c| {
+        c.namespace() == rcp.namespace()
+            && (str_at(&c.value, &["spec", "controlPlaneRef", "name"]) == Some(rcp.name())
+                || rcp
+                    .get(&["metadata", "labels", crate::envelope::CLUSTER_NAME_LABEL])
+                    .and_then(Value::as_str)
+                    == Some(c.name()))
+    })
+}
+
+/// `gzipUserData` with an infrastructure template that gzips again (cloud-init unpacks once).
+fn double_gzip(m: &Manifests, owner: &Object, r: &Ref, out: &mut Vec<Finding>) {
+    let Some(template) = m.objects.iter().find(|o| {
+        o.name() == r.name && o.namespace() == r.namespace && o.kind().ends_with("MachineTemplate")
+    }) else {
+        return;
+    };
+    let spec = at(&template.value, &["spec", "template", "spec"]).unwrap_or(&Value::Null);
+    let uncompressed = spec.get("uncompressedUserData").and_then(Value::as_bool);
+    let gzips = match template.kind() {
+        "CloudStackMachineTemplate" => uncompressed != Some(true),
+        "AWSMachineTemplate" => uncompressed == Some(false),
+        _ => false,
+    };
+    if gzips {
+        finding(
+            out,
+            Check::ManifestGzipTwice,
+            owner,
+            format!(
+                "gzipUserData is set and {} gzips the user data again (uncompressedUserData is not true); cloud-init unpacks one layer only, so the node never runs the payload",
+                template.title()
+            ),
+        );
+    }
+}
+
+/// Checks of an `RKE2ConfigSpec` (in an RKE2ControlPlane, a template or an RKE2Config).
+fn config_spec(
+    _m: &Manifests,
+    object: &Object,
+    spec: Option<&Value>,
+    at_path: &str,
+    out: &mut Vec<Finding>,
+) {
+    let Some(spec) = spec else { return };
+    let agent = spec.get("agentConfig").unwrap_or(&Value::Null);
+    if !string(agent, &["nodeName"]).is_empty() {
+        finding(
+            out,
+            Check::ManifestNodeNameIgnored,
+            object,
+            format!(
+                "{at_path}.agentConfig.nodeName is set, but CAPRKE2 never writes it into config.yaml; the node keeps its hostname"
+            ),
+        );
+    }
+    let config = string(agent, &["additionalUserData", "config"]);
+    let format = string(agent, &["format"]);
+    if !config.is_empty() && format != "ignition" {
+        let dropped: Vec<&str> = IGNORED_KEYS
+            .iter()
+            .copied()
+            .filter(|k| {
+                config.lines().any(|l| {
+                    l.strip_prefix(k)
+                        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+                })
+            })
+            .collect();
+        if !dropped.is_empty() {
+            finding(
+                out,
+                Check::ManifestAdditionalUserDataDropped,
+                object,
+                format!(
+                    "{at_path}.agentConfig.additionalUserData.config sets {}, which CAPRKE2 drops (it writes its own); use {at_path}.files and preRKE2Commands/postRKE2Commands instead",
+                    dropped.join(", ")
+                ),
+            );
+        }
+    }
+    if let Some(Value::Object(data)) = at(agent, &["additionalUserData", "data"]) {
+        let mut dropped: Vec<&str> = data
+            .keys()
+            .map(String::as_str)
+            .filter(|k| IGNORED_KEYS.contains(k))
+            .collect();
+        dropped.sort_unstable();
+        if !dropped.is_empty() {
+            finding(
+                out,
+                Check::ManifestAdditionalUserDataDropped,
+                object,
+                format!(
+                    "{at_path}.agentConfig.additionalUserData.data sets {}, which CAPRKE2 drops",
+                    dropped.join(", ")
+                ),
+            );
+        }
+    }
+    if flag(agent, &["airGapped"]) && string(agent, &["airGappedChecksum"]).is_empty() {
+        finding(
+            out,
+            Check::ManifestAirGapNoChecksum,
+            object,
+            format!(
+                "{at_path}.agentConfig.airGapped is set without airGappedChecksum, so the node installs whatever artifacts the image holds, unchecked"
+            ),
+        );
+    }
+}
+
+fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
+    let v = &c.value;
+    for field in ["apiServerPort", "serviceDomain"] {
+        if at(v, &["spec", "clusterNetwork", field]).is_some_and(|x| !x.is_null()) {
+            finding(
+                out,
+                Check::ManifestClusterNetworkIgnored,
+                c,
+                format!(
+                    "spec.clusterNetwork.{field} is set, but RKE2 reads neither it nor the other (the API server listens on 6443; the cluster domain is serverConfig.clusterDomain)"
+                ),
+            );
+        }
+    }
+    let host = string(v, &["spec", "controlPlaneEndpoint", "host"]);
+    let port = at(v, &["spec", "controlPlaneEndpoint", "port"])
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if host.is_empty() || port == 0 {
+        // The infrastructure cluster may set it: only when the input's does not either.
+        let infra = Ref::at(v, &["spec", "infrastructureRef"], c.namespace()).and_then(|r| {
+            m.objects.iter().find(|o| {
+                o.name() == r.name && o.namespace() == r.namespace && o.kind() != "Cluster"
+            })
+        });
+        let infra_sets = infra.is_some_and(|o| {
+            !string(&o.value, &["spec", "controlPlaneEndpoint", "host"]).is_empty()
+        });
+        if !infra_sets {
+            finding(
+                out,
+                Check::ManifestControlPlaneEndpointMissing,
+                c,
+                "spec.controlPlaneEndpoint has no host and port, and the input's infrastructure cluster sets none: RKE2ControlPlane creates no Machine until the infrastructure provider fills it in".to_owned(),
+            );
+        }
+    }
+}
+
+/// Failure domains where none is for control planes.
+fn failure_domains(m: &Manifests, out: &mut Vec<Finding>) {
+    for o in &m.objects {
+        for path in [
+            &["spec", "failureDomains"][..],
+            &["status", "failureDomains"][..],
+        ] {
+            let Some(domains) = at(&o.value, path) else {
+                continue;
+            };
+            let entries: Vec<&Value> = match domains {
+                Value::Array(items) => items.iter().collect(),
+                Value::Object(map) => map.values().collect(),
+                _ => continue,
+            };
+            if !entries.is_empty()
+                && entries
+                    .iter()
+                    .all(|d| d.get("controlPlane").and_then(Value::as_bool) != Some(true))
+            {
+                finding(
+                    out,
+                    Check::ManifestFailureDomainsNoControlPlane,
+                    o,
+                    format!(
+                        "{}: none of its {} failure domains has controlPlane: true, so RKE2ControlPlane places control planes in none of them",
+                        path.join("."),
+                        entries.len()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_crd_version_pattern() {
+        for ok in ["", "v1.32.5+rke2r1", "v1.32.12+rke2r1", "x v1.32.5+rke2r12"] {
+            assert!(version_matches_crd(ok), "{ok}");
+        }
+        for bad in [
+            "1.32.5+rke2r1",
+            "v1.32.5",
+            "v1.9.5+rke2r1",
+            "v1.32.5-rke2r1",
+            "v1.32+rke2r1",
+        ] {
+            assert!(!version_matches_crd(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,1085 @@
+//! A preview of the bootstrap Secrets CAPRKE2 will write, from the manifests alone: `Cluster`,
+//! `RKE2ControlPlane`, `RKE2ConfigTemplate` / `RKE2Config`, `MachineDeployment` /
+//! `MachinePool` and the `Secret`s and `ConfigMap`s they reference.
+//!
+//! It follows CAPRKE2 v0.25's rendering: the controller's choice of role (the first control
+//! plane, a joining one, a worker), `config.yaml` and `registries.yaml` in its key order, the
+//! files it generates from referenced objects, the cloud-config template and the Ignition
+//! config, and `gzipUserData` through the encoder. What only exists at run time is generated or
+//! taken from the options: the join token (the `<cluster>-token` Secret when the input has it),
+//! the four CA key pairs of the first control plane (the `<cluster>-ca`, `-cca`, `-peer-etcd`,
+//! `-etcd` Secrets when the input has them), the join server for the IP-based registration
+//! methods. A referenced object that is not in the input is replaced by a placeholder of a
+//! realistic size, with a finding that names it.
+//!
+//! The manifest checks of the requirements guide run on the same objects
+//! ([`Preview::findings`]); every rendered Secret carries the findings that concern it in an
+//! annotation, so `lint` reports them when it reads the preview.
+
+pub(crate) mod checks;
+mod cis;
+mod manifests;
+mod pki;
+mod resolve;
+mod rke2;
+mod userdata;
+mod yaml;
+
+use rand::rngs::StdRng;
+use rand::{Rng as _, RngExt as _, SeedableRng as _};
+use serde_json::{Value, json};
+
+use crate::checks::{Check, Finding};
+use crate::envelope::{CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE};
+use crate::facts::rke2::Role;
+use crate::payload::Format;
+use manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
+use resolve::Resolver;
+use rke2::File;
+
+pub use pki::KeyError;
+
+/// The annotation that marks a rendered Secret as a preview and says what was generated.
+pub const PREVIEW_ANNOTATION: &str = "rke2-payload/preview";
+/// The annotation that names the object a rendered Secret was made from.
+pub const SOURCE_ANNOTATION: &str = "rke2-payload/source";
+/// The annotation holding the manifest findings that concern a rendered Secret (a JSON list of
+/// `{"id", "severity", "message"}`), read back by `lint`.
+pub const FINDINGS_ANNOTATION: &str = "rke2-payload/findings";
+
+/// Which bootstrap Secrets to render.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[non_exhaustive]
+pub enum RoleChoice {
+    /// The first control plane, a joining one when the control plane has more than one
+    /// replica, and one worker per MachineDeployment, MachinePool or RKE2Config.
+    #[default]
+    All,
+    /// The first control plane only.
+    Init,
+    /// A joining control plane only (whatever the replica count).
+    Join,
+    /// The workers only.
+    Worker,
+}
+
+/// What `render` needs besides the manifests.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct RenderOptions {
+    /// Which Secrets.
+    pub role: RoleChoice,
+    /// The join server's host (or IP) for the IP-based registration methods, or to override
+    /// what the manifests say.
+    pub server: Option<String>,
+    /// The join token, instead of the `<cluster>-token` Secret or a generated one.
+    pub token: Option<String>,
+    /// Makes the generated token, CA key pairs, names and placeholders the same on every run.
+    pub seed: Option<u64>,
+    /// The size of every placeholder for an object that is not in the input (default: a
+    /// realistic size for what it stands in for).
+    pub placeholder_bytes: Option<usize>,
+    /// "Now", in seconds since the epoch, for the CA validity (default: the clock; with a seed,
+    /// 2026-01-01T00:00:00Z).
+    pub now: Option<i64>,
+}
+
+impl RenderOptions {
+    /// Options that render everything with generated values.
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// With `role`.
+    pub fn with_role(mut self, role: RoleChoice) -> Self {
+        self.role = role;
+        self
+    }
+
+    /// With a join server host.
+    pub fn with_server(mut self, server: impl Into<String>) -> Self {
+        self.server = Some(server.into());
+        self
+    }
+
+    /// With a join token.
+    pub fn with_token(mut self, token: impl Into<String>) -> Self {
+        self.token = Some(token.into());
+        self
+    }
+
+    /// With a seed for everything generated.
+    pub fn with_seed(mut self, seed: u64) -> Self {
+        self.seed = Some(seed);
+        self
+    }
+
+    /// With one size for every placeholder.
+    pub fn with_placeholder_bytes(mut self, bytes: usize) -> Self {
+        self.placeholder_bytes = Some(bytes);
+        self
+    }
+}
+
+/// One input file (or stdin): its name, for messages, and its bytes.
+#[derive(Debug, Clone, Copy)]
+pub struct Source<'a> {
+    /// The file name (`-` for stdin).
+    pub name: &'a str,
+    /// Its content: YAML documents, a JSON object or a `List`.
+    pub bytes: &'a [u8],
+}
+
+/// Why nothing could be rendered.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum RenderError {
+    /// An input file does not read as YAML or JSON objects.
+    #[error("{source_name}: {message}")]
+    Input {
+        /// The file.
+        source_name: String,
+        /// What the parser said (never the input's text).
+        message: String,
+    },
+    /// The input holds no `RKE2ControlPlane`, `MachineDeployment`, `MachinePool` or
+    /// `RKE2Config` to render.
+    #[error(
+        "the input holds no RKE2ControlPlane, MachineDeployment, MachinePool or RKE2Config to render (kinds found: {found})"
+    )]
+    NothingToRender {
+        /// The kinds that were found.
+        found: String,
+    },
+    /// The operating system gave no randomness for the generated values.
+    #[error("no randomness for the generated token and keys: {0}")]
+    Entropy(String),
+    /// A CA key pair could not be made.
+    #[error(transparent)]
+    Key(#[from] KeyError),
+}
+
+/// One rendered bootstrap Secret.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct PreviewSecret {
+    /// `metadata.name`: the RKE2Config's name as CAPRKE2 would generate it.
+    pub name: String,
+    /// `metadata.namespace`.
+    pub namespace: String,
+    /// The Cluster's name (the `cluster.x-k8s.io/cluster-name` label).
+    pub cluster: String,
+    /// What the node does.
+    pub role: Role,
+    /// `cloud-config` or `ignition`.
+    pub format: Format,
+    /// Whether `gzipUserData` is set.
+    pub gzip: bool,
+    /// The user data (what the node's first-boot agent reads).
+    pub userdata: Vec<u8>,
+    /// `data.value`: the user data, gzipped when `gzipUserData` is set.
+    pub value: Vec<u8>,
+    /// The object it was made from (`RKE2ControlPlane default/demo-control-plane`).
+    pub source: String,
+    /// What was generated rather than read from the input.
+    pub generated: Vec<String>,
+    /// The findings that concern it.
+    pub findings: Vec<Finding>,
+}
+
+/// Every rendered Secret and every manifest finding.
+#[derive(Debug, Clone, Default)]
+#[non_exhaustive]
+pub struct Preview {
+    /// The Secrets, one per distinct payload: per Cluster, the first control plane, a joining
+    /// one, then the workers.
+    pub secrets: Vec<PreviewSecret>,
+    /// Every finding about the manifests (each once), including those of objects that were
+    /// not rendered.
+    pub findings: Vec<Finding>,
+}
+
+const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
+const CA_PURPOSES: [(&str, &str, &str); 4] = [
+    (
+        "ca",
+        "/var/lib/rancher/rke2/server/tls/server-ca.crt",
+        "/var/lib/rancher/rke2/server/tls/server-ca.key",
+    ),
+    (
+        "cca",
+        "/var/lib/rancher/rke2/server/tls/client-ca.crt",
+        "/var/lib/rancher/rke2/server/tls/client-ca.key",
+    ),
+    (
+        "peer-etcd",
+        "/var/lib/rancher/rke2/server/tls/etcd/peer-ca.crt",
+        "/var/lib/rancher/rke2/server/tls/etcd/peer-ca.key",
+    ),
+    (
+        "etcd",
+        "/var/lib/rancher/rke2/server/tls/etcd/server-ca.crt",
+        "/var/lib/rancher/rke2/server/tls/etcd/server-ca.key",
+    ),
+];
+const LEGACY_ANNOTATION: &str = "controlplane.cluster.x-k8s.io/legacy";
+/// 2026-01-01T00:00:00Z: "now" for a seeded render.
+const SEEDED_NOW: i64 = 1_767_225_600;
+/// A documentation address (RFC 5737) for the join server when only machines would know it.
+const PLACEHOLDER_SERVER: &str = "192.0.2.10";
+
+/// Reads every object of the sources.
+fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
+    let mut out = Manifests::default();
+    for source in sources {
+        let objects = crate::encode::objects(source.bytes).map_err(|e| RenderError::Input {
+            source_name: crate::codec::text::terminal_safe(source.name).into_owned(),
+            message: e.to_string(),
+        })?;
+        for value in objects {
+            if value.is_object() {
+                out.objects.push(Object {
+                    source: source.name.to_owned(),
+                    value,
+                });
+            }
+        }
+    }
+    Ok(out)
+}
+
+/// Whether `bytes` hold any object `render` reads (`RKE2ControlPlane`, `RKE2ConfigTemplate`,
+/// `RKE2Config`, `MachineDeployment`, `MachinePool`, `Cluster`): how `lint` tells manifests from
+/// Secrets. A cheap scan first, so Secrets cost a search for `RKE2`.
+pub fn holds_manifests(bytes: &[u8]) -> bool {
+    if memchr::memmem::find(bytes, b"RKE2Con").is_none()
+        && memchr::memmem::find(bytes, b"Machine").is_none()
+    {
+        return false;
+    }
+    let Ok(m) = parse(&[Source { name: "-", bytes }]) else {
+        return false;
+    };
+    m.objects.iter().any(|o| {
+        matches!(
+            o.kind(),
+            "RKE2ControlPlane"
+                | "RKE2ConfigTemplate"
+                | "RKE2Config"
+                | "MachineDeployment"
+                | "MachinePool"
+        )
+    })
+}
+
+/// The bootstrap Secrets CAPRKE2 will write for the manifests of `sources`.
+///
+/// ```
+/// use rke2_payload::{RenderOptions, Source, render};
+///
+/// let manifests = br#"
+/// apiVersion: cluster.x-k8s.io/v1beta2
+/// kind: Cluster
+/// metadata: {name: demo, namespace: default}
+/// spec:
+///   controlPlaneEndpoint: {host: demo.example.com, port: 6443}
+///   controlPlaneRef: {apiGroup: controlplane.cluster.x-k8s.io, kind: RKE2ControlPlane, name: demo-cp}
+/// ---
+/// apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+/// kind: RKE2ControlPlane
+/// metadata: {name: demo-cp, namespace: default}
+/// spec:
+///   version: v1.32.5+rke2r1
+///   replicas: 1
+/// "#;
+/// let preview = render(&[Source { name: "cluster.yaml", bytes: manifests }], &RenderOptions::new().with_seed(1))?;
+/// assert_eq!(preview.secrets.len(), 1);
+/// let init = &preview.secrets[0];
+/// assert!(init.name.starts_with("demo-cp-"));
+/// let text = String::from_utf8(init.userdata.clone()).unwrap();
+/// assert!(text.starts_with("## template: jinja\n#cloud-config\n"));
+/// assert!(text.contains("INSTALL_RKE2_VERSION=v1.32.5+rke2r1 sh -s - server"));
+/// # Ok::<(), rke2_payload::RenderError>(())
+/// ```
+///
+/// # Errors
+/// [`RenderError::Input`] when a source does not read, [`RenderError::NothingToRender`] when
+/// no object to render is there, [`RenderError::Entropy`] / [`RenderError::Key`] when key
+/// material cannot be made.
+pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview, RenderError> {
+    let manifests = parse(sources)?;
+    let renderable = manifests.objects.iter().any(|o| {
+        matches!(
+            o.kind(),
+            "RKE2ControlPlane" | "MachineDeployment" | "MachinePool" | "RKE2Config"
+        )
+    });
+    if !renderable {
+        let mut kinds: Vec<String> = manifests
+            .objects
+            .iter()
+            .map(|o| crate::codec::text::terminal_safe(o.kind()).into_owned())
+            .collect();
+        kinds.sort();
+        kinds.dedup();
+        let found = if kinds.is_empty() {
+            "none".to_owned()
+        } else {
+            kinds.join(", ")
+        };
+        return Err(RenderError::NothingToRender { found });
+    }
+    let mut rng = match options.seed {
+        Some(seed) => StdRng::seed_from_u64(seed),
+        None => {
+            use rand::TryRng as _;
+            let mut seed = [0u8; 32];
+            rand::rngs::SysRng
+                .try_fill_bytes(&mut seed)
+                .map_err(|e| RenderError::Entropy(e.to_string()))?;
+            StdRng::from_seed(seed)
+        }
+    };
+    let now = options.now.unwrap_or(if options.seed.is_some() {
+        SEEDED_NOW
+    } else {
+        crate::codec::time::now_unix()
+    });
+    let mut preview = Preview::default();
+    let mut global = Vec::new();
+    for object in &manifests.objects {
+        let mut vars = Vec::new();
+        manifests::unsubstituted(&object.value, &mut vars);
+        for var in vars {
+            global.push(Finding::new(
+                Check::ManifestUnsubstitutedVariable,
+                format!(
+                    "{}: ${{{}}} is not substituted (run clusterctl generate cluster or envsubst first); it is rendered as written",
+                    object.title(),
+                    crate::codec::text::terminal_safe(&var)
+                ),
+            ));
+        }
+    }
+    for cluster in clusters(&manifests) {
+        let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
+        render_cluster(&ctx, &manifests, options, now, &mut rng, &mut preview)?;
+    }
+    for finding in global
+        .iter()
+        .chain(checks::manifest_checks(&manifests).iter())
+    {
+        for s in &mut preview.secrets {
+            push_unique(&mut s.findings, finding.clone());
+        }
+    }
+    for s in &preview.secrets {
+        for f in &s.findings {
+            push_unique(&mut preview.findings, f.clone());
+        }
+    }
+    for f in global
+        .into_iter()
+        .chain(checks::manifest_checks(&manifests))
+    {
+        push_unique(&mut preview.findings, f);
+    }
+    Ok(preview)
+}
+
+fn push_unique(list: &mut Vec<Finding>, f: Finding) {
+    if !list
+        .iter()
+        .any(|g| g.check == f.check && g.message == f.message)
+    {
+        list.push(f);
+    }
+}
+
+/// A cluster to render: its `Cluster` object when the input has one, its control plane.
+struct ClusterRef<'m> {
+    cluster: Option<&'m Object>,
+    name: String,
+    namespace: String,
+    control_plane: Option<&'m Object>,
+}
+
+/// Every cluster of the input: each `Cluster`, and a control plane or worker config that names
+/// a cluster the input does not hold.
+fn clusters(m: &Manifests) -> Vec<ClusterRef<'_>> {
+    let mut out: Vec<ClusterRef<'_>> = Vec::new();
+    for c in m.of_kind("Cluster") {
+        let ns = c.namespace().to_owned();
+        let control_plane = Ref::at(&c.value, &["spec", "controlPlaneRef"], &ns)
+            .and_then(|r| m.find("RKE2ControlPlane", &r))
+            .or_else(|| {
+                m.of_kind("RKE2ControlPlane")
+                    .find(|rcp| rcp.namespace() == ns && cluster_label(rcp) == Some(c.name()))
+            })
+            .or_else(|| {
+                let in_ns: Vec<&Object> = m
+                    .of_kind("RKE2ControlPlane")
+                    .filter(|r| r.namespace() == ns)
+                    .collect();
+                (in_ns.len() == 1
+                    && m.of_kind("Cluster").filter(|o| o.namespace() == ns).count() == 1)
+                    .then(|| in_ns[0])
+            });
+        out.push(ClusterRef {
+            cluster: Some(c),
+            name: c.name().to_owned(),
+            namespace: ns,
+            control_plane,
+        });
+    }
+    // Control planes no Cluster claims: a cluster of their own (named by their label, or
+    // after themselves).
+    for rcp in m.of_kind("RKE2ControlPlane") {
+        if out
+            .iter()
+            .any(|c| c.control_plane.is_some_and(|p| std::ptr::eq(p, rcp)))
+        {
+            continue;
+        }
+        let name = cluster_label(rcp).unwrap_or(rcp.name()).to_owned();
+        out.push(ClusterRef {
+            cluster: None,
+            name,
+            namespace: rcp.namespace().to_owned(),
+            control_plane: Some(rcp),
+        });
+    }
+    // Workers of clusters the input does not hold.
+    for w in m
+        .objects
+        .iter()
+        .filter(|o| matches!(o.kind(), "MachineDeployment" | "MachinePool"))
+    {
+        let name = worker_cluster_name(w).to_owned();
+        if !out
+            .iter()
+            .any(|c| c.name == name && c.namespace == w.namespace())
+        {
+            out.push(ClusterRef {
+                cluster: None,
+                name,
+                namespace: w.namespace().to_owned(),
+                control_plane: None,
+            });
+        }
+    }
+    out
+}
+
+fn cluster_label(o: &Object) -> Option<&str> {
+    o.get(&["metadata", "labels", CLUSTER_NAME_LABEL])
+        .and_then(Value::as_str)
+}
+
+fn worker_cluster_name(w: &Object) -> &str {
+    str_at(&w.value, &["spec", "clusterName"])
+        .filter(|n| !n.is_empty())
+        .or_else(|| cluster_label(w))
+        .unwrap_or("")
+}
+
+/// What every Secret of one cluster shares.
+struct ClusterContext<'m> {
+    c: ClusterRef<'m>,
+    token: String,
+    endpoint_host: String,
+    /// The join server's host, and whether it was made up.
+    server_host: Option<(String, bool)>,
+    generated: Vec<String>,
+    findings: Vec<Finding>,
+}
+
+impl<'m> ClusterContext<'m> {
+    fn new(
+        m: &'m Manifests,
+        c: ClusterRef<'m>,
+        options: &RenderOptions,
+        rng: &mut StdRng,
+    ) -> Result<Self, RenderError> {
+        let mut generated = Vec::new();
+        let mut findings = Vec::new();
+        let token_ref = Ref {
+            name: format!("{}-token", c.name),
+            namespace: c.namespace.clone(),
+        };
+        let token = match (&options.token, m.secret_key(&token_ref, "value")) {
+            (Some(t), _) => t.clone(),
+            (None, Ok(Some(bytes))) => String::from_utf8_lossy(&bytes).into_owned(),
+            _ => {
+                let mut raw = [0u8; 16];
+                rng.fill_bytes(&mut raw);
+                generated.push("the join token".to_owned());
+                crate::codec::digest::hex(&raw)
+            }
+        };
+        let cluster_value = c.cluster.map(|o| &o.value);
+        let endpoint_host = cluster_value
+            .map(|v| string(v, &["spec", "controlPlaneEndpoint", "host"]))
+            .unwrap_or_default();
+        if c.cluster.is_none() {
+            findings.push(Finding::new(
+                Check::ManifestMissingReference,
+                format!(
+                    "Cluster {}/{} is not in the input: its controlPlaneEndpoint (the last tls-san) and pod and service CIDRs are left empty",
+                    crate::codec::text::terminal_safe(&c.namespace),
+                    crate::codec::text::terminal_safe(&c.name)
+                ),
+            ));
+        }
+        let server_host = match (&options.server, c.control_plane) {
+            (Some(s), _) => Some((s.clone(), false)),
+            (None, Some(rcp)) => {
+                let method = string(&rcp.value, &["spec", "registrationMethod"]);
+                match method.as_str() {
+                    "" | "control-plane-endpoint" if !endpoint_host.is_empty() => {
+                        Some((endpoint_host.clone(), false))
+                    }
+                    "address"
+                        if !string(&rcp.value, &["spec", "registrationAddress"]).is_empty() =>
+                    {
+                        Some((string(&rcp.value, &["spec", "registrationAddress"]), false))
+                    }
+                    _ => Some((PLACEHOLDER_SERVER.to_owned(), true)),
+                }
+            }
+            (None, None) => Some((PLACEHOLDER_SERVER.to_owned(), true)),
+        };
+        if server_host.as_ref().is_some_and(|(_, made_up)| *made_up) {
+            generated.push(format!(
+                "the join server address ({PLACEHOLDER_SERVER}: the registration method takes it from the machines; set it with --server)"
+            ));
+        }
+        Ok(ClusterContext {
+            c,
+            token,
+            endpoint_host,
+            server_host,
+            generated,
+            findings,
+        })
+    }
+
+    fn server_url(&self) -> Option<String> {
+        self.server_host.as_ref().map(|(host, _)| {
+            let host = host.trim_start_matches('[').trim_end_matches(']');
+            if host.contains(':') {
+                format!("https://[{host}]:9345")
+            } else {
+                format!("https://{host}:9345")
+            }
+        })
+    }
+
+    fn cluster_value(&self) -> Value {
+        self.c
+            .cluster
+            .map(|o| o.value.clone())
+            .unwrap_or(Value::Null)
+    }
+}
+
+fn random_suffix(rng: &mut StdRng) -> String {
+    (0..5)
+        .map(|_| NAME_ALPHABET[rng.random_range(0..NAME_ALPHABET.len())] as char)
+        .collect()
+}
+
+fn random_uid(rng: &mut StdRng) -> String {
+    let mut b = [0u8; 16];
+    rng.fill_bytes(&mut b);
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = crate::codec::digest::hex(&b);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..]
+    )
+}
+
+/// The role, the spec (an `RKE2ConfigSpec`), the version, the object it came from and the name
+/// of one Secret to render.
+struct Job<'v> {
+    role: Role,
+    spec: &'v Value,
+    version: String,
+    source: &'v Object,
+    name: String,
+}
+
+fn render_cluster(
+    ctx: &ClusterContext<'_>,
+    m: &Manifests,
+    options: &RenderOptions,
+    now: i64,
+    rng: &mut StdRng,
+    preview: &mut Preview,
+) -> Result<(), RenderError> {
+    let empty = Value::Object(serde_json::Map::new());
+    let mut jobs: Vec<Job<'_>> = Vec::new();
+    let wants = |r: RoleChoice| options.role == RoleChoice::All || options.role == r;
+    if let Some(rcp) = ctx.c.control_plane {
+        let spec = rcp.get(&["spec"]).unwrap_or(&empty);
+        let version = control_plane_version(rcp);
+        let replicas = rcp
+            .get(&["spec", "replicas"])
+            .and_then(Value::as_i64)
+            .unwrap_or(1);
+        if wants(RoleChoice::Init) {
+            jobs.push(Job {
+                role: Role::Init,
+                spec,
+                version: version.clone(),
+                source: rcp,
+                name: format!("{}-{}", rcp.name(), random_suffix(rng)),
+            });
+        }
+        if options.role == RoleChoice::Join || (options.role == RoleChoice::All && replicas > 1) {
+            jobs.push(Job {
+                role: Role::Server,
+                spec,
+                version,
+                source: rcp,
+                name: format!("{}-{}", rcp.name(), random_suffix(rng)),
+            });
+        }
+    }
+    if wants(RoleChoice::Worker) {
+        for w in m.objects.iter().filter(|o| {
+            matches!(o.kind(), "MachineDeployment" | "MachinePool")
+                && o.namespace() == ctx.c.namespace
+                && worker_cluster_name(o) == ctx.c.name
+        }) {
+            let config_ref = Ref::at(
+                &w.value,
+                &["spec", "template", "spec", "bootstrap", "configRef"],
+                w.namespace(),
+            );
+            let version = string(&w.value, &["spec", "template", "spec", "version"]);
+            let template = config_ref
+                .as_ref()
+                .and_then(|r| m.find("RKE2ConfigTemplate", r));
+            let (spec, source) = match template {
+                Some(t) => (t.get(&["spec", "template", "spec"]).unwrap_or(&empty), t),
+                None => {
+                    let what = config_ref.map_or_else(
+                        || "no bootstrap.configRef".to_owned(),
+                        |r| format!("RKE2ConfigTemplate {r}, which is not in the input"),
+                    );
+                    push_unique(
+                        &mut preview.findings,
+                        Finding::new(
+                            Check::ManifestMissingReference,
+                            format!(
+                                "{}: spec.template.spec.bootstrap.configRef names {what}; its workers are rendered with an empty RKE2Config",
+                                w.title()
+                            ),
+                        ),
+                    );
+                    (&empty, w)
+                }
+            };
+            let name = format!("{}-{}-{}", w.name(), random_suffix(rng), random_suffix(rng));
+            jobs.push(Job {
+                role: Role::Agent,
+                spec,
+                version,
+                source,
+                name,
+            });
+        }
+        for config in m.of_kind("RKE2Config").filter(|o| {
+            o.namespace() == ctx.c.namespace && cluster_label(o).is_none_or(|c| c == ctx.c.name)
+        }) {
+            let control_plane = config
+                .get(&["metadata", "labels", "cluster.x-k8s.io/control-plane"])
+                .is_some();
+            jobs.push(Job {
+                role: if control_plane {
+                    Role::Server
+                } else {
+                    Role::Agent
+                },
+                spec: config.get(&["spec"]).unwrap_or(&empty),
+                version: ctx
+                    .c
+                    .control_plane
+                    .map(control_plane_version)
+                    .unwrap_or_default(),
+                source: config,
+                name: config.name().to_owned(),
+            });
+        }
+    }
+    for job in jobs {
+        if let Some(secret) = render_one(ctx, m, &job, options, now, rng, &mut preview.findings)? {
+            preview.secrets.push(secret);
+        }
+    }
+    Ok(())
+}
+
+fn control_plane_version(rcp: &Object) -> String {
+    let v = string(&rcp.value, &["spec", "version"]);
+    if v.is_empty() {
+        // v1beta1 also had it in the agent config.
+        string(&rcp.value, &["spec", "agentConfig", "version"])
+    } else {
+        v
+    }
+}
+
+fn render_one(
+    ctx: &ClusterContext<'_>,
+    m: &Manifests,
+    job: &Job<'_>,
+    options: &RenderOptions,
+    now: i64,
+    rng: &mut StdRng,
+    orphans: &mut Vec<Finding>,
+) -> Result<Option<PreviewSecret>, RenderError> {
+    let spec = job.spec;
+    let ns = job.source.namespace();
+    let owner = job.source.title();
+    let null = Value::Null;
+    let agent = spec.get("agentConfig").unwrap_or(&null);
+    let control_plane = job.role != Role::Agent;
+    let rcp_server_config = ctx
+        .c
+        .control_plane
+        .and_then(|r| r.get(&["spec", "serverConfig"]))
+        .unwrap_or(&null);
+    let rcp_ns = ctx.c.control_plane.map_or(ns, |r| r.namespace());
+    let mut generated = ctx.generated.clone();
+    let mut findings = ctx.findings.clone();
+
+    // CA key pairs first, so that the generated values come in one order for a seed.
+    let mut ca_files = Vec::new();
+    if job.role == Role::Init {
+        let legacy = ctx.c.control_plane.is_some_and(|r| {
+            r.get(&["metadata", "annotations", LEGACY_ANNOTATION])
+                .is_some()
+        });
+        let purposes = if legacy {
+            &CA_PURPOSES[..2]
+        } else {
+            &CA_PURPOSES[..]
+        };
+        let mut made = 0;
+        for (purpose, cert_path, key_path) in purposes {
+            let r = Ref {
+                name: format!("{}-{purpose}", ctx.c.name),
+                namespace: ctx.c.namespace.clone(),
+            };
+            let stored = (m.secret_key(&r, "tls.crt"), m.secret_key(&r, "tls.key"));
+            let (cert, key) = match stored {
+                (Ok(Some(cert)), Ok(key)) => (
+                    String::from_utf8_lossy(&cert).into_owned(),
+                    key.map(|k| String::from_utf8_lossy(&k).into_owned())
+                        .unwrap_or_default(),
+                ),
+                _ => {
+                    made += 1;
+                    let ca = pki::new_ca(rng, now)?;
+                    (ca.cert_pem, ca.key_pem.to_string())
+                }
+            };
+            ca_files.push(File::new(cert_path, cert, "0640"));
+            if !key.is_empty() {
+                ca_files.push(File::new(key_path, key, "0600"));
+            }
+        }
+        if made > 0 {
+            generated.push(format!("{made} CA key pairs (RSA-2048, CN=kubernetes)"));
+        }
+    }
+
+    let mut resolver = Resolver {
+        manifests: m,
+        placeholder_bytes: options.placeholder_bytes,
+        rng,
+        findings: Vec::new(),
+        generated: Vec::new(),
+    };
+    let server = if job.role == Role::Init {
+        None
+    } else {
+        ctx.server_url()
+    };
+    let agent_input = rke2::AgentInput {
+        agent,
+        namespace: ns,
+        server: server.as_deref(),
+        token: &ctx.token,
+        cloud_provider_name: string(rcp_server_config, &["cloudProviderName"]),
+        cloud_provider_config_map: Ref::at(rcp_server_config, &["cloudProviderConfigMap"], rcp_ns),
+        owner: &owner,
+    };
+    let mut config_files = Vec::new();
+    let mut pairs = Vec::new();
+    let (agent_pairs, agent_files) = rke2::agent_config(&agent_input, &mut resolver);
+    if control_plane {
+        let cluster_value = ctx.cluster_value();
+        let server_input = rke2::ServerInput {
+            server_config: rcp_server_config,
+            namespace: rcp_ns,
+            cluster: &cluster_value,
+            endpoint_host: &ctx.endpoint_host,
+            owner: &owner,
+        };
+        let (server_pairs, server_files) = rke2::server_config(&server_input, &mut resolver);
+        pairs.extend(agent_pairs);
+        pairs.extend(server_pairs);
+        config_files.extend(server_files);
+    } else {
+        pairs.extend(agent_pairs);
+    }
+    config_files.extend(agent_files);
+    let config_yaml = rke2::config_yaml(pairs);
+
+    let (registries_yaml, registry_files) = rke2::registries(spec, ns, &owner, &mut resolver);
+    let mut files = config_files;
+    files.extend(registry_files);
+    files.push(File::new(rke2::REGISTRIES_PATH, registries_yaml, "0640"));
+    for f in spec
+        .get("files")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        files.push(user_file(f, ns, &owner, &mut resolver));
+    }
+    if control_plane
+        && let Some(rcp) = ctx.c.control_plane
+        && let Some(r) = Ref::at(
+            &rcp.value,
+            &["spec", "manifestsConfigMapReference"],
+            rcp.namespace(),
+        )
+    {
+        for (key, text) in resolver.manifests_config_map(&owner, &r) {
+            files.push(File {
+                path: format!("/var/lib/rancher/rke2/server/manifests/{key}"),
+                owner: String::new(),
+                permissions: String::new(),
+                encoding: String::new(),
+                content: text,
+            });
+        }
+    }
+    files.extend(ca_files);
+    files.push(File::new(rke2::CONFIG_PATH, config_yaml, "0640"));
+
+    let format = match string(agent, &["format"]).as_str() {
+        "ignition" => Format::Ignition,
+        _ => Format::CloudConfig,
+    };
+    let additional = string(agent, &["additionalUserData", "config"]);
+    let mut arbitrary: Vec<(String, String)> =
+        manifests::sorted_map(agent, &["additionalUserData", "data"])
+            .into_iter()
+            .filter(|(k, _)| !userdata::IGNORED_KEYS.contains(&k.as_str()))
+            .map(|(k, v)| (k, userdata::correct_arbitrary(&v)))
+            .collect();
+    arbitrary.sort();
+    let mut base = userdata::BaseUserData {
+        control_plane,
+        files,
+        ntp_servers: strings(agent, &["ntp", "servers"]),
+        arbitrary,
+        additional: String::new(),
+        pre: strings(spec, &["preRKE2Commands"]),
+        post: strings(spec, &["postRKE2Commands"]),
+        version: job.version.clone(),
+        air_gapped: flag(agent, &["airGapped"]),
+        checksum: string(agent, &["airGappedChecksum"]),
+        cis: !string(agent, &["cisProfile"]).is_empty(),
+    };
+    findings.append(&mut resolver.findings);
+    generated.append(&mut resolver.generated);
+    let refuse = |findings: &mut Vec<Finding>, why: String| {
+        findings.push(Finding::new(
+            Check::ManifestRenderFails,
+            format!("{owner}: CAPRKE2 cannot render this Machine's bootstrap data: {why}"),
+        ));
+    };
+    let userdata = match format {
+        Format::CloudConfig => {
+            if !additional.is_empty() {
+                match userdata::cleanup_additional_cloud_config(&additional) {
+                    Ok(text) => base.additional = text,
+                    Err(why) => refuse(
+                        &mut findings,
+                        format!(
+                            "spec.agentConfig.additionalUserData.config does not parse as YAML ({why})"
+                        ),
+                    ),
+                }
+            }
+            userdata::cloud_config(&base).into_bytes()
+        }
+        Format::Ignition => {
+            if job.version.is_empty() {
+                refuse(
+                    &mut findings,
+                    "the RKE2 version is empty, which Ignition rendering refuses".to_owned(),
+                );
+                orphans.append(&mut findings);
+                return Ok(None);
+            }
+            let flatcar = additional.contains("variant: flatcar");
+            if !additional.is_empty() {
+                findings.push(Finding::new(
+                    Check::ManifestButaneNotMerged,
+                    format!("{owner}: spec.agentConfig.additionalUserData.config is Butane that CAPRKE2 translates and merges into the Ignition config; the preview leaves it out, so the real payload is larger"),
+                ));
+            }
+            match userdata::ignition(&base, flatcar) {
+                Ok(bytes) => bytes,
+                Err(why) => {
+                    refuse(&mut findings, why.0);
+                    orphans.append(&mut findings);
+                    return Ok(None);
+                }
+            }
+        }
+    };
+    let gzip = spec
+        .get("gzipUserData")
+        .and_then(Value::as_bool)
+        .unwrap_or(false);
+    let value = crate::encode::compress(&userdata, format, gzip);
+    Ok(Some(PreviewSecret {
+        name: job.name.clone(),
+        namespace: ns.to_owned(),
+        cluster: ctx.c.name.clone(),
+        role: job.role,
+        format,
+        gzip,
+        userdata,
+        value,
+        source: format!(
+            "{owner} in {}",
+            crate::codec::text::terminal_safe(&job.source.source)
+        ),
+        generated,
+        findings,
+    }))
+}
+
+/// A `spec.files` entry with `contentFrom` resolved.
+fn user_file(f: &Value, namespace: &str, owner: &str, resolver: &mut Resolver<'_>) -> File {
+    let mut file = File {
+        path: string(f, &["path"]),
+        owner: string(f, &["owner"]),
+        permissions: string(f, &["permissions"]),
+        encoding: string(f, &["encoding"]),
+        content: string(f, &["content"]),
+    };
+    let field = "spec.files[].contentFrom";
+    if let Some(from) = f.get("contentFrom") {
+        if let Some(r) = Ref::at(from, &["secret"], namespace) {
+            let key = string(from, &["secret", "key"]);
+            file.content = resolver.secret_text(owner, &r, &key, field, 512);
+        } else if let Some(r) = Ref::at(from, &["configMap"], namespace) {
+            let key = string(from, &["configMap", "key"]);
+            file.content = resolver.config_map(owner, &r, &key, field, 512);
+        }
+    }
+    file
+}
+
+impl PreviewSecret {
+    /// The Secret as CAPRKE2 writes it, with the preview annotations.
+    pub fn to_value(&self) -> Value {
+        let mut annotations = serde_json::Map::new();
+        let generated = if self.generated.is_empty() {
+            "nothing".to_owned()
+        } else {
+            self.generated.join("; ")
+        };
+        annotations.insert(
+            PREVIEW_ANNOTATION.to_owned(),
+            Value::String(format!(
+                "rendered offline from the manifests by rke2-payload {} (role {}); generated: {generated}",
+                env!("CARGO_PKG_VERSION"),
+                self.role.as_str()
+            )),
+        );
+        annotations.insert(
+            SOURCE_ANNOTATION.to_owned(),
+            Value::String(self.source.clone()),
+        );
+        if !self.findings.is_empty() {
+            let list: Vec<Value> = self
+                .findings
+                .iter()
+                .map(|f| json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message}))
+                .collect();
+            annotations.insert(
+                FINDINGS_ANNOTATION.to_owned(),
+                Value::String(Value::Array(list).to_string()),
+            );
+        }
+        json!({
+            "apiVersion": "v1",
+            "kind": "Secret",
+            "type": CLUSTER_SECRET_TYPE,
+            "metadata": {
+                "name": self.name,
+                "namespace": self.namespace,
+                "labels": {CLUSTER_NAME_LABEL: self.cluster},
+                "annotations": annotations,
+                "ownerReferences": [{
+                    "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
+                    "kind": "RKE2Config",
+                    "name": self.name,
+                    "uid": uid_for(&self.name),
+                    "controller": true,
+                }],
+            },
+            "data": {
+                "format": crate::codec::b64::encode(self.format.as_str().as_bytes()),
+                "value": crate::codec::b64::encode(&self.value),
+            },
+        })
+    }
+}
+
+/// A stable, made-up UID for an owner reference (the RKE2Config does not exist yet).
+fn uid_for(name: &str) -> String {
+    let digest = crate::codec::digest::sha256_hex(name.as_bytes());
+    let mut rng = StdRng::seed_from_u64(u64::from_str_radix(&digest[..16], 16).unwrap_or(0));
+    random_uid(&mut rng)
+}
+
+impl Preview {
+    /// The preview as a `kind: List` of Secrets, YAML.
+    pub fn to_yaml(&self) -> String {
+        serde_saphyr::to_string(&self.list()).unwrap_or_default()
+    }
+
+    /// The preview as a `kind: List` of Secrets, JSON (pretty, ending in a line break).
+    pub fn to_json(&self) -> String {
+        let mut text = serde_json::to_string_pretty(&self.list()).unwrap_or_default();
+        text.push('\n');
+        text
+    }
+
+    fn list(&self) -> Value {
+        json!({
+            "apiVersion": "v1",
+            "kind": "List",
+            "items": self.secrets.iter().map(PreviewSecret::to_value).collect::<Vec<_>>(),
+            "metadata": {"resourceVersion": ""},
+        })
+    }
+}
