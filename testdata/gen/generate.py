@@ -9,6 +9,8 @@ Outputs (all under testdata/):
   secrets/INDEX.json      machine-readable facts about every fixture, computed from the
                           generator's own inputs (independent of the Rust decoder)
   bad/*                   malformed inputs the decoder must reject cleanly
+  manifests/*.yaml        the Cluster API objects (and Secrets) CAPRKE2 renders each fixture from
+  manifests/INDEX.json    which manifest gives which user data, and where a render may differ
   README.md               one line per fixture
 
 Requirements: Python 3.11, the standard library and `cryptography` (only used to create
@@ -294,6 +296,433 @@ def yaml_scalar(s: str) -> str:
     return go_quote(s)
 
 
+# ---- A YAML subset read and written with yaml.v3 semantics ------------------------------
+# CAPRKE2 re-encodes user-written YAML in two places: the webhook's CorrectArbitraryData
+# (additionalUserData.data values) and cloudinit's cleanupAdditionalCloudInit
+# (additionalUserData.config).  Both Unmarshal with gopkg.in/yaml.v3 into interface{} and
+# Encode with SetIndent(2).  Only the shapes the fixtures use are supported: block mappings
+# and sequences, flow collections on one line, plain / quoted scalars on one line, literal
+# block scalars, comment lines.  Anything else raises, so a new input cannot be silently
+# mis-rendered.
+
+
+class YamlSubsetError(ValueError):
+    pass
+
+
+_V3_NULL = {"", "~", "null", "Null", "NULL"}
+_V3_TRUE = {"true", "True", "TRUE"}
+_V3_FALSE = {"false", "False", "FALSE"}
+
+
+def _v3_resolve_plain(s: str):
+    """What yaml.v3 decodes a plain scalar into (interface{} target)."""
+    if s in _V3_NULL:
+        return None
+    if s in _V3_TRUE:
+        return True
+    if s in _V3_FALSE:
+        return False
+    if re.fullmatch(r"-?(0|[1-9][0-9]*)", s):
+        return int(s)
+    if (_YAML_INT.match(s) or _YAML_FLOAT.match(s) or _YAML_SPECIAL_FLOAT.match(s)
+            or _YAML_TIMESTAMP.match(s)):
+        raise YamlSubsetError(f"numeric/timestamp plain scalar not supported: {s!r}")
+    if s[0] in "&*!|>%@`":
+        raise YamlSubsetError(f"anchors, aliases, tags and reserved indicators not supported: {s!r}")
+    return s
+
+
+def _strip_comment(s: str) -> str:
+    """Plain text up to an inline comment (' #'), trailing spaces removed."""
+    pos = s.find(" #")
+    if pos >= 0:
+        s = s[:pos]
+    return s.rstrip(" ")
+
+
+def _quoted(s: str, pos: int) -> tuple[str, int]:
+    """A quoted scalar starting at s[pos]; returns (value, index after the closing quote)."""
+    q = s[pos]
+    out = []
+    i = pos + 1
+    while i < len(s):
+        c = s[i]
+        if q == "'":
+            if c == "'":
+                if s[i + 1:i + 2] == "'":
+                    out.append("'")
+                    i += 2
+                    continue
+                return "".join(out), i + 1
+            out.append(c)
+        else:
+            if c == '"':
+                return "".join(out), i + 1
+            if c == "\\":
+                esc = s[i + 1:i + 2]
+                simple = {"\\": "\\", '"': '"', "/": "/", "n": "\n", "t": "\t", "r": "\r", "0": "\0", " ": " "}
+                if esc in simple:
+                    out.append(simple[esc])
+                    i += 2
+                    continue
+                if esc == "u":
+                    out.append(chr(int(s[i + 2:i + 6], 16)))
+                    i += 6
+                    continue
+                raise YamlSubsetError(f"escape not supported: \\{esc}")
+            out.append(c)
+        i += 1
+    raise YamlSubsetError(f"unterminated quoted scalar: {s!r}")
+
+
+def _flow(s: str, pos: int):
+    """A flow collection or scalar starting at s[pos]; returns (value, next index)."""
+    while pos < len(s) and s[pos] == " ":
+        pos += 1
+    c = s[pos]
+    if c in "[{":
+        close = "]" if c == "[" else "}"
+        items: list = [] if c == "[" else {}
+        pos += 1
+        while True:
+            while s[pos] == " ":
+                pos += 1
+            if s[pos] == close:
+                return items, pos + 1
+            if c == "[":
+                val, pos = _flow(s, pos)
+                items.append(val)
+            else:
+                key, pos = _flow(s, pos)
+                while s[pos] == " ":
+                    pos += 1
+                if s[pos] != ":":
+                    raise YamlSubsetError(f"flow mapping entry without ':' in {s!r}")
+                val, pos = _flow(s, pos + 1)
+                if not isinstance(key, str) or key in items:
+                    raise YamlSubsetError(f"bad or duplicate key {key!r}")
+                items[key] = val
+            while s[pos] == " ":
+                pos += 1
+            if s[pos] == ",":
+                pos += 1
+            elif s[pos] != close:
+                raise YamlSubsetError(f"expected ',' or {close!r} in {s!r}")
+    if c in "'\"":
+        return _quoted(s, pos)
+    end = pos
+    while end < len(s) and s[end] not in ",]}" and not (s[end] == ":" and s[end + 1:end + 2] in (" ", "")):
+        end += 1
+    return _v3_resolve_plain(s[pos:end].rstrip(" ")), end
+
+
+def _inline_value(text: str):
+    """A value written on the same line as its key or dash (not a block scalar)."""
+    if text[0] in "[{":
+        val, end = _flow(text, 0)
+    elif text[0] in "'\"":
+        val, end = _quoted(text, 0)
+    else:
+        return _v3_resolve_plain(_strip_comment(text))
+    if _strip_comment(text[end:]):
+        raise YamlSubsetError(f"text after a value: {text!r}")
+    return val
+
+
+def _key_split(text: str) -> tuple[str, str] | None:
+    """('key', 'rest') if the line holds a mapping entry, else None."""
+    if text[0] in "'\"":
+        key, end = _quoted(text, 0)
+        if text[end:end + 1] == ":" and text[end + 1:end + 2] in (" ", ""):
+            return key, text[end + 1:].lstrip(" ")
+        return None
+    if text[0] in "[{":
+        return None
+    body = _strip_comment(text)
+    m = re.search(r":( |$)", body)
+    if not m:
+        return None
+    return body[:m.start()], text[m.end():].lstrip(" ")
+
+
+class _YamlReader:
+    def __init__(self, text: str):
+        self.lines = text.split("\n")
+        self.i = 0
+
+    def peek(self) -> tuple[int, str] | None:
+        while self.i < len(self.lines):
+            raw = self.lines[self.i]
+            s = raw.lstrip(" ")
+            if s == "" or s.startswith("#"):
+                self.i += 1
+                continue
+            if s.startswith("\t"):
+                raise YamlSubsetError(f"tab indentation at line {self.i + 1}")
+            if s.startswith("---") or s.startswith("..."):
+                raise YamlSubsetError("document markers not supported")
+            return len(raw) - len(s), s
+        return None
+
+    def document(self):
+        nxt = self.peek()
+        if nxt is None:
+            return None
+        val = self.node(nxt[0])
+        if self.peek() is not None:
+            raise YamlSubsetError(f"unexpected text at line {self.i + 1}: {self.lines[self.i]!r}")
+        return val
+
+    def node(self, indent: int):
+        ind, s = self.peek()
+        if ind != indent:
+            raise YamlSubsetError(f"bad indentation at line {self.i + 1}")
+        if s == "-" or s.startswith("- "):
+            return self.sequence(indent)
+        if _key_split(s) is not None:
+            return self.mapping(indent)
+        self.i += 1
+        val = _inline_value(s)
+        self.no_continuation(indent)
+        return val
+
+    def no_continuation(self, indent: int) -> None:
+        nxt = self.peek()
+        if nxt is not None and nxt[0] > indent:
+            raise YamlSubsetError(f"multi-line plain scalar at line {self.i + 1} not supported")
+
+    def value_after(self, rest: str, indent: int, seq_ok: bool):
+        """The value of a key (or dash) whose own line ends with `rest`."""
+        if rest.startswith("|"):
+            return self.literal(rest, indent)
+        if rest.startswith(">"):
+            raise YamlSubsetError("folded block scalars not supported")
+        if _strip_comment(rest) == "":
+            nxt = self.peek()
+            if nxt is not None and nxt[0] > indent:
+                return self.node(nxt[0])
+            if seq_ok and nxt is not None and nxt[0] == indent and (nxt[1] == "-" or nxt[1].startswith("- ")):
+                return self.sequence(indent)
+            return None
+        val = _inline_value(rest)
+        self.no_continuation(indent)
+        return val
+
+    def mapping(self, indent: int) -> dict:
+        out: dict = {}
+        while True:
+            nxt = self.peek()
+            if nxt is None or nxt[0] < indent:
+                return out
+            ind, s = nxt
+            split = _key_split(s) if ind == indent else None
+            if split is None:
+                raise YamlSubsetError(f"expected a mapping entry at line {self.i + 1}: {s!r}")
+            key, rest = split
+            key = key if s[0] in "'\"" else _v3_resolve_plain(key)
+            if not isinstance(key, str) or key in out:
+                raise YamlSubsetError(f"bad or duplicate key {key!r}")
+            self.i += 1
+            out[key] = self.value_after(rest, indent, seq_ok=True)
+
+    def sequence(self, indent: int) -> list:
+        out: list = []
+        while True:
+            nxt = self.peek()
+            if nxt is None or nxt[0] < indent:
+                return out
+            ind, s = nxt
+            if ind != indent or not (s == "-" or s.startswith("- ")):
+                if ind == indent:
+                    return out  # a sibling key of a same-indent sequence
+                raise YamlSubsetError(f"bad sequence item at line {self.i + 1}: {s!r}")
+            body = s[1:].lstrip(" ")
+            if body.startswith("- "):
+                raise YamlSubsetError("nested inline sequences not supported")
+            col = indent + (len(s) - len(body))
+            if body and _key_split(body) is not None:
+                # "-   key: value": a mapping whose keys sit at the column of `key`
+                self.lines[self.i] = " " * col + body
+                out.append(self.mapping(col))
+                continue
+            self.i += 1
+            out.append(self.value_after(body, indent, seq_ok=False))
+
+    def literal(self, header: str, indent: int) -> str:
+        m = re.fullmatch(r"\|([1-9]?)([-+]?)|\|([-+])([1-9])", _strip_comment(header))
+        if not m:
+            raise YamlSubsetError(f"block scalar header not supported: {header!r}")
+        explicit = m.group(1) or m.group(4)
+        chomp = m.group(2) or m.group(3) or ""
+        lines: list[str] = []
+        content_indent = indent + int(explicit) if explicit else None
+        while self.i < len(self.lines):
+            raw = self.lines[self.i]
+            stripped = raw.lstrip(" ")
+            lead = len(raw) - len(stripped)
+            if stripped == "" and (content_indent is None or lead <= content_indent):
+                lines.append("")  # an empty line (at most the indentation in spaces)
+            elif content_indent is None and lead > indent:
+                content_indent = lead
+                lines.append(raw[lead:])
+            elif content_indent is not None and lead >= content_indent:
+                lines.append(raw[content_indent:])
+            else:
+                break
+            self.i += 1
+        if chomp != "+":
+            while lines and lines[-1] == "":
+                lines.pop()
+        text = "".join(line + "\n" for line in lines)
+        return text[:-1] if chomp == "-" and text else text
+
+
+def yaml_v3_load(text: str):
+    """yaml.v3 Unmarshal of one document into interface{} (the subset above)."""
+    try:
+        return _YamlReader(text).document()
+    except IndexError as e:  # ran off the end of a flow collection
+        raise YamlSubsetError(f"unterminated flow collection: {e}") from None
+
+
+def _go_yaml_key_less(a: str, b: str) -> bool:
+    """yaml.v3 keyList.Less for two string keys (digit runs compare as numbers, a
+    non-letter sorts before a letter)."""
+    ar, br = list(a), list(b)
+    digits = False
+    for i in range(min(len(ar), len(br))):
+        if ar[i] == br[i]:
+            digits = ar[i].isdigit()
+            continue
+        al, bl = ar[i].isalpha(), br[i].isalpha()
+        if al and bl:
+            return ar[i] < br[i]
+        if al or bl:
+            return al if digits else bl
+        an = bn = 0
+        if ar[i] == "0" or br[i] == "0":
+            j = i - 1
+            while j >= 0 and ar[j].isdigit():
+                if ar[j] != "0":
+                    an = bn = 1
+                    break
+                j -= 1
+        ai = i
+        while ai < len(ar) and ar[ai].isdigit():
+            an = an * 10 + int(ar[ai])
+            ai += 1
+        bi = i
+        while bi < len(br) and br[bi].isdigit():
+            bn = bn * 10 + int(br[bi])
+            bi += 1
+        if an != bn:
+            return an < bn
+        if ai != bi:
+            return ai < bi
+        return ar[i] < br[i]
+    return len(ar) < len(br)
+
+
+def _v3_sorted(keys) -> list[str]:
+    import functools
+    return sorted(keys, key=functools.cmp_to_key(
+        lambda x, y: -1 if _go_yaml_key_less(x, y) else (1 if _go_yaml_key_less(y, x) else 0)))
+
+
+def _v3_scalar(val) -> str:
+    if isinstance(val, bool):
+        return "true" if val else "false"
+    if isinstance(val, int):
+        return str(val)
+    if val is None:
+        return "null"
+    if isinstance(val, str):
+        if "\n" in val:
+            raise YamlSubsetError("multi-line strings are not supported by the encoder")
+        return yaml_scalar(val)
+    raise YamlSubsetError(f"cannot encode {val!r}")
+
+
+def _v3_lines(obj, indent: int) -> list[str]:
+    pad = " " * indent
+    out: list[str] = []
+    if isinstance(obj, dict):
+        for key in _v3_sorted(obj):
+            val = obj[key]
+            if isinstance(val, (dict, list)) and val:
+                out.append(f"{pad}{_v3_scalar(key)}:")
+                out += _v3_lines(val, indent + 2)
+            elif isinstance(val, dict):
+                out.append(f"{pad}{_v3_scalar(key)}: {{}}")
+            elif isinstance(val, list):
+                out.append(f"{pad}{_v3_scalar(key)}: []")
+            else:
+                out.append(f"{pad}{_v3_scalar(key)}: {_v3_scalar(val)}")
+    else:
+        for item in obj:
+            if isinstance(item, dict) and item:
+                sub = _v3_lines(item, indent + 2)
+                sub[0] = pad + "- " + sub[0][indent + 2:]
+                out += sub
+            elif isinstance(item, list) and item:
+                raise YamlSubsetError("nested sequences are not supported by the encoder")
+            elif isinstance(item, dict):
+                out.append(f"{pad}- {{}}")
+            elif isinstance(item, list):
+                out.append(f"{pad}- []")
+            else:
+                out.append(f"{pad}- {_v3_scalar(item)}")
+    return out
+
+
+def yaml_v3_dump(obj) -> str:
+    """yaml.v3 Encoder with SetIndent(2) (sorted keys, sequences indented under keys)."""
+    if isinstance(obj, (dict, list)) and not obj:
+        return "{}\n" if isinstance(obj, dict) else "[]\n"
+    if not isinstance(obj, (dict, list)):
+        return _v3_scalar(obj) + "\n"
+    return "\n".join(_v3_lines(obj, 0)) + "\n"
+
+
+IGNORED_CLOUD_INIT_KEYS = ("runcmd", "write_files", "ntp")
+
+
+def correct_arbitrary_data(data: dict[str, str]) -> dict[str, str]:
+    """The webhook's CorrectArbitraryData (bootstrap/api/v1beta2/rke2config_webhook.go):
+    drop runcmd/write_files/ntp; a value that is a YAML mapping becomes
+    "\\n  " + its yaml.v3 re-encoding with every "\\n" followed by 2 spaces; a value that is a
+    YAML sequence becomes "\\n" + its re-encoding; anything else is kept as written."""
+    out = {}
+    for key, value in data.items():
+        if key in IGNORED_CLOUD_INIT_KEYS:
+            continue
+        try:
+            doc = yaml_v3_load(value)
+        except YamlSubsetError:
+            raise  # outside the supported shapes: yaml.v3 might read it differently
+        if doc is None or isinstance(doc, dict):
+            out[key] = "\n  " + yaml_v3_dump(doc or {}).replace("\n", "\n  ")
+        elif isinstance(doc, list):
+            out[key] = "\n" + yaml_v3_dump(doc)
+        else:
+            out[key] = value
+    return out
+
+
+def cleanup_additional_cloud_init(text: str) -> str:
+    """cloudinit's cleanupAdditionalCloudInit: yaml.v3 into a map, runcmd/write_files/ntp
+    deleted, re-encoded (sorted keys, indent 2); an empty result gives ""."""
+    doc = yaml_v3_load(text)
+    if doc is None:
+        doc = {}
+    if not isinstance(doc, dict):
+        raise YamlSubsetError("additionalUserData.config must be a mapping (CAPRKE2 fails to render)")
+    doc = {k: v for k, v in doc.items() if k not in IGNORED_CLOUD_INIT_KEYS}
+    res = yaml_v3_dump(doc)
+    return "" if res == "{}\n" else res
+
+
 # --------------------------------------------------------------------------------------
 # Key material (cached in gen/keys/)
 # --------------------------------------------------------------------------------------
@@ -463,8 +892,13 @@ class Variant:
     ntp: bool = False
     cis: bool = False
     extra_files: bool = False  # base64 / gzip+base64 spec.files
-    additional_config: str = ""  # cleaned additionalUserData.config (cloud-config only)
+    additional_raw: str = ""  # additionalUserData.config as a user writes it (cloud-config only)
+    arbitrary_raw: dict = field(default_factory=dict)  # additionalUserData.data as a user writes it
     extra_post: bool = False
+    version: str = VERSION  # Machine.spec.version (RCP spec.version / MachineDeployment template)
+    ntp_servers: list | None = None  # None: NTP_SERVERS when ntp
+    standard_inputs: bool = True  # the sysctl spec.files entry, the post command, kubelet args + labels
+    upstream_case: str = ""  # the cloudinit_test.go case a variant restates
     form: str = "data"  # data | stringData
     container: str = "yaml"  # yaml | json
     description: str = ""
@@ -476,10 +910,18 @@ class Variant:
     commands: list = field(default_factory=list)
     config_yaml: str = ""
     wrapper: bool = False
+    additional_config: str = ""  # additional_raw after CAPRKE2's cleanup
+    arbitrary: dict = field(default_factory=dict)  # arbitrary_raw after the webhook's correction
 
     @property
     def is_cp(self) -> bool:
         return self.role in ("init", "join")
+
+    @property
+    def ntp_list(self) -> list[str]:
+        if not self.ntp:
+            return []
+        return list(NTP_SERVERS if self.ntp_servers is None else self.ntp_servers)
 
 
 def yaml_v3_config(pairs: list[tuple[str, object]]) -> str:
@@ -502,12 +944,34 @@ def provider_id(v: Variant) -> str:
     return "aws:///eu-west-1a/i-0abc" + hashlib.sha256(v.stem.encode()).hexdigest()[:13]
 
 
+WORKER_NODE_LABELS = ["workload=general"]
+
+
+def worker_kubelet_args(v: Variant) -> list[str]:
+    return [f"provider-id={provider_id(v)}", "max-pods=110", "eviction-hard=memory.available<500Mi"]
+
+
+# Control-plane settings shared by every variant (RKE2ControlPlane spec.serverConfig and the
+# Cluster), each with the config.yaml key it becomes.
+CLOUD_PROVIDER_NAME = "external"  # serverConfig.cloudProviderName -> cloud-provider-name (all roles)
+CNI = "calico"  # serverConfig.cni -> cni: [calico]
+DISABLED_PLUGINS = ["rke2-ingress-nginx"]  # serverConfig.disableComponents.pluginComponents -> disable
+ETCD_RETENTION = "10"  # serverConfig.etcd.backupConfig.retention -> etcd-snapshot-retention
+ETCD_SCHEDULE = "*/15 * * * *"  # ...backupConfig.scheduleCron -> etcd-snapshot-schedule-cron
+POD_CIDR = "10.42.0.0/16"  # Cluster spec.clusterNetwork.pods.cidrBlocks -> cluster-cidr
+SERVICE_CIDR = "10.43.0.0/16"  # Cluster spec.clusterNetwork.services.cidrBlocks -> service-cidr
+S3_BUCKET = "demo-etcd-snapshots"
+S3_ENDPOINT = "s3.eu-west-1.amazonaws.com"
+S3_FOLDER = "demo"
+S3_REGION = "eu-west-1"
+ENCRYPTION_PROVIDER = "secretbox"
+
+
 def config_pairs(v: Variant) -> list[tuple[str, object]]:
-    agent: list[tuple[str, object]] = [("cloud-provider-name", "external")]
-    if v.role == "worker":
-        agent.append(("kubelet-arg", [f"provider-id={provider_id(v)}", "max-pods=110",
-                                      "eviction-hard=memory.available<500Mi"]))
-        agent.append(("node-label", ["workload=general"]))
+    agent: list[tuple[str, object]] = [("cloud-provider-name", CLOUD_PROVIDER_NAME)]
+    if v.role == "worker" and v.standard_inputs:
+        agent.append(("kubelet-arg", worker_kubelet_args(v)))
+        agent.append(("node-label", list(WORKER_NODE_LABELS)))
     if v.cis:
         agent.append(("profile", CIS_PROFILE))
     if v.role != "init":
@@ -515,26 +979,26 @@ def config_pairs(v: Variant) -> list[tuple[str, object]]:
     agent.append(("token", TOKEN))
     if v.role == "worker":
         return agent
-    server: list[tuple[str, object]] = [("cni", ["calico"]), ("disable", ["rke2-ingress-nginx"])]
+    server: list[tuple[str, object]] = [("cni", [CNI]), ("disable", list(DISABLED_PLUGINS))]
     if v.etcd_s3:
         server += [
             ("etcd-s3", True),
             ("etcd-s3-access-key", S3_ACCESS_KEY),
-            ("etcd-s3-bucket", "demo-etcd-snapshots"),
-            ("etcd-s3-endpoint", "s3.eu-west-1.amazonaws.com"),
-            ("etcd-s3-folder", "demo"),
-            ("etcd-s3-region", "eu-west-1"),
+            ("etcd-s3-bucket", S3_BUCKET),
+            ("etcd-s3-endpoint", S3_ENDPOINT),
+            ("etcd-s3-folder", S3_FOLDER),
+            ("etcd-s3-region", S3_REGION),
             ("etcd-s3-secret-key", S3_SECRET_KEY),
             ("etcd-s3-skip-ssl-verify", True),  # = !enforceSslVerify (left at its default)
         ]
     server += [
-        ("etcd-snapshot-retention", "10"),
-        ("etcd-snapshot-schedule-cron", "*/15 * * * *"),
+        ("etcd-snapshot-retention", ETCD_RETENTION),
+        ("etcd-snapshot-schedule-cron", ETCD_SCHEDULE),
         ("tls-san", list(TLS_SAN)),
     ]
     if v.encryption:
-        server.append(("secrets-encryption-provider", "secretbox"))
-    server += [("cluster-cidr", "10.42.0.0/16"), ("service-cidr", "10.43.0.0/16")]
+        server.append(("secrets-encryption-provider", ENCRYPTION_PROVIDER))
+    server += [("cluster-cidr", POD_CIDR), ("service-cidr", SERVICE_CIDR)]
     return agent + server
 
 
@@ -565,7 +1029,7 @@ def encryption_config() -> str:
         "resources": [{
             "resources": ["secrets"],
             "providers": [
-                {"secretbox": {"keys": [{"name": "enckey", "secret": b64(ENCRYPTION_KEY)}]}},
+                {ENCRYPTION_PROVIDER: {"keys": [{"name": "enckey", "secret": b64(ENCRYPTION_KEY)}]}},
                 {"identity": {}},
             ],
         }],
@@ -580,6 +1044,20 @@ NODE_READY_SCRIPT = (
     "until curl -sk https://127.0.0.1:10250/healthz >/dev/null; do sleep 5; done\n"
     "touch /run/node-ready\n"
 )
+
+
+def spec_files(v: Variant) -> list[File]:
+    """The user's spec.files, in order (also written into the manifests)."""
+    files: list[File] = []
+    if v.standard_inputs:
+        files.append(File(SYSCTL_FILE[0], SYSCTL_FILE[1], OWNER, SYSCTL_FILE[2]))
+    if v.extra_files:
+        # user-supplied base64 text without trailing newline (the YAML block adds one)
+        files.append(File("/etc/motd.d/10-caprke2", b64(MOTD_TEXT.encode()), OWNER, "0644", "base64"))
+        if v.fmt == "cloud-config":  # gzip+base64 is rejected by the webhook for Ignition
+            files.append(File("/usr/local/bin/node-ready.sh", b64(gz(NODE_READY_SCRIPT.encode(), 9)),
+                              OWNER, "0755", "gzip+base64"))
+    return files
 
 
 def write_files(v: Variant, keys) -> list[File]:
@@ -598,13 +1076,7 @@ def write_files(v: Variant, keys) -> list[File]:
     # 3. registries.yaml
     files.append(File("/etc/rancher/rke2/registries.yaml", registries_yaml(v), OWNER, "0640"))
     # 4. spec.files
-    files.append(File(SYSCTL_FILE[0], SYSCTL_FILE[1], OWNER, SYSCTL_FILE[2]))
-    if v.extra_files:
-        # user-supplied base64 text without trailing newline (the YAML block adds one)
-        files.append(File("/etc/motd.d/10-caprke2", b64(MOTD_TEXT.encode()), OWNER, "0644", "base64"))
-        if v.fmt == "cloud-config":  # gzip+base64 is rejected by the webhook for Ignition
-            files.append(File("/usr/local/bin/node-ready.sh", b64(gz(NODE_READY_SCRIPT.encode(), 9)),
-                              OWNER, "0755", "gzip+base64"))
+    files += spec_files(v)
     # 6. init only: CA files, cert then key
     if v.role == "init":
         for purpose, crt_path, key_path in CA_PURPOSES:
@@ -684,11 +1156,11 @@ def cloud_config_commands(v: Variant, pre: list[str], post: list[str]) -> list[s
         cmds.append(ARTIFACTS_CHECK.replace("{}", v.checksum))
     if v.is_cp:
         cmds.append("INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts sh /opt/install.sh" if v.airgapped
-                    else f"curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={VERSION} sh -s - server")
+                    else f"curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={v.version} sh -s - server")
     else:
         cmds.append('INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts INSTALL_RKE2_TYPE="agent" sh /opt/install.sh'
                     if v.airgapped else
-                    f'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={VERSION} INSTALL_RKE2_TYPE="agent" sh -s -')
+                    f'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={v.version} INSTALL_RKE2_TYPE="agent" sh -s -')
     if v.cis:
         cmds.append("/opt/rke2-cis-script.sh")
     this, other = ("server", "agent") if v.is_cp else ("agent", "server")
@@ -753,11 +1225,11 @@ def ignition_deploy_commands(v: Variant) -> list[str]:
         cmds.append(ARTIFACTS_CHECK.replace("{}", v.checksum))
     if v.is_cp:
         cmds.append("INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts sh /opt/install.sh" if v.airgapped
-                    else f"curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={VERSION} sh -s - server")
+                    else f"curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={v.version} sh -s - server")
     else:
         cmds.append('INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts INSTALL_RKE2_TYPE="agent" sh /opt/install.sh'
                     if v.airgapped else
-                    f'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={VERSION} INSTALL_RKE2_TYPE="agent" sh -s -')
+                    f'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={v.version} INSTALL_RKE2_TYPE="agent" sh -s -')
     if v.cis:
         cmds.append("/opt/rke2-cis-script.sh")
     svc = "rke2-server" if v.is_cp else "rke2-agent"
@@ -796,7 +1268,7 @@ def render_ignition(v: Variant, files: list[File], pre: list[str], post: list[st
     entries.append(("/etc/rke2-install.sh", script.encode(), "", "0700", ""))
     if v.ntp:
         chrony = "# Configured by RKE2 CAPI bootstrap provider\n" + "".join(
-            f"server {s}\n" for s in NTP_SERVERS) + CHRONY_TAIL
+            f"server {s}\n" for s in v.ntp_list) + CHRONY_TAIL
         entries.append(("/etc/chrony.conf", chrony.encode(), "", "0644", ""))
     units = [{"contents": RKE2_INSTALL_UNIT, "enabled": True, "name": "rke2-install.service"}]
     if v.ntp:
@@ -862,15 +1334,27 @@ def secret_name(v: Variant) -> str:
             + stable_pick("m/" + v.stem, NAME_ALPHABET, 5))
 
 
+def pre_commands(v: Variant) -> list[str]:
+    return list(CP_PRE_COMMANDS) if v.is_cp else []
+
+
+def post_commands(v: Variant) -> list[str]:
+    if not v.standard_inputs:
+        return []
+    return [POST_COMMAND] + (EXTRA_POST_COMMANDS if v.extra_post else [])
+
+
 def build(v: Variant, keys) -> None:
     v.name = secret_name(v)
     files = write_files(v, keys)
-    pre = list(CP_PRE_COMMANDS) if v.is_cp else []
-    post = [POST_COMMAND] + (EXTRA_POST_COMMANDS if v.extra_post else [])
+    pre = pre_commands(v)
+    post = post_commands(v)
+    v.additional_config = cleanup_additional_cloud_init(v.additional_raw) if v.additional_raw else ""
+    v.arbitrary = correct_arbitrary_data(v.arbitrary_raw)
     if v.fmt == "cloud-config":
         text = render_cloud_config(
-            control_plane=v.is_cp, files=files, ntp=NTP_SERVERS if v.ntp else [], arbitrary={},
-            pre=pre, post=post, version=VERSION, airgapped=v.airgapped, checksum=v.checksum,
+            control_plane=v.is_cp, files=files, ntp=v.ntp_list, arbitrary=v.arbitrary,
+            pre=pre, post=post, version=v.version, airgapped=v.airgapped, checksum=v.checksum,
             cis=v.cis, additional=v.additional_config)
         v.userdata = text.encode()
         v.value = gz(v.userdata, 6) if v.gzip else v.userdata
@@ -909,6 +1393,10 @@ def emit_yaml(obj, indent: int = 0) -> list[str]:
             elif isinstance(val, list) and val:
                 lines.append(f"{pad}{k}:")
                 lines += emit_yaml(val, indent)
+            elif isinstance(val, str) and "\n" in val:
+                header, body = literal_block(val, indent + 2)
+                lines.append(f"{pad}{k}: {header}")
+                lines += body
             else:
                 lines.append(f"{pad}{k}: {scalar_text(val)}")
     elif isinstance(obj, list):
@@ -917,11 +1405,36 @@ def emit_yaml(obj, indent: int = 0) -> list[str]:
                 sub = emit_yaml(item, indent + 2)
                 sub[0] = pad + "- " + sub[0][indent + 2:]
                 lines += sub
+            elif isinstance(item, str) and "\n" in item:
+                header, body = literal_block(item, indent + 2, in_sequence=True)
+                lines.append(f"{pad}- {header}")
+                lines += body
             else:
                 lines.append(f"{pad}- {scalar_text(item)}")
     else:
         raise TypeError(obj)
     return lines
+
+
+def literal_block(text: str, indent: int, in_sequence: bool = False) -> tuple[str, list[str]]:
+    """A multi-line string as a YAML literal block: (header, content lines at `indent`).
+
+    Only used in the manifests (what a user writes), where any valid YAML that reads back as
+    exactly `text` will do: the chomping indicator keeps the trailing newlines, an indentation
+    indicator protects a first line that starts with a space."""
+    if any((ord(c) < 0x20 and c not in "\n\t") or ord(c) == 0x7F or c in "\u0085\u2028\u2029\ufeff"
+           for c in text):
+        raise ValueError(f"not representable as a literal block: {text!r}")
+    body = text[:-1] if text.endswith("\n") else text
+    chomp = "-" if not text.endswith("\n") else ("+" if body.endswith("\n") or body == "" else "")
+    first = next((line for line in body.split("\n") if line), "")
+    indicator = ""
+    if first.startswith(" "):
+        if in_sequence:
+            raise ValueError(f"leading space in a sequence item block: {text!r}")
+        indicator = "2"
+    pad = " " * indent
+    return "|" + indicator + chomp, [pad + line if line else "" for line in body.split("\n")]
 
 
 def scalar_text(val) -> str:
@@ -1054,10 +1567,323 @@ def string_data_manifest(v: Variant) -> str:
 
 
 # --------------------------------------------------------------------------------------
+# Manifests: the Cluster API objects CAPRKE2 renders each variant's user data from
+# --------------------------------------------------------------------------------------
+#
+# For every single-Secret fixture that a manifest can cause (YAML container, data form, a
+# real format), testdata/manifests/<stem>.yaml holds the objects a user applies plus the
+# Secrets CAPRKE2 finds in the cluster at render time (the join token, and for init the
+# four CAs), in the v1beta2 shapes of CAPRKE2 v0.25.0 (field names from the Go json tags
+# of controlplane/api/v1beta2 and bootstrap/api/v1beta2, and cluster-api core v1beta2).
+# Which spec field gives which part of the user data:
+#
+#   Cluster spec.clusterNetwork.{pods,services}.cidrBlocks   config.yaml cluster-cidr / service-cidr (CP)
+#   Cluster spec.controlPlaneEndpoint.host                   last tls-san entry (CP)
+#   RCP spec.registrationMethod address + registrationAddress  status.availableServerIPs[0]
+#                                                            -> config.yaml server (join, worker)
+#   RCP spec.version / MachineDeployment template.spec.version  INSTALL_RKE2_VERSION
+#   RCP spec.serverConfig.*                                  config.yaml server keys (CP),
+#                                                            cloud-provider-name (every role)
+#   serverConfig.etcd.backupConfig.s3 + s3CredentialSecret   etcd-s3-* keys
+#   serverConfig.secretsEncryption + encryptionKeySecret     encryption-config.json + provider key
+#   <spec>.agentConfig.format                                Secret data.format, renderer
+#   <spec>.agentConfig.{airGapped,airGappedChecksum}         install line, checksum line
+#   <spec>.agentConfig.ntp.servers                           ntp block / chrony.conf
+#   <spec>.agentConfig.cisProfile                            profile key, CIS script file + command
+#   <spec>.agentConfig.kubelet.extraArgs, nodeLabels         kubelet-arg, node-label
+#   <spec>.agentConfig.additionalUserData.{config,data}      appended / spliced cloud-config
+#   <spec>.files, preRKE2Commands, postRKE2Commands          write_files / storage.files, commands
+#   <spec>.privateRegistriesConfig + its Secrets             registries.yaml, /etc/rancher/rke2/tls/*
+#   <spec>.gzipUserData                                      gzip (cloud-config) / gzip wrapper (Ignition)
+#   Secret demo-token data.value                             config.yaml token
+#   Secrets demo-{ca,cca,peer-etcd,etcd} tls.crt/tls.key     the 8 CA files (init)
+#
+# (<spec> is RKE2ControlPlane spec for control planes, RKE2ConfigTemplate
+# spec.template.spec for workers.)  The structural fields CAPI and the CRDs require to get a
+# Machine at all (infrastructure references, rolloutStrategy, the MachineDeployment selector)
+# are there too; they do not reach the user data.
+
+MANIFESTS = TESTDATA / "manifests"
+RCP_NAME = f"{CLUSTER}-control-plane"
+MD_NAME = f"{CLUSTER}-md-0"
+REGISTRY_AUTH_SECRET = f"{CLUSTER}-registry-auth"
+REGISTRY_TLS_SECRET = f"{CLUSTER}-registry-tls"
+S3_SECRET = f"{CLUSTER}-etcd-s3-credentials"
+ENCRYPTION_SECRET = f"{CLUSTER}-encryption-key"
+REGISTRATION_PORT = 9345
+INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
+
+
+def manifest_eligible(v: Variant) -> bool:
+    return v.container == "yaml" and v.form == "data" and v.declared_format is None
+
+
+def secret_ref(name: str) -> dict:
+    """corev1.ObjectReference to a Secret: CAPRKE2 Gets it with exactly this namespace."""
+    return {"apiVersion": "v1", "kind": "Secret", "name": name, "namespace": NAMESPACE}
+
+
+def registration_address(v: Variant) -> str:
+    host = urllib.parse.urlsplit(v.server).hostname
+    joined = f"[{host}]" if ":" in host else host  # net.JoinHostPort
+    assert v.server == f"https://{joined}:{REGISTRATION_PORT}", v.server
+    return host
+
+
+def manifest_files(v: Variant) -> list[dict]:
+    out = []
+    for f in spec_files(v):
+        entry = {"path": f.path, "content": f.content}
+        if f.owner:
+            entry["owner"] = f.owner
+        if f.permissions:
+            entry["permissions"] = f.permissions
+        if f.encoding:
+            entry["encoding"] = f.encoding
+        out.append(entry)
+    return out
+
+
+def manifest_agent_config(v: Variant) -> dict:
+    ac: dict = {"format": v.fmt}
+    if v.role == "worker" and v.standard_inputs:
+        ac["kubelet"] = {"extraArgs": worker_kubelet_args(v)}
+        ac["nodeLabels"] = list(WORKER_NODE_LABELS)
+    if v.airgapped:
+        ac["airGapped"] = True
+    if v.checksum:
+        ac["airGappedChecksum"] = v.checksum
+    if v.ntp:
+        ac["ntp"] = {"servers": v.ntp_list}
+    if v.cis:
+        ac["cisProfile"] = CIS_PROFILE
+    assert not (v.additional_raw and v.arbitrary_raw)  # CEL: config and data are exclusive
+    if v.additional_raw:
+        ac["additionalUserData"] = {"config": v.additional_raw}
+    if v.arbitrary_raw:
+        ac["additionalUserData"] = {"data": dict(v.arbitrary_raw)}
+    return ac
+
+
+def manifest_config_spec(v: Variant) -> dict:
+    """The RKE2ConfigSpec fields (inlined in RKE2ControlPlane spec, or the template's spec)."""
+    spec: dict = {"agentConfig": manifest_agent_config(v)}
+    files = manifest_files(v)
+    if files:
+        spec["files"] = files
+    if pre_commands(v):
+        spec["preRKE2Commands"] = pre_commands(v)
+    if post_commands(v):
+        spec["postRKE2Commands"] = post_commands(v)
+    if v.registry:
+        spec["privateRegistriesConfig"] = {
+            "mirrors": {"docker.io": {"endpoint": [f"https://{REGISTRY_HOST}"]}},
+            "configs": {REGISTRY_HOST: {
+                "authSecret": secret_ref(REGISTRY_AUTH_SECRET),
+                "tls": {"tlsConfigSecret": secret_ref(REGISTRY_TLS_SECRET)},
+            }},
+        }
+    if v.gzip:
+        spec["gzipUserData"] = True
+    return spec
+
+
+def manifest_server_config(v: Variant) -> dict:
+    backup: dict = {"retention": ETCD_RETENTION, "scheduleCron": ETCD_SCHEDULE}
+    sc: dict = {
+        "cni": CNI,
+        "disableComponents": {"pluginComponents": list(DISABLED_PLUGINS)},
+        "cloudProviderName": CLOUD_PROVIDER_NAME,
+        "tlsSan": TLS_SAN[:-1],  # CAPRKE2 appends the control-plane endpoint host
+        "etcd": {"backupConfig": backup},
+    }
+    if v.is_cp and v.etcd_s3:
+        backup["s3"] = {
+            "endpoint": S3_ENDPOINT,
+            "bucket": S3_BUCKET,
+            "region": S3_REGION,
+            "folder": S3_FOLDER,
+            "enforceSslVerify": False,  # -> etcd-s3-skip-ssl-verify: true
+            "s3CredentialSecret": secret_ref(S3_SECRET),
+        }
+    if v.is_cp and v.encryption:
+        sc["secretsEncryption"] = {"provider": ENCRYPTION_PROVIDER, "encryptionKeySecret": secret_ref(ENCRYPTION_SECRET)}
+    return sc
+
+
+def object_meta(name: str, labels: dict | None = None) -> dict:
+    md: dict = {"name": name, "namespace": NAMESPACE}
+    if labels:
+        md["labels"] = labels
+    return md
+
+
+def plain_secret(name: str, data: dict[str, bytes], typ: str, labels: dict | None = None) -> dict:
+    return {
+        "apiVersion": "v1",
+        "data": {k: b64(val) for k, val in data.items()},
+        "kind": "Secret",
+        "metadata": object_meta(name, labels),
+        "type": typ,
+    }
+
+
+def manifest_objects(v: Variant, keys) -> list[dict]:
+    cluster_label = {"cluster.x-k8s.io/cluster-name": CLUSTER}
+    objs: list[dict] = [{
+        "apiVersion": "cluster.x-k8s.io/v1beta2",
+        "kind": "Cluster",
+        "metadata": object_meta(CLUSTER),
+        "spec": {
+            "clusterNetwork": {
+                "pods": {"cidrBlocks": [POD_CIDR]},
+                "services": {"cidrBlocks": [SERVICE_CIDR]},
+            },
+            "controlPlaneEndpoint": {"host": ENDPOINT_HOST, "port": 6443},
+            "controlPlaneRef": {"apiGroup": "controlplane.cluster.x-k8s.io", "kind": "RKE2ControlPlane",
+                                "name": RCP_NAME},
+            "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DockerCluster", "name": CLUSTER},
+        },
+    }]
+    rcp_spec: dict = manifest_config_spec(v) if v.is_cp else {}
+    rcp_spec.update({
+        "replicas": {"init": 1, "join": 3, "worker": 1}[v.role],
+        "version": v.version,
+        "registrationMethod": "address",
+        "registrationAddress": registration_address(v),
+        "serverConfig": manifest_server_config(v),
+        "rolloutStrategy": {"type": "RollingUpdate", "rollingUpdate": {"maxSurge": 1}},
+        "machineTemplate": {"spec": {"infrastructureRef": {
+            "apiGroup": INFRA_GROUP, "kind": "DockerMachineTemplate", "name": RCP_NAME}}},
+    })
+    objs.append({
+        "apiVersion": "controlplane.cluster.x-k8s.io/v1beta2",
+        "kind": "RKE2ControlPlane",
+        "metadata": object_meta(RCP_NAME),
+        "spec": rcp_spec,
+    })
+    if v.role == "worker":
+        objs.append({
+            "apiVersion": "bootstrap.cluster.x-k8s.io/v1beta2",
+            "kind": "RKE2ConfigTemplate",
+            "metadata": object_meta(MD_NAME),
+            "spec": {"template": {"spec": manifest_config_spec(v)}},
+        })
+        objs.append({
+            "apiVersion": "cluster.x-k8s.io/v1beta2",
+            "kind": "MachineDeployment",
+            "metadata": object_meta(MD_NAME),
+            "spec": {
+                "clusterName": CLUSTER,
+                "replicas": 2,
+                "selector": {"matchLabels": dict(cluster_label)},
+                "template": {"spec": {
+                    "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io",
+                                                "kind": "RKE2ConfigTemplate", "name": MD_NAME}},
+                    "clusterName": CLUSTER,
+                    "infrastructureRef": {"apiGroup": INFRA_GROUP, "kind": "DockerMachineTemplate",
+                                          "name": MD_NAME},
+                    "version": v.version,
+                }},
+            },
+        })
+    # Secrets the objects above reference
+    if v.registry:
+        crt, key = keys["registry-client"]
+        objs.append(plain_secret(REGISTRY_AUTH_SECRET, {"password": REGISTRY_PASSWORD.encode(),
+                                                        "username": REGISTRY_USER.encode()},
+                                 "kubernetes.io/basic-auth"))
+        objs.append(plain_secret(REGISTRY_TLS_SECRET, {"tls.crt": crt.encode(), "tls.key": key.encode()},
+                                 "kubernetes.io/tls"))
+    if v.is_cp and v.etcd_s3:
+        objs.append(plain_secret(S3_SECRET, {"aws_access_key_id": S3_ACCESS_KEY.encode(),
+                                             "aws_secret_access_key": S3_SECRET_KEY.encode()}, "Opaque"))
+    if v.is_cp and v.encryption:
+        objs.append(plain_secret(ENCRYPTION_SECRET, {"encryptionKey": ENCRYPTION_KEY}, "Opaque"))
+    # Secrets CAPRKE2 finds in the cluster when it renders (it reuses them as they are)
+    objs.append(plain_secret(f"{CLUSTER}-token", {"value": TOKEN.encode()}, "cluster.x-k8s.io/secret",
+                             cluster_label))
+    if v.role == "init":
+        for purpose, _, _ in CA_PURPOSES:
+            crt, key = keys[purpose]
+            objs.append(plain_secret(f"{CLUSTER}-{purpose}", {"tls.crt": crt.encode(), "tls.key": key.encode()},
+                                     "cluster.x-k8s.io/secret", cluster_label))
+    return objs
+
+
+def manifest_divergences(v: Variant) -> list[dict]:
+    """Where a faithful render of the manifest legitimately differs from secrets/<stem>.userdata."""
+    out = []
+    if v.cis:
+        out.append({
+            "path": "/opt/rke2-cis-script.sh",
+            "why": "the generator writes its own stand-in script (CIS_SCRIPT) where CAPRKE2 writes its "
+                   "CISNodePreparationScript constant; compare with this file's content set aside",
+        })
+    if v.fmt == "ignition":
+        out.append({
+            "path": None,
+            "why": "storage.files sources with compression gzip hold Python zlib output (level 9), not Go "
+                   "compress/flate, and the shortest-of-three data URL choice depends on that length; "
+                   "compare the decoded file contents, not the data URLs",
+        })
+    return out
+
+
+def manifest_index_entry(v: Variant) -> dict:
+    entry = {
+        "stem": v.stem,
+        "manifest": f"manifests/{v.stem}.yaml",
+        "role": v.role,
+        "format": v.fmt,
+        "gzip": v.gzip,
+        "userdata": f"secrets/{v.stem}.userdata",
+        "secret_name_prefix": f"{RCP_NAME}-" if v.is_cp else f"{MD_NAME}-",
+        "secret": f"secrets/{v.stem}.yaml",
+        "secret_name": v.name,
+        "version": v.version,
+        "byte_exact": not manifest_divergences(v),
+        "divergences": manifest_divergences(v),
+    }
+    if v.upstream_case:
+        entry["upstream_case"] = v.upstream_case
+    return entry
+
+
+def write_manifests(vs: list[Variant], keys) -> list[tuple[str, str]]:
+    clean_dir(MANIFESTS)
+    index = []
+    rows = []
+    for v in vs:
+        if not manifest_eligible(v):
+            continue
+        objs = manifest_objects(v, keys)
+        (MANIFESTS / f"{v.stem}.yaml").write_text("---\n".join(to_yaml(o) for o in objs))
+        index.append(manifest_index_entry(v))
+        kinds = ", ".join(o["kind"] + (f" (replicas {o['spec']['replicas']})" if "replicas" in o["spec"] else "")
+                          for o in objs if o["kind"] != "Secret")
+        secrets = ", ".join(o["metadata"]["name"] for o in objs if o["kind"] == "Secret")
+        rows.append((f"manifests/{v.stem}.yaml", f"{kinds}; Secrets {secrets}"))
+    (MANIFESTS / "INDEX.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
+    return rows
+
+
+# --------------------------------------------------------------------------------------
 # Variants
 # --------------------------------------------------------------------------------------
 
-ADDITIONAL_CLOUD_CONFIG = (  # yaml.v3 re-encoding of additionalUserData.config (sorted keys)
+# additionalUserData.config of init-cloud-config-extras as a user writes it (the manifest) ...
+ADDITIONAL_USER_CONFIG = (
+    "#cloud-config\n"
+    "users:\n"
+    "- name: ops\n"
+    "  groups: wheel\n"
+    "  shell: /bin/bash\n"
+    "package_update: true\n"
+    "runcmd: [echo dropped]\n"
+)
+# ... and what CAPRKE2's cleanup makes of it (yaml.v3, sorted keys, runcmd dropped)
+ADDITIONAL_CLOUD_CONFIG = (
     "package_update: true\n"
     "users:\n"
     "  - groups: wheel\n"
@@ -1084,7 +1910,7 @@ def variants() -> list[Variant]:
         Variant("worker-cloud-config-checksum", "worker", "cloud-config", airgapped=True, checksum=AIRGAP_CHECKSUM,
                 description="worker airgapped with airGappedChecksum: unquoted `- [[ ... ]] || exit 1` item, INVALID YAML"),
         Variant("init-cloud-config-extras", "init", "cloud-config", registry=True, etcd_s3=True, encryption=True,
-                ntp=True, cis=True, extra_files=True, additional_config=ADDITIONAL_CLOUD_CONFIG, extra_post=True,
+                ntp=True, cis=True, extra_files=True, additional_raw=ADDITIONAL_USER_CONFIG, extra_post=True,
                 description="init cloud-config with base64 + gzip+base64 spec.files, registry auth + TLS, etcd S3 keys, "
                             "encryption-config.json, NTP, CIS profile + script, additionalUserData.config, %q escapes"),
         Variant("init-ignition-extras", "init", "ignition", registry=True, etcd_s3=True, encryption=True, ntp=True,
@@ -1093,10 +1919,76 @@ def variants() -> list[Variant]:
                             "encryption-config.json, NTP (chrony), a base64 spec.files entry"),
         Variant("worker-cloud-config-stringdata", "worker", "cloud-config", form="stringData",
                 description="hand-written worker manifest using stringData (plain text value, literal block)"),
-        Variant("worker-ignition-online", "worker", "ignition", container="json",
-                description="worker-ignition-online as `kubectl get secret -o json` prints it"),
     ]
+    out += upstream_variants()
+    out.append(Variant("worker-ignition-online", "worker", "ignition", container="json",
+                       description="worker-ignition-online as `kubectl get secret -o json` prints it"))
     return out
+
+
+# CAPRKE2's own worker cases (bootstrap/internal/cloudinit/cloudinit_test.go at v0.25.0), as a
+# real worker has them: the registries.yaml and config.yaml a manifest always produces, the
+# cluster's token, server and cloud-provider-name, no spec.files, no commands.  Where a case
+# sets no version, the cluster's VERSION is used (an empty version is an error for a real
+# Machine: "RKE2 version can not be found").
+UPSTREAM_VERSION = "v1.25.6+rke2r1"
+# additionalUserData.data as a user writes it; the webhook's CorrectArbitraryData turns it
+# into the normalised strings the unit test feeds in directly
+UPSTREAM_ARBITRARY_DATA = {
+    "device_aliases": "{'ephemeral0': '/dev/vdb'}",
+    "disk_setup": "ephemeral0:\n  table_type: mbr\n  layout: False\n  overwrite: False\n",
+    "list": "- data\n",
+    "users": "- name: capv\n  sudo: ALL=(ALL) NOPASSWD:ALL\n",
+}
+# additionalUserData.config of the "additional cloud-init" case (its runcmd and write_files
+# are dropped by CAPRKE2's cleanup; note the trailing space after the runcmd item)
+UPSTREAM_ADDITIONAL_CONFIG = (
+    "## template: jinja\n"
+    "#cloud-config\n"
+    "device_aliases: {'ephemeral0': '/dev/vdb'}\n"
+    "disk_setup:\n"
+    "  ephemeral0:\n"
+    "    table_type: mbr\n"
+    "    layout: False\n"
+    "    overwrite: False\n"
+    "\n"
+    "fs_setup:\n"
+    "  - label: ephemeral0\n"
+    "    filesystem: ext4\n"
+    "    device: ephemeral0.0\n"
+    "\n"
+    "write_files:\n"
+    "-   path: /etc/hosts\n"
+    "    content: |\n"
+    "      192.168.0.1 test\n"
+    "\n"
+    "\n"
+    "runcmd:\n"
+    "  - 'print hello world' \n"
+)
+
+
+def upstream_variants() -> list[Variant]:
+    def up(suffix: str, case: str, what: str, **kw) -> Variant:
+        return Variant(f"worker-cloud-config-upstream-{suffix}", "worker", "cloud-config", standard_inputs=False,
+                       upstream_case=case, description=f"CAPRKE2 unit test {case}: {what}", **kw)
+
+    return [
+        up("airgapped", "WorkerAirGappedCloudInitTest", "worker, airGapped", airgapped=True),
+        up("airgapped-checksum", "WorkerAirGappedWithChecksumCloudInitTest",
+           "worker, airGapped + airGappedChecksum abcd (INVALID YAML)", airgapped=True, checksum="abcd"),
+        up("online", "WorkerOnlineCloudInitTest", f"worker, online install of {UPSTREAM_VERSION}",
+           version=UPSTREAM_VERSION),
+        up("ntp", "NTPWorkerTest", "worker, ntp.servers [test.ntp.org] (version: the cluster's, the test sets none)",
+           ntp=True, ntp_servers=["test.ntp.org"]),
+        up("cis", "WorkerCISTest", f"worker, cisProfile cis, {UPSTREAM_VERSION}", cis=True, version=UPSTREAM_VERSION),
+        up("arbitrary-data", "CloudInit with custom entries (arbitrary data)",
+           "worker, CIS, additionalUserData.data as written (webhook-normalised in the user data)",
+           cis=True, version=UPSTREAM_VERSION, arbitrary_raw=dict(UPSTREAM_ARBITRARY_DATA)),
+        up("additional-cloudinit", "CloudInit with custom entries (additional cloud-init)",
+           "worker, CIS, additionalUserData.config (runcmd/write_files dropped, re-encoded, appended)",
+           cis=True, version=UPSTREAM_VERSION, additional_raw=UPSTREAM_ADDITIONAL_CONFIG),
+    ]
 
 
 # --------------------------------------------------------------------------------------
@@ -1245,9 +2137,9 @@ def index_entry(v: Variant, file_name: str, secret_text: str) -> dict:
         "server": None if v.role == "init" else v.server,
         "token": TOKEN,
         "tls_san": list(TLS_SAN) if v.is_cp else [],
-        "version": None if v.airgapped else VERSION,
+        "version": None if v.airgapped else v.version,
         "cis_profile": CIS_PROFILE if v.cis else None,
-        "ntp_servers": list(NTP_SERVERS) if v.ntp else [],
+        "ntp_servers": v.ntp_list,
         "value_bytes": len(v.value),
         "base64_bytes": base64_bytes,
         "value_sha256": sha256_hex(v.value),
@@ -1408,14 +2300,53 @@ def clean_dir(path: Path) -> None:
 
 
 def check_goldens_shape() -> None:
-    """Cheap self-test against the documented worker example (§3.3 shape)."""
-    text = render_cloud_config(control_plane=False, files=[File("", "")], ntp=[], arbitrary={}, pre=[], post=[],
-                               version="v1.25.6+rke2r1", airgapped=False, checksum="", cis=False, additional="")
-    assert text.startswith(CLOUD_CONFIG_HEADER + "\nwrite_files:\n-   path: \n    content: |\n      \n\n\nruncmd:\n"), text
+    """Self-test: the worker template fed the synthetic input of CAPRKE2's own unit tests
+    (cloudinit_test.go: BaseUserData with one empty File{}, so `-   path: ` and an empty
+    block) gives the documents those tests expect, restated here piece by piece."""
+
+    def worker(**kw) -> str:
+        args = dict(control_plane=False, files=[File("", "")], ntp=[], arbitrary={}, pre=[], post=[],
+                    version="", airgapped=False, checksum="", cis=False, additional="")
+        args.update(kw)
+        return render_cloud_config(**args)
+
+    files = CLOUD_CONFIG_HEADER + "\nwrite_files:\n-   path: \n    content: |\n      \n"
+    online = (f"  - 'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION={UPSTREAM_VERSION} "
+              "INSTALL_RKE2_TYPE=\"agent\" sh -s -'\n")
+    airgap = "  - 'INSTALL_RKE2_ARTIFACT_PATH=/opt/rke2-artifacts INSTALL_RKE2_TYPE=\"agent\" sh /opt/install.sh'\n"
+    cis = "  - '/opt/rke2-cis-script.sh'\n"
+    tail = ("  - 'systemctl mask rke2-server.service || true'\n  - 'systemctl enable rke2-agent.service'\n"
+            "  - 'systemctl start rke2-agent.service'\n  - 'mkdir -p /run/cluster-api'\n"
+            f"  - '{SENTINEL}'\n")
+    plain = files + "\n\nruncmd:\n"
+    assert worker(airgapped=True) == plain + airgap + tail
+    assert worker(airgapped=True, checksum="abcd") == (
+        plain + "  - " + ARTIFACTS_CHECK.replace("{}", "abcd") + "\n" + airgap + tail)
+    assert worker(version=UPSTREAM_VERSION) == plain + online + tail
+    assert worker(ntp=["test.ntp.org"]) == (
+        files + 'ntp:\n  enabled: true\n  servers:\n  - "test.ntp.org"\n\nruncmd:\n'
+        + online.replace(UPSTREAM_VERSION, "") + tail)
+    assert worker(cis=True, version=UPSTREAM_VERSION) == plain + online + cis + tail
+    arbitrary = correct_arbitrary_data(UPSTREAM_ARBITRARY_DATA)
+    assert worker(cis=True, version=UPSTREAM_VERSION, arbitrary=arbitrary) == (
+        files + "\n\ndevice_aliases: \n  ephemeral0: /dev/vdb\n  "
+        "\ndisk_setup: \n  ephemeral0:\n    layout: false\n    overwrite: false\n    table_type: mbr\n  "
+        "\nlist: \n- data\n\nusers: \n- name: capv\n  sudo: ALL=(ALL) NOPASSWD:ALL\n"
+        "\nruncmd:\n" + online + cis + tail)
+    additional = cleanup_additional_cloud_init(UPSTREAM_ADDITIONAL_CONFIG)
+    assert worker(cis=True, version=UPSTREAM_VERSION, additional=additional) == (
+        plain + online + cis + tail + "device_aliases:\n  ephemeral0: /dev/vdb\ndisk_setup:\n  ephemeral0:\n"
+        "    layout: false\n    overwrite: false\n    table_type: mbr\nfs_setup:\n  - device: ephemeral0.0\n"
+        "    filesystem: ext4\n    label: ephemeral0\n")
+    # the "CleanupCloudInit test" case
+    assert cleanup_additional_cloud_init(
+        CLOUD_CONFIG_HEADER + "hello: world\nusers:\n- name: rke2\nwrite_files:\n-   path: \n    content: |\n\n\n"
+        "runcmd:\n  - 'mkdir -p /run/cluster-api'\n") == "hello: world\nusers:\n  - name: rke2\n"
 
 
 def main() -> int:
     check_goldens_shape()
+    assert cleanup_additional_cloud_init(ADDITIONAL_USER_CONFIG) == ADDITIONAL_CLOUD_CONFIG
     assert re.search("[a-f]", TOKEN) and not _resolves_to_non_string(TOKEN)
     keys = load_keys()
     vs = variants()
@@ -1433,15 +2364,24 @@ def main() -> int:
     index: list[dict] = []
     objects: dict[str, dict] = {}  # stem -> Secret object (data form)
     readme_rows: list[tuple[str, str]] = []
+    # creation order: the original fixtures, then the 3 non-bootstrap Secrets, then the
+    # upstream cases (so adding cases leaves the earlier Secrets' metadata alone)
     seq = 0
+    n_base = sum(1 for v in vs if v.container == "yaml" and not v.upstream_case)
+    up_seq = n_base + 3
     for v in vs:
         if v.container == "json":
             obj = objects[v.stem]
             text = to_kubectl_json(obj)
             fname = f"{v.stem}.json"
         else:
-            seq += 1
-            obj = bootstrap_secret(v, seq)
+            if v.upstream_case:
+                up_seq += 1
+                this_seq = up_seq
+            else:
+                seq += 1
+                this_seq = seq
+            obj = bootstrap_secret(v, this_seq)
             objects[v.stem] = obj
             if v.form == "stringData":
                 text = string_data_manifest(v)
@@ -1454,6 +2394,7 @@ def main() -> int:
         readme_rows.append((f"secrets/{fname}", v.description))
 
     # non-bootstrap Secrets CAPRKE2 also creates, plus an ordinary one
+    assert seq == n_base
     init_name = by_stem["init-cloud-config-online"].name
     extra_objs = [token_secret(seq + 1), ca_secret(keys, init_name, seq + 2), opaque_secret(seq + 3)]
     fixture_of = {obj["metadata"]["name"]: f"{stem}.yaml" for stem, obj in objects.items()}
@@ -1486,6 +2427,8 @@ def main() -> int:
 
     (SECRETS / "INDEX.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
 
+    manifest_rows = write_manifests(vs, keys)
+
     bad_rows = []
     bad_index = []
     for fname, data, why in bad_inputs(by_stem):
@@ -1494,12 +2437,12 @@ def main() -> int:
         bad_index.append({"file": fname, "problem": why, "bytes": len(data)})
     (BAD / "INDEX.json").write_text(json.dumps(bad_index, indent=2) + "\n")
 
-    write_readme(readme_rows, bad_rows)
+    write_readme(readme_rows, manifest_rows, bad_rows)
     print(f"wrote {len(index)} index entries, {len(bad_rows)} bad inputs")
     return 0
 
 
-def write_readme(rows, bad_rows) -> None:
+def write_readme(rows, manifest_rows, bad_rows) -> None:
     lines = [
         "# Test data",
         "",
@@ -1522,6 +2465,21 @@ def write_readme(rows, bad_rows) -> None:
         "",
     ]
     lines += [f"- `{p}`: {d}" for p, d in rows]
+    lines += [
+        "",
+        "## Manifests",
+        "",
+        "`manifests/X.yaml` restates fixture `secrets/X.yaml` as the Cluster API objects CAPRKE2 v0.25.0",
+        "renders it from (v1beta2 shapes: Cluster, RKE2ControlPlane, for workers RKE2ConfigTemplate and",
+        "MachineDeployment, the Secrets they reference, and the Secrets CAPRKE2 finds in the cluster: the",
+        "join token and, for init, the four CAs). Every fixture has one except the empty-format, stringData",
+        "and JSON-container ones. `manifests/INDEX.json` gives for each: role, format, gzip, the exact",
+        "expected user data (`secrets/X.userdata`), the Secret name prefix (CAPRKE2 adds random suffixes),",
+        "and `divergences`: where a faithful render may differ from it (the generator's stand-in CIS",
+        "script; Ignition's gzip data URLs, which come from Python's zlib: compare decoded contents).",
+        "",
+    ]
+    lines += [f"- `{p}`: {d}" for p, d in manifest_rows]
     lines += ["", "## Bad inputs (must fail with a clear error, never panic or hang)", ""]
     lines += [f"- `{p}`: {d}" for p, d in bad_rows]
     lines += ["", "## Generator", "",
@@ -1530,8 +2488,9 @@ def write_readme(rows, bad_rows) -> None:
               "- `gen/gogzip/`: a Go program that prints what Go's `compress/gzip` at its default level (what",
               "  CAPRKE2's `gzipUserData` uses) makes of each file given; its output is `go-gzip-sizes.json`,",
               "  which a test compares `size`'s gzip estimate against. To refresh it after regenerating the",
-              "  fixtures: decode every single-Secret fixture (`rke2-payload decode FILE -o DIR/NAME.ud`), then",
-              "  `go run testdata/gen/gogzip/main.go DIR/*.ud > testdata/go-gzip-sizes.json` (any Go; measured with 1.19).",
+              "  fixtures: `go run testdata/gen/gogzip/main.go testdata/secrets/*.userdata > testdata/go-gzip-sizes.json`",
+              "  (the `.userdata` files are the decoded payloads of the single-Secret fixtures; any Go; measured",
+              "  with 1.19, Debian's golang-1.19-go).",
               ""]
     (TESTDATA / "README.md").write_text("\n".join(lines))
 
