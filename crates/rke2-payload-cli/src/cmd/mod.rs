@@ -92,6 +92,52 @@ pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
     Ok(Box::new(file))
 }
 
+/// An input: manifests (read whole, to render), or Secrets to stream.
+pub(crate) enum Input {
+    Manifests(Vec<u8>),
+    Stream(Box<dyn std::io::Read>),
+}
+
+/// Opens the input and tells manifests from Secrets by its first MiB; only manifests are read
+/// whole (Secrets keep streaming, from the bytes already read on).
+pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
+    use std::io::Read as _;
+    let mut reader = open_input(args)?;
+    let mut prefix = Vec::new();
+    (&mut reader)
+        .take(1 << 20)
+        .read_to_end(&mut prefix)
+        .map_err(|error| rke2_payload::Error::Io {
+            what: input_name(args.path()),
+            error,
+        })?;
+    if !rke2_payload::may_hold_manifests(&prefix) {
+        return Ok(Input::Stream(Box::new(std::io::Cursor::new(prefix).chain(reader))));
+    }
+    let limit = decode_options(args).max_input;
+    let mut rest = Vec::new();
+    reader
+        .take(limit.saturating_sub(prefix.len() as u64).saturating_add(1))
+        .read_to_end(&mut rest)
+        .map_err(|error| rke2_payload::Error::Io {
+            what: input_name(args.path()),
+            error,
+        })?;
+    prefix.extend_from_slice(&rest);
+    if prefix.len() as u64 > limit {
+        return Err(rke2_payload::Error::InputTooLarge {
+            what: input_name(args.path()),
+            limit,
+        }
+        .into());
+    }
+    if rke2_payload::holds_manifests(&prefix) {
+        Ok(Input::Manifests(prefix))
+    } else {
+        Ok(Input::Stream(Box::new(std::io::Cursor::new(prefix))))
+    }
+}
+
 /// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a
 /// write to standard output) is passed on as it is.
 pub(crate) fn streamed<T>(

@@ -143,6 +143,21 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Skips `metadata.annotations`, giving up when it holds a preview's findings.
+    fn skip_annotations(&mut self, value: Value<'a>, indent: usize) -> Option<()> {
+        match (value, self.peek()) {
+            (Value::Block, Some((i, c))) if i > indent && !is_item(c) => {
+                self.mapping(i, &mut |p, key, v, ind| {
+                    if key == super::FINDINGS_ANNOTATION || key.contains('"') || key.contains('\'') {
+                        return None;
+                    }
+                    p.skip(v, ind)
+                })
+            }
+            _ => self.skip(value, indent),
+        }
+    }
+
     /// A block sequence whose `- ` sits at `indent`.
     fn sequence(&mut self, indent: usize) -> Option<()> {
         while let Some((i, content)) = self.peek() {
@@ -209,6 +224,8 @@ impl<'a> Parser<'a> {
                 "name" => meta.name = Some(Str(Cow::Borrowed(string(v)?))),
                 "namespace" => meta.namespace = Some(Str(Cow::Borrowed(string(v)?))),
                 "labels" => meta.labels = Some(p.pairs(v, ind)?),
+                // A preview's findings are left to the full parser (they are JSON text).
+                "annotations" => p.skip_annotations(v, ind)?,
                 "<<" => return None,
                 _ => p.skip(v, ind)?,
             }

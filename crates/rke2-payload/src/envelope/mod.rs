@@ -31,6 +31,10 @@ pub const CLUSTER_SECRET_TYPE: &str = "cluster.x-k8s.io/secret";
 /// The label that names a Secret's Cluster.
 pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
 
+/// The annotation in which `render` leaves the manifest findings that concern a rendered
+/// Secret (a JSON list of `{"id", "severity", "message"}`), so that `lint` reports them.
+pub const FINDINGS_ANNOTATION: &str = "rke2-payload/findings";
+
 /// How a value is stored in the input.
 #[derive(Clone)]
 enum Stored<'a> {
@@ -67,6 +71,8 @@ pub struct BootstrapSecret<'a> {
     format: Option<Stored<'a>>,
     /// The line of the input its value is on (1-based), when known.
     line: Option<u64>,
+    /// The [`FINDINGS_ANNOTATION`] of a rendered preview.
+    preview_findings: Option<Cow<'a, str>>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
@@ -95,6 +101,7 @@ impl<'a> BootstrapSecret<'a> {
             value: self.value.into_owned(),
             format: self.format.map(Stored::into_owned),
             line: self.line,
+            preview_findings: self.preview_findings.map(|c| Cow::Owned(c.into_owned())),
         }
     }
 
@@ -113,6 +120,7 @@ impl<'a> BootstrapSecret<'a> {
             value: Stored::Broken(why),
             format: None,
             line: Some(line),
+            preview_findings: None,
         }
     }
 
@@ -134,6 +142,12 @@ impl<'a> BootstrapSecret<'a> {
     /// The `cluster.x-k8s.io/cluster-name` label.
     pub fn cluster(&self) -> Option<&str> {
         self.label(CLUSTER_NAME_LABEL)
+    }
+
+    /// The manifest findings `render` left on a preview Secret (the JSON text of its
+    /// [`FINDINGS_ANNOTATION`]), if any.
+    pub fn preview_findings(&self) -> Option<&str> {
+        self.preview_findings.as_deref()
     }
 
     /// The value of the label `key` (`metadata.labels`).
@@ -386,6 +400,7 @@ impl<'a> Envelope<'a> {
             value: Stored::Bare(Cow::Borrowed(input)),
             format: None,
             line: None,
+            preview_findings: None,
         });
         envelope
     }
@@ -492,6 +507,7 @@ impl<'a> Envelope<'a> {
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
             .unwrap_or_default();
+        let preview_findings = metadata.annotations.and_then(|a| a.findings).map(|s| s.0);
         self.secrets.push(BootstrapSecret {
             id,
             labels,
@@ -499,6 +515,7 @@ impl<'a> Envelope<'a> {
             value,
             format,
             line: None,
+            preview_findings,
         });
     }
 

@@ -53,6 +53,45 @@ pub(crate) struct RawMeta<'a> {
     pub(crate) namespace: Option<Str<'a>>,
     #[serde(borrow, default)]
     pub(crate) labels: Option<Pairs<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) annotations: Option<Annotations<'a>>,
+}
+
+/// `metadata.annotations`, of which only [`FINDINGS_ANNOTATION`](super::FINDINGS_ANNOTATION)
+/// is kept (the others are skipped without being built).
+#[derive(Debug, Default)]
+pub(crate) struct Annotations<'a> {
+    pub(crate) findings: Option<Str<'a>>,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Annotations<'a> {
+    fn deserialize<D: de::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        struct AnnotationsVisitor;
+        impl<'de> Visitor<'de> for AnnotationsVisitor {
+            type Value = Annotations<'de>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("a mapping of annotations")
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Annotations::default())
+            }
+            fn visit_none<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Annotations::default())
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut out = Annotations::default();
+                while let Some(key) = map.next_key::<Str<'de>>()? {
+                    if key.0 == super::FINDINGS_ANNOTATION {
+                        out.findings = Some(map.next_value::<Str<'de>>()?);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(out)
+            }
+        }
+        deserializer.deserialize_any(AnnotationsVisitor)
+    }
 }
 
 /// A string-to-string mapping in input order. A `null` value reads as an empty string; a

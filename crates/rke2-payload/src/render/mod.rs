@@ -30,7 +30,7 @@ use rand::{Rng as _, RngExt as _, SeedableRng as _};
 use serde_json::{Value, json};
 
 use crate::checks::{Check, Finding};
-use crate::envelope::{CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE};
+use crate::envelope::{CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, FINDINGS_ANNOTATION};
 use crate::facts::rke2::Role;
 use crate::payload::Format;
 use manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
@@ -43,9 +43,6 @@ pub use pki::KeyError;
 pub const PREVIEW_ANNOTATION: &str = "rke2-payload/preview";
 /// The annotation that names the object a rendered Secret was made from.
 pub const SOURCE_ANNOTATION: &str = "rke2-payload/source";
-/// The annotation holding the manifest findings that concern a rendered Secret (a JSON list of
-/// `{"id", "severity", "message"}`), read back by `lint`.
-pub const FINDINGS_ANNOTATION: &str = "rke2-payload/findings";
 
 /// Which bootstrap Secrets to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -248,13 +245,27 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
     Ok(out)
 }
 
-/// Whether `bytes` hold any object `render` reads (`RKE2ControlPlane`, `RKE2ConfigTemplate`,
-/// `RKE2Config`, `MachineDeployment`, `MachinePool`, `Cluster`): how `lint` tells manifests from
-/// Secrets. A cheap scan first, so Secrets cost a search for `RKE2`.
+/// Whether `bytes` may hold objects `render` reads (`RKE2ControlPlane`, `RKE2ConfigTemplate`,
+/// `RKE2Config`, `MachineDeployment`, `MachinePool`): a search for their kind names, cheap
+/// enough for the first bytes of any input, that bootstrap Secrets never match (their
+/// `ownerReferences` name an `RKE2Config`, never as a `kind: RKE2Config` document of its own).
+pub fn may_hold_manifests(prefix: &[u8]) -> bool {
+    const KINDS: [&[u8]; 5] = [
+        b"RKE2ControlPlane",
+        b"RKE2ConfigTemplate",
+        b"MachineDeployment",
+        b"MachinePool",
+        b"\nkind: RKE2Config\n",
+    ];
+    KINDS
+        .iter()
+        .any(|k| memchr::memmem::find(prefix, k).is_some())
+        || prefix.starts_with(b"kind: RKE2Config\n")
+}
+
+/// Whether `bytes` hold any object `render` renders: how `lint` tells manifests from Secrets.
 pub fn holds_manifests(bytes: &[u8]) -> bool {
-    if memchr::memmem::find(bytes, b"RKE2Con").is_none()
-        && memchr::memmem::find(bytes, b"Machine").is_none()
-    {
+    if !may_hold_manifests(bytes) {
         return false;
     }
     let Ok(m) = parse(&[Source { name: "-", bytes }]) else {
@@ -263,11 +274,7 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
     m.objects.iter().any(|o| {
         matches!(
             o.kind(),
-            "RKE2ControlPlane"
-                | "RKE2ConfigTemplate"
-                | "RKE2Config"
-                | "MachineDeployment"
-                | "MachinePool"
+            "RKE2ControlPlane" | "RKE2Config" | "MachineDeployment" | "MachinePool"
         )
     })
 }

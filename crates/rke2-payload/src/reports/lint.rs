@@ -572,6 +572,35 @@ struct Read1 {
     /// What its payload gave, or why it could not be read.
     kept: Result<Arc<Kept>, Error>,
     picked: bool,
+    /// The manifest findings a preview carries.
+    preview: Vec<Finding>,
+}
+
+/// The findings of a preview's [`FINDINGS_ANNOTATION`](crate::envelope::FINDINGS_ANNOTATION):
+/// known check ids only, at the severity written (or the check's own), messages made safe.
+fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
+    #[derive(serde::Deserialize)]
+    struct Annotated {
+        id: String,
+        #[serde(default)]
+        severity: Option<Severity>,
+        #[serde(default)]
+        message: String,
+    }
+    let Some(text) = secret.preview_findings() else {
+        return Vec::new();
+    };
+    let list: Vec<Annotated> = serde_json::from_str(text).unwrap_or_default();
+    list.into_iter()
+        .filter_map(|a| {
+            let check = Check::from_id(&a.id)?;
+            let mut f = Finding::new(check, crate::codec::text::terminal_safe(&a.message).into_owned());
+            if let Some(severity) = a.severity {
+                f.severity = severity;
+            }
+            Some(f)
+        })
+        .collect()
 }
 
 impl Linter {
@@ -632,6 +661,7 @@ impl Linter {
                 line: secret.line(),
                 kept: self.kept(secret),
                 picked: selector.matches(secret),
+                preview: preview_findings(secret),
             },
             |one: Read1| {
                 read.push(one);
@@ -675,10 +705,10 @@ impl Linter {
             .map(|(r, extra)| match r.kept {
                 Ok(kept) => LintedSecret {
                     role: kept.cluster.role,
-                    findings: kept
-                        .found
-                        .iter()
-                        .cloned()
+                    findings: r
+                        .preview
+                        .into_iter()
+                        .chain(kept.found.iter().cloned())
                         .chain(extra)
                         .filter(allowed)
                         .collect(),
