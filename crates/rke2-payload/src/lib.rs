@@ -140,9 +140,8 @@ pub use encode::convert::{ConvertError, convert};
 pub use encode::redact::{RedactError, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
-    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION, Selector,
-    SelectorError,
-    StreamSummary, for_each_secret, read_input,
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
+    Selector, SelectorError, StreamSummary, for_each_secret, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};
@@ -150,8 +149,8 @@ pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use render::{
-    KeyError, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
-    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests, render,
+    KeyError, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError, RenderOptions, RoleChoice,
+    SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests, render,
 };
 pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
 pub use reports::inspect::{

@@ -50,10 +50,18 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             // Manifests: lint what CAPRKE2 would write for them (repeatably: seed 0); the
             // manifest findings come with the rendered Secrets.
             let name = super::input_name(path);
-            let sources = [rke2_payload::Source { name: &name, bytes: &bytes }];
-            let preview = rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-                .context("rendering the manifests")?;
-            linter.lint(std::io::Cursor::new(preview.to_yaml().into_bytes()), &selector, args.input.jobs)
+            let sources = [rke2_payload::Source {
+                name: &name,
+                bytes: &bytes,
+            }];
+            let preview =
+                rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
+                    .context("rendering the manifests")?;
+            linter.lint(
+                std::io::Cursor::new(preview.to_yaml().into_bytes()),
+                &selector,
+                args.input.jobs,
+            )
         }
     };
     let report = match report {

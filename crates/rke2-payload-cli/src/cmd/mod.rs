@@ -112,7 +112,9 @@ pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
             error,
         })?;
     if !rke2_payload::may_hold_manifests(&prefix) {
-        return Ok(Input::Stream(Box::new(std::io::Cursor::new(prefix).chain(reader))));
+        return Ok(Input::Stream(Box::new(
+            std::io::Cursor::new(prefix).chain(reader),
+        )));
     }
     let limit = decode_options(args).max_input;
     let mut rest = Vec::new();

@@ -11,6 +11,7 @@ mod json_types;
 mod kubectl;
 mod lint;
 mod readme;
+mod render;
 mod replicas;
 mod size;
 mod trust;

@@ -148,7 +148,8 @@ impl<'a> Parser<'a> {
         match (value, self.peek()) {
             (Value::Block, Some((i, c))) if i > indent && !is_item(c) => {
                 self.mapping(i, &mut |p, key, v, ind| {
-                    if key == super::FINDINGS_ANNOTATION || key.contains('"') || key.contains('\'') {
+                    if key == super::FINDINGS_ANNOTATION || key.contains('"') || key.contains('\'')
+                    {
                         return None;
                     }
                     p.skip(v, ind)

@@ -264,12 +264,14 @@ pub fn may_hold_manifests(prefix: &[u8]) -> bool {
 }
 
 /// Whether `bytes` hold any object `render` renders: how `lint` tells manifests from Secrets.
+/// Input that names those kinds but does not parse counts as manifests, so that the parser's
+/// message reaches the user.
 pub fn holds_manifests(bytes: &[u8]) -> bool {
     if !may_hold_manifests(bytes) {
         return false;
     }
     let Ok(m) = parse(&[Source { name: "-", bytes }]) else {
-        return false;
+        return true;
     };
     m.objects.iter().any(|o| {
         matches!(

@@ -594,7 +594,10 @@ fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
     list.into_iter()
         .filter_map(|a| {
             let check = Check::from_id(&a.id)?;
-            let mut f = Finding::new(check, crate::codec::text::terminal_safe(&a.message).into_owned());
+            let mut f = Finding::new(
+                check,
+                crate::codec::text::terminal_safe(&a.message).into_owned(),
+            );
             if let Some(severity) = a.severity {
                 f.severity = severity;
             }

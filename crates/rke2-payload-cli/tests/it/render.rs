@@ -1,0 +1,568 @@
+//! `render`: the differential test against the fixture generator (every variant restated as
+//! manifests renders to the user data the generator wrote), the pipes into `size`, `lint` and
+//! `inspect`, the real validators on every rendered payload, and what is generated.
+
+use serde_json::Value;
+
+use crate::common::{assert_valid, cmd, testdata};
+
+/// The generator's record of every variant it restated as manifests.
+fn variants() -> Vec<Value> {
+    let text = std::fs::read_to_string(testdata().join("manifests/INDEX.json")).expect("index");
+    serde_json::from_str(&text).expect("json")
+}
+
+fn render(args: &[&str]) -> Vec<u8> {
+    let out = cmd().arg("render").args(args).output().expect("run");
+    assert!(
+        out.status.success(),
+        "render {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// The List `render` wrote, as JSON.
+fn list(args: &[&str]) -> Vec<Value> {
+    let mut args = args.to_vec();
+    args.extend(["-o", "json"]);
+    let doc: Value = serde_json::from_slice(&render(&args)).expect("render -o json is JSON");
+    assert_eq!(doc["kind"], "List");
+    doc["items"].as_array().expect("items").clone()
+}
+
+fn b64(text: &Value) -> Vec<u8> {
+    use base64::Engine as _;
+    base64::engine::general_purpose::STANDARD
+        .decode(text.as_str().expect("a string"))
+        .expect("base64")
+}
+
+/// The user data of one rendered Secret, through `decode`.
+fn decoded(secret: &Value) -> Vec<u8> {
+    let out = cmd()
+        .arg("decode")
+        .write_stdin(serde_json::to_vec(secret).expect("json"))
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// Ignition configs that mean the same: the same JSON once every file's `data:` URL is
+/// decoded (the gzip bytes of a source may differ between compressors).
+fn same_ignition(a: &[u8], b: &[u8]) -> Result<(), String> {
+    fn normalise(bytes: &[u8]) -> Value {
+        let mut doc: Value = serde_json::from_slice(bytes).expect("Ignition JSON");
+        for file in doc["storage"]["files"].as_array_mut().into_iter().flatten() {
+            let contents = &mut file["contents"];
+            let source = contents["source"].as_str().unwrap_or_default().to_owned();
+            let gz = contents["compression"] == "gzip";
+            let (head, data) = source.split_once(',').expect("a data URL");
+            let mut bytes = if head.ends_with(";base64") {
+                b64(&Value::String(data.to_owned()))
+            } else {
+                percent_decode(data)
+            };
+            if gz {
+                use std::io::Read as _;
+                let mut out = Vec::new();
+                flate2::read::GzDecoder::new(&bytes[..])
+                    .read_to_end(&mut out)
+                    .expect("gzip");
+                bytes = out;
+            }
+            contents["source"] = Value::String(String::from_utf8_lossy(&bytes).into_owned());
+            contents["compression"] = Value::Null;
+        }
+        doc
+    }
+    let (a, b) = (normalise(a), normalise(b));
+    if a == b {
+        Ok(())
+    } else {
+        Err(format!("{a:#}\n!=\n{b:#}"))
+    }
+}
+
+fn percent_decode(text: &str) -> Vec<u8> {
+    let b = text.as_bytes();
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < b.len() {
+        if b[i] == b'%' {
+            out.push(u8::from_str_radix(&text[i + 1..i + 3], 16).expect("hex"));
+            i += 3;
+        } else {
+            out.push(b[i]);
+            i += 1;
+        }
+    }
+    out
+}
+
+#[test]
+fn every_generator_variant_renders_to_the_user_data_the_generator_wrote() {
+    let variants = variants();
+    assert!(variants.len() >= 30, "{} variants", variants.len());
+    for v in &variants {
+        let stem = v["stem"].as_str().expect("stem");
+        let manifest = testdata().join(v["manifest"].as_str().expect("manifest"));
+        let role = v["role"].as_str().expect("role");
+        let items = list(&[
+            manifest.to_str().expect("utf-8"),
+            "--seed",
+            "1",
+            "--role",
+            role,
+        ]);
+        assert_eq!(items.len(), 1, "{stem}: one Secret for --role {role}");
+        let secret = &items[0];
+        let name = secret["metadata"]["name"].as_str().expect("name");
+        let prefix = v["secret_name_prefix"].as_str().expect("prefix");
+        assert!(
+            name.starts_with(prefix),
+            "{stem}: {name} starts with {prefix}"
+        );
+        assert_eq!(secret["type"], "cluster.x-k8s.io/secret", "{stem}");
+        assert_eq!(
+            secret["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"], "demo",
+            "{stem}"
+        );
+        assert_eq!(
+            secret["metadata"]["ownerReferences"][0]["kind"],
+            "RKE2Config"
+        );
+        let format = v["format"].as_str().expect("format");
+        assert_eq!(b64(&secret["data"]["format"]), format.as_bytes(), "{stem}");
+        let value = b64(&secret["data"]["value"]);
+        let gzip = v["gzip"].as_bool().expect("gzip");
+        match (format, gzip) {
+            ("cloud-config", true) => assert!(value.starts_with(&[0x1f, 0x8b]), "{stem}: raw gzip"),
+            ("ignition", true) => assert!(
+                String::from_utf8_lossy(&value).contains("\"compression\":\"gzip\""),
+                "{stem}: the gzip wrapper"
+            ),
+            _ => assert!(!value.starts_with(&[0x1f, 0x8b]), "{stem}: not gzipped"),
+        }
+        let want = std::fs::read(testdata().join(v["userdata"].as_str().expect("userdata")))
+            .expect("the generator's user data");
+        let got = decoded(secret);
+        if format == "cloud-config" {
+            assert!(
+                got == want,
+                "{stem}: rendered cloud-config differs from the generator's\n--- rendered\n{}\n--- generator\n{}",
+                String::from_utf8_lossy(&got),
+                String::from_utf8_lossy(&want)
+            );
+        } else {
+            if let Err(diff) = same_ignition(&got, &want) {
+                panic!("{stem}: rendered Ignition means something else:\n{diff}");
+            }
+            let ratio = got.len() as f64 / want.len() as f64;
+            assert!(
+                (0.99..=1.01).contains(&ratio),
+                "{stem}: {} vs {} bytes",
+                got.len(),
+                want.len()
+            );
+        }
+        // The airGappedChecksum line makes CAPRKE2's cloud-config invalid YAML, by design.
+        if !String::from_utf8_lossy(&got).contains("\n  - [[ $(sha256sum") {
+            assert_valid(format, &got, stem);
+        }
+    }
+}
+
+#[test]
+fn the_default_renders_init_join_and_a_worker_per_machine_deployment() {
+    let manifest = testdata().join("manifests/join-cloud-config-online.yaml");
+    let items = list(&[manifest.to_str().expect("utf-8"), "--seed", "1"]);
+    let roles: Vec<String> = items
+        .iter()
+        .map(|s| {
+            let text = String::from_utf8(decoded(s)).expect("text");
+            if !text.contains("server: https://") {
+                "init".to_owned()
+            } else if text.contains("INSTALL_RKE2_TYPE=\"agent\"") {
+                "worker".to_owned()
+            } else {
+                "join".to_owned()
+            }
+        })
+        .collect();
+    assert_eq!(
+        roles,
+        ["init", "join"],
+        "3 replicas: init and join, no worker"
+    );
+    // Every Secret says it is a preview, from what, and what was generated.
+    for s in &items {
+        let annotations = &s["metadata"]["annotations"];
+        assert!(
+            annotations["rke2-payload/preview"]
+                .as_str()
+                .expect("preview")
+                .contains("generated:")
+        );
+        assert!(
+            annotations["rke2-payload/source"]
+                .as_str()
+                .expect("source")
+                .starts_with("RKE2ControlPlane default/demo-control-plane in ")
+        );
+    }
+    let worker = testdata().join("manifests/worker-cloud-config-online.yaml");
+    let items = list(&[worker.to_str().expect("utf-8"), "--seed", "1"]);
+    assert_eq!(items.len(), 2, "init and one worker");
+    assert!(
+        items[1]["metadata"]["name"]
+            .as_str()
+            .expect("name")
+            .starts_with("demo-md-0-")
+    );
+}
+
+const MINIMAL: &str = "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: demo, namespace: capi}
+spec:
+  controlPlaneEndpoint: {host: demo.example.com, port: 6443}
+  controlPlaneRef: {apiGroup: controlplane.cluster.x-k8s.io, kind: RKE2ControlPlane, name: demo-cp}
+---
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: RKE2ControlPlane
+metadata: {name: demo-cp, namespace: capi}
+spec:
+  version: v1.32.5+rke2r1
+  replicas: 1
+  registrationMethod: internal-first
+  serverConfig:
+    auditPolicySecret: {name: audit-policy}
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: RKE2ConfigTemplate
+metadata: {name: demo-md, namespace: capi}
+spec:
+  template:
+    spec:
+      agentConfig:
+        format: ignition
+      gzipUserData: true
+---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachineDeployment
+metadata: {name: demo-md, namespace: capi}
+spec:
+  clusterName: demo
+  template:
+    spec:
+      clusterName: demo
+      version: v1.32.5+rke2r1
+      bootstrap:
+        configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2ConfigTemplate, name: demo-md}
+";
+
+#[test]
+fn generated_values_are_fresh_unless_seeded_and_real_in_size() {
+    let run = |extra: &[&str]| {
+        let out = cmd()
+            .arg("render")
+            .args(extra)
+            .write_stdin(MINIMAL)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+    let a = run(&["--seed", "7"]);
+    let b = run(&["--seed", "7"]);
+    assert_eq!(a.stdout, b.stdout, "a seed makes the output repeatable");
+    let c = run(&[]);
+    let d = run(&[]);
+    assert_ne!(
+        c.stdout, d.stdout,
+        "without a seed the token and keys are fresh"
+    );
+    // The placeholder is named on standard error, and the IP-based registration method's
+    // server is said to be made up.
+    let stderr = String::from_utf8_lossy(&a.stderr);
+    assert!(stderr.contains("manifest-missing-reference"), "{stderr}");
+    assert!(stderr.contains("Secret capi/audit-policy"), "{stderr}");
+    let doc: Value = serde_saphyr::from_slice(&a.stdout).expect("YAML");
+    let items = doc["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    let preview = items[1]["metadata"]["annotations"]["rke2-payload/preview"]
+        .as_str()
+        .expect("preview");
+    assert!(preview.contains("192.0.2.10"), "{preview}");
+    // The init payload: four fresh CA pairs of CAPRKE2's shape, the token 32 hex characters.
+    let out = cmd()
+        .args(["inspect", "-o", "json", "--show-secrets"])
+        .write_stdin(a.stdout.clone())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let init = &report["secrets"][0];
+    let certs = init["certificates"].as_array().expect("certificates");
+    assert_eq!(certs.len(), 4, "{init:#}");
+    for c in certs {
+        assert_eq!(c["subject"], "CN=kubernetes", "{c:#}");
+        assert_eq!(c["is_ca"], true, "{c:#}");
+    }
+    let token = init["rke2"]["token"].as_str().expect("token shown");
+    assert!(
+        token.len() == 32 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+        "{token}"
+    );
+    // A placeholder of the size asked for.
+    let small = run(&["--seed", "7", "--placeholder-bytes", "10"]);
+    let big = run(&["--seed", "7", "--placeholder-bytes", "5000"]);
+    assert!(big.stdout.len() > small.stdout.len() + 4000);
+    // The worker is Ignition in the gzip wrapper, and valid.
+    let worker = decoded(&serde_json::to_value(&items[1]).expect("json"));
+    assert!(worker.starts_with(b"{\"ignition\""));
+    assert_valid("ignition", &worker, "the minimal worker");
+}
+
+#[test]
+fn a_gate_is_one_pipe() {
+    let manifest =
+        std::fs::read(testdata().join("manifests/init-cloud-config-extras.yaml")).expect("read");
+    let out = cmd()
+        .args(["render", "--seed", "1", "-"])
+        .write_stdin(manifest)
+        .output()
+        .expect("run");
+    assert!(out.status.success());
+    // size --cloud aws: the init payload with everything is over 16 KiB raw: exit 1.
+    let size = cmd()
+        .args(["size", "--cloud", "aws"])
+        .write_stdin(out.stdout.clone())
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&size.stdout);
+    assert_eq!(size.status.code(), Some(1), "{text}");
+    assert!(
+        text.contains("does not fit") || text.contains("over"),
+        "{text}"
+    );
+    // lint reports the manifest findings the preview carries, under their ids.
+    let lint = cmd()
+        .args(["lint", "-o", "json"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&lint.stdout).expect("json");
+    let ids: Vec<&str> = report["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&"manifest-additional-user-data-dropped"),
+        "{ids:?}"
+    );
+    assert!(
+        ids.contains(&"manifest-registration-address-not-in-tls-san"),
+        "{ids:?}"
+    );
+}
+
+#[test]
+fn lint_reads_manifests_directly() {
+    let manifest = testdata().join("manifests/init-cloud-config-extras.yaml");
+    let out = cmd()
+        .args(["lint", "-o", "json"])
+        .arg(&manifest)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let secrets = report["secrets"].as_array().expect("secrets");
+    assert_eq!(secrets.len(), 1, "the rendered init Secret");
+    let ids: Vec<&str> = secrets[0]["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .filter_map(|f| f["id"].as_str())
+        .collect();
+    assert!(
+        ids.contains(&"manifest-additional-user-data-dropped"),
+        "{ids:?}"
+    );
+}
+
+/// One manifest check: the objects, and the check id that must (or must not) be found.
+fn lint_ids(manifests: &str) -> Vec<String> {
+    let out = cmd()
+        .args(["lint", "-o", "json"])
+        .write_stdin(manifests.to_owned())
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+    let mut ids: Vec<String> = report["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+        .filter_map(|f| f["id"].as_str().map(str::to_owned))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
+}
+
+#[test]
+fn the_guide_s_manifest_checks() {
+    let clean = lint_ids(MINIMAL);
+    for id in [
+        "manifest-version-pattern",
+        "manifest-registration-address-missing",
+        "manifest-node-name-ignored",
+        "manifest-cluster-network-ignored",
+        "manifest-unsubstituted-variable",
+    ] {
+        assert!(
+            !clean.iter().any(|c| c == id),
+            "{id} on the clean input: {clean:?}"
+        );
+    }
+    let cases: [(&str, &str, &str); 9] = [
+        (
+            "version: v1.32.5+rke2r1",
+            "version: v1.32.5",
+            "manifest-version-pattern",
+        ),
+        (
+            "registrationMethod: internal-first",
+            "registrationMethod: address",
+            "manifest-registration-address-missing",
+        ),
+        (
+            "registrationMethod: internal-first",
+            "registrationMethod: address\n  registrationAddress: 10.0.0.100",
+            "manifest-registration-address-not-in-tls-san",
+        ),
+        (
+            "        format: ignition",
+            "        format: ignition\n        nodeName: worker",
+            "manifest-node-name-ignored",
+        ),
+        (
+            "spec:\n  controlPlaneEndpoint",
+            "spec:\n  clusterNetwork: {serviceDomain: cluster.local}\n  controlPlaneEndpoint",
+            "manifest-cluster-network-ignored",
+        ),
+        (
+            "        format: ignition",
+            "        format: cloud-config\n        additionalUserData:\n          config: |\n            #cloud-config\n            runcmd: [reboot]",
+            "manifest-additional-user-data-dropped",
+        ),
+        (
+            "{host: demo.example.com, port: 6443}",
+            "{host: '', port: 0}",
+            "manifest-control-plane-endpoint-missing",
+        ),
+        (
+            "        format: ignition",
+            "        format: ignition\n        airGapped: true",
+            "manifest-airgap-no-checksum",
+        ),
+        (
+            "version: v1.32.5+rke2r1",
+            "version: ${KUBERNETES_VERSION}",
+            "manifest-unsubstituted-variable",
+        ),
+    ];
+    for (from, to, id) in cases {
+        assert!(MINIMAL.contains(from), "{from}");
+        let ids = lint_ids(&MINIMAL.replacen(from, to, 1));
+        assert!(
+            ids.iter().any(|c| c == id),
+            "{id} not found after {to:?}: {ids:?}"
+        );
+    }
+}
+
+#[test]
+fn what_render_cannot_read_is_one_sentence_and_exit_2() {
+    for (input, says) in [
+        (&b"\x89PNG\r\n\x1a\n\x00\x00"[..], "rendering the manifests"),
+        (
+            b"kind: ConfigMap\nmetadata: {name: x}\n",
+            "no RKE2ControlPlane",
+        ),
+        (b"a: [\n", "rendering the manifests"),
+    ] {
+        let out = cmd()
+            .arg("render")
+            .write_stdin(input.to_vec())
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2));
+        assert!(out.stdout.is_empty());
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(stderr.lines().count(), 1, "{stderr}");
+        assert!(stderr.contains(says), "{stderr}");
+    }
+    // Ignition with a file written twice: CAPRKE2 fails; so does render, saying why.
+    let twice = MINIMAL.replace(
+        "      gzipUserData: true",
+        "      gzipUserData: true\n      files:\n      - {path: /etc/a, content: x}\n      - {path: /etc/a, content: y}",
+    );
+    let out = cmd()
+        .args(["render", "--role", "worker"])
+        .write_stdin(twice)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("manifest-render-fails") && stderr.contains("/etc/a is written twice"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn a_rendered_file_is_private() {
+    use std::os::unix::fs::PermissionsExt as _;
+    let dir = std::env::temp_dir().join(format!("rke2-payload-render-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let target = dir.join("preview.yaml");
+    let _ = std::fs::remove_file(&target);
+    let out = cmd()
+        .args(["render", "--seed", "1", "--to-file"])
+        .arg(&target)
+        .write_stdin(MINIMAL)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.stdout.is_empty());
+    let mode = std::fs::metadata(&target)
+        .expect("written")
+        .permissions()
+        .mode()
+        & 0o777;
+    assert_eq!(mode, 0o600);
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}
