@@ -8,7 +8,7 @@ cd "$(dirname "$0")"
 seconds="${1:-10}"; shift || true
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal)
+  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render)
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 for t in "${targets[@]}"; do
@@ -18,6 +18,7 @@ for t in "${targets[@]}"; do
     envelope|inspect|stream) cp -n ../testdata/secrets/*.yaml ../testdata/secrets/*.json ../testdata/bad/* "$corpus"/ 2>/dev/null || true ;;
     payload|cloudconfig|ignition|convert) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
     pki) cp -n ../testdata/gen/keys/*.crt ../testdata/gen/keys/*.key "$corpus"/ 2>/dev/null || true ;;
+    render) cp -n ../testdata/manifests/*.yaml "$corpus"/ 2>/dev/null || true ;;
     *) ;;
   esac
   cp -n regressions/"$t"/* "$corpus"/ 2>/dev/null || true

@@ -41,6 +41,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("redact", redact),
     ("convert", convert),
     ("terminal", terminal),
+    ("render", render),
 ];
 
 /// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
@@ -441,6 +442,49 @@ pub fn terminal(data: &[u8]) {
     }
 }
 
+/// The preview: any input either fails with an error or renders Secrets that read back as
+/// bootstrap Secrets of the format they declare, whose user data decodes.
+pub fn render(data: &[u8]) {
+    let mut options = crate::render::RenderOptions::new().with_seed(0);
+    options.reuse_keys = true;
+    let Ok(preview) = crate::render::render(
+        &[crate::render::Source {
+            name: "fuzz",
+            bytes: data,
+        }],
+        &options,
+    ) else {
+        return;
+    };
+    let yaml = preview.to_yaml();
+    let envelope = Envelope::parse(yaml.as_bytes(), &DecodeOptions::default())
+        .expect("a preview reads as Secrets");
+    assert_eq!(
+        envelope.secrets.len(),
+        preview.secrets.len(),
+        "every rendered Secret is read back"
+    );
+    for (secret, rendered) in envelope.secrets.iter().zip(&preview.secrets) {
+        let payload = secret
+            .decode(&DecodeOptions::default())
+            .expect("a rendered value decodes");
+        assert_eq!(
+            payload.format(),
+            rendered.format,
+            "the format key says what the value is"
+        );
+        assert_eq!(
+            payload.userdata(),
+            &rendered.userdata[..],
+            "the value holds the user data"
+        );
+    }
+    let json = preview.to_json();
+    let from_json = Envelope::parse(json.as_bytes(), &DecodeOptions::default())
+        .expect("the JSON preview reads");
+    assert_eq!(from_json.secrets.len(), preview.secrets.len());
+}
+
 /// Every saved fuzz input (`fuzz/regressions/<target>/`) and every fixture runs through the same
 /// function its fuzz target calls, so plain `cargo test` guards them without nightly tools.
 #[cfg(test)]
@@ -498,6 +542,7 @@ mod tests {
         let mut inputs = files(&root().join("testdata/secrets"));
         inputs.extend(files(&root().join("testdata/bad")));
         inputs.extend(files(&root().join("testdata/gen/keys")));
+        inputs.extend(files(&root().join("testdata/manifests")));
         assert!(inputs.len() > 60);
         for file in &inputs {
             let data = std::fs::read(file).expect("read");

@@ -79,6 +79,9 @@ pub struct RenderOptions {
     /// "Now", in seconds since the epoch, for the CA validity (default: the clock; with a seed,
     /// 2026-01-01T00:00:00Z).
     pub now: Option<i64>,
+    /// One CA pair made once per process and reused (the fuzz targets: key generation would
+    /// take most of each run).
+    pub(crate) reuse_keys: bool,
 }
 
 impl RenderOptions {
@@ -795,6 +798,15 @@ fn render_one(
                     key.map(|k| String::from_utf8_lossy(&k).into_owned())
                         .unwrap_or_default(),
                 ),
+                _ if options.reuse_keys => {
+                    static ONE: std::sync::OnceLock<Result<(String, String), KeyError>> =
+                        std::sync::OnceLock::new();
+                    let pair = ONE.get_or_init(|| {
+                        pki::new_ca(&mut StdRng::seed_from_u64(0), SEEDED_NOW)
+                            .map(|ca| (ca.cert_pem, ca.key_pem.to_string()))
+                    });
+                    pair.clone()?
+                }
                 _ => {
                     made += 1;
                     let ca = pki::new_ca(rng, now)?;

@@ -213,7 +213,15 @@ mod tests {
         assert!(bc.critical && bc.value.ca && bc.value.path_len_constraint == Some(0));
         assert!(ca.key_pem.starts_with("-----BEGIN RSA PRIVATE KEY-----\n"));
         // The signature verifies with the certificate's own key.
-        assert!(cert.verify_signature(None).is_ok());
+        use rsa::pkcs1::DecodeRsaPrivateKey as _;
+        use rsa::signature::Verifier as _;
+        let key = rsa::PrivateKey::from_pkcs1_pem(&ca.key_pem).unwrap();
+        let verifier = rsa::pkcs1v15::VerifyingKey::<sha2::Sha256>::new(key.to_public_key());
+        let signature =
+            rsa::pkcs1v15::Signature::try_from(cert.signature_value.data.as_ref()).unwrap();
+        verifier
+            .verify(cert.tbs_certificate.as_ref(), &signature)
+            .unwrap();
         // Sizes as CAPRKE2's.
         assert!(
             (1000..1150).contains(&ca.cert_pem.len()),
