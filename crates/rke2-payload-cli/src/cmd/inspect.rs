@@ -9,8 +9,8 @@ use rke2_payload::{
 };
 
 use super::{
-    Items, Layout, Outcome, decode_options, error_item, open_input, raw_stdout, selector, streamed,
-    styled, unreadable_secrets,
+    Items, Layout, Outcome, decode_options, error_item, raw_stdout, secrets_input, selector,
+    streamed, styled, unreadable_secrets,
 };
 use crate::cli::{Format, InspectArgs};
 use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, safe, short_hash};
@@ -34,7 +34,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = streamed(
         inspector.for_each(
-            open_input(&args.input)?,
+            secrets_input(&args.input)?,
             &selector,
             args.input.jobs,
             |inspector, secret| {

@@ -2,14 +2,14 @@
 
 use std::io::Write;
 
-use anyhow::{Context as _, Result};
+use anyhow::Result;
 use rke2_payload::{
     Check, Finding, LintError, LintOptions, LintReport, LintedSecret, Linter, Severity, SizeOptions,
 };
 
 use super::size::cloud_targets;
 use super::{
-    Input, Outcome, decode_options, in_input, manifests_or_stream, raw_stdout, selector, styled,
+    Outcome, decode_options, in_input, raw_stdout, secrets_input, selector, styled,
     unreadable_secrets,
 };
 use crate::cli::{LintArgs, LintFormat};
@@ -44,26 +44,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
     };
     let linter = Linter::new(lint, decode_options(&args.input));
-    let report = match manifests_or_stream(&args.input)? {
-        Input::Stream(reader) => linter.lint(reader, &selector, args.input.jobs),
-        Input::Manifests(bytes) => {
-            // Manifests: lint what CAPRKE2 would write for them (repeatably: seed 0); the
-            // manifest findings come with the rendered Secrets.
-            let name = super::input_name(path);
-            let sources = [rke2_payload::Source {
-                name: &name,
-                bytes: &bytes,
-            }];
-            let preview =
-                rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-                    .context("rendering the manifests")?;
-            linter.lint(
-                std::io::Cursor::new(preview.to_yaml().into_bytes()),
-                &selector,
-                args.input.jobs,
-            )
-        }
-    };
+    let report = linter.lint(secrets_input(&args.input)?, &selector, args.input.jobs);
     let report = match report {
         Ok(report) => report,
         Err(LintError::Input(e)) => return in_input(Err(e), path),

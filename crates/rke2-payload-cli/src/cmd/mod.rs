@@ -140,6 +140,27 @@ pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
     }
 }
 
+/// The Secrets of the input: streamed as they are, or, when the input holds manifests, the
+/// bootstrap Secrets `render` makes of them (seed 0, so that reports are repeatable).
+pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
+    match manifests_or_stream(args)? {
+        Input::Stream(reader) => Ok(reader),
+        Input::Manifests(bytes) => {
+            let name = input_name(args.path());
+            let sources = [rke2_payload::Source {
+                name: &name,
+                bytes: &bytes,
+            }];
+            let preview =
+                rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
+                    .context("rendering the manifests")?;
+            Ok(Box::new(std::io::Cursor::new(
+                preview.to_yaml().into_bytes(),
+            )))
+        }
+    }
+}
+
 /// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a
 /// write to standard output) is passed on as it is.
 pub(crate) fn streamed<T>(

@@ -9,8 +9,8 @@ use rke2_payload::{
 };
 
 use super::{
-    Items, Layout, Outcome, decode_options, error_item, open_input, raw_stdout, selector, streamed,
-    styled, unreadable_secrets,
+    Items, Layout, Outcome, decode_options, error_item, raw_stdout, secrets_input, selector,
+    streamed, styled, unreadable_secrets,
 };
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group, safe, secret_title, xml};
@@ -36,7 +36,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     streamed(
         sizer.for_each(
-            open_input(&args.input)?,
+            secrets_input(&args.input)?,
             &selector,
             args.input.jobs,
             |sizer, secret| -> Result<(bool, Rendered)> {

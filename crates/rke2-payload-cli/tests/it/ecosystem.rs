@@ -347,7 +347,8 @@ fn the_ci_examples_pass_their_linters() {
     let root = testdata().join("..");
     let github = root.join("examples/ci/github-actions.yml");
     let gitlab = root.join("examples/ci/gitlab-ci.yml");
-    for file in [&github, &gitlab] {
+    let preview = root.join("examples/ci/preview-github-actions.yml");
+    for file in [&github, &gitlab, &preview] {
         let text = std::fs::read_to_string(file).expect("example");
         // They install the published CLI and run both gates.
         assert!(
@@ -364,15 +365,18 @@ fn the_ci_examples_pass_their_linters() {
         );
     }
     if let Some(actionlint) = validator("actionlint") {
-        let out = std::process::Command::new(actionlint)
-            .arg(&github)
-            .output()
-            .expect("actionlint");
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stdout)
-        );
+        for workflow in [&github, &preview] {
+            let out = std::process::Command::new(&actionlint)
+                .arg(workflow)
+                .output()
+                .expect("actionlint");
+            assert!(
+                out.status.success(),
+                "{}: {}",
+                workflow.display(),
+                String::from_utf8_lossy(&out.stdout)
+            );
+        }
     }
     if let Some(checker) = validator("check-jsonschema") {
         let out = std::process::Command::new(checker)

@@ -566,3 +566,114 @@ fn a_rendered_file_is_private() {
     assert_eq!(mode, 0o600);
     std::fs::remove_dir_all(&dir).expect("cleanup");
 }
+
+/// The variables of the example templates, as a pipeline would fill them.
+const VARS: &[(&str, &str)] = &[
+    ("CLUSTER_NAME", "demo"),
+    ("NAMESPACE", "default"),
+    ("KUBERNETES_VERSION", "v1.32.5+rke2r1"),
+    ("CONTROL_PLANE_MACHINE_COUNT", "3"),
+    ("WORKER_MACHINE_COUNT", "2"),
+    ("AWS_REGION", "eu-west-1"),
+    ("AWS_SSH_KEY_NAME", "ops"),
+    ("DNS_ZONE", "example.com"),
+    ("CONTROL_PLANE_MACHINE_TYPE", "m6i.large"),
+    ("WORKER_MACHINE_TYPE", "m6i.xlarge"),
+    ("ETCD_S3_ACCESS_KEY_ID", "AKIAIOSFODNN7EXAMPLE"),
+    (
+        "ETCD_S3_SECRET_ACCESS_KEY",
+        "wJalrXUtnFEMIK7MDENGbPxRfiCYEXAMPLEKEY",
+    ),
+    ("CONTROL_PLANE_ENDPOINT_IP", "10.20.0.10"),
+    (
+        "RKE2_ARTIFACTS_SHA256",
+        "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef",
+    ),
+    ("NTP_SERVER", "ntp.example.internal"),
+    ("REGISTRY", "registry.example.internal:5000"),
+    ("REGISTRY_USERNAME", "robot"),
+    ("REGISTRY_PASSWORD", "s3cr3t-registry-password"),
+];
+
+fn substitute(template: &str) -> String {
+    let mut out = template.to_owned();
+    for (name, value) in VARS {
+        out = out.replace(&format!("${{{name}}}"), value);
+    }
+    assert!(!out.contains("${"), "a variable is left: {out}");
+    out
+}
+
+#[test]
+fn the_example_templates_render_fit_and_lint_clean() {
+    let root = testdata().join("..");
+    let aws =
+        std::fs::read_to_string(root.join("examples/templates/aws-rke2.yaml")).expect("template");
+    let preview =
+        std::fs::read_to_string(root.join("examples/preview/demo-cluster.yaml")).expect("preview");
+    let body: String = preview.lines().skip(2).map(|l| format!("{l}\n")).collect();
+    assert_eq!(
+        body,
+        substitute(&aws),
+        "examples/preview/demo-cluster.yaml is the AWS template, filled"
+    );
+    for (template, format, gzip_roles) in [
+        ("aws-rke2.yaml", "cloud-config", 2),
+        ("flatcar-ignition.yaml", "ignition", 2),
+    ] {
+        let text = substitute(
+            &std::fs::read_to_string(root.join("examples/templates").join(template))
+                .expect("template"),
+        );
+        let out = cmd()
+            .args(["render", "--seed", "1", "-o", "json"])
+            .write_stdin(text.clone())
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{template}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let items = doc["items"].as_array().expect("items");
+        assert_eq!(items.len(), 3, "{template}: init, join, one worker");
+        let mut gzipped = 0;
+        for item in items {
+            assert_eq!(
+                b64(&item["data"]["format"]),
+                format.as_bytes(),
+                "{template}"
+            );
+            let value = b64(&item["data"]["value"]);
+            gzipped += usize::from(
+                value.starts_with(&[0x1f, 0x8b])
+                    || String::from_utf8_lossy(&value)
+                        .contains("{\"replace\":{\"compression\":\"gzip\""),
+            );
+            let userdata = decoded(item);
+            assert_valid(format, &userdata, template);
+        }
+        assert_eq!(
+            gzipped, gzip_roles,
+            "{template}: the control planes are gzipped, the worker not"
+        );
+        for gate in [
+            &["size", "--cloud", "aws"][..],
+            &["lint", "--cloud", "aws"][..],
+        ] {
+            let out = cmd()
+                .args(gate)
+                .write_stdin(out.stdout.clone())
+                .output()
+                .expect("run");
+            assert_eq!(
+                out.status.code(),
+                Some(0),
+                "{template} | {gate:?}: {}{}",
+                String::from_utf8_lossy(&out.stdout),
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+    }
+}

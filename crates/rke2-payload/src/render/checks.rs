@@ -261,7 +261,12 @@ fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
                 Check::ManifestClusterNetworkIgnored,
                 c,
                 format!(
-                    "spec.clusterNetwork.{field} is set, but RKE2 reads neither it nor the other (the API server listens on 6443; the cluster domain is serverConfig.clusterDomain)"
+                    "spec.clusterNetwork.{field} is set, but RKE2 does not read it ({})",
+                    if field == "apiServerPort" {
+                        "the API server listens on 6443 on every control plane"
+                    } else {
+                        "the cluster domain is serverConfig.clusterDomain"
+                    }
                 ),
             );
         }

@@ -151,6 +151,15 @@ pub enum RenderError {
         /// The kinds that were found.
         found: String,
     },
+    /// The input is a ClusterClass or a Cluster with a `topology`, whose objects Cluster API
+    /// makes from the class at run time.
+    #[error(
+        "the input is a ClusterClass topology (kinds found: {found}), which this version does not expand: render the objects the class makes (RKE2ControlPlane, RKE2ConfigTemplate, MachineDeployment) instead"
+    )]
+    Topology {
+        /// The kinds that were found.
+        found: String,
+    },
     /// The operating system gave no randomness for the generated values.
     #[error("no randomness for the generated token and keys: {0}")]
     Entropy(String),
@@ -339,6 +348,13 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         } else {
             kinds.join(", ")
         };
+        if kinds.iter().any(|k| k == "ClusterClass")
+            || manifests
+                .of_kind("Cluster")
+                .any(|c| c.get(&["spec", "topology"]).is_some())
+        {
+            return Err(RenderError::Topology { found });
+        }
         return Err(RenderError::NothingToRender { found });
     }
     let mut rng = match options.seed {
@@ -529,9 +545,26 @@ impl<'m> ClusterContext<'m> {
                 crate::codec::digest::hex(&raw)
             }
         };
-        let cluster_value = c.cluster.map(|o| &o.value);
-        let endpoint_host = cluster_value
-            .map(|v| string(v, &["spec", "controlPlaneEndpoint", "host"]))
+        // The Cluster's endpoint, or (as Cluster API copies it from there) the infrastructure
+        // cluster's.
+        let endpoint_host = c
+            .cluster
+            .map(|o| {
+                let own = string(&o.value, &["spec", "controlPlaneEndpoint", "host"]);
+                if !own.is_empty() {
+                    return own;
+                }
+                Ref::at(&o.value, &["spec", "infrastructureRef"], o.namespace())
+                    .and_then(|r| {
+                        m.objects.iter().find(|i| {
+                            i.name() == r.name
+                                && i.namespace() == r.namespace
+                                && i.kind() != "Cluster"
+                        })
+                    })
+                    .map(|i| string(&i.value, &["spec", "controlPlaneEndpoint", "host"]))
+                    .unwrap_or_default()
+            })
             .unwrap_or_default();
         if c.cluster.is_none() {
             findings.push(Finding::new(
@@ -1085,7 +1118,12 @@ fn uid_for(name: &str) -> String {
 impl Preview {
     /// The preview as a `kind: List` of Secrets, YAML.
     pub fn to_yaml(&self) -> String {
-        serde_saphyr::to_string(&self.list()).unwrap_or_default()
+        // As kubectl prints Secrets: a value on one line, never folded.
+        let options = serde_saphyr::ser_options! {
+            prefer_block_scalars: false,
+            compact_list_indent: true,
+        };
+        serde_saphyr::to_string_with_options(&self.list(), options).unwrap_or_default()
     }
 
     /// The preview as a `kind: List` of Secrets, JSON (pretty, ending in a line break).
