@@ -677,3 +677,83 @@ fn the_example_templates_render_fit_and_lint_clean() {
         }
     }
 }
+
+#[test]
+fn v1beta1_objects_render_as_their_v1beta2_forms() {
+    let v1beta1 = "apiVersion: cluster.x-k8s.io/v1beta1
+kind: Cluster
+metadata: {name: old, namespace: capi}
+spec:
+  controlPlaneEndpoint: {host: old.example.com, port: 6443}
+  controlPlaneRef: {apiVersion: controlplane.cluster.x-k8s.io/v1beta1, kind: RKE2ControlPlane, name: old-cp}
+---
+apiVersion: controlplane.cluster.x-k8s.io/v1beta1
+kind: RKE2ControlPlane
+metadata: {name: old-cp, namespace: capi}
+spec:
+  replicas: 1
+  agentConfig:
+    version: v1.30.4+rke2r1
+    cisProfile: cis-1.23
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
+kind: RKE2ConfigTemplate
+metadata: {name: old-md, namespace: capi}
+spec:
+  template:
+    spec:
+      agentConfig: {}
+---
+apiVersion: cluster.x-k8s.io/v1beta1
+kind: MachineDeployment
+metadata: {name: old-md, namespace: capi}
+spec:
+  clusterName: old
+  template:
+    spec:
+      clusterName: old
+      version: v1.30.4+rke2r1
+      bootstrap:
+        configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: RKE2ConfigTemplate, name: old-md}
+";
+    let out = cmd()
+        .args(["render", "--seed", "2", "-o", "json"])
+        .write_stdin(v1beta1)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let items = doc["items"].as_array().expect("items");
+    assert_eq!(items.len(), 2);
+    let init = String::from_utf8(decoded(&items[0])).expect("text");
+    assert!(
+        init.contains("INSTALL_RKE2_VERSION=v1.30.4+rke2r1 sh -s - server"),
+        "{init}"
+    );
+    assert!(
+        init.contains("profile: cis-1.23") && init.contains("/opt/rke2-cis-script.sh"),
+        "{init}"
+    );
+    let worker = String::from_utf8(decoded(&items[1])).expect("text");
+    assert!(
+        worker.contains("server: https://old.example.com:9345"),
+        "{worker}"
+    );
+    // A CIS profile CAPRKE2 refuses for the version: no Secret, and the reason.
+    let refused = v1beta1.replace("cisProfile: cis-1.23", "cisProfile: cis-1.6");
+    let out = cmd()
+        .args(["render", "--role", "init"])
+        .write_stdin(refused)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("manifest-render-fails") && stderr.contains("cis-1.6"),
+        "{stderr}"
+    );
+}

@@ -806,6 +806,19 @@ fn render_one(
     let mut generated = ctx.generated.clone();
     let mut findings = ctx.findings.clone();
 
+    let profile = string(agent, &["cisProfile"]);
+    if !profile.is_empty() && !cis_profile_fits(&profile, &job.version) {
+        orphans.push(Finding::new(
+            Check::ManifestRenderFails,
+            format!(
+                "{owner}: CAPRKE2 cannot render this Machine's bootstrap data: CIS profile {} is not supported for version {} (cis and cis-1.23 need v1.25 or later, cis-1.5 and cis-1.6 an earlier one)",
+                crate::codec::text::terminal_safe(&profile),
+                crate::codec::text::terminal_safe(&job.version)
+            ),
+        ));
+        return Ok(None);
+    }
+
     // CA key pairs first, so that the generated values come in one order for a seed.
     let mut ca_files = Vec::new();
     if job.role == Role::Init {
@@ -1027,6 +1040,28 @@ fn render_one(
         generated,
         findings,
     }))
+}
+
+/// CAPRKE2's check of a CIS profile against the version (`pkg/util` `ProfileCompliant`).
+fn cis_profile_fits(profile: &str, version: &str) -> bool {
+    let minor = version
+        .strip_prefix('v')
+        .and_then(|v| v.split_once('.'))
+        .and_then(|(major, rest)| {
+            Some((
+                major.parse::<u32>().ok()?,
+                rest.split('.').next()?.parse::<u32>().ok()?,
+            ))
+        });
+    let Some((major, minor)) = minor else {
+        return false;
+    };
+    let at_least_125 = (major, minor) >= (1, 25);
+    match profile {
+        "cis" | "cis-1.23" => at_least_125,
+        "cis-1.5" | "cis-1.6" => !at_least_125,
+        _ => false,
+    }
 }
 
 /// A `spec.files` entry with `contentFrom` resolved.
