@@ -97,24 +97,46 @@ S3_ACCESS_KEY = "AKIAIOSFODNN7EXAMPLE"
 S3_SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 ENCRYPTION_KEY = hashlib.sha256(b"rke2-payload fixture secretbox key").digest()  # 32 bytes
 
-# A stand-in for the CIS node preparation script (not upstream's text).  It contains tab
-# characters on purpose, like the real one.
+# A stand-in for the CIS node preparation script (not upstream's text): the same one the
+# renderer writes (crates/rke2-payload/src/render/cis.rs), of upstream's length (1,131 bytes),
+# with tab characters like the real one.
 CIS_SCRIPT = (
-    "#!/bin/bash\n"
-    "# rke2-payload fixture: CIS node preparation stand-in\n"
-    "set -e\n"
-    "\n"
-    "if ! id etcd >/dev/null 2>&1; then\n"
-    "\tuseradd -r -c \"etcd user\" -s /sbin/nologin -M etcd -U\n"
-    "fi\n"
-    "\n"
-    "for f in /usr/share/rke2/rke2-cis-sysctl.conf /usr/local/share/rke2/rke2-cis-sysctl.conf; do\n"
-    "\tif [ -f \"$f\" ]; then\n"
-    "\t\tcp -f \"$f\" /etc/sysctl.d/90-rke2-cis.conf\n"
-    "\tfi\n"
-    "done\n"
-    "sysctl -p /etc/sysctl.d/90-rke2-cis.conf\n"
+    '#!/bin/bash\n'
+    '# CIS node preparation (stand-in written by rke2-payload for previews: CAPRKE2 writes its own\n'
+    '# script here; this one does the same steps and has the same size, so sizes are real).\n'
+    'set -e\n'
+    '\n'
+    'if id etcd >/dev/null 2>&1; then\n'
+    "\techo 'etcd user is present'\n"
+    'else\n'
+    '\tuseradd -r -c "etcd user" -s /sbin/nologin -M etcd -U\n'
+    'fi\n'
+    '\n'
+    'found=false\n'
+    'for conf in /usr/share/rke2/rke2-cis-sysctl.conf \\\n'
+    '\t/usr/local/share/rke2/rke2-cis-sysctl.conf \\\n'
+    '\t/opt/rke2/share/rke2/rke2-cis-sysctl.conf; do\n'
+    '\tif [ -f "$conf" ]; then\n'
+    '\t\tfound=true\n'
+    '\t\tcp -f "$conf" /etc/sysctl.d/90-rke2-cis.conf\n'
+    '\tfi\n'
+    'done\n'
+    '\n'
+    'if [ "$found" = false ]; then\n'
+    "\techo 'no RKE2 CIS kernel parameters file was found'\n"
+    '\texit 1\n'
+    'fi\n'
+    '\n'
+    'sysctl -p /etc/sysctl.d/90-rke2-cis.conf\n'
+    '#--------------------------------------------------------------------\n'
+    '#--------------------------------------------------------------------\n'
+    '#--------------------------------------------------------------------\n'
+    '#--------------------------------------------------------------------\n'
+    '#--------------------------------------------------------------------\n'
+    '#-----------------------------------------------------------------\n'
 )
+assert len(CIS_SCRIPT) == 1131
+
 
 SSHD_SNIPPET = (
     "# Use most defaults for sshd configuration.\n"

