@@ -1839,8 +1839,10 @@ def manifest_divergences(v: Variant) -> list[dict]:
     if v.cis:
         out.append({
             "path": "/opt/rke2-cis-script.sh",
-            "why": "the generator writes its own stand-in script (CIS_SCRIPT) where CAPRKE2 writes its "
-                   "CISNodePreparationScript constant; compare with this file's content set aside",
+            "why": "CAPRKE2 writes its CISNodePreparationScript constant here; the generator writes "
+                   "rke2-payload's stand-in of the same length (CIS_SCRIPT, the one `render` writes), so a "
+                   "render by rke2-payload matches byte for byte and one by CAPRKE2 differs in this file's "
+                   "content only",
         })
     if v.fmt == "ignition":
         out.append({
@@ -2497,8 +2499,9 @@ def write_readme(rows, manifest_rows, bad_rows) -> None:
         "join token and, for init, the four CAs). Every fixture has one except the empty-format, stringData",
         "and JSON-container ones. `manifests/INDEX.json` gives for each: role, format, gzip, the exact",
         "expected user data (`secrets/X.userdata`), the Secret name prefix (CAPRKE2 adds random suffixes),",
-        "and `divergences`: where a faithful render may differ from it (the generator's stand-in CIS",
-        "script; Ignition's gzip data URLs, which come from Python's zlib: compare decoded contents).",
+        "and `divergences`: where a faithful render may differ from it (CAPRKE2's own CIS script, where",
+        "the generator has rke2-payload's stand-in; Ignition's gzip data URLs, which come from Python's",
+        "zlib: compare decoded contents).",
         "",
     ]
     lines += [f"- `{p}`: {d}" for p, d in manifest_rows]
