@@ -480,9 +480,9 @@ pub(crate) struct RenderArgs {
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// The size of each placeholder for a referenced object the input does not hold (default:
-    /// a realistic size for what it stands in for).
-    #[arg(long, value_name = "BYTES")]
-    pub(crate) placeholder_bytes: Option<usize>,
+    /// a realistic size for what it stands in for; at most 16 MiB).
+    #[arg(long, value_name = "BYTES", value_parser = clap::value_parser!(u32).range(0..=(16 << 20)))]
+    pub(crate) placeholder_bytes: Option<u32>,
     #[command(flatten)]
     pub(crate) to: ToFileArgs,
 }

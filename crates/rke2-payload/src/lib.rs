@@ -149,8 +149,9 @@ pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use render::{
-    KeyError, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError, RenderOptions, RoleChoice,
-    SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests, render,
+    KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
+    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests,
+    render,
 };
 pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
 pub use reports::inspect::{

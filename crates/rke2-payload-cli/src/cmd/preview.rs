@@ -66,7 +66,7 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         render_options = render_options.with_seed(seed);
     }
     if let Some(bytes) = args.placeholder_bytes {
-        render_options = render_options.with_placeholder_bytes(bytes);
+        render_options = render_options.with_placeholder_bytes(bytes as usize);
     }
     let preview = render(&sources, &render_options).context("rendering the manifests")?;
     let text = match args.output {

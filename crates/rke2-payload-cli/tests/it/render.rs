@@ -757,3 +757,43 @@ spec:
         "{stderr}"
     );
 }
+
+#[test]
+fn clusters_of_one_input_share_the_generated_cas() {
+    let two = format!("{MINIMAL}---\n{}", MINIMAL.replace("demo", "other"));
+    let items = {
+        let out = cmd()
+            .args(["render", "--seed", "3", "--role", "init", "-o", "json"])
+            .write_stdin(two)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        doc["items"].as_array().expect("items").clone()
+    };
+    assert_eq!(items.len(), 2);
+    let note = |i: usize| {
+        items[i]["metadata"]["annotations"]["rke2-payload/preview"]
+            .as_str()
+            .expect("note")
+            .to_owned()
+    };
+    assert!(
+        note(0).contains("4 CA key pairs (RSA-2048, CN=kubernetes)"),
+        "{}",
+        note(0)
+    );
+    assert!(
+        note(1).contains("the same as another cluster's"),
+        "{}",
+        note(1)
+    );
+    assert_eq!(
+        items[1]["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"],
+        "other"
+    );
+}

@@ -44,6 +44,9 @@ pub const PREVIEW_ANNOTATION: &str = "rke2-payload/preview";
 /// The annotation that names the object a rendered Secret was made from.
 pub const SOURCE_ANNOTATION: &str = "rke2-payload/source";
 
+/// The largest placeholder (16 MiB): a larger size is cut to it.
+pub const MAX_PLACEHOLDER: usize = 16 << 20;
+
 /// Which bootstrap Secrets to render.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 #[non_exhaustive]
@@ -74,7 +77,7 @@ pub struct RenderOptions {
     /// Makes the generated token, CA key pairs, names and placeholders the same on every run.
     pub seed: Option<u64>,
     /// The size of every placeholder for an object that is not in the input (default: a
-    /// realistic size for what it stands in for).
+    /// realistic size for what it stands in for; at most [`MAX_PLACEHOLDER`]).
     pub placeholder_bytes: Option<usize>,
     /// "Now", in seconds since the epoch, for the CA validity (default: the clock; with a seed,
     /// 2026-01-01T00:00:00Z).
@@ -389,9 +392,20 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
             ));
         }
     }
+    // The CA pairs made so far: at most four per render, shared by the clusters of one input
+    // (key generation is the slow part, and bounded so).
+    let mut cas: Vec<(String, String)> = Vec::new();
     for cluster in clusters(&manifests) {
         let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
-        render_cluster(&ctx, &manifests, options, now, &mut rng, &mut preview)?;
+        render_cluster(
+            &ctx,
+            &manifests,
+            options,
+            now,
+            &mut rng,
+            &mut cas,
+            &mut preview,
+        )?;
     }
     for finding in global
         .iter()
@@ -666,6 +680,7 @@ fn render_cluster(
     options: &RenderOptions,
     now: i64,
     rng: &mut StdRng,
+    cas: &mut Vec<(String, String)>,
     preview: &mut Preview,
 ) -> Result<(), RenderError> {
     let empty = Value::Object(serde_json::Map::new());
@@ -765,7 +780,9 @@ fn render_cluster(
         }
     }
     for job in jobs {
-        if let Some(secret) = render_one(ctx, m, &job, options, now, rng, &mut preview.findings)? {
+        if let Some(secret) =
+            render_one(ctx, m, &job, options, now, rng, cas, &mut preview.findings)?
+        {
             preview.secrets.push(secret);
         }
     }
@@ -789,6 +806,7 @@ fn render_one(
     options: &RenderOptions,
     now: i64,
     rng: &mut StdRng,
+    cas: &mut Vec<(String, String)>,
     orphans: &mut Vec<Finding>,
 ) -> Result<Option<PreviewSecret>, RenderError> {
     let spec = job.spec;
@@ -831,8 +849,8 @@ fn render_one(
         } else {
             &CA_PURPOSES[..]
         };
-        let mut made = 0;
-        for (purpose, cert_path, key_path) in purposes {
+        let (mut made, mut shared) = (0, 0);
+        for (i, (purpose, cert_path, key_path)) in purposes.iter().enumerate() {
             let r = Ref {
                 name: format!("{}-{purpose}", ctx.c.name),
                 namespace: ctx.c.namespace.clone(),
@@ -853,11 +871,19 @@ fn render_one(
                     });
                     pair.clone()?
                 }
-                _ => {
-                    made += 1;
-                    let ca = pki::new_ca(rng, now)?;
-                    (ca.cert_pem, ca.key_pem.to_string())
-                }
+                _ => match cas.get(i) {
+                    Some(pair) => {
+                        shared += 1;
+                        pair.clone()
+                    }
+                    None => {
+                        made += 1;
+                        let ca = pki::new_ca(rng, now)?;
+                        let pair = (ca.cert_pem, ca.key_pem.to_string());
+                        cas.push(pair.clone());
+                        pair
+                    }
+                },
             };
             ca_files.push(File::new(cert_path, cert, "0640"));
             if !key.is_empty() {
@@ -866,6 +892,11 @@ fn render_one(
         }
         if made > 0 {
             generated.push(format!("{made} CA key pairs (RSA-2048, CN=kubernetes)"));
+        }
+        if shared > 0 {
+            generated.push(format!(
+                "{shared} CA key pairs (RSA-2048, CN=kubernetes, the same as another cluster's of this preview)"
+            ));
         }
     }
 

@@ -38,7 +38,10 @@ impl Resolver<'_> {
     /// Text that looks like what it stands in for (base64 lines, which compress as PEM does),
     /// of the user's size or `realistic` bytes.
     fn placeholder(&mut self, realistic: usize) -> Vec<u8> {
-        let len = self.placeholder_bytes.unwrap_or(realistic);
+        let len = self
+            .placeholder_bytes
+            .unwrap_or(realistic)
+            .min(super::MAX_PLACEHOLDER);
         let mut raw = vec![0u8; len];
         self.rng.fill_bytes(&mut raw);
         let text = crate::codec::b64::encode(&raw);
@@ -55,7 +58,10 @@ impl Resolver<'_> {
     }
 
     fn missing(&mut self, owner: &str, field: &str, kind: &str, r: &Ref, key: &str, len: usize) {
-        let len = self.placeholder_bytes.unwrap_or(len);
+        let len = self
+            .placeholder_bytes
+            .unwrap_or(len)
+            .min(super::MAX_PLACEHOLDER);
         self.finding(
             Check::ManifestMissingReference,
             format!(
