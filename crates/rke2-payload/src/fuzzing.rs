@@ -456,6 +456,14 @@ pub fn render(data: &[u8]) {
     ) else {
         return;
     };
+    if preview.secrets.is_empty() {
+        // Nothing rendered (CAPRKE2 would refuse): the findings say why.
+        assert!(
+            !preview.findings.is_empty(),
+            "nothing rendered and no finding says why"
+        );
+        return;
+    }
     let yaml = preview.to_yaml();
     let envelope = Envelope::parse(yaml.as_bytes(), &DecodeOptions::default())
         .expect("a preview reads as Secrets");
