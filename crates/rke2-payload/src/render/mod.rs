@@ -394,18 +394,13 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
     }
     // The CA pairs made so far: at most four per render, shared by the clusters of one input
     // (key generation is the slow part, and bounded so).
-    let mut cas: Vec<(String, String)> = Vec::new();
+    let mut keys = Keys {
+        now,
+        cas: Vec::new(),
+    };
     for cluster in clusters(&manifests) {
         let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
-        render_cluster(
-            &ctx,
-            &manifests,
-            options,
-            now,
-            &mut rng,
-            &mut cas,
-            &mut preview,
-        )?;
+        render_cluster(&ctx, &manifests, options, &mut rng, &mut keys, &mut preview)?;
     }
     for finding in global
         .iter()
@@ -664,6 +659,13 @@ fn random_uid(rng: &mut StdRng) -> String {
     )
 }
 
+/// The CA pairs of one render: "now" for their validity, and the pairs made so far (at most
+/// four, shared by the clusters of the input).
+struct Keys {
+    now: i64,
+    cas: Vec<(String, String)>,
+}
+
 /// The role, the spec (an `RKE2ConfigSpec`), the version, the object it came from and the name
 /// of one Secret to render.
 struct Job<'v> {
@@ -678,9 +680,8 @@ fn render_cluster(
     ctx: &ClusterContext<'_>,
     m: &Manifests,
     options: &RenderOptions,
-    now: i64,
     rng: &mut StdRng,
-    cas: &mut Vec<(String, String)>,
+    keys: &mut Keys,
     preview: &mut Preview,
 ) -> Result<(), RenderError> {
     let empty = Value::Object(serde_json::Map::new());
@@ -780,9 +781,7 @@ fn render_cluster(
         }
     }
     for job in jobs {
-        if let Some(secret) =
-            render_one(ctx, m, &job, options, now, rng, cas, &mut preview.findings)?
-        {
+        if let Some(secret) = render_one(ctx, m, &job, options, rng, keys, &mut preview.findings)? {
             preview.secrets.push(secret);
         }
     }
@@ -804,9 +803,8 @@ fn render_one(
     m: &Manifests,
     job: &Job<'_>,
     options: &RenderOptions,
-    now: i64,
     rng: &mut StdRng,
-    cas: &mut Vec<(String, String)>,
+    keys: &mut Keys,
     orphans: &mut Vec<Finding>,
 ) -> Result<Option<PreviewSecret>, RenderError> {
     let spec = job.spec;
@@ -871,16 +869,16 @@ fn render_one(
                     });
                     pair.clone()?
                 }
-                _ => match cas.get(i) {
+                _ => match keys.cas.get(i) {
                     Some(pair) => {
                         shared += 1;
                         pair.clone()
                     }
                     None => {
                         made += 1;
-                        let ca = pki::new_ca(rng, now)?;
+                        let ca = pki::new_ca(rng, keys.now)?;
                         let pair = (ca.cert_pem, ca.key_pem.to_string());
-                        cas.push(pair.clone());
+                        keys.cas.push(pair.clone());
                         pair
                     }
                 },
