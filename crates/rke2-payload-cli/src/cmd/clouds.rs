@@ -27,13 +27,13 @@ pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
         Format::Text => {
             writeln!(
                 out,
-                "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} CONFIDENCE",
-                "CLOUD", "LIMIT", "COUNTS", "MAX RAW", "GZIP C-C", "GZIP IGN"
+                "{:<18} {:>9}  {:<7} {:>11}  {:<18} {:<15} CONFIDENCE",
+                "CLOUD", "LIMIT", "COUNTS", "LARGEST", "GZIP CLOUD-CONFIG", "GZIP IGNITION"
             )?;
             for cloud in CLOUDS {
                 writeln!(
                     out,
-                    "{:<18} {:>9}  {:<7} {:>9}  {:<12} {:<12} {}",
+                    "{:<18} {:>9}  {:<7} {:>11}  {:<18} {:<15} {}",
                     cloud.id,
                     group(cloud.limit_bytes),
                     match cloud.counted {
@@ -50,7 +50,9 @@ pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
             writeln!(
                 out,
                 "\nLIMIT is what the platform counts (COUNTS: raw bytes of data.value, or its base64 text);\n\
-                 MAX RAW is the largest data.value that fits. `-o json` adds sources and notes."
+                 LARGEST is the largest data.value that fits, in bytes; GZIP CLOUD-CONFIG and GZIP IGNITION\n\
+                 say whether a gzipped payload of that format reaches the node intact. `-o json` adds\n\
+                 sources and notes."
             )?;
         }
     }

@@ -203,7 +203,14 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             "air-gapped ({}){}",
             i.install_type.as_str(),
             match &i.checksum {
-                Some(_) => ", artifacts checksum verified",
+                Some(_)
+                    if s.findings
+                        .iter()
+                        .any(|f| f.check == rke2_payload::Check::CloudConfigInvalidYaml) =>
+                {
+                    ", a checksum check that makes the cloud-config invalid YAML (cloud-init runs none of it)"
+                }
+                Some(_) => ", checks the artifacts' checksum first",
                 None => ", no checksum verification",
             }
         ),
@@ -237,11 +244,14 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
         row(
             out,
             "etcd-s3",
-            &format!(
-                "{} bucket {}",
-                if s3.enabled { "enabled" } else { "configured" },
-                s3.bucket.as_deref().unwrap_or("?")
-            ),
+            &match (s3.enabled, s3.bucket.as_deref()) {
+                (true, Some(bucket)) => format!("enabled, bucket {bucket}"),
+                (true, None) => "enabled, no bucket set".to_owned(),
+                (false, Some(bucket)) => {
+                    format!("not enabled (no etcd-s3: true), though bucket {bucket} is set")
+                }
+                (false, None) => "not enabled (etcd-s3-* keys without etcd-s3: true)".to_owned(),
+            },
         )?;
     }
     row(

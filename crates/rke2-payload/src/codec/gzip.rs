@@ -38,7 +38,7 @@ pub enum GzipError {
     },
     /// Inflating would exceed the configured cap (a gzip bomb, or a cap set too low).
     #[error(
-        "gzip stream inflates past the cap of {cap} bytes (from {compressed} compressed bytes); raise the cap if this payload is genuine"
+        "gzip stream inflates past the cap of {cap} bytes (from {compressed} compressed bytes): a gzip bomb, or a payload larger than the cap (raise it with --max-inflated BYTES if it is genuine)"
     )]
     TooLarge {
         /// The cap in bytes.

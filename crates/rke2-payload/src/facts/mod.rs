@@ -54,8 +54,8 @@ impl Facts {
             findings.push(Finding::new(
                 Check::FormatMismatch,
                 format!(
-                    "the `format` key says {:?} but the user data is {}",
-                    payload.declared_format(),
+                    "the `format` key says {} but the user data is {}",
+                    payload.declared_format().as_str().unwrap_or("nothing"),
                     payload.format()
                 ),
             ));
@@ -124,7 +124,16 @@ impl Facts {
                     None
                 }
             },
-            None => None,
+            None => {
+                findings.push(
+                    Finding::new(
+                        Check::Rke2ConfigInvalid,
+                        "config.yaml is not UTF-8 text in the payload (binary, undecodable, or fetched from elsewhere at boot), so its settings cannot be read",
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                );
+                None
+            }
         });
         if let Some(config) = &config {
             for secret in config.secrets() {

@@ -15,9 +15,9 @@ use crate::envelope::BootstrapSecret;
 use crate::error::{Error, PayloadError};
 use crate::options::DecodeOptions;
 
-/// The `format` key of a bootstrap Secret, as declared.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "kebab-case")]
+/// The `format` key of a bootstrap Secret, as declared. In JSON it is what the key holds:
+/// `"cloud-config"`, `"ignition"`, `""` (empty), or `null` (no key).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 #[non_exhaustive]
 pub enum DeclaredFormat {
     /// `cloud-config`.
@@ -31,6 +31,22 @@ pub enum DeclaredFormat {
 }
 
 impl DeclaredFormat {
+    /// What the key holds (`None` when there is no key).
+    ///
+    /// ```
+    /// use rke2_payload::DeclaredFormat;
+    /// assert_eq!(DeclaredFormat::Empty.as_str(), Some(""));
+    /// assert_eq!(DeclaredFormat::Missing.as_str(), None);
+    /// ```
+    pub fn as_str(self) -> Option<&'static str> {
+        match self {
+            DeclaredFormat::CloudConfig => Some("cloud-config"),
+            DeclaredFormat::Ignition => Some("ignition"),
+            DeclaredFormat::Empty => Some(""),
+            DeclaredFormat::Missing => None,
+        }
+    }
+
     /// The format CAPRKE2 renders for this declaration, if it says one.
     pub fn format(self) -> Option<Format> {
         match self {
@@ -38,6 +54,32 @@ impl DeclaredFormat {
             DeclaredFormat::Ignition => Some(Format::Ignition),
             DeclaredFormat::Missing => None,
         }
+    }
+}
+
+impl serde::Serialize for DeclaredFormat {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        match self.as_str() {
+            Some(text) => serializer.serialize_str(text),
+            None => serializer.serialize_none(),
+        }
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for DeclaredFormat {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = <Option<std::borrow::Cow<'de, str>>>::deserialize(deserializer)?;
+        Ok(match text.as_deref() {
+            None | Some("missing") => DeclaredFormat::Missing,
+            Some("" | "empty") => DeclaredFormat::Empty,
+            Some("cloud-config") => DeclaredFormat::CloudConfig,
+            Some("ignition") => DeclaredFormat::Ignition,
+            Some(other) => {
+                return Err(serde::de::Error::custom(format_args!(
+                    "unknown declared format {other:?}"
+                )));
+            }
+        })
     }
 }
 

@@ -93,7 +93,13 @@ pub(crate) fn lint_payload(
             out.push(Finding::new(p.check, p.message));
         }
     }
-    if readable && !config_found {
+    // A config.yaml that is there but does not parse is `rke2-config-invalid` (from the facts),
+    // not missing.
+    let config_written = facts
+        .document
+        .as_ref()
+        .is_some_and(|d| d.file(rke2::CONFIG_PATH).is_some());
+    if readable && !config_found && !config_written {
         out.push(Finding::new(
             Check::Rke2ConfigMissing,
             format!(
