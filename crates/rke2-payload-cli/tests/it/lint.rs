@@ -634,3 +634,51 @@ fn github_gitlab_and_junit_outputs_carry_every_finding() {
         doc["secrets"].as_array().expect("s").len()
     );
 }
+
+#[test]
+fn what_is_fetched_at_boot_is_reported_not_read() {
+    // Ignition's own documentation shape: a config replaced by one fetched over HTTP.
+    let replaced = r#"{"ignition":{"version":"3.0.0","config":{"replace":{"source":"http://example.com/config.json","verification":{"hash":"sha512-00"}}}}}"#;
+    let remote_file = r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/var/asset","contents":{"source":"https://example.com/asset"}}]}}"#;
+    for (input, says, missing_config) in [
+        (
+            replaced,
+            "ignition.config.replace fetches a config at boot from http://example.com/config.json",
+            false,
+        ),
+        (
+            remote_file,
+            "fetched at boot from https://example.com/asset",
+            true,
+        ),
+    ] {
+        let out = cmd()
+            .args(["lint", "-o", "json"])
+            .write_stdin(input)
+            .output()
+            .expect("run");
+        let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let findings = doc["secrets"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .clone();
+        let remote: Vec<&Value> = findings
+            .iter()
+            .filter(|f| f["id"] == "remote-content")
+            .collect();
+        assert_eq!(remote.len(), 1, "{findings:?}");
+        assert!(
+            remote[0]["message"]
+                .as_str()
+                .expect("message")
+                .contains(says),
+            "{remote:?}"
+        );
+        // A replaced config may write config.yaml itself: not reported missing then.
+        assert_eq!(
+            findings.iter().any(|f| f["id"] == "rke2-config-missing"),
+            missing_config,
+            "{findings:?}"
+        );
+    }
+}

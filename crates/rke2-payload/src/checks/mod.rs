@@ -112,6 +112,10 @@ checks! {
     IgnitionInvalid = "ignition-invalid", Error,
         "what ignition-validate would reject",
         "The Ignition config breaks a rule Ignition enforces (relative paths, duplicate paths, undecodable contents, a wrong type). Ignition stops the boot on such a config.";
+    /// `remote-content`.
+    RemoteContent = "remote-content", Warning,
+        "a config or file is fetched at boot from a remote source",
+        "Ignition fetches `config.replace`/`config.merge` sources and file `contents.source` URLs (http, https, s3, tftp, gs, arn) at first boot, and cloud-init `write_files` with a `source.uri`. What they hold is not in the payload, so nothing in it was checked; the node also needs to reach the source then, and a replaced config takes the place of everything this payload says.";
     /// `rke2-config-invalid`.
     Rke2ConfigInvalid = "rke2-config-invalid", Error,
         "config.yaml is not valid YAML",

@@ -9,8 +9,9 @@ use std::borrow::Cow;
 /// Double-quoted spans (how serde and the parsers quote values) become `"…"`. Backtick spans
 /// (how serde names fields) are kept when they look like a key name.
 pub(crate) fn scrub(message: &str) -> String {
+    let message = plain_words(message);
     let mut out = String::with_capacity(message.len());
-    let mut rest = message;
+    let mut rest = message.as_ref();
     while let Some(start) = rest.find(['"', '`']) {
         let quote = rest.as_bytes()[start] as char;
         out.push_str(&rest[..start]);
@@ -40,6 +41,51 @@ pub(crate) fn scrub(message: &str) -> String {
         Some((first, _)) => first.trim_end().to_owned(),
         None => out,
     }
+}
+
+/// The YAML parser's messages that name its own types, said in words: a budget breach
+/// (`budget breached: Nodes { nodes: 250001 }`) and a duplicate key (`…, set DuplicateKeyPolicy
+/// in Options if acceptable`).
+fn plain_words(message: &str) -> Cow<'_, str> {
+    let mut out = Cow::Borrowed(message);
+    if let Some(at) = out.find("budget breached: ") {
+        let rest = &out[at + "budget breached: ".len()..];
+        let kind: String = rest.chars().take_while(char::is_ascii_alphabetic).collect();
+        let (inner, after) = match (rest.find('{'), rest.find('}')) {
+            (Some(open), Some(close)) if open < close => {
+                (&rest[open + 1..close], &rest[close + 1..])
+            }
+            _ => ("", &rest[kind.len()..]),
+        };
+        let n: String = inner.chars().filter(char::is_ascii_digit).collect();
+        let what = match kind.as_str() {
+            "Nodes" => format!("at {n} nodes once its aliases are expanded"),
+            "Aliases" => format!("at {n} alias references"),
+            "Anchors" => format!("at {n} anchors"),
+            "Depth" => format!("at {n} levels of nesting"),
+            "Documents" => format!("at {n} documents"),
+            "Events" => format!("at {n} parser events"),
+            _ => "while reading".to_owned(),
+        };
+        out = Cow::Owned(format!(
+            "{}the YAML exceeds a reading limit {what} (an alias bomb, or an input too large to read safely){after}",
+            &message[..at]
+        ));
+    }
+    if out.contains(", set DuplicateKeyPolicy in Options if acceptable") {
+        let text = out
+            .replace(", set DuplicateKeyPolicy in Options if acceptable", "")
+            .replace(
+                "duplicate mapping key: ",
+                "a key appears twice in one mapping: ",
+            )
+            .replace(
+                "duplicate mapping key",
+                "a key appears twice in one mapping",
+            );
+        out = Cow::Owned(text);
+    }
+    out
 }
 
 /// A parser's message for an error: scrubbed of input text, without the position the parser
@@ -114,6 +160,20 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn parser_types_are_said_in_words() {
+        assert_eq!(
+            scrub("budget breached: Nodes { nodes: 250001 } at line 6, column 18"),
+            "the YAML exceeds a reading limit at 250001 nodes once its aliases are expanded (an alias bomb, or an input too large to read safely) at line 6, column 18"
+        );
+        assert_eq!(
+            scrub(
+                "duplicate mapping key: name, set DuplicateKeyPolicy in Options if acceptable at line 4"
+            ),
+            "a key appears twice in one mapping: name at line 4"
+        );
+    }
 
     #[test]
     fn scrub_hides_quoted_data_but_keeps_key_names() {

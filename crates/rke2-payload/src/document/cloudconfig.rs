@@ -309,7 +309,18 @@ impl CloudConfig {
         let encoding = raw.encoding.map(|e| e.trim().to_ascii_lowercase());
         let binary = raw.binary;
         let content = match (&raw.content, raw.source_uri) {
-            (None, Some(uri)) => Content::Remote(uri),
+            (None, Some(uri)) => {
+                self.problems.push(Finding::located(
+                    Check::RemoteContent,
+                    format!(
+                        "the file's content is fetched at boot from {}: it was not read, and the node must reach it",
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(&uri, 200))
+                    ),
+                    Some(path.clone()),
+                    None,
+                ));
+                Content::Remote(uri)
+            }
             (content, _) => {
                 let body = content.as_deref().unwrap_or("");
                 match decode_content(body, binary, encoding.as_deref()) {

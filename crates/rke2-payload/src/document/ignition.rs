@@ -305,7 +305,23 @@ impl Ignition {
                             ),
                         });
                     }
-                    _ => config_sources.push(source.into_owned()),
+                    _ => {
+                        let how = if is_replace { "replace" } else { "merge" };
+                        let message = if source.starts_with("data:") {
+                            format!(
+                                "ignition.config.{how} nests configs deeper than {MAX_NESTING} levels; the deepest was not read"
+                            )
+                        } else {
+                            format!(
+                                "ignition.config.{how} fetches a config at boot from {}: it was not read, so nothing in it was checked, and the node must reach it",
+                                crate::codec::text::terminal_safe(&crate::codec::text::shorten(
+                                    &source, 200
+                                ))
+                            )
+                        };
+                        problems.push(Finding::new(Check::RemoteContent, message));
+                        config_sources.push(source.into_owned());
+                    }
                 }
             }
         }
@@ -525,6 +541,15 @@ fn contents(
                     None,
                 ));
             }
+            problems.push(Finding::located(
+                Check::RemoteContent,
+                format!(
+                    "the file's content is fetched at boot from {}: it was not read, and the node must reach it",
+                    crate::codec::text::terminal_safe(&crate::codec::text::shorten(source, 200))
+                ),
+                Some(path.to_owned()),
+                None,
+            ));
             return (
                 Content::Remote(source.to_owned()),
                 Some("remote".to_owned()),

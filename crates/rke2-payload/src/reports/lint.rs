@@ -99,7 +99,12 @@ pub(crate) fn lint_payload(
         .document
         .as_ref()
         .is_some_and(|d| d.file(rke2::CONFIG_PATH).is_some());
-    if readable && !config_found && !config_written {
+    // An Ignition config fetched at boot (config.replace / merge) may write it: not known here.
+    let fetched = matches!(
+        &facts.document,
+        Some(crate::document::Document::Ignition(i)) if !i.config_sources.is_empty()
+    );
+    if readable && !config_found && !config_written && !fetched {
         out.push(Finding::new(
             Check::Rke2ConfigMissing,
             format!(
