@@ -259,8 +259,9 @@ pub(crate) struct InspectArgs {
 pub(crate) struct SizeArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
-    /// Platforms to measure against, comma-separated (see `rke2-payload clouds`). Default: all,
-    /// or none when --budget is given.
+    /// Platforms to measure against, comma-separated (see `rke2-payload clouds`), or `all`.
+    /// Default: every platform whose limit a source states (not the `unverified` ones), or none
+    /// when --budget is given.
     #[arg(long, value_name = "ID,...", value_delimiter = ',')]
     pub(crate) cloud: Vec<String>,
     /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.

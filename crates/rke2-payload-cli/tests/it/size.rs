@@ -187,3 +187,50 @@ fn text_has_a_bar_per_cloud() {
     );
     assert!(text.contains('█'));
 }
+
+#[test]
+fn the_default_gate_uses_verified_limits_only() {
+    let file = testdata().join("secrets/init-cloud-config-online.yaml");
+    let out = cmd()
+        .arg("size")
+        .arg(&file)
+        .args(["-o", "json"])
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let measured: Vec<String> = doc["secrets"][0]["clouds"]
+        .as_array()
+        .expect("clouds")
+        .iter()
+        .filter_map(|v| v["cloud"].as_str().map(str::to_owned))
+        .collect();
+    let unverified: Vec<&str> = rke2_payload::CLOUDS
+        .iter()
+        .filter(|c| !c.is_verified())
+        .map(|c| c.id)
+        .collect();
+    assert!(!unverified.is_empty());
+    for id in &unverified {
+        assert!(
+            !measured.iter().any(|m| m == id),
+            "{id} is unverified: {measured:?}"
+        );
+    }
+    // On request they are measured (and may fail the gate).
+    let out = cmd()
+        .arg("size")
+        .arg(&file)
+        .args(["--cloud", "all", "-o", "json"])
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    for id in &unverified {
+        assert!(text.contains(&format!("\"{id}\"")), "{id} with --cloud all");
+    }
+}

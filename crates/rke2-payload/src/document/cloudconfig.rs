@@ -801,7 +801,9 @@ mod tests {
             get("/g").content,
             Content::Remote("https://example.com/x".into())
         );
-        assert!(c.problems.is_empty(), "{:?}", c.problems);
+        // The one problem: the remote source is reported, not read.
+        let checks: Vec<Check> = c.problems.iter().map(|p| p.check).collect();
+        assert_eq!(checks, [Check::RemoteContent], "{:?}", c.problems);
         // A tag inside block content is content, not a tag (found by fuzzing).
         let c = CloudConfig::parse_full(
             "#cloud-config\nwrite_files:\n- path: /x\n  content: |\n    a !!binary b\n",

@@ -716,7 +716,9 @@ mod tests {
         assert_eq!(ign.users[0].name, "core");
         assert!(ign.users[0].has_password_hash);
         assert_eq!(ign.filesystems[0].path.as_deref(), Some("/opt"));
-        assert!(ign.problems.is_empty(), "{:?}", ign.problems);
+        // The one problem: the remote source of /etc/remote is reported, not read.
+        let checks: Vec<Check> = ign.problems.iter().map(|p| p.check).collect();
+        assert_eq!(checks, [Check::RemoteContent], "{:?}", ign.problems);
     }
 
     #[test]

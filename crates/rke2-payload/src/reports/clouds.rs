@@ -377,6 +377,12 @@ pub fn find_cloud(id: &str) -> Option<&'static Cloud> {
 }
 
 impl Cloud {
+    /// Whether a source states the limit (anything but [`Confidence::Unverified`]): the
+    /// platforms `size` gates on by default.
+    pub fn is_verified(&self) -> bool {
+        self.confidence != Confidence::Unverified
+    }
+
     /// Bytes this platform counts for a `data.value` of `value_bytes` raw bytes.
     pub fn counted_bytes(&self, value_bytes: u64) -> u64 {
         match self.counted {

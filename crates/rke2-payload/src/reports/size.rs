@@ -88,7 +88,7 @@ impl Target {
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SizeOptions {
-    /// The limits.
+    /// The limits (default: every platform whose limit is verified, [`Cloud::is_verified`]).
     pub targets: Vec<Target>,
     /// Percent of each limit to keep free (0–100).
     pub headroom_percent: f64,
@@ -99,7 +99,11 @@ pub struct SizeOptions {
 impl Default for SizeOptions {
     fn default() -> Self {
         SizeOptions {
-            targets: super::clouds::CLOUDS.iter().map(Target::Cloud).collect(),
+            targets: super::clouds::CLOUDS
+                .iter()
+                .filter(|c| c.is_verified())
+                .map(Target::Cloud)
+                .collect(),
             headroom_percent: 0.0,
             contributors: true,
         }
