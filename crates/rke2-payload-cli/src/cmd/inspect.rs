@@ -4,8 +4,7 @@ use std::io::Write;
 
 use anyhow::Result;
 use rke2_payload::{
-    BootstrapSecret, Compression, Finding, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport,
-    Severity,
+    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport, Severity,
 };
 
 use super::{
@@ -77,49 +76,31 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     Ok(Outcome::Ok)
 }
 
-/// Why a Secret's report is missing or incomplete. Neither stops the other Secrets.
-enum Failure {
-    /// The Secret could not be decoded.
-    Decode(rke2_payload::Error),
-    /// Its user data could not be read as its format (the report says so too).
-    Unreadable {
-        secret: rke2_payload::SecretId,
-        message: String,
-    },
-}
+/// Why a Secret's report is missing: it could not be decoded. (User data that does not read as
+/// its format is a finding of its report, like any other: exit 0.)
+struct Failure(rke2_payload::Error);
 
 impl std::fmt::Display for Failure {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        match self {
-            Failure::Decode(e) => e.fmt(f),
-            Failure::Unreadable { secret, message } => write!(f, "{secret}: {message}"),
-        }
+        self.0.fmt(f)
     }
 }
 
-/// One Secret rendered (with the failure it carries), or why it could not be and the item that
-/// says so.
+/// One Secret rendered, or why it could not be and the item that says so.
 type Item = Result<(Option<Failure>, Vec<u8>), (Failure, Vec<u8>)>;
 
-fn unreadable(secret: &BootstrapSecret<'_>, finding: Option<&Finding>) -> Option<Failure> {
-    finding.map(|f| Failure::Unreadable {
-        secret: secret.id().clone(),
-        message: f.message.clone(),
-    })
-}
-
-/// One Secret's JSON report, and the failure it carries (an unreadable document).
+/// One Secret's JSON report.
 fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item> {
     Ok(match inspector.inspect_json(secret) {
-        Ok((json, finding)) => Ok((unreadable(secret, finding.as_ref()), json)),
+        Ok((json, _)) => Ok((None, json)),
         Err(e) => {
             let item = error_item(secret, &e.to_string(), Layout::Json);
-            Err((Failure::Decode(e), item))
+            Err((Failure(e), item))
         }
     })
 }
 
-/// One Secret's text report, and the failure it carries.
+/// One Secret's text report.
 fn text_item(
     secret: &BootstrapSecret<'_>,
     inspector: &Inspector,
@@ -129,15 +110,12 @@ fn text_item(
         Ok(report) => report,
         Err(e) => {
             let item = error_item(secret, &e.to_string(), Layout::Text);
-            return Ok(Err((Failure::Decode(e), item)));
+            return Ok(Err((Failure(e), item)));
         }
     };
     let mut buf = styled();
     text(&mut buf, &report, args.verbose, args.show_secrets)?;
-    Ok(Ok((
-        unreadable(secret, report.payload.unreadable()),
-        buf.into_inner(),
-    )))
+    Ok(Ok((None, buf.into_inner())))
 }
 
 fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
@@ -234,6 +212,9 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
     }
     if !network.is_empty() {
         row(out, "network", &network.join("  "))?;
+    }
+    if !r.ingress_controller.is_empty() {
+        row(out, "ingress", &r.ingress_controller.join(", "))?;
     }
     if let Some(p) = &r.provider_id {
         row(out, "provider-id", p)?;

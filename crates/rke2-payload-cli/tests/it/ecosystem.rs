@@ -429,3 +429,92 @@ fn kubectl_plugin_list_finds_the_plugin() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(doc["schema"], "rke2-payload/size/v1");
 }
+
+/// cloud-init's own examples (Debian's package installs them), gunzipped.
+fn cloud_init_examples() -> Vec<(String, Vec<u8>)> {
+    let dir = std::path::Path::new("/usr/share/doc/cloud-init/examples");
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "{} is missing, but CI=true requires it (.ci/run installs cloud-init)",
+            dir.display()
+        );
+        return Vec::new();
+    };
+    let mut out: Vec<(String, Vec<u8>)> = entries
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.is_file())
+        .map(|p| {
+            let name = p.file_name().expect("name").to_string_lossy().into_owned();
+            let bytes = std::fs::read(&p).expect("read");
+            if let Some(stem) = name.strip_suffix(".gz") {
+                use std::io::Read as _;
+                let mut text = Vec::new();
+                flate2::read::GzDecoder::new(&bytes[..])
+                    .read_to_end(&mut text)
+                    .expect("gunzip");
+                (stem.to_owned(), text)
+            } else {
+                (name, bytes)
+            }
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn lint_s_schema_verdict_is_cloud_init_s_on_its_own_examples() {
+    let Some(cloud_init) = validator("cloud-init") else {
+        return;
+    };
+    let examples = cloud_init_examples();
+    if examples.is_empty() {
+        return;
+    }
+    assert!(examples.len() >= 20, "{} examples", examples.len());
+    let mut mismatches = Vec::new();
+    for (name, bytes) in &examples {
+        let file = write_temp(name, bytes);
+        let theirs = std::process::Command::new(&cloud_init)
+            .args(["schema", "-c"])
+            .arg(&file)
+            .output()
+            .expect("cloud-init schema")
+            .status
+            .success();
+        let out = cmd()
+            .args(["lint", "-o", "json"])
+            .arg(&file)
+            .output()
+            .expect("run");
+        // Ours: valid when it reads as a cloud-config and no schema rule (cloud-init's own
+        // schema, or the YAML itself) rejects it.
+        let ours = serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok_and(|doc| {
+            !doc["secrets"].as_array().into_iter().flatten().any(|s| {
+                s["findings"].as_array().into_iter().flatten().any(|f| {
+                    matches!(
+                        f["id"].as_str(),
+                        Some(
+                            "cloud-config-schema"
+                                | "cloud-config-invalid-yaml"
+                                | "userdata-not-cloud-config"
+                                | "document-unreadable"
+                                | "secret-unreadable"
+                        )
+                    )
+                })
+            })
+        });
+        if ours != theirs {
+            mismatches.push(format!(
+                "{name}: cloud-init says {}, lint says {}: {}",
+                if theirs { "valid" } else { "invalid" },
+                if ours { "valid" } else { "invalid" },
+                String::from_utf8_lossy(&out.stdout)
+            ));
+        }
+    }
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
+}

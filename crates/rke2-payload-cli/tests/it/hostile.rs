@@ -152,7 +152,27 @@ fn invalid_utf8_and_nul_bytes() {
         secret_yaml(&b64(b"#cloud-config\nruncmd: [\xff\xfe]\n")),
     )
     .expect("write");
-    expect_error(&["inspect"], &file, "not UTF-8");
+    // User data that does not read as its format is a finding of the report, exit 0 (only
+    // gates exit 1, only a Secret that cannot be decoded exits 2).
+    let out = run(&["inspect", "-o", "json"], &file, Duration::from_secs(60));
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+    let findings = doc["secrets"][0]["findings"]
+        .as_array()
+        .expect("findings")
+        .clone();
+    assert!(
+        findings.iter().any(|f| f["id"] == "document-unreadable"
+            && f["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("not UTF-8"))),
+        "{findings:?}"
+    );
     expect_error(
         &["decode"],
         &testdata().join("bad/not-yaml.txt"),

@@ -100,6 +100,10 @@ checks! {
     CloudConfigSchema = "cloud-config-schema", Warning,
         "keys or values cloud-init would reject",
         "A key or value of the wrong type or shape for cloud-init's schema (for example a `write_files` entry without `path`). cloud-init warns and may skip the module; check the named key.";
+    /// `file-content-undecodable`.
+    FileContentUndecodable = "file-content-undecodable", Warning,
+        "a file's content does not decode as its encoding says",
+        "A `write_files` entry says `encoding: base64` (or `gzip+base64`, or `!!binary`) but its content is not valid base64 or gzip. cloud-init's schema accepts it, but the write_files module fails on it at boot and the file is not written. Encode the content again, or drop the encoding.";
     /// `cloud-config-duplicate-key`.
     CloudConfigDuplicateKey = "cloud-config-duplicate-key", Warning,
         "a top-level cloud-config key appears twice",

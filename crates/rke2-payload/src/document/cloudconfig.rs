@@ -331,7 +331,7 @@ impl CloudConfig {
         };
         if let Content::Undecodable(why) = &content {
             self.problems.push(Finding::located(
-                Check::CloudConfigSchema,
+                Check::FileContentUndecodable,
                 format!("content cannot be decoded: {why}"),
                 Some(path.clone()),
                 None,

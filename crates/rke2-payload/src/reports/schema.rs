@@ -99,15 +99,12 @@ impl CloudInitSchema {
         &self.path
     }
 
-    /// Validates a cloud-config text. A text that is not YAML yields nothing here (the parser
-    /// reports it); messages name the key path and never repeat string values.
+    /// Validates a cloud-config text, read as cloud-init reads it (YAML 1.1 scalars, as
+    /// PyYAML). A text that is not YAML yields nothing here (the parser reports it); messages
+    /// name the key path and never repeat string values.
     pub fn validate(&self, text: &str) -> Vec<Finding> {
-        let mut options = serde_saphyr::Options::default();
-        options.with_snippet = false;
-        options.legacy_octal_numbers = true;
-        options.duplicate_keys = serde_saphyr::DuplicateKeyPolicy::LastWins;
-        let Ok(Some(value)) = serde_saphyr::from_str_with_options::<Option<Value>>(text, options)
-        else {
+        // The values cloud-init sees: PyYAML's YAML 1.1 rules (`0o600` is text, `yes` a bool).
+        let Ok(Some(value)) = crate::codec::yaml11::first_document(text) else {
             return Vec::new();
         };
         self.validator
