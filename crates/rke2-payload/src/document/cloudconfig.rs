@@ -69,22 +69,50 @@ pub(crate) struct Ntp {
     pub pools: Vec<String>,
 }
 
-#[derive(Deserialize)]
+/// One `write_files` entry. A repeated key keeps its last value, as PyYAML (cloud-init) does.
+#[derive(Default)]
 struct RawWriteFile {
-    #[serde(default)]
     path: Option<String>,
-    #[serde(default)]
     content: Option<serde_saphyr::Spanned<String>>,
-    #[serde(default)]
     encoding: Option<String>,
-    #[serde(default)]
     owner: Option<String>,
-    #[serde(default)]
     permissions: Option<Value>,
-    #[serde(default)]
     append: Option<bool>,
-    #[serde(default)]
     source: Option<RawSource>,
+}
+
+impl<'de> Deserialize<'de> for RawWriteFile {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V;
+        impl<'de> serde::de::Visitor<'de> for V {
+            type Value = RawWriteFile;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("a write_files entry (a mapping)")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<RawWriteFile, A::Error> {
+                let mut out = RawWriteFile::default();
+                while let Some(key) = map.next_key::<Value>()? {
+                    match key.as_str() {
+                        Some("path") => out.path = map.next_value()?,
+                        Some("content") => out.content = map.next_value()?,
+                        Some("encoding") => out.encoding = map.next_value()?,
+                        Some("owner") => out.owner = map.next_value()?,
+                        Some("permissions") => out.permissions = map.next_value()?,
+                        Some("append") => out.append = map.next_value()?,
+                        Some("source") => out.source = map.next_value()?,
+                        _ => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                    }
+                }
+                Ok(out)
+            }
+        }
+        d.deserialize_map(V)
+    }
 }
 
 #[derive(Deserialize)]
@@ -804,6 +832,13 @@ mod tests {
         // The one problem: the remote source is reported, not read.
         let checks: Vec<Check> = c.problems.iter().map(|p| p.check).collect();
         assert_eq!(checks, [Check::RemoteContent], "{:?}", c.problems);
+        // A key repeated inside an entry keeps its last value, as PyYAML does (it once made
+        // the whole document unreadable: "expected mapping start").
+        let c = CloudConfig::parse_full(
+            "#cloud-config\nwrite_files:\n- path: /a\n  content: x\n  content: y\n",
+        )
+        .unwrap();
+        assert_eq!(c.files[0].bytes(), Some(&b"y"[..]));
         // A tag inside block content is content, not a tag (found by fuzzing).
         let c = CloudConfig::parse_full(
             "#cloud-config\nwrite_files:\n- path: /x\n  content: |\n    a !!binary b\n",
