@@ -166,3 +166,19 @@ mod tests {
         assert_eq!(back, value, "{text}");
     }
 }
+
+/// Where a finding points, as text follows its message: ` [path] (line L, column C)`.
+pub(crate) fn finding_at(f: &rke2_payload::Finding) -> String {
+    let mut at = String::new();
+    if let Some(p) = &f.path {
+        at.push_str(&format!(" [{}]", safe(p)));
+    }
+    if let Some(l) = f.line {
+        at.push_str(&format!(" (line {l}"));
+        if let Some(c) = f.column {
+            at.push_str(&format!(", column {c}"));
+        }
+        at.push(')');
+    }
+    at
+}

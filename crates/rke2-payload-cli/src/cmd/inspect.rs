@@ -331,14 +331,10 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
                 Severity::Warning => (WARN, "warning"),
                 _ => (INFO, "info"),
             };
-            let at = match (f.line, f.column) {
-                (Some(l), Some(c)) => format!(" (line {l}, column {c})"),
-                (Some(l), None) => format!(" (line {l})"),
-                _ => String::new(),
-            };
+            let at = crate::render::finding_at(f);
             writeln!(
                 out,
-                "    {style}{label:<7}{style:#} {:<26} {}{at}",
+                "    {style}{label:<7}{style:#} {:<26} {}{DIM}{at}{DIM:#}",
                 f.id(),
                 safe(&f.message)
             )?;

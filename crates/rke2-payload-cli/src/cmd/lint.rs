@@ -171,17 +171,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
                 Severity::Warning => (WARN, "warning"),
                 _ => (INFO, "info"),
             };
-            let mut at = String::new();
-            if let Some(p) = &f.path {
-                at.push_str(&format!(" [{}]", safe(p)));
-            }
-            if let Some(l) = f.line {
-                at.push_str(&format!(" (line {l}"));
-                if let Some(c) = f.column {
-                    at.push_str(&format!(", column {c}"));
-                }
-                at.push(')');
-            }
+            let at = crate::render::finding_at(f);
             writeln!(
                 out,
                 "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
