@@ -54,6 +54,9 @@ pub(crate) struct Rke2Config {
     pub service_cidr: Option<String>,
     /// `cni`.
     pub cni: Vec<String>,
+    /// `ingress-controller`: the packaged ingress controllers to deploy, the first the default
+    /// class (CAPRKE2 after v0.25: `serverConfig.ingressController`).
+    pub ingress_controller: Vec<String>,
     /// `node-name`.
     pub node_name: Option<String>,
     /// `node-ip`.
@@ -86,6 +89,7 @@ impl std::fmt::Debug for Rke2Config {
             .field("cluster_cidr", &self.cluster_cidr)
             .field("service_cidr", &self.service_cidr)
             .field("cni", &self.cni)
+            .field("ingress_controller", &self.ingress_controller)
             .field("provider_id", &self.provider_id())
             .field("cloud_provider_name", &self.cloud_provider_name)
             .field("etcd_s3", &self.etcd_s3)
@@ -216,6 +220,7 @@ impl Rke2Config {
                 "cluster-cidr" => config.cluster_cidr = string(&value),
                 "service-cidr" => config.service_cidr = string(&value),
                 "cni" => config.cni = list(&value),
+                "ingress-controller" => config.ingress_controller = list(&value),
                 "node-name" => config.node_name = string(&value),
                 "node-ip" => config.node_ip = list(&value),
                 "node-label" => config.node_label = list(&value),
@@ -614,6 +619,41 @@ mod tests {
         assert!(!format!("{c:?}").contains("hunter22"));
     }
 
+    /// A control plane's `config.yaml` as CAPRKE2's `main` writes it: `ingress-controller`
+    /// between `etcd-snapshot-schedule-cron` and `kube-apiserver-arg`, traefik disabled.
+    const MAIN_BRANCH: &str = "cloud-provider-name: external\ntoken: 461787c003ec7e4777dc92ebbc7d2686\ncni:\n  - calico\ndisable:\n  - rke2-traefik\n  - rke2-traefik-crd\netcd-snapshot-retention: \"10\"\netcd-snapshot-schedule-cron: '*/15 * * * *'\ningress-controller:\n  - ingress-nginx\nkube-apiserver-arg:\n  - audit-log-maxage=30\ntls-san:\n  - demo.example.com\n";
+
+    #[test]
+    fn reads_the_ingress_controller_of_caprke2_main() {
+        // The fast path reads it (the full parser would too: see the differential test).
+        let map = fast_map(MAIN_BRANCH).expect("the fast path reads CAPRKE2's config.yaml");
+        assert_eq!(Some(&map), full_map(MAIN_BRANCH).as_ref());
+        let c = Rke2Config::parse(MAIN_BRANCH).unwrap();
+        assert_eq!(c.ingress_controller, ["ingress-nginx"]);
+        assert_eq!(c.cni, ["calico"]);
+        assert_eq!(c.tls_san, ["demo.example.com"]);
+        // `disable` stays a list among the other keys, whatever components it names.
+        let other = |key: &str| c.other.iter().find(|(k, _)| k == key).map(|(_, v)| v);
+        assert_eq!(
+            other("disable"),
+            Some(&serde_json::json!(["rke2-traefik", "rke2-traefik-crd"]))
+        );
+        assert_eq!(
+            other("kube-apiserver-arg"),
+            Some(&serde_json::json!(["audit-log-maxage=30"]))
+        );
+        assert!(other("ingress-controller").is_none());
+        // RKE2 also takes a comma-separated string; an absent key is an empty list.
+        let c = Rke2Config::parse("ingress-controller: traefik,ingress-nginx\n").unwrap();
+        assert_eq!(c.ingress_controller, ["traefik", "ingress-nginx"]);
+        assert!(
+            Rke2Config::parse(INIT)
+                .unwrap()
+                .ingress_controller
+                .is_empty()
+        );
+    }
+
     /// Differential: where the fast path reads a config, the full parser reads the same.
     #[test]
     fn fast_path_agrees_with_the_full_parser() {
@@ -624,6 +664,7 @@ mod tests {
             .filter_map(|e| e["config_yaml"].as_str().map(str::to_owned))
             .collect();
         configs.push(INIT.to_owned());
+        configs.push(MAIN_BRANCH.to_owned());
         configs.push(
             "a: 007\nb: '1'\nc: \"x\\ty\"\nd: 1.5\ne: yes\nf:\n- x\n- 2\ng: [1]\n".to_owned(),
         );

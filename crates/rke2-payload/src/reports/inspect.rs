@@ -9,7 +9,8 @@
 //!  "secrets": [{"name", "namespace", "cluster", "format": "cloud-config"|"ignition",
 //!               "declared_format", "gzip": bool, "compression": {"kind": …},
 //!               "role": "init"|"server"|"agent"|null,
-//!               "rke2": {"server", "token_sha256", "tls_san": [..], "version", "airgapped", …},
+//!               "rke2": {"server", "token_sha256", "tls_san": [..], "version", "airgapped",
+//!                        "ingress_controller": [..] (only when set), …},
 //!               "install": {…}|null,
 //!               "certificates": [{"path", "subject", "not_after", "sha256", "is_ca", …}],
 //!               "keys": [{"path", "algorithm", "bits", "matches_certificate", …}],
@@ -153,6 +154,10 @@ pub struct Rke2Report {
     pub airgapped: bool,
     /// `cni`.
     pub cni: Vec<String>,
+    /// `ingress-controller`: the packaged ingress controllers RKE2 deploys, the first the
+    /// default class; omitted when the key is absent or empty (RKE2's default then applies).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub ingress_controller: Vec<String>,
     /// `cluster-cidr`.
     pub cluster_cidr: Option<String>,
     /// `service-cidr`.
@@ -541,6 +546,7 @@ fn rke2_report(
     report.agent_token = show(&c.agent_token);
     report.tls_san = c.tls_san.clone();
     report.cni = c.cni.clone();
+    report.ingress_controller = c.ingress_controller.clone();
     report.cluster_cidr = c.cluster_cidr.clone();
     report.service_cidr = c.service_cidr.clone();
     report.node_name = c.node_name.clone();
