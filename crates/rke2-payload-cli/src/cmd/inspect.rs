@@ -216,9 +216,6 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
     if !r.ingress_controller.is_empty() {
         row(out, "ingress", &r.ingress_controller.join(", "))?;
     }
-    if !r.ingress_controller.is_empty() {
-        row(out, "ingress", &r.ingress_controller.join(", "))?;
-    }
     if let Some(p) = &r.provider_id {
         row(out, "provider-id", p)?;
     } else if let Some(c) = &r.cloud_provider_name {
