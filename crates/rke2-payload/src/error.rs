@@ -140,9 +140,10 @@ pub enum Error {
         found: String,
     },
 
-    /// Secrets were found, but none of them carries bootstrap data (a `value` key).
+    /// Secrets were found, but none of them carries bootstrap data (a `value` key with user
+    /// data, in a Secret of a type that may carry it).
     #[error(
-        "no bootstrap Secret in the input: {secrets} Secret(s) without a `value` key were skipped"
+        "no bootstrap Secret in the input: {secrets} Secret(s) without bootstrap data were skipped"
     )]
     NoBootstrapSecret {
         /// How many Secrets were read and skipped.

@@ -28,6 +28,17 @@ use raw::{Doc, Pairs, RawObject};
 /// The Secret type Cluster API gives bootstrap data Secrets.
 pub const CLUSTER_SECRET_TYPE: &str = "cluster.x-k8s.io/secret";
 
+/// The type of the Secret Rancher's system-agent applies plans from (keys `plan`,
+/// `applied-checksum`, `applied-plan`, …), which CAPRKE2's in-place updates write an update
+/// plan into. It never carries bootstrap data, whatever its keys.
+pub(crate) const MACHINE_PLAN_SECRET_TYPE: &str = "rke.cattle.io/machine-plan";
+
+/// Whether a Secret of this type never carries bootstrap data: it is skipped and counted
+/// without its keys being read as a payload (even keys named `value` and `format`).
+fn never_bootstrap(secret_type: &str) -> bool {
+    secret_type == MACHINE_PLAN_SECRET_TYPE
+}
+
 /// The label that names a Secret's Cluster.
 pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
 
@@ -278,7 +289,9 @@ pub struct Envelope<'a> {
     pub syntax: Option<Syntax>,
     /// Bootstrap Secrets (those with a `value` key), in input order.
     pub secrets: Vec<BootstrapSecret<'a>>,
-    /// Secrets without a `value` key (CA Secrets, ordinary Secrets), skipped.
+    /// Secrets without bootstrap data, skipped: without a `value` key (CA Secrets, ordinary
+    /// Secrets), with a `value` that is not user data and no `format` (the join token), or of a
+    /// type that never carries it (Rancher's machine plans).
     pub skipped_secrets: usize,
     /// Objects of other kinds (ConfigMaps, …), skipped.
     pub skipped_objects: usize,
@@ -488,6 +501,13 @@ impl<'a> Envelope<'a> {
                 });
             }
         };
+        if secret_type.as_ref().is_some_and(|t| never_bootstrap(&t.0)) {
+            // A machine plan: its values are kept for `redact` (a plan carries files and
+            // commands), never read as a payload.
+            self.skipped_secrets += 1;
+            keep_sensitive(self, &id, false);
+            return;
+        }
         let Some(value) = pick("value") else {
             self.skipped_secrets += 1;
             keep_sensitive(self, &id, false);
@@ -730,5 +750,96 @@ pub(crate) fn json_error(e: &serde_json::Error, text: &[u8], base: u64) -> Error
             column,
             offset: Some(base + within as u64),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A bootstrap Secret as kubectl prints it.
+    const BOOTSTRAP: &str = "apiVersion: v1\ndata:\n  format: Y2xvdWQtY29uZmln\n  value: IyMgdGVtcGxhdGU6IGppbmphCiNjbG91ZC1jb25maWcK\nkind: Secret\nmetadata:\n  labels:\n    cluster.x-k8s.io/cluster-name: demo\n  name: demo-md-0-a\n  namespace: default\ntype: cluster.x-k8s.io/secret\n";
+
+    /// A machine plan that carries `format` and `value` keys holding the same user data.
+    const PLAN: &str = "apiVersion: v1\ndata:\n  applied-checksum: YWJj\n  format: Y2xvdWQtY29uZmln\n  plan: eyJpbnN0cnVjdGlvbnMiOltdfQ==\n  value: IyMgdGVtcGxhdGU6IGppbmphCiNjbG91ZC1jb25maWcK\nkind: Secret\nmetadata:\n  labels:\n    cluster.x-k8s.io/cluster-name: demo\n    rke.cattle.io/machine-name: demo-md-0-a\n  name: demo-md-0-a-machine-plan\n  namespace: default\ntype: rke.cattle.io/machine-plan\n";
+
+    /// Both, as the items of a `kind: List`.
+    fn list() -> String {
+        let item = |text: &str| -> String {
+            text.lines()
+                .enumerate()
+                .map(|(i, l)| format!("{}{l}\n", if i == 0 { "- " } else { "  " }))
+                .collect()
+        };
+        format!(
+            "apiVersion: v1\nitems:\n{}{}kind: List\nmetadata:\n  resourceVersion: \"\"\n",
+            item(BOOTSTRAP),
+            item(PLAN)
+        )
+    }
+
+    fn streamed(input: &[u8]) -> Result<(Vec<String>, StreamSummary), Error> {
+        let mut names = Vec::new();
+        let summary = stream::each_secret(input, &DecodeOptions::default(), |s| {
+            names.push(s.name().unwrap_or_default().to_owned());
+            Ok::<(), Error>(())
+        })?;
+        Ok((names, summary))
+    }
+
+    #[test]
+    fn a_machine_plan_is_skipped_and_counted_whatever_its_keys() {
+        // The fast path reads the plan itself (it is not left to the full parser).
+        let object = fast::object(PLAN).expect("the fast path reads the machine plan");
+        assert_eq!(
+            object.secret_type.map(|t| t.0),
+            Some(Cow::Borrowed(MACHINE_PLAN_SECRET_TYPE))
+        );
+        let yaml = list();
+        let json =
+            serde_json::to_string(&serde_saphyr::from_str::<serde_json::Value>(&yaml).unwrap())
+                .unwrap();
+        let documents = format!("{BOOTSTRAP}---\n{PLAN}");
+        for input in [&yaml, &json, &documents] {
+            let envelope = Envelope::parse(input.as_bytes(), &DecodeOptions::default()).unwrap();
+            let names: Vec<_> = envelope.secrets.iter().map(|s| s.name()).collect();
+            assert_eq!(names, [Some("demo-md-0-a")], "{input}");
+            assert_eq!(envelope.skipped_secrets, 1);
+            // Its every value (its `value` and `format` too) is left for `redact` to replace.
+            let mut kept: Vec<&str> = envelope
+                .skipped_sensitive
+                .iter()
+                .map(|s| s.key.as_str())
+                .collect();
+            kept.sort_unstable();
+            assert_eq!(kept, ["applied-checksum", "format", "plan", "value"]);
+            // Streamed (the kubectl fast path, the JSON item splitter): the same.
+            let (names, summary) = streamed(input.as_bytes()).unwrap();
+            assert_eq!(names, ["demo-md-0-a"]);
+            assert_eq!((summary.secrets, summary.skipped_secrets), (1, 1));
+        }
+    }
+
+    #[test]
+    fn an_input_of_machine_plans_only_holds_no_bootstrap_secret() {
+        let plan = "apiVersion: v1\nkind: Secret\nmetadata: {name: m-machine-plan}\ntype: rke.cattle.io/machine-plan\nstringData:\n  format: cloud-config\n  value: \"#cloud-config\\nruncmd: [reboot]\\n\"\n";
+        let e = Envelope::parse(plan.as_bytes(), &DecodeOptions::default()).unwrap_err();
+        assert!(
+            matches!(e, Error::NoBootstrapSecret { secrets: 1 }),
+            "{e:?}"
+        );
+        assert_eq!(
+            e.to_string(),
+            "no bootstrap Secret in the input: 1 Secret(s) without bootstrap data were skipped"
+        );
+        let twice = format!("{plan}---\n{PLAN}");
+        match streamed(twice.as_bytes()) {
+            Err(Error::NoBootstrapSecret { secrets: 2 }) => {}
+            other => panic!("{other:?}"),
+        }
+        // The same Secret of the bootstrap type is read as bootstrap data.
+        let bootstrap = plan.replace("rke.cattle.io/machine-plan", CLUSTER_SECRET_TYPE);
+        let envelope = Envelope::parse(bootstrap.as_bytes(), &DecodeOptions::default()).unwrap();
+        assert_eq!(envelope.secrets.len(), 1);
     }
 }
