@@ -106,6 +106,20 @@ pub(crate) enum Command {
         clusterctl generate cluster demo --from template.yaml | rke2-payload render --seed 1 -o json\n  \
         rke2-payload render cluster.yaml --role worker --server 10.0.0.5 --token-file token.txt")]
     Render(RenderArgs),
+    /// Say what differs between two sets of bootstrap Secrets, as facts.
+    ///
+    /// Each side is a Secret, a List, a rendered preview, or bare user data (a file or `-`).
+    /// Secrets are paired by namespace/name, else by cluster and role. Compared: format and
+    /// compression, role, server, tls-san, version and install step, every config.yaml key
+    /// (secret values by fingerprint only), files (owner, mode, size; a unified diff of text
+    /// with secret values masked), commands, certificates, and the size per cloud.
+    ///
+    /// Exits 0 when nothing differs (after --ignore), 1 when something does, 2 on error.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload diff yesterday.yaml today.yaml\n  \
+        rke2-payload diff old-preview.yaml new-preview.yaml --ignore token,ca -o markdown\n  \
+        kubectl get secret -n capi a -o yaml | rke2-payload diff - b.yaml -o json")]
+    Diff(DiffArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
@@ -453,6 +467,36 @@ pub(crate) struct RedactArgs {
     pub(crate) input: InputArgs,
     #[command(flatten)]
     pub(crate) to: ToFileArgs,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DiffArgs {
+    /// The first input (`-`: standard input).
+    #[arg(value_name = "BEFORE")]
+    pub(crate) before: PathBuf,
+    /// The second input (`-`: standard input).
+    #[arg(value_name = "AFTER")]
+    pub(crate) after: PathBuf,
+    /// Leave out what changes in every new cluster: `token`, `ca` (comma-separated or repeated).
+    #[arg(long, value_name = "WHAT", value_delimiter = ',', value_parser = ["token", "ca"])]
+    pub(crate) ignore: Vec<String>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = DiffFormat::Text)]
+    pub(crate) output: DiffFormat,
+    /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub(crate) max_inflated: u64,
+}
+
+/// Output formats of `diff`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DiffFormat {
+    /// Text for people.
+    Text,
+    /// A JSON document.
+    Json,
+    /// A Markdown summary, for a pull-request comment.
+    Markdown,
 }
 
 #[derive(Debug, Args)]

@@ -113,6 +113,22 @@ pub(crate) fn yaml(value: &serde_json::Value) -> anyhow::Result<String> {
     })
 }
 
+/// Where a finding points, as text follows its message: ` [path] (line L, column C)`.
+pub(crate) fn finding_at(f: &rke2_payload::Finding) -> String {
+    let mut at = String::new();
+    if let Some(p) = &f.path {
+        at.push_str(&format!(" [{}]", safe(p)));
+    }
+    if let Some(l) = f.line {
+        at.push_str(&format!(" (line {l}"));
+        if let Some(c) = f.column {
+            at.push_str(&format!(", column {c}"));
+        }
+        at.push(')');
+    }
+    at
+}
+
 #[cfg(test)]
 mod tests {
     use super::yaml;
@@ -165,20 +181,4 @@ mod tests {
         let back: serde_json::Value = serde_saphyr::from_str(&text).expect("reads back");
         assert_eq!(back, value, "{text}");
     }
-}
-
-/// Where a finding points, as text follows its message: ` [path] (line L, column C)`.
-pub(crate) fn finding_at(f: &rke2_payload::Finding) -> String {
-    let mut at = String::new();
-    if let Some(p) = &f.path {
-        at.push_str(&format!(" [{}]", safe(p)));
-    }
-    if let Some(l) = f.line {
-        at.push_str(&format!(" (line {l}"));
-        if let Some(c) = f.column {
-            at.push_str(&format!(", column {c}"));
-        }
-        at.push(')');
-    }
-    at
 }

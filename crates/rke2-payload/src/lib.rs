@@ -154,6 +154,9 @@ pub use render::{
     render,
 };
 pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
+pub use reports::diff::{
+    Change, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, Side, diff,
+};
 pub use reports::inspect::{
     CommandReport, EtcdS3Report, FileReport, INSPECT_SCHEMA, InspectOptions, InspectReport,
     Inspector, OtherKeys, PayloadReport, Rke2Report, SecretReport, SizeSummary, inspect,

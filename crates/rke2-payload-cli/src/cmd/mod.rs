@@ -3,6 +3,7 @@
 mod clouds;
 mod completions;
 mod decode;
+mod diff;
 mod encode;
 mod inspect;
 mod lint;
@@ -46,6 +47,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Encode(args) => encode::run(&args),
         Command::Redact(args) => redact::run(&args),
         Command::Render(args) => preview::run(&args),
+        Command::Diff(args) => diff::run(&args),
     }
 }
 

@@ -318,9 +318,7 @@ fn float_of(text: &str) -> Option<Value> {
     }
     let ok = if mantissa.contains(':') {
         // Sexagesimal float: [0-9][0-9_]*(:[0-5]?[0-9])+\.[0-9_]*
-        let Some((whole, frac)) = mantissa.rsplit_once('.') else {
-            return None;
-        };
+        let (whole, frac) = mantissa.rsplit_once('.')?;
         let mut parts = whole.split(':');
         let head_ok = parts.next().is_some_and(|h| {
             h.starts_with(|c: char| c.is_ascii_digit())

@@ -1,8 +1,9 @@
 //! The reports: `inspect` (what a node will do), `size` (each cloud's user-data limit) and
-//! `lint` (what keeps nodes from joining). Each reads the [facts](crate::facts) of a payload;
-//! none reads another report's output.
+//! `lint` (what keeps nodes from joining), `diff` (what changed between two inputs). Each reads the
+//! [facts](crate::facts) of a payload; none reads another report's output.
 
 pub(crate) mod clouds;
+pub(crate) mod diff;
 pub(crate) mod inspect;
 pub(crate) mod lint;
 #[cfg(feature = "cloud-init-schema")]

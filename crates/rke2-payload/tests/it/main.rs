@@ -1,6 +1,7 @@
 //! The library's integration tests: one test binary, a module per concern.
 
 mod debug;
+mod diff;
 mod fixtures;
 mod layers;
 mod memo;

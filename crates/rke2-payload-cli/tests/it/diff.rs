@@ -1,0 +1,169 @@
+//! `diff`: exit codes as diff(1)'s, a fixture against itself, pairing, ignores, the outputs, and
+//! a template change seen through `render` before and after.
+
+use serde_json::Value;
+
+use crate::common::{cmd, fixtures, testdata};
+
+#[test]
+fn every_fixture_against_itself_is_no_difference() {
+    for entry in fixtures() {
+        let file = testdata()
+            .join("secrets")
+            .join(entry["file"].as_str().expect("file"));
+        let out = cmd()
+            .arg("diff")
+            .arg(&file)
+            .arg(&file)
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}: {}{}",
+            file.display(),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(String::from_utf8_lossy(&out.stdout).contains("no differences"));
+    }
+    // A whole List against itself too.
+    let list = testdata().join("secrets/list-all.yaml");
+    let out = cmd()
+        .arg("diff")
+        .arg(&list)
+        .arg(&list)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(0));
+}
+
+#[test]
+fn differences_exit_1_errors_exit_2() {
+    let a = testdata().join("secrets/worker-cloud-config-online.yaml");
+    let b = testdata().join("secrets/worker-cloud-config-airgapped.yaml");
+    let out = cmd()
+        .args(["diff", "-o", "json"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    assert_eq!(doc["schema"], "rke2-payload/diff/v1");
+    let pair = &doc["pairs"][0];
+    assert_eq!(
+        pair["paired_by"], "cluster and role",
+        "different names, same cluster and role"
+    );
+    let areas: Vec<&str> = pair["changes"]
+        .as_array()
+        .expect("changes")
+        .iter()
+        .filter_map(|c| c["area"].as_str())
+        .collect();
+    assert!(
+        areas.contains(&"install") && areas.contains(&"command"),
+        "{areas:?}"
+    );
+    let out = cmd()
+        .arg("diff")
+        .arg(&a)
+        .arg(testdata().join("bad/bad-base64.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(String::from_utf8_lossy(&out.stderr).lines().count(), 1);
+    let out = cmd().args(["diff", "-", "-"]).output().expect("run");
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn a_template_change_through_render_before_and_after() {
+    let before = std::fs::read_to_string(testdata().join("../examples/preview/demo-cluster.yaml"))
+        .expect("preview");
+    let after = before
+        .replace(
+            "- max-pods=110\n        nodeLabels",
+            "- max-pods=150\n        nodeLabels",
+        )
+        .replace(
+            "net.ipv4.ip_forward = 1",
+            "net.ipv4.ip_forward = 1\n        fs.inotify.max_user_watches = 524288",
+        );
+    assert_ne!(before, after);
+    let render = |manifests: &str, seed: &str| {
+        let out = cmd()
+            .args(["render", "--seed", seed])
+            .write_stdin(manifests.to_owned())
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out.stdout
+    };
+    let dir = std::env::temp_dir().join(format!("rke2-payload-diff-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    // Different seeds: another token and other CAs, as two real clusters would have.
+    std::fs::write(dir.join("a.yaml"), render(&before, "1")).expect("write");
+    std::fs::write(dir.join("b.yaml"), render(&after, "2")).expect("write");
+    let out = cmd()
+        .args(["diff", "--ignore", "token,ca", "-o", "json"])
+        .arg(dir.join("a.yaml"))
+        .arg(dir.join("b.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let pairs = doc["pairs"].as_array().expect("pairs");
+    assert_eq!(pairs.len(), 3, "init, join, worker");
+    // Generated names differ per seed: paired by cluster and role.
+    assert!(
+        pairs.iter().all(|p| p["paired_by"] == "cluster and role"),
+        "{pairs:#?}"
+    );
+    let worker = &pairs[2]["changes"];
+    let kubelet = worker
+        .as_array()
+        .expect("changes")
+        .iter()
+        .find(|c| c["area"] == "config" && c["item"] == "kubelet-arg")
+        .expect("kubelet-arg changed on the worker");
+    assert_eq!(kubelet["after"], "max-pods=150");
+    let cp = pairs[0]["changes"].as_array().expect("changes");
+    let sysctl = cp
+        .iter()
+        .find(|c| c["area"] == "file" && c["item"] == "/etc/sysctl.d/90-rke2.conf")
+        .expect("the sysctl file changed on the control plane");
+    let unified = sysctl["detail"].as_str().expect("a unified diff");
+    assert!(
+        unified.contains("+fs.inotify.max_user_watches = 524288"),
+        "{unified}"
+    );
+    // Without the ignores, the token and the CAs differ too, by fingerprint only.
+    let out = cmd()
+        .args(["diff", "-o", "json"])
+        .arg(dir.join("a.yaml"))
+        .arg(dir.join("b.yaml"))
+        .output()
+        .expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let init = doc["pairs"][0]["changes"].as_array().expect("changes");
+    assert!(init.iter().any(|c| c["area"] == "token"));
+    assert!(init.iter().any(|c| c["area"] == "certificate"));
+    // Markdown for a pull-request comment.
+    let out = cmd()
+        .args(["diff", "--ignore", "token,ca", "-o", "markdown"])
+        .arg(dir.join("a.yaml"))
+        .arg(dir.join("b.yaml"))
+        .output()
+        .expect("run");
+    let md = String::from_utf8_lossy(&out.stdout);
+    assert!(md.starts_with("### Bootstrap data changes"), "{md}");
+    assert!(md.contains("| ✏️ | config `kubelet-arg` |"), "{md}");
+    assert!(md.contains("```diff"), "{md}");
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}

@@ -1,0 +1,260 @@
+//! `diff` against the generator's own record: for every pair of fixture variants, the
+//! differences the diff names are exactly those between the facts the generator wrote into
+//! `testdata/secrets/INDEX.json` for the two (format, compression, role, server, tls-san,
+//! version, files, certificates, commands).
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use rke2_payload::{Change, DiffOptions, Ignore, diff};
+use serde_json::Value;
+
+fn testdata() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+fn fixtures() -> Vec<(Value, Vec<u8>)> {
+    let text = std::fs::read_to_string(testdata().join("secrets/INDEX.json")).expect("index");
+    let index: Vec<Value> = serde_json::from_str(&text).expect("json");
+    index
+        .into_iter()
+        .filter(|e| e["kind"] == "Secret" && e["container"] == "yaml")
+        .map(|e| {
+            let bytes = std::fs::read(
+                testdata()
+                    .join("secrets")
+                    .join(e["file"].as_str().expect("file")),
+            )
+            .expect("fixture");
+            (e, bytes)
+        })
+        .collect()
+}
+
+const CONFIG: &str = "/etc/rancher/rke2/config.yaml";
+
+/// What the generator's facts say differs, as (area, item, kind) triples.
+fn expected(a: &Value, b: &Value) -> BTreeSet<(String, String, String)> {
+    let mut out = BTreeSet::new();
+    let mut add = |area: &str, item: &str, kind: &str| {
+        out.insert((area.to_owned(), item.to_owned(), kind.to_owned()));
+    };
+    if a["format"] != b["format"] {
+        add("format", "", "changed");
+    }
+    let compression = |e: &Value| (e["gzip"].as_bool(), e["ignition_wrapper"].as_bool());
+    if compression(a) != compression(b) {
+        add("compression", "", "changed");
+    }
+    if a["role"] != b["role"] {
+        add("role", "", "changed");
+    }
+    let kind = |x: &Value, y: &Value| match (x.is_null(), y.is_null()) {
+        (true, false) => "added",
+        (false, true) => "removed",
+        _ => "changed",
+    };
+    if a["server"] != b["server"] {
+        add("server", "", kind(&a["server"], &b["server"]));
+    }
+    if a["version"] != b["version"] {
+        add("version", "", kind(&a["version"], &b["version"]));
+    }
+    let sans = |e: &Value| -> Vec<String> {
+        e["tls_san"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|s| s.as_str().map(str::to_owned))
+            .collect()
+    };
+    let (sa, sb) = (sans(a), sans(b));
+    for s in sb.iter().filter(|s| !sa.contains(s)) {
+        add("tls-san", s, "added");
+    }
+    for s in sa.iter().filter(|s| !sb.contains(s)) {
+        add("tls-san", s, "removed");
+    }
+    // Files, by path (config.yaml's content is compared key by key, not as a file).
+    let files = |e: &Value| -> Vec<(String, Value, Value, Value)> {
+        e["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|f| {
+                (
+                    f["path"].as_str().unwrap_or_default().to_owned(),
+                    f["mode"].clone(),
+                    f["owner"].clone(),
+                    f["sha256"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (fa, fb) = (files(a), files(b));
+    for f in &fb {
+        if f.0 != CONFIG && !fa.iter().any(|g| g.0 == f.0) {
+            add("file", &f.0, "added");
+        }
+    }
+    for f in &fa {
+        match fb.iter().find(|g| g.0 == f.0) {
+            None if f.0 != CONFIG => add("file", &f.0, "removed"),
+            Some(g) if f.1 != g.1 || f.2 != g.2 || (f.3 != g.3 && f.0 != CONFIG) => {
+                add("file", &f.0, "changed")
+            }
+            _ => {}
+        }
+    }
+    // Certificates, by path and fingerprint.
+    let certs = |e: &Value| -> Vec<(String, Value)> {
+        e["certificates"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .map(|c| {
+                (
+                    c["path"].as_str().unwrap_or_default().to_owned(),
+                    c["sha256"].clone(),
+                )
+            })
+            .collect()
+    };
+    let (ca, cb) = (certs(a), certs(b));
+    for c in &cb {
+        if !ca.iter().any(|d| d.0 == c.0) {
+            add("certificate", &c.0, "added");
+        }
+    }
+    for c in &ca {
+        match cb.iter().find(|d| d.0 == c.0) {
+            None => add("certificate", &c.0, "removed"),
+            Some(d) if d.1 != c.1 => add("certificate", &c.0, "changed"),
+            _ => {}
+        }
+    }
+    out
+}
+
+fn named(changes: &[Change]) -> BTreeSet<(String, String, String)> {
+    changes
+        .iter()
+        .filter(|c| {
+            !matches!(
+                c.area.as_ref(),
+                "command" | "config" | "install" | "size" | "token"
+            )
+        })
+        .map(|c| (c.area.to_string(), c.item.clone(), c.kind.to_string()))
+        .collect()
+}
+
+#[test]
+fn every_pair_of_variants_names_what_the_generator_put_between_them() {
+    let all = fixtures();
+    assert!(all.len() >= 30, "{} fixtures", all.len());
+    let options = DiffOptions::default();
+    let mut compared = 0;
+    for (a, abytes) in &all {
+        for (b, bbytes) in &all {
+            let report = diff(abytes, bbytes, &options).expect("diff");
+            let (sa, sb) = (
+                a["file"].as_str().unwrap_or_default(),
+                b["file"].as_str().unwrap_or_default(),
+            );
+            assert_eq!(
+                report.pairs.len(),
+                1,
+                "{sa} vs {sb}: one Secret each, one pair"
+            );
+            let changes = &report.pairs[0].changes;
+            assert_eq!(named(changes), expected(a, b), "{sa} vs {sb}: {changes:#?}");
+            // Commands: the generator's lists equal exactly when the diff names none.
+            let commands_differ = changes.iter().any(|c| c.area == "command");
+            assert_eq!(
+                commands_differ,
+                a["commands"] != b["commands"],
+                "{sa} vs {sb}: {changes:#?}"
+            );
+            // The same token everywhere: never a token change; sizes change with the value.
+            assert!(!changes.iter().any(|c| c.area == "token"), "{sa} vs {sb}");
+            let size_changed = changes
+                .iter()
+                .any(|c| c.area == "size" && c.item.is_empty());
+            assert_eq!(
+                size_changed,
+                a["value_bytes"] != b["value_bytes"],
+                "{sa} vs {sb}"
+            );
+            if sa == sb {
+                assert!(!report.differs(), "{sa} against itself: {changes:#?}");
+            }
+            // No secret value reaches the report.
+            let json = serde_json::to_string(&report).expect("json");
+            let token = a["token"].as_str().expect("token");
+            assert!(
+                !json.contains(token),
+                "{sa} vs {sb}: the token is in the diff"
+            );
+            compared += 1;
+        }
+    }
+    assert!(compared > 900, "{compared} pairs");
+}
+
+#[test]
+fn ignores_and_secret_values() {
+    let all = fixtures();
+    let init = |stem: &str| {
+        all.iter()
+            .find(|(e, _)| e["file"] == format!("{stem}.yaml"))
+            .map(|(_, b)| b.clone())
+            .expect("fixture")
+    };
+    let a = init("init-cloud-config-online");
+    // Another token and another CA: the same Secret otherwise.
+    let text = String::from_utf8(a.clone()).expect("text");
+    let value = text
+        .lines()
+        .find_map(|l| l.trim().strip_prefix("value: "))
+        .expect("value");
+    let userdata = {
+        use base64::Engine as _;
+        String::from_utf8(
+            base64::engine::general_purpose::STANDARD
+                .decode(value)
+                .expect("b64"),
+        )
+        .expect("utf-8")
+    };
+    let token = all[0].0["token"].as_str().expect("token");
+    let changed = userdata.replace(token, "0123456789abcdef0123456789abcdef");
+    let b = {
+        use base64::Engine as _;
+        text.replace(
+            value,
+            &base64::engine::general_purpose::STANDARD.encode(changed.as_bytes()),
+        )
+    };
+    let report = diff(&a, b.as_bytes(), &DiffOptions::default()).expect("diff");
+    let changes = &report.pairs[0].changes;
+    let token_change = changes
+        .iter()
+        .find(|c| c.area == "token")
+        .expect("the token changed");
+    assert!(
+        token_change
+            .before
+            .as_deref()
+            .is_some_and(|f| f.starts_with("sha256:"))
+    );
+    let json = serde_json::to_string(&report).expect("json");
+    assert!(
+        !json.contains(token) && !json.contains("0123456789abcdef0123456789abcdef"),
+        "{json}"
+    );
+    let mut options = DiffOptions::default();
+    options.ignore = vec![Ignore::Token];
+    let report = diff(&a, b.as_bytes(), &options).expect("diff");
+    assert!(!report.differs(), "{:#?}", report.pairs[0].changes);
+}
