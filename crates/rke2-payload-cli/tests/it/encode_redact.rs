@@ -318,6 +318,7 @@ fn conversions_keep_the_facts_and_pass_the_validators() {
             )
             .expect("userdata");
             for key in keys.trim().split(", ") {
+                let key = key.split(" (").next().unwrap_or(key);
                 assert!(
                     userdata.contains(&format!("\n{key}:")),
                     "{name}: {key} is not in the user data"
@@ -370,4 +371,127 @@ fn conversions_keep_the_facts_and_pass_the_validators() {
         converted += 1;
     }
     assert!(converted >= 29, "{converted}");
+}
+
+#[test]
+fn users_and_groups_carry_over_to_ignition_and_what_cannot_is_named() {
+    let cloud_config = "#cloud-config\nusers:\n  - name: ops\n    groups: wheel, docker\n    shell: /bin/bash\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    ssh_authorized_keys:\n      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxyz ops@example\ngroups:\n  - admins: [ops]\nruncmd: [echo hi]\n";
+    let out = cmd()
+        .args(["encode", "--to", "ignition", "--emit", "value"])
+        .write_stdin(cloud_config)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("Ignition JSON");
+    let ops = &doc["passwd"]["users"][0];
+    assert_eq!(ops["name"], "ops");
+    assert_eq!(
+        ops["groups"],
+        serde_json::json!(["wheel", "docker", "admins"])
+    );
+    assert_eq!(ops["shell"], "/bin/bash");
+    assert_eq!(
+        ops["sshAuthorizedKeys"][0],
+        "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxyz ops@example"
+    );
+    assert!(
+        ops.get("passwordHash").is_none(),
+        "no password given, none written"
+    );
+    assert_eq!(doc["passwd"]["groups"][0]["name"], "admins");
+    let sudoers = doc["storage"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .find(|f| f["path"] == "/etc/sudoers.d/90-cloud-init-users")
+        .expect("a sudoers drop-in");
+    assert_eq!(sudoers["mode"], 0o440);
+    assert_valid("ignition", &out.stdout, "users converted");
+    // What Ignition cannot hold is named, and nothing is written.
+    for (input, names) in [
+        (
+            "#cloud-config\nssh_authorized_keys: [ssh-ed25519 AAAA x]\n",
+            "ssh_authorized_keys (keys of the distribution's default user",
+        ),
+        (
+            "#cloud-config\nusers: [default]\n",
+            "the distribution's default user",
+        ),
+        (
+            "#cloud-config\ndevice_aliases: {my: /dev/vdb}\n",
+            "device_aliases (cloud-init partitions",
+        ),
+    ] {
+        let out = cmd()
+            .args(["encode", "--to", "ignition", "--emit", "value"])
+            .write_stdin(input)
+            .output()
+            .expect("run");
+        assert_eq!(out.status.code(), Some(2), "{input}");
+        assert!(out.stdout.is_empty());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(names),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+#[test]
+fn ignition_sections_cloud_config_cannot_hold_are_named_not_dropped() {
+    for (section, ignition) in [
+        (
+            "kernelArguments",
+            r#"{"ignition":{"version":"3.3.0"},"kernelArguments":{"shouldExist":["quiet"]}}"#,
+        ),
+        (
+            "storage.disks",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"disks":[{"device":"/dev/vdb","wipeTable":true}]}}"#,
+        ),
+        (
+            "storage.raid",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"raid":[{"name":"md0","level":"raid1","devices":["/dev/vdb","/dev/vdc"]}]}}"#,
+        ),
+        (
+            "passwd.groups",
+            r#"{"ignition":{"version":"3.3.0"},"passwd":{"groups":[{"name":"admins"}]}}"#,
+        ),
+        (
+            "ignition.timeouts",
+            r#"{"ignition":{"version":"3.3.0","timeouts":{"httpTotal":30}}}"#,
+        ),
+    ] {
+        let out = cmd()
+            .args(["encode", "--to", "cloud-config", "--emit", "value"])
+            .write_stdin(ignition)
+            .output()
+            .expect("run");
+        assert_eq!(
+            out.status.code(),
+            Some(2),
+            "{section}: {}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+        assert!(out.stdout.is_empty(), "{section}");
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains(section),
+            "{section}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // CAPRKE2's empty sections are nothing to carry.
+    let out = cmd()
+        .args(["encode", "--to", "cloud-config", "--emit", "value"])
+        .arg(testdata().join("secrets/worker-ignition-online.yaml"))
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 
 use serde::Deserialize;
+use serde_json::Value;
 
 use super::{Command, Content, DocumentError, File};
 use crate::checks::{Check, Finding};
@@ -21,6 +22,10 @@ const MAX_FILE_INFLATE: u64 = 16 << 20;
 pub(crate) struct Ignition {
     /// `ignition.version`.
     pub version: String,
+    /// Sections this model does not hold that are set (not empty): `kernelArguments`,
+    /// `storage.disks`, `storage.raid`, `storage.luks`, `passwd.groups`, `ignition.proxy`,
+    /// `ignition.security`, `ignition.timeouts`. A conversion must name them, never drop them.
+    pub unmodelled: Vec<&'static str>,
     /// `storage.files`, decoded.
     pub files: Vec<File>,
     /// `storage.directories`.
@@ -126,6 +131,8 @@ struct RawConfig<'a> {
     systemd: Option<RawSystemd>,
     #[serde(default)]
     passwd: Option<RawPasswd>,
+    #[serde(default, rename = "kernelArguments")]
+    kernel_arguments: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -134,6 +141,12 @@ struct RawIgnition<'a> {
     version: Option<String>,
     #[serde(default, borrow)]
     config: Option<RawConfigRefs<'a>>,
+    #[serde(default)]
+    proxy: Option<Value>,
+    #[serde(default)]
+    security: Option<Value>,
+    #[serde(default)]
+    timeouts: Option<Value>,
 }
 
 #[derive(Deserialize)]
@@ -154,6 +167,12 @@ struct RawStorage<'a> {
     links: Option<Vec<RawLink>>,
     #[serde(default)]
     filesystems: Option<Vec<RawFilesystem>>,
+    #[serde(default)]
+    disks: Option<Vec<serde::de::IgnoredAny>>,
+    #[serde(default)]
+    raid: Option<Vec<serde::de::IgnoredAny>>,
+    #[serde(default)]
+    luks: Option<Vec<serde::de::IgnoredAny>>,
 }
 
 #[derive(Deserialize)]
@@ -246,6 +265,8 @@ struct RawDropin {
 struct RawPasswd {
     #[serde(default)]
     users: Option<Vec<RawUser>>,
+    #[serde(default)]
+    groups: Option<Vec<serde::de::IgnoredAny>>,
 }
 
 #[derive(Deserialize)]
@@ -278,6 +299,46 @@ impl Ignition {
             ),
         })?;
         let mut problems = Vec::new();
+        let set = |v: &Option<Value>| match v {
+            None | Some(Value::Null) => false,
+            Some(Value::Object(m)) => m.values().any(|x| match x {
+                Value::Object(inner) => !inner.is_empty(),
+                Value::Array(items) => !items.is_empty(),
+                Value::Null => false,
+                _ => true,
+            }),
+            Some(Value::Array(items)) => !items.is_empty(),
+            Some(_) => true,
+        };
+        let listed =
+            |v: &Option<Vec<serde::de::IgnoredAny>>| v.as_ref().is_some_and(|l| !l.is_empty());
+        let mut unmodelled = Vec::new();
+        for (name, present) in [
+            ("kernelArguments", set(&raw.kernel_arguments)),
+            ("ignition.proxy", set(&raw.ignition.proxy)),
+            ("ignition.security", set(&raw.ignition.security)),
+            ("ignition.timeouts", set(&raw.ignition.timeouts)),
+            (
+                "storage.disks",
+                raw.storage.as_ref().is_some_and(|s| listed(&s.disks)),
+            ),
+            (
+                "storage.raid",
+                raw.storage.as_ref().is_some_and(|s| listed(&s.raid)),
+            ),
+            (
+                "storage.luks",
+                raw.storage.as_ref().is_some_and(|s| listed(&s.luks)),
+            ),
+            (
+                "passwd.groups",
+                raw.passwd.as_ref().is_some_and(|p| listed(&p.groups)),
+            ),
+        ] {
+            if present {
+                unmodelled.push(name);
+            }
+        }
         let version = raw.ignition.version.unwrap_or_default();
         let mut config_sources = Vec::new();
         // (is a replacement, the config) of every nested data URL followed.
@@ -398,6 +459,7 @@ impl Ignition {
         let commands = unit_commands(&units, &files);
         let mut this = Ignition {
             version,
+            unmodelled,
             files,
             directories,
             links,
@@ -426,6 +488,11 @@ impl Ignition {
             this.users.extend(child.users);
             this.commands.extend(child.commands);
             this.config_sources.extend(child.config_sources);
+            for u in child.unmodelled {
+                if !this.unmodelled.contains(&u) {
+                    this.unmodelled.push(u);
+                }
+            }
             this.problems.extend(child.problems);
             this.nested = true;
         }

@@ -85,15 +85,43 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .other
         .iter()
         .map(|(k, _)| k.as_str())
-        .filter(|k| !matches!(*k, "ntp" | "mounts"))
+        .filter(|k| !matches!(*k, "ntp" | "mounts" | "users" | "groups"))
         .collect();
     leftovers.sort_unstable();
     if !leftovers.is_empty() {
+        let explain = |k: &&str| -> String {
+            match *k {
+                "ssh_authorized_keys" => "ssh_authorized_keys (keys of the distribution's default user, which Ignition does not know: give them to a named user)".to_owned(),
+                "device_aliases" | "disk_setup" | "fs_setup" => format!(
+                    "{k} (cloud-init partitions and formats by its own disk names; write Ignition storage.disks and storage.filesystems by device path)"
+                ),
+                other => other.to_owned(),
+            }
+        };
         return Err(refuse(
             TO,
-            format!("top-level keys {}", leftovers.join(", ")),
+            format!(
+                "top-level keys {}",
+                leftovers.iter().map(explain).collect::<Vec<_>>().join(", ")
+            ),
         ));
     }
+    let other = |key: &str| {
+        config
+            .other
+            .iter()
+            .rev()
+            .find(|(k, _)| k == key)
+            .map(|(_, v)| v)
+    };
+    let (mut passwd_users, sudoers) = match other("users") {
+        Some(users) => users_to_ignition(users)?,
+        None => (Vec::new(), Vec::new()),
+    };
+    let passwd_groups = match other("groups") {
+        Some(groups) => groups_to_ignition(groups, &mut passwd_users)?,
+        None => Vec::new(),
+    };
     if config.commands.iter().any(|c| c.origin == "bootcmd") {
         return Err(refuse(
             TO,
@@ -187,6 +215,21 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             units.push(json!({"enabled": true, "name": "chronyd.service"}));
         }
     }
+    if !sudoers.is_empty() {
+        let mut text = String::from("# Created by rke2-payload from cloud-config users[].sudo\n");
+        for line in &sudoers {
+            text.push_str(line);
+            text.push('\n');
+        }
+        files.push(ignition_file(&File {
+            path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
+            mode: Some(0o440),
+            owner: Some("root:root".to_owned()),
+            encoding: None,
+            content: Content::Inline(text.into_bytes()),
+            append: false,
+        })?);
+    }
     let filesystems = mounts(config)?;
     let mut paths = std::collections::HashSet::new();
     for f in &files {
@@ -201,7 +244,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     let doc = json!({
         "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
         "kernelArguments": {},
-        "passwd": {},
+        "passwd": passwd(passwd_users, passwd_groups),
         "storage": if filesystems.is_empty() {
             json!({"files": files})
         } else {
@@ -210,6 +253,188 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         "systemd": {"units": units},
     });
     Ok(doc.to_string().into_bytes())
+}
+
+/// `passwd` with its users and groups (`{}` with neither).
+fn passwd(users: Vec<Value>, groups: Vec<Value>) -> Value {
+    let mut p = Map::new();
+    if !groups.is_empty() {
+        p.insert("groups".to_owned(), Value::Array(groups));
+    }
+    if !users.is_empty() {
+        p.insert("users".to_owned(), Value::Array(users));
+    }
+    Value::Object(p)
+}
+
+/// A list of names: a YAML list, or a comma-separated string (cloud-init takes both).
+fn names(v: &Value) -> Option<Vec<String>> {
+    match v {
+        Value::String(s) => Some(
+            s.split(',')
+                .map(|g| g.trim().to_owned())
+                .filter(|g| !g.is_empty())
+                .collect(),
+        ),
+        Value::Array(items) => items
+            .iter()
+            .map(|i| i.as_str().map(str::to_owned))
+            .collect(),
+        _ => None,
+    }
+}
+
+/// cloud-config `users` as Ignition `passwd.users`, and the sudoers lines their `sudo` asks for.
+fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), ConvertError> {
+    const TO: &str = "Ignition";
+    let list: Vec<&Value> = match users {
+        Value::Array(items) => items.iter().collect(),
+        Value::String(_) | Value::Object(_) => vec![users],
+        _ => return Err(refuse(TO, "users (not a list of users)")),
+    };
+    let mut out = Vec::new();
+    let mut sudoers = Vec::new();
+    for u in list {
+        let Value::Object(u) = u else {
+            return Err(refuse(
+                TO,
+                "users: \"default\" or a bare name (the distribution's default user, which Ignition does not know)",
+            ));
+        };
+        let name = u
+            .get("name")
+            .and_then(Value::as_str)
+            .ok_or_else(|| refuse(TO, "users: an entry without a name"))?;
+        let mut user = Map::new();
+        user.insert("name".to_owned(), json!(name));
+        for (key, value) in u {
+            let field = |k: &str| format!("users[{}].{k}", crate::codec::text::terminal_safe(name));
+            match key.as_str() {
+                "name" => {}
+                "groups" => {
+                    let groups = names(value).ok_or_else(|| refuse(TO, field("groups")))?;
+                    user.insert("groups".to_owned(), json!(groups));
+                }
+                "primary_group" => {
+                    user.insert("primaryGroup".to_owned(), value.clone());
+                }
+                "shell" => {
+                    user.insert("shell".to_owned(), value.clone());
+                }
+                "gecos" => {
+                    user.insert("gecos".to_owned(), value.clone());
+                }
+                "homedir" => {
+                    user.insert("homeDir".to_owned(), value.clone());
+                }
+                "no_create_home" => {
+                    user.insert("noCreateHome".to_owned(), value.clone());
+                }
+                "no_user_group" => {
+                    user.insert("noUserGroup".to_owned(), value.clone());
+                }
+                "no_log_init" => {
+                    user.insert("noLogInit".to_owned(), value.clone());
+                }
+                "system" => {
+                    user.insert("system".to_owned(), value.clone());
+                }
+                "uid" => {
+                    let uid = value
+                        .as_i64()
+                        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
+                        .ok_or_else(|| refuse(TO, field("uid")))?;
+                    user.insert("uid".to_owned(), json!(uid));
+                }
+                "ssh_authorized_keys" => {
+                    let keys = names(value)
+                        .filter(|_| value.is_array())
+                        .ok_or_else(|| refuse(TO, field("ssh_authorized_keys")))?;
+                    user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
+                }
+                "passwd" | "hashed_passwd" => {
+                    // A locked password (cloud-init's default) is no password to Ignition.
+                    let locked = u
+                        .get("lock_passwd")
+                        .and_then(Value::as_bool)
+                        .unwrap_or(true);
+                    if !locked {
+                        user.insert("passwordHash".to_owned(), value.clone());
+                    }
+                }
+                "lock_passwd" => {}
+                "sudo" => match value {
+                    Value::Bool(false) | Value::Null => {}
+                    Value::String(rule) => sudoers.push(format!("{name} {rule}")),
+                    Value::Array(rules) => {
+                        for rule in rules {
+                            let rule = rule.as_str().ok_or_else(|| refuse(TO, field("sudo")))?;
+                            sudoers.push(format!("{name} {rule}"));
+                        }
+                    }
+                    _ => return Err(refuse(TO, field("sudo"))),
+                },
+                other => return Err(refuse(TO, field(other))),
+            }
+        }
+        out.push(Value::Object(user));
+    }
+    Ok((out, sudoers))
+}
+
+/// cloud-config `groups` as Ignition `passwd.groups`; members become groups of users the config
+/// also creates.
+fn groups_to_ignition(groups: &Value, users: &mut [Value]) -> Result<Vec<Value>, ConvertError> {
+    const TO: &str = "Ignition";
+    let mut entries: Vec<(String, Vec<String>)> = Vec::new();
+    let items: Vec<&Value> = match groups {
+        Value::Array(items) => items.iter().collect(),
+        other => vec![other],
+    };
+    for item in items {
+        match item {
+            Value::String(s) => {
+                entries.extend(s.split(',').map(|g| (g.trim().to_owned(), Vec::new())))
+            }
+            Value::Object(m) => {
+                for (group, members) in m {
+                    let members = match members {
+                        Value::Null => Vec::new(),
+                        other => {
+                            names(other).ok_or_else(|| refuse(TO, format!("groups.{group}")))?
+                        }
+                    };
+                    entries.push((group.clone(), members));
+                }
+            }
+            _ => return Err(refuse(TO, "groups (not names or a mapping of members)")),
+        }
+    }
+    let mut out = Vec::new();
+    for (group, members) in entries {
+        for member in members {
+            let user = users
+                .iter_mut()
+                .find(|u| u["name"] == member.as_str())
+                .ok_or_else(|| {
+                    refuse(
+                        TO,
+                        format!(
+                            "groups.{group}: member {} is not a user this config creates",
+                            crate::codec::text::terminal_safe(&member)
+                        ),
+                    )
+                })?;
+            if let Some(user) = user.as_object_mut()
+                && let Value::Array(list) = user.entry("groups").or_insert_with(|| json!([]))
+                && !list.iter().any(|g| g == group.as_str())
+            {
+                list.push(json!(group));
+            }
+        }
+        out.push(json!({"name": group}));
+    }
+    Ok(out)
 }
 
 /// cloud-config `mounts` entries as Ignition filesystems that are mounted, never formatted.
@@ -310,6 +535,9 @@ pub(crate) fn data_url(bytes: &[u8]) -> Value {
 /// Ignition → cloud-config text.
 pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
+    if !ignition.unmodelled.is_empty() {
+        return Err(refuse(TO, ignition.unmodelled.join(", ")));
+    }
     if !ignition.directories.is_empty() {
         return Err(refuse(TO, "storage.directories"));
     }
