@@ -21,7 +21,9 @@ created once and then reused from gen/keys/, so re-running gives byte-identical 
 
 The user-data text is rendered by hand so that it has the same bytes as the Go
 text/template output of CAPRKE2 v0.25.0 (cloud-config) and the same JSON shape as the
-Butane -> Ignition 3.3.0 output (Ignition).  gzip streams come from Python's zlib, so
+Butane -> Ignition 3.3.0 output (Ignition).  The `*-main-branch` variants follow CAPRKE2's
+`main` branch instead (commit c8a3286a): the `ingress-controller` key of config.yaml, the
+traefik components in `disable`, and `dbus.service` in the Ignition install unit.  gzip streams come from Python's zlib, so
 their bytes differ from Go's compress/flate; only the decompressed content is meant to
 match.
 """
@@ -162,6 +164,13 @@ RKE2_INSTALL_UNIT = (
     "[Install]\n"
     "WantedBy=multi-user.target\n"
 )
+
+# The same unit on CAPRKE2's main branch (bootstrap/internal/ignition/butane/butane.go after
+# v0.25.0): the install waits for D-Bus too.
+RKE2_INSTALL_UNIT_MAIN = RKE2_INSTALL_UNIT.replace(
+    "Wants=network-online.target\n", "Wants=network-online.target dbus.service\n").replace(
+    "After=network-online.target network.target\n", "After=network-online.target network.target dbus.service\n")
+assert RKE2_INSTALL_UNIT_MAIN.count("dbus.service") == 2
 
 CHRONY_TAIL = (
     "driftfile /var/lib/chrony/drift\n"
@@ -921,6 +930,7 @@ class Variant:
     ntp_servers: list | None = None  # None: NTP_SERVERS when ntp
     standard_inputs: bool = True  # the sysctl spec.files entry, the post command, kubelet args + labels
     upstream_case: str = ""  # the cloudinit_test.go case a variant restates
+    main_branch: bool = False  # rendered as CAPRKE2's main branch renders it (not v0.25.0)
     form: str = "data"  # data | stringData
     container: str = "yaml"  # yaml | json
     description: str = ""
@@ -987,6 +997,11 @@ S3_ENDPOINT = "s3.eu-west-1.amazonaws.com"
 S3_FOLDER = "demo"
 S3_REGION = "eu-west-1"
 ENCRYPTION_PROVIDER = "secretbox"
+# CAPRKE2 main only (serverConfig.ingressController, new; the traefik plugin components are new
+# values of disableComponents.pluginComponents): ingress-nginx deployed, traefik disabled.
+MAIN_INGRESS_CONTROLLER = ["ingress-nginx"]  # -> ingress-controller
+MAIN_DISABLED_PLUGINS = ["rke2-traefik", "rke2-traefik-crd"]  # -> disable
+MAIN_APISERVER_ARGS = ["audit-log-maxage=30"]  # serverConfig.kubeAPIServer.extraArgs -> kube-apiserver-arg
 
 
 def config_pairs(v: Variant) -> list[tuple[str, object]]:
@@ -1001,7 +1016,8 @@ def config_pairs(v: Variant) -> list[tuple[str, object]]:
     agent.append(("token", TOKEN))
     if v.role == "worker":
         return agent
-    server: list[tuple[str, object]] = [("cni", [CNI]), ("disable", list(DISABLED_PLUGINS))]
+    disabled = MAIN_DISABLED_PLUGINS if v.main_branch else DISABLED_PLUGINS
+    server: list[tuple[str, object]] = [("cni", [CNI]), ("disable", list(disabled))]
     if v.etcd_s3:
         server += [
             ("etcd-s3", True),
@@ -1016,6 +1032,15 @@ def config_pairs(v: Variant) -> list[tuple[str, object]]:
     server += [
         ("etcd-snapshot-retention", ETCD_RETENTION),
         ("etcd-snapshot-schedule-cron", ETCD_SCHEDULE),
+    ]
+    if v.main_branch:
+        # yaml.v3 writes the ServerConfig struct in field order: IngressController sits between
+        # EtcdSnapshotScheduleCron and KubeAPIServerArgs
+        server += [
+            ("ingress-controller", list(MAIN_INGRESS_CONTROLLER)),
+            ("kube-apiserver-arg", list(MAIN_APISERVER_ARGS)),
+        ]
+    server += [
         ("tls-san", list(TLS_SAN)),
     ]
     if v.encryption:
@@ -1292,7 +1317,8 @@ def render_ignition(v: Variant, files: list[File], pre: list[str], post: list[st
         chrony = "# Configured by RKE2 CAPI bootstrap provider\n" + "".join(
             f"server {s}\n" for s in v.ntp_list) + CHRONY_TAIL
         entries.append(("/etc/chrony.conf", chrony.encode(), "", "0644", ""))
-    units = [{"contents": RKE2_INSTALL_UNIT, "enabled": True, "name": "rke2-install.service"}]
+    unit = RKE2_INSTALL_UNIT_MAIN if v.main_branch else RKE2_INSTALL_UNIT
+    units = [{"contents": unit, "enabled": True, "name": "rke2-install.service"}]
     if v.ntp:
         units.append({"enabled": True, "name": "chronyd.service"})
     doc = {
@@ -1568,6 +1594,50 @@ def opaque_secret(seq: int) -> dict:
     }
 
 
+MACHINE_PLAN_TYPE = "rke.cattle.io/machine-plan"
+
+
+def machine_plan_json(version: str, role: str) -> str:
+    """A plan as Rancher's planner writes it for system-agent (instructions run by the agent)."""
+    tag = version.replace("+", "-")
+    return go_json({
+        "instructions": [{
+            "name": "install",
+            "image": f"rancher/system-agent-installer-rke2:{tag}",
+            "env": [f"INSTALL_RKE2_VERSION={version}", f"INSTALL_RKE2_TYPE={role}"],
+            "args": ["-c", "run.sh"],
+            "command": "sh",
+        }],
+    })
+
+
+def machine_plan_secret(machine: str, role: str, seq: int, extra_data: dict[str, bytes] | None = None,
+                        extra_labels: dict[str, str] | None = None) -> dict:
+    """The Secret Rancher's system-agent applies plans from (`rke.cattle.io/machine-plan`): the
+    plan to apply (an in-place update to a newer RKE2), the checksum and plan last applied."""
+    applied = machine_plan_json(VERSION, role)
+    data = {
+        "applied-checksum": sha256_hex(applied.encode()).encode(),
+        "applied-plan": applied.encode(),
+        "failure-count": b"0",
+        "plan": machine_plan_json(MACHINE_PLAN_VERSION, role).encode(),
+        "probe-statuses": b"{}",
+    }
+    data.update(extra_data or {})
+    labels = {"rke.cattle.io/cluster-name": CLUSTER, "rke.cattle.io/machine-name": machine}
+    labels.update(extra_labels or {})
+    return {
+        "apiVersion": "v1",
+        "data": {k: b64(v) for k, v in data.items()},
+        "kind": "Secret",
+        "metadata": metadata(f"{machine}-machine-plan", seq, None, labels),
+        "type": MACHINE_PLAN_TYPE,
+    }
+
+
+MACHINE_PLAN_VERSION = "v1.32.6+rke2r1"  # the in-place update a plan asks for
+
+
 def string_data_manifest(v: Variant) -> str:
     """A hand-written manifest using stringData (what a user applies, not what kubectl prints)."""
     text = v.userdata.decode()
@@ -1637,7 +1707,8 @@ INFRA_GROUP = "infrastructure.cluster.x-k8s.io"
 
 
 def manifest_eligible(v: Variant) -> bool:
-    return v.container == "yaml" and v.form == "data" and v.declared_format is None
+    # The manifests are v0.25.0 objects, which a main-branch variant is not rendered from.
+    return v.container == "yaml" and v.form == "data" and v.declared_format is None and not v.main_branch
 
 
 def secret_ref(name: str) -> dict:
@@ -1947,7 +2018,24 @@ def variants() -> list[Variant]:
     out += upstream_variants()
     out.append(Variant("worker-ignition-online", "worker", "ignition", container="json",
                        description="worker-ignition-online as `kubectl get secret -o json` prints it"))
+    out += main_branch_variants()
     return out
+
+
+# CAPRKE2's main branch (after v0.25.0), which differs from v0.25.0 in what these two render.
+MAIN_BRANCH_COMMIT = "c8a3286ad22366f17faaab9c8fefb7eb80c52221"
+
+
+def main_branch_variants() -> list[Variant]:
+    return [
+        Variant("join-cloud-config-main-branch", "join", "cloud-config", main_branch=True,
+                description="join control plane rendered as CAPRKE2 main renders it: config.yaml with "
+                            "`ingress-controller: [ingress-nginx]` (between etcd-snapshot-schedule-cron and "
+                            "kube-apiserver-arg) and `disable: [rke2-traefik, rke2-traefik-crd]`"),
+        Variant("worker-ignition-main-branch", "worker", "ignition", main_branch=True,
+                description="worker Ignition rendered as CAPRKE2 main renders it: rke2-install.service "
+                            "`Wants=`/`After=` name dbus.service; otherwise worker-ignition-online"),
+    ]
 
 
 # CAPRKE2's own worker cases (bootstrap/internal/cloudinit/cloudinit_test.go at v0.25.0), as a
@@ -2175,7 +2263,22 @@ def index_entry(v: Variant, file_name: str, secret_text: str) -> dict:
         "commands": v.commands,
         "yaml_valid": not v.checksum,
         "secret_file_sha256": sha256_hex(secret_text.encode()),
+        **(main_branch_facts(v) if v.main_branch else {}),
     }
+
+
+def main_branch_facts(v: Variant) -> dict:
+    """What a main-branch variant has that its v0.25.0 counterpart has not."""
+    facts: dict = {"caprke2": f"main {MAIN_BRANCH_COMMIT}"}
+    if v.is_cp:
+        facts["ingress_controller"] = list(MAIN_INGRESS_CONTROLLER)
+        facts["disable"] = list(MAIN_DISABLED_PLUGINS)
+    else:
+        facts["ingress_controller"] = []
+    facts["v0_25_counterpart"] = f"{v.stem.replace('-main-branch', '-online')}.yaml"
+    if v.fmt == "ignition":
+        facts["install_unit"] = RKE2_INSTALL_UNIT_MAIN
+    return facts
 
 
 def member(obj: dict, fixture: str | None) -> dict:
@@ -2196,6 +2299,11 @@ def member(obj: dict, fixture: str | None) -> dict:
         m["note"] = "NOT bootstrap data: CA Secret with tls.crt/tls.key, no `value` key"
     elif obj["type"] == "Opaque":
         m["note"] = "NOT bootstrap data: ordinary Opaque Secret"
+    elif obj["type"] == MACHINE_PLAN_TYPE and "value" in data:
+        m["note"] = ("NOT bootstrap data: a machine plan that also carries `value` and `format` keys holding "
+                     "cloud-config (no real plan does): its type says it is not bootstrap data")
+    elif obj["type"] == MACHINE_PLAN_TYPE:
+        m["note"] = "NOT bootstrap data: Rancher system-agent machine plan (in-place update plan)"
     return m
 
 
@@ -2389,9 +2497,10 @@ def main() -> int:
     objects: dict[str, dict] = {}  # stem -> Secret object (data form)
     readme_rows: list[tuple[str, str]] = []
     # creation order: the original fixtures, then the 3 non-bootstrap Secrets, then the
-    # upstream cases (so adding cases leaves the earlier Secrets' metadata alone)
+    # upstream cases, then the main-branch ones and their machine plans (so adding cases leaves
+    # the earlier Secrets' metadata alone)
     seq = 0
-    n_base = sum(1 for v in vs if v.container == "yaml" and not v.upstream_case)
+    n_base = sum(1 for v in vs if v.container == "yaml" and not v.upstream_case and not v.main_branch)
     up_seq = n_base + 3
     for v in vs:
         if v.container == "json":
@@ -2399,7 +2508,7 @@ def main() -> int:
             text = to_kubectl_json(obj)
             fname = f"{v.stem}.json"
         else:
-            if v.upstream_case:
+            if v.upstream_case or v.main_branch:
                 up_seq += 1
                 this_seq = up_seq
             else:
@@ -2423,7 +2532,8 @@ def main() -> int:
     extra_objs = [token_secret(seq + 1), ca_secret(keys, init_name, seq + 2), opaque_secret(seq + 3)]
     fixture_of = {obj["metadata"]["name"]: f"{stem}.yaml" for stem, obj in objects.items()}
 
-    all_objs = list(objects.values()) + extra_objs
+    main_stems = {v.stem for v in vs if v.main_branch}
+    all_objs = [o for stem, o in objects.items() if stem not in main_stems] + extra_objs
     all_objs.sort(key=lambda o: (o["metadata"]["namespace"], o["metadata"]["name"]))
     lst = {"apiVersion": "v1", "items": all_objs, "kind": "List", "metadata": {"resourceVersion": ""}}
     list_yaml = to_yaml(lst)
@@ -2448,6 +2558,32 @@ def main() -> int:
     readme_rows.append(("secrets/multi-doc.yaml",
                         "3 Secrets separated by `---`: join-cloud-config-online, demo-token (not bootstrap), "
                         "worker-ignition-gzip-online"))
+
+    # CAPRKE2 main: its two bootstrap Secrets among machine plans, as `kubectl get secrets` lists them
+    worker = by_stem["worker-ignition-main-branch"]
+    join = by_stem["join-cloud-config-main-branch"]
+    lookalike = ("## template: jinja\n#cloud-config\nruncmd:\n"
+                 "  - 'echo a machine plan is not bootstrap data'\n").encode()
+    plans = [
+        machine_plan_secret(worker.name, "agent", up_seq + 1),
+        machine_plan_secret(join.name, "server", up_seq + 2,
+                            extra_data={"format": b"cloud-config", "value": lookalike},
+                            extra_labels={"cluster.x-k8s.io/cluster-name": CLUSTER}),
+    ]
+    main_objs = [objects[v.stem] for v in vs if v.main_branch and v.container == "yaml"] + plans
+    main_objs.sort(key=lambda o: (o["metadata"]["namespace"], o["metadata"]["name"]))
+    main_list = {"apiVersion": "v1", "items": main_objs, "kind": "List", "metadata": {"resourceVersion": ""}}
+    main_members = [member(o, fixture_of.get(o["metadata"]["name"])) for o in main_objs]
+    for fname, text, how in (("list-main-branch.yaml", to_yaml(main_list), "kubectl get secrets -A -o yaml"),
+                             ("list-main-branch.json", to_kubectl_json(main_list), "kubectl get secrets -A -o json")):
+        (SECRETS / fname).write_text(text)
+        index.append({"kind": "List", "file": fname, "printed_as": how, "caprke2": f"main {MAIN_BRANCH_COMMIT}",
+                      "items": main_members,
+                      "bootstrap_count": sum(m["bootstrap"] for m in main_members),
+                      "secret_file_sha256": sha256_hex(text.encode())})
+        readme_rows.append((f"secrets/{fname}", f"kind: List ({how}) of the 2 CAPRKE2 main-branch bootstrap "
+                            "Secrets and 2 `rke.cattle.io/machine-plan` Secrets (Rancher system-agent plans; one "
+                            "also carries `value`/`format` keys): the plans are skipped, never bootstrap data"))
 
     (SECRETS / "INDEX.json").write_text(json.dumps(index, indent=2, ensure_ascii=False) + "\n")
 
@@ -2496,12 +2632,12 @@ def write_readme(rows, manifest_rows, bad_rows) -> None:
         "`manifests/X.yaml` restates fixture `secrets/X.yaml` as the Cluster API objects CAPRKE2 v0.25.0",
         "renders it from (v1beta2 shapes: Cluster, RKE2ControlPlane, for workers RKE2ConfigTemplate and",
         "MachineDeployment, the Secrets they reference, and the Secrets CAPRKE2 finds in the cluster: the",
-        "join token and, for init, the four CAs). Every fixture has one except the empty-format, stringData",
-        "and JSON-container ones. `manifests/INDEX.json` gives for each: role, format, gzip, the exact",
-        "expected user data (`secrets/X.userdata`), the Secret name prefix (CAPRKE2 adds random suffixes),",
-        "and `divergences`: where a faithful render may differ from it (CAPRKE2's own CIS script, where",
-        "the generator has rke2-payload's stand-in; Ignition's gzip data URLs, which come from Python's",
-        "zlib: compare decoded contents).",
+        "join token and, for init, the four CAs). Every fixture has one except the empty-format, stringData,",
+        "JSON-container and CAPRKE2 main-branch ones. `manifests/INDEX.json` gives for each: role, format,",
+        "gzip, the exact expected user data (`secrets/X.userdata`), the Secret name prefix (CAPRKE2 adds",
+        "random suffixes), and `divergences`: where a faithful render may differ from it (CAPRKE2's own",
+        "CIS script, where the generator has rke2-payload's stand-in; Ignition's gzip data URLs, which",
+        "come from Python's zlib: compare decoded contents).",
         "",
     ]
     lines += [f"- `{p}`: {d}" for p, d in manifest_rows]

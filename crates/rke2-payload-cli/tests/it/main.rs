@@ -11,6 +11,7 @@ mod jobs;
 mod json_types;
 mod kubectl;
 mod lint;
+mod main_branch;
 mod readme;
 mod render;
 mod replicas;

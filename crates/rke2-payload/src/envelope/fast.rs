@@ -413,21 +413,32 @@ mod tests {
     /// Differential: wherever the fast path accepts a text, the full parser reads the same.
     #[test]
     fn agrees_with_the_full_parser_on_items_and_mutations() {
-        let list = include_str!("../../../../testdata/secrets/list-all.yaml");
+        // Every kind of Secret the fixtures hold, CAPRKE2 main's machine plans among them.
+        let lists = [
+            include_str!("../../../../testdata/secrets/list-all.yaml"),
+            include_str!("../../../../testdata/secrets/list-main-branch.yaml"),
+        ];
         let mut items: Vec<String> = Vec::new();
-        for line in list.lines().skip_while(|l| *l != "items:").skip(1) {
-            if let Some(rest) = line.strip_prefix("- ") {
-                items.push(format!("{rest}\n"));
-            } else if let Some(rest) = line.strip_prefix("  ") {
-                if let Some(last) = items.last_mut() {
-                    last.push_str(rest);
-                    last.push('\n');
+        for list in lists {
+            for line in list.lines().skip_while(|l| *l != "items:").skip(1) {
+                if let Some(rest) = line.strip_prefix("- ") {
+                    items.push(format!("{rest}\n"));
+                } else if let Some(rest) = line.strip_prefix("  ") {
+                    if let Some(last) = items.last_mut() {
+                        last.push_str(rest);
+                        last.push('\n');
+                    }
+                } else {
+                    break;
                 }
-            } else {
-                break;
             }
         }
         assert!(items.len() > 30);
+        assert!(
+            items
+                .iter()
+                .any(|i| i.contains("type: rke.cattle.io/machine-plan"))
+        );
         let mut accepted = 0;
         let mut checked = 0;
         let replacements = [
