@@ -288,6 +288,22 @@ impl CloudConfig {
         Ok(config)
     }
 
+    /// Text with no cloud-init header that does not read as YAML: cloud-init runs none of it.
+    pub(crate) fn not_cloud_init(_text: &str) -> Self {
+        CloudConfig {
+            jinja: false,
+            files: Vec::new(),
+            commands: Vec::new(),
+            ntp: None,
+            other: Vec::new(),
+            repaired_lines: Vec::new(),
+            problems: vec![Finding::new(
+                Check::UserdataNotCloudConfig,
+                "the user data is not a cloud-config: it has no #cloud-config line (nor any other cloud-init header) and is not YAML, so cloud-init runs none of it",
+            )],
+        }
+    }
+
     /// A cloud-init input that is not a cloud-config (a script, `#include`, an archive, MIME
     /// multipart): no files or commands are read from it, and a problem says so.
     pub(crate) fn other_cloud_init(text: &str) -> Self {

@@ -63,6 +63,13 @@ impl Document {
             return Ok(Document::CloudConfig(CloudConfig::other_cloud_init(text)));
         }
         match payload.format() {
+            // Text without a cloud-init header that does not even read as YAML: cloud-init does
+            // not run it (a part of no known type), which is a note, not an unreadable document.
+            Format::CloudConfig if payload.content() == UserDataKind::Unrecognised => {
+                Ok(Document::CloudConfig(
+                    CloudConfig::parse(text).unwrap_or_else(|_| CloudConfig::not_cloud_init(text)),
+                ))
+            }
             Format::CloudConfig => CloudConfig::parse(text).map(Document::CloudConfig),
             Format::Ignition => Ignition::parse(text).map(Document::Ignition),
         }

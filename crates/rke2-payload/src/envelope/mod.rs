@@ -356,7 +356,7 @@ impl<'a> Envelope<'a> {
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let first = text.trim_start();
-        if is_cloud_init_text(first) {
+        if is_cloud_init_text(first) || is_plain_text(first) {
             return Ok(Self::bare(input));
         }
         let mut envelope = Envelope::empty();
@@ -692,6 +692,27 @@ pub(crate) fn is_cloud_init_text(text: &str) -> bool {
     ]
     .iter()
     .any(|prefix| text.starts_with(prefix))
+}
+
+/// Whether a text is prose or a blob rather than YAML or JSON: its first line that is not blank
+/// or a comment is no mapping entry (`key: value`, `key:`), sequence item, flow collection,
+/// directive, document marker or quoted scalar. Such input is bare user data (cloud-init treats
+/// it as a part it does not run), reported as such instead of "no Secret".
+pub(crate) fn is_plain_text(text: &str) -> bool {
+    if text.contains('\u{fffd}') {
+        return false;
+    }
+    let Some(first) = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+    else {
+        return false;
+    };
+    !(first.starts_with(['-', '[', '{', '%', '"', '\'', '?', '&', '*', '!', '|', '>'])
+        || first.contains(": ")
+        || first.ends_with(':')
+        || first.starts_with("..."))
 }
 
 /// Parser options for a YAML text: budgets scaled to its length, depth and aliases strict.

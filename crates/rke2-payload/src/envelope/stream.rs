@@ -159,7 +159,8 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     };
     let head = start.trim_ascii_start();
     let bare = crate::codec::gzip::is_gzip(head)
-        || super::is_cloud_init_text(&String::from_utf8_lossy(&head[..head.len().min(64)]));
+        || super::is_cloud_init_text(&String::from_utf8_lossy(&head[..head.len().min(64)]))
+        || super::is_plain_text(&String::from_utf8_lossy(&head[..head.len().min(4096)]));
     let json = super::looks_like_json(head);
     if bare || (json && head.starts_with(b"[")) {
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
