@@ -402,12 +402,17 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
         render_cluster(&ctx, &manifests, options, &mut rng, &mut keys, &mut preview)?;
     }
-    for finding in global
-        .iter()
-        .chain(checks::manifest_checks(&manifests).iter())
-    {
+    let object_findings: Vec<Finding> = global
+        .into_iter()
+        .chain(checks::manifest_checks(&manifests))
+        .collect();
+    // A finding about an object goes with the Secrets of its namespace.
+    for finding in &object_findings {
+        let namespace = finding_namespace(&finding.message);
         for s in &mut preview.secrets {
-            push_unique(&mut s.findings, finding.clone());
+            if namespace.is_none_or(|ns| ns == s.namespace) {
+                push_unique(&mut s.findings, finding.clone());
+            }
         }
     }
     for s in &preview.secrets {
@@ -415,13 +420,17 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
             push_unique(&mut preview.findings, f.clone());
         }
     }
-    for f in global
-        .into_iter()
-        .chain(checks::manifest_checks(&manifests))
-    {
+    for f in object_findings {
         push_unique(&mut preview.findings, f);
     }
     Ok(preview)
+}
+
+/// The namespace of the object a finding's message starts with (`Kind namespace/name: …`).
+fn finding_namespace(message: &str) -> Option<&str> {
+    let (head, _) = message.split_once(": ")?;
+    let (_, object) = head.split_once(' ')?;
+    object.split_once('/').map(|(ns, _)| ns)
 }
 
 fn push_unique(list: &mut Vec<Finding>, f: Finding) {
