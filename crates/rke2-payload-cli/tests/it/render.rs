@@ -797,3 +797,42 @@ fn clusters_of_one_input_share_the_generated_cas() {
         "other"
     );
 }
+
+#[test]
+fn butane_additional_config_is_merged_into_the_ignition_worker() {
+    let with_butane = MINIMAL.replace(
+        "        format: ignition\n",
+        "        format: ignition\n        additionalUserData:\n          config: |\n            variant: fcos\n            version: 1.4.0\n            systemd:\n              units:\n              - name: test.service\n                enabled: true\n                contents: |\n                  [Unit]\n                  Description=test\n                  [Service]\n                  ExecStart=/usr/bin/true\n                  [Install]\n                  WantedBy=multi-user.target\n            storage:\n              files:\n              - path: /etc/motd\n                mode: 0644\n                contents:\n                  inline: managed by Cluster API\n            passwd:\n              users:\n              - name: ops\n                ssh_authorized_keys: [ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxyz ops]\n",
+    );
+    assert_ne!(with_butane, MINIMAL);
+    let out = cmd()
+        .args(["render", "--seed", "4", "--role", "worker", "-o", "json"])
+        .write_stdin(with_butane)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("manifest-butane-not-merged"));
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let userdata = decoded(&doc["items"][0]);
+    let ign: Value = serde_json::from_slice(&userdata).expect("Ignition");
+    let units: Vec<&str> = ign["systemd"]["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter_map(|u| u["name"].as_str())
+        .collect();
+    assert_eq!(units, ["rke2-install.service", "test.service"]);
+    let files: Vec<&str> = ign["storage"]["files"]
+        .as_array()
+        .expect("files")
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files.last(), Some(&"/etc/motd"), "{files:?}");
+    assert_eq!(ign["passwd"]["users"][0]["name"], "ops");
+    assert_valid("ignition", &userdata, "the worker with Butane merged");
+}

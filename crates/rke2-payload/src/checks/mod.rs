@@ -222,8 +222,8 @@ checks! {
         "The controller stops with an error for this input (a file written twice in Ignition, an empty version with Ignition, additional cloud-config that is not YAML, ...), so the Machine gets no bootstrap Secret and never boots. The message says what to change.";
     /// `manifest-butane-not-merged`.
     ManifestButaneNotMerged = "manifest-butane-not-merged", Warning,
-        "Ignition additional config is not part of the preview",
-        "With `format: ignition`, `additionalUserData.config` is Butane that CAPRKE2 translates and merges into the Ignition config. The preview does not translate Butane, so the real payload has those files and units on top and is larger than the preview.";
+        "part of the Ignition additional config is not in the preview",
+        "With `format: ignition`, `additionalUserData.config` is Butane that CAPRKE2 translates and merges into the Ignition config. The preview translates and merges files, directories, links, systemd units, users, groups and kernel arguments; the sections the finding names are left out, so the real payload has them on top and is larger than the preview.";
     /// `manifest-registry-configs-dropped`.
     ManifestRegistryConfigsDropped = "manifest-registry-configs-dropped", Warning,
         "only one private registry config reaches registries.yaml",

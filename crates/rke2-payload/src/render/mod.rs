@@ -16,6 +16,7 @@
 //! ([`Preview::findings`]); every rendered Secret carries the findings that concern it in an
 //! annotation, so `lint` reports them when it reads the preview.
 
+mod butane;
 pub(crate) mod checks;
 mod cis;
 mod manifests;
@@ -1041,14 +1042,24 @@ fn render_one(
                 return Ok(None);
             }
             let flatcar = additional.contains("variant: flatcar");
-            if !additional.is_empty() {
-                findings.push(Finding::new(
-                    Check::ManifestButaneNotMerged,
-                    format!("{owner}: spec.agentConfig.additionalUserData.config is Butane that CAPRKE2 translates and merges into the Ignition config; the preview leaves it out, so the real payload is larger"),
-                ));
-            }
-            match userdata::ignition(&base, flatcar) {
-                Ok(bytes) => bytes,
+            let butane = (!additional.trim().is_empty()).then_some(additional.as_str());
+            match userdata::ignition(&base, flatcar, butane) {
+                Ok((bytes, left_out)) => {
+                    if !left_out.is_empty() {
+                        findings.push(Finding::new(
+                            Check::ManifestButaneNotMerged,
+                            format!(
+                                "{owner}: spec.agentConfig.additionalUserData.config sets {}, which the preview does not translate from Butane; CAPRKE2 merges them, so the real payload has them on top",
+                                left_out
+                                    .iter()
+                                    .map(|s| crate::codec::text::terminal_safe(s).into_owned())
+                                    .collect::<Vec<_>>()
+                                    .join(", ")
+                            ),
+                        ));
+                    }
+                    bytes
+                }
                 Err(why) => {
                     refuse(&mut findings, why.0);
                     orphans.append(&mut findings);

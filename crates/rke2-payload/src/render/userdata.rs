@@ -317,8 +317,13 @@ fn ignition_file(
     Ok(Value::Object(entry))
 }
 
-/// The Ignition config, compact, with Go's escaping of `<`, `>`, `&`.
-pub(crate) fn ignition(base: &BaseUserData, flatcar: bool) -> Result<Vec<u8>, IgnitionRefusal> {
+/// The Ignition config, compact, with Go's escaping of `<`, `>`, `&`; `additional` is the Butane
+/// `additionalUserData.config`, merged in. Returns the Butane sections left out too.
+pub(crate) fn ignition(
+    base: &BaseUserData,
+    flatcar: bool,
+    additional: Option<&str>,
+) -> Result<(Vec<u8>, Vec<String>), IgnitionRefusal> {
     let mut script = String::from("#!/bin/bash\nset -euo pipefail\n\n");
     for c in &base.pre {
         script.push_str(c);
@@ -399,14 +404,22 @@ pub(crate) fn ignition(base: &BaseUserData, flatcar: bool) -> Result<Vec<u8>, Ig
             json!([{"device": "/dev/disk/by-partlabel/p.lxroot", "format": "btrfs", "mountOptions": ["subvol=/@/opt"], "path": "/opt", "wipeFilesystem": false}]),
         );
     }
-    let doc = json!({
+    let mut doc = json!({
         "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
         "kernelArguments": {},
         "passwd": {},
         "storage": Value::Object(storage),
         "systemd": {"units": units},
     });
-    Ok(go_json(&doc).into_bytes())
+    let left_out = match additional {
+        Some(text) => super::butane::merge(&mut doc, text).map_err(|why| {
+            IgnitionRefusal(format!(
+                "spec.agentConfig.additionalUserData.config is not a Butane document ({why})"
+            ))
+        })?,
+        None => Vec::new(),
+    };
+    Ok((go_json(&doc).into_bytes(), left_out))
 }
 
 /// `encoding/json` output: compact, `<`, `>`, `&`, U+2028 and U+2029 escaped.
