@@ -314,3 +314,25 @@ fn validators_reject_broken_user_data() {
         }
     }
 }
+
+#[test]
+fn a_byte_order_mark_before_bare_user_data_is_read_the_same_on_every_path() {
+    let input = b"\xef\xbb\xbf#cloud-config\nruncmd: [a]\n".to_vec();
+    let decoded = cmd()
+        .arg("decode")
+        .write_stdin(input.clone())
+        .output()
+        .expect("run");
+    assert!(decoded.status.success());
+    assert_eq!(decoded.stdout, b"#cloud-config\nruncmd: [a]\n");
+    let inspected = cmd()
+        .args(["inspect", "-o", "json"])
+        .write_stdin(input)
+        .output()
+        .expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&inspected.stdout).expect("json");
+    assert_eq!(
+        doc["secrets"][0]["size"]["userdata_bytes"],
+        decoded.stdout.len()
+    );
+}

@@ -357,7 +357,10 @@ impl<'a> Envelope<'a> {
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         let first = text.trim_start();
         if is_cloud_init_text(first) || is_plain_text(first) {
-            return Ok(Self::bare(input));
+            // Without a byte-order mark, as the streaming reader hands it over.
+            return Ok(Self::bare(
+                input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input),
+            ));
         }
         let mut envelope = Envelope::empty();
         let mut others = Vec::new();
