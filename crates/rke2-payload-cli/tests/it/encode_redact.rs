@@ -411,6 +411,39 @@ fn users_and_groups_carry_over_to_ignition_and_what_cannot_is_named() {
         .expect("a sudoers drop-in");
     assert_eq!(sudoers["mode"], 0o440);
     assert_valid("ignition", &out.stdout, "users converted");
+    // And back: Ignition passwd becomes cloud-config users and groups, which convert to the
+    // same passwd again.
+    let back = cmd()
+        .args(["encode", "--to", "cloud-config", "--emit", "value"])
+        .write_stdin(out.stdout.clone())
+        .output()
+        .expect("run");
+    assert!(
+        back.status.success(),
+        "{}",
+        String::from_utf8_lossy(&back.stderr)
+    );
+    let text = String::from_utf8(back.stdout.clone()).expect("text");
+    assert!(
+        text.contains("users:\n  - name: ops\n") && text.contains("groups:\n  - admins\n"),
+        "{text}"
+    );
+    assert_valid("cloud-config", &back.stdout, "users converted back");
+    let again = cmd()
+        .args(["encode", "--to", "ignition", "--emit", "value"])
+        .write_stdin(back.stdout)
+        .output()
+        .expect("run");
+    assert!(
+        again.status.success(),
+        "{}",
+        String::from_utf8_lossy(&again.stderr)
+    );
+    let again: Value = serde_json::from_slice(&again.stdout).expect("json");
+    assert_eq!(
+        again["passwd"], doc["passwd"],
+        "passwd survives the round trip"
+    );
     // What Ignition cannot hold is named, and nothing is written.
     for (input, names) in [
         (
@@ -457,8 +490,8 @@ fn ignition_sections_cloud_config_cannot_hold_are_named_not_dropped() {
             r#"{"ignition":{"version":"3.3.0"},"storage":{"raid":[{"name":"md0","level":"raid1","devices":["/dev/vdb","/dev/vdc"]}]}}"#,
         ),
         (
-            "passwd.groups",
-            r#"{"ignition":{"version":"3.3.0"},"passwd":{"groups":[{"name":"admins"}]}}"#,
+            "passwd.groups[admins].gid",
+            r#"{"ignition":{"version":"3.3.0"},"passwd":{"groups":[{"name":"admins","gid":1500}]}}"#,
         ),
         (
             "ignition.timeouts",

@@ -74,8 +74,121 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
     // The document has the payload's format, so its kind says where it goes.
     match Document::parse(payload)? {
         Document::CloudConfig(c) => to_ignition(&c).map(Some),
-        Document::Ignition(i) => to_cloud_config(&i).map(Some),
+        Document::Ignition(i) => {
+            let groups = i.unmodelled.contains(&"passwd.groups");
+            if (i.users.is_empty() && !groups) || i.nested {
+                if i.nested && (!i.users.is_empty() || groups) {
+                    return Err(refuse(
+                        "cloud-config",
+                        "passwd of a nested config (merge or replace)",
+                    ));
+                }
+                return to_cloud_config_with_users(&i, "", false).map(Some);
+            }
+            let doc: Value = serde_json::from_slice(payload.userdata())
+                .map_err(|e| refuse("cloud-config", format!("passwd ({e})")))?;
+            let mut block = String::new();
+            if groups {
+                block.push_str(&groups_to_cloud_config(&doc["passwd"]["groups"])?);
+            }
+            if !i.users.is_empty() {
+                block.push_str(&users_to_cloud_config(&doc["passwd"]["users"])?);
+            }
+            to_cloud_config_with_users(&i, &block, groups).map(Some)
+        }
     }
+}
+
+/// Ignition `passwd.groups` as cloud-config `groups` (a gid or a password cannot be said there).
+fn groups_to_cloud_config(groups: &Value) -> Result<String, ConvertError> {
+    let mut out = String::from("groups:\n");
+    for g in groups.as_array().into_iter().flatten() {
+        let name = g["name"]
+            .as_str()
+            .ok_or_else(|| refuse("cloud-config", "passwd.groups: a group without a name"))?;
+        for key in g.as_object().into_iter().flatten().map(|(k, _)| k.as_str()) {
+            if key != "name" {
+                return Err(refuse(
+                    "cloud-config",
+                    format!(
+                        "passwd.groups[{}].{key}",
+                        crate::codec::text::terminal_safe(name)
+                    ),
+                ));
+            }
+        }
+        out.push_str(&format!("  - {}\n", yaml_quote(name)));
+    }
+    Ok(out)
+}
+
+/// Ignition `passwd.users` as a cloud-config `users:` block (an Ignition password hash is an
+/// unlocked password, so `lock_passwd: false` goes with it).
+fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
+    const TO: &str = "cloud-config";
+    let mut out = String::from("users:\n");
+    for u in users.as_array().into_iter().flatten() {
+        let name = u["name"]
+            .as_str()
+            .ok_or_else(|| refuse(TO, "passwd.users: a user without a name"))?;
+        out.push_str(&format!("  - name: {}\n", yaml_quote(name)));
+        let map = u.as_object().into_iter().flatten();
+        for (key, value) in map {
+            let field = |k: &str| {
+                format!(
+                    "passwd.users[{}].{k}",
+                    crate::codec::text::terminal_safe(name)
+                )
+            };
+            let text = |v: &Value| {
+                v.as_str()
+                    .map(yaml_quote)
+                    .ok_or_else(|| refuse(TO, field(key)))
+            };
+            let flag = |v: &Value| v.as_bool().ok_or_else(|| refuse(TO, field(key)));
+            let list = |v: &Value| -> Result<Vec<String>, ConvertError> {
+                v.as_array()
+                    .ok_or_else(|| refuse(TO, field(key)))?
+                    .iter()
+                    .map(|x| {
+                        x.as_str()
+                            .map(yaml_quote)
+                            .ok_or_else(|| refuse(TO, field(key)))
+                    })
+                    .collect()
+            };
+            match key.as_str() {
+                "name" => {}
+                "groups" => out.push_str(&format!("    groups: [{}]\n", list(value)?.join(", "))),
+                "sshAuthorizedKeys" => {
+                    out.push_str("    ssh_authorized_keys:\n");
+                    for k in list(value)? {
+                        out.push_str(&format!("      - {k}\n"));
+                    }
+                }
+                "passwordHash" => {
+                    out.push_str(&format!(
+                        "    passwd: {}\n    lock_passwd: false\n",
+                        text(value)?
+                    ));
+                }
+                "shell" => out.push_str(&format!("    shell: {}\n", text(value)?)),
+                "gecos" => out.push_str(&format!("    gecos: {}\n", text(value)?)),
+                "homeDir" => out.push_str(&format!("    homedir: {}\n", text(value)?)),
+                "primaryGroup" => out.push_str(&format!("    primary_group: {}\n", text(value)?)),
+                "noCreateHome" => out.push_str(&format!("    no_create_home: {}\n", flag(value)?)),
+                "noUserGroup" => out.push_str(&format!("    no_user_group: {}\n", flag(value)?)),
+                "noLogInit" => out.push_str(&format!("    no_log_init: {}\n", flag(value)?)),
+                "system" => out.push_str(&format!("    system: {}\n", flag(value)?)),
+                "uid" => {
+                    let uid = value.as_i64().ok_or_else(|| refuse(TO, field("uid")))?;
+                    out.push_str(&format!("    uid: {uid}\n"));
+                }
+                other => return Err(refuse(TO, field(other))),
+            }
+        }
+    }
+    Ok(out)
 }
 
 /// cloud-config → Ignition 3.3 JSON.
@@ -533,10 +646,27 @@ pub(crate) fn data_url(bytes: &[u8]) -> Value {
 }
 
 /// Ignition → cloud-config text.
+#[cfg(test)]
 pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
+    to_cloud_config_with_users(ignition, "", false)
+}
+
+/// Ignition → cloud-config text, with the `users:` block of its `passwd.users` (empty when it
+/// has none; users are refused when the block is missing).
+fn to_cloud_config_with_users(
+    ignition: &Ignition,
+    users: &str,
+    groups_carried: bool,
+) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
-    if !ignition.unmodelled.is_empty() {
-        return Err(refuse(TO, ignition.unmodelled.join(", ")));
+    let unmodelled: Vec<&str> = ignition
+        .unmodelled
+        .iter()
+        .copied()
+        .filter(|u| !(groups_carried && *u == "passwd.groups"))
+        .collect();
+    if !unmodelled.is_empty() {
+        return Err(refuse(TO, unmodelled.join(", ")));
     }
     if !ignition.directories.is_empty() {
         return Err(refuse(TO, "storage.directories"));
@@ -544,7 +674,7 @@ pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertErr
     if !ignition.links.is_empty() {
         return Err(refuse(TO, "storage.links"));
     }
-    if !ignition.users.is_empty() {
+    if !ignition.users.is_empty() && users.is_empty() {
         return Err(refuse(TO, "passwd.users"));
     }
     if ignition.config_sources.iter().any(|s| !s.is_empty()) {
@@ -591,6 +721,7 @@ pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertErr
         }
     }
     let mut out = String::from("#cloud-config\n");
+    out.push_str(users);
     if !ignition.files.is_empty() {
         out.push_str("write_files:\n");
         for file in &ignition.files {
