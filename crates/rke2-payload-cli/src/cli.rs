@@ -418,7 +418,7 @@ pub(crate) struct EncodeArgs {
     /// Write the user data uncompressed.
     #[arg(long)]
     pub(crate) no_gzip: bool,
-    /// Convert to this format (files, commands, NTP and mounts carry over; anything else is an
+    /// Convert to this format (files, commands, NTP, mounts, users and groups carry over; anything else is an
     /// error that names it).
     #[arg(long, value_enum, value_name = "FORMAT")]
     pub(crate) to: Option<TargetFormat>,

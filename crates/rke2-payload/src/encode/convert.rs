@@ -3,11 +3,13 @@
 //! cloud-config → Ignition: `write_files` become `storage.files` (the smallest of a
 //! percent-encoded, base64 or gzip+base64 `data:` URL, as Butane picks), `runcmd` becomes
 //! `/etc/rke2-install.sh` run once by a oneshot `rke2-install.service` guarded the way CAPRKE2's
-//! is, `ntp` becomes `/etc/chrony.conf` and `chronyd.service`.
+//! is, `ntp` becomes `/etc/chrony.conf` and `chronyd.service`, `users` and `groups` become
+//! `passwd` (a user's `sudo` a sudoers drop-in).
 //!
 //! Ignition → cloud-config: files become `write_files`, the commands of the script a oneshot unit
-//! runs become `runcmd`, enabled units without contents become `systemctl enable --now`, and a
-//! mounted filesystem that is not wiped becomes a `mounts` entry.
+//! runs become `runcmd`, enabled units without contents become `systemctl enable --now`, a
+//! mounted filesystem that is not wiped becomes a `mounts` entry, and `passwd` users and groups
+//! become `users` and `groups`.
 //!
 //! Anything else cannot be carried over and is an error that names it; nothing is dropped.
 
