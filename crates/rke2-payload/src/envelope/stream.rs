@@ -449,6 +449,9 @@ struct YamlSplit<R> {
     items_pending: bool,
     item: Vec<u8>,
     item_first: u64,
+    /// A line of the item, dedented, would read as a document marker (`---`, `...`): the item is
+    /// handed out shifted right by one column instead, which YAML reads the same.
+    item_shift: bool,
     /// The current line is to be used again.
     held: bool,
     /// The most bytes one object may hold.
@@ -475,6 +478,7 @@ impl<R: BufRead> YamlSplit<R> {
             items_pending: false,
             item: Vec::new(),
             item_first: 0,
+            item_shift: false,
             held: false,
         }
     }
@@ -525,7 +529,15 @@ impl<R: BufRead> YamlSplit<R> {
             return None;
         }
         self.text.clear();
-        std::mem::swap(&mut self.text, &mut self.item);
+        if std::mem::take(&mut self.item_shift) {
+            for line in self.item.split_inclusive(|&b| b == b'\n') {
+                self.text.push(b' ');
+                self.text.extend_from_slice(line);
+            }
+            self.item.clear();
+        } else {
+            std::mem::swap(&mut self.text, &mut self.item);
+        }
         Some(YamlPiece::Item(self.item_first))
     }
 
@@ -609,7 +621,11 @@ impl<R: BufRead> YamlSplit<R> {
                 }
                 if indent > dash {
                     let cut = (dash + 2).min(indent);
-                    self.item.extend_from_slice(&self.line[cut..]);
+                    let rest = &self.line[cut..];
+                    let marker = (rest.starts_with(b"---") || rest.starts_with(b"..."))
+                        && rest.get(3).is_none_or(|b| b.is_ascii_whitespace());
+                    self.item_shift |= marker;
+                    self.item.extend_from_slice(rest);
                     continue;
                 }
                 // Back at the top level: the items are over.

@@ -68,6 +68,16 @@ fn stream_equals_parse_on_every_fixture_and_bad_input() {
         "mixed".into(),
         format!("---\n{one}---\n# just a comment\n---\n{list}...\n---\n{one}").into_bytes(),
     ));
+    // An item line that reads as a document marker once dedented (found by fuzzing), and a
+    // byte-order mark before bare user data.
+    inputs.push((
+        "marker inside an item".into(),
+        b"kind: List\nitems:\n- kind: Secret\n  metadata: {name: a}\n  stringData:\n    format: cloud-config\n    value: \"#cloud-config\\n\"\n  --- x: 1\n  ...: 2\n".to_vec(),
+    ));
+    inputs.push((
+        "bom and bare user data".into(),
+        b"\xef\xbb\xbf#cloud-config\nruncmd: [a]\n".to_vec(),
+    ));
     for (name, input) in inputs {
         let (a, b) = (streamed(&input), parsed(&input));
         match (&a, &b) {
