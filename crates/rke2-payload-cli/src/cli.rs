@@ -108,7 +108,9 @@ pub(crate) enum Command {
     Render(RenderArgs),
     /// Say what differs between two sets of bootstrap Secrets, as facts.
     ///
-    /// Each side is a Secret, a List, a rendered preview, or bare user data (a file or `-`).
+    /// Each side is a Secret, a List, a rendered preview, manifests (rendered with the same
+    /// seed on both sides, so only the template's changes show), or bare user data (a file
+    /// or `-`).
     /// Secrets are paired by namespace/name, else by cluster and role. Compared: format and
     /// compression, role, server, tls-san, version and install step, every config.yaml key
     /// (secret values by fingerprint only), files (owner, mode, size; a unified diff of text

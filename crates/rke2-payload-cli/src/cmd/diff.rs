@@ -19,7 +19,32 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
         rke2_payload::read_input(path, &decode)
             .with_context(|| format!("reading {}", input_name(path)))
     };
-    let (before, after) = (read(&args.before)?, read(&args.after)?);
+    // Manifests are compared as what CAPRKE2 would write for them (the same seed on both sides,
+    // so the generated token and CAs are the same and only the template's changes show).
+    let secrets = |path: &Path| -> Result<Vec<u8>> {
+        let bytes = read(path)?;
+        if !rke2_payload::holds_manifests(&bytes) {
+            return Ok(bytes);
+        }
+        let name = input_name(path);
+        let sources = [rke2_payload::Source {
+            name: &name,
+            bytes: &bytes,
+        }];
+        let preview =
+            rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
+                .with_context(|| format!("rendering the manifests of {name}"))?;
+        if preview.secrets.is_empty() {
+            let why = preview
+                .findings
+                .iter()
+                .find(|f| f.severity == rke2_payload::Severity::Error)
+                .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
+            bail!("rendering the manifests of {name}: nothing was rendered: {why}");
+        }
+        Ok(preview.to_yaml().into_bytes())
+    };
+    let (before, after) = (secrets(&args.before)?, secrets(&args.after)?);
     let mut options = DiffOptions::default();
     options.decode = decode.clone();
     options.ignore = args

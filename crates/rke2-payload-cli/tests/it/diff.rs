@@ -167,3 +167,60 @@ fn a_template_change_through_render_before_and_after() {
     assert!(md.contains("```diff"), "{md}");
     std::fs::remove_dir_all(&dir).expect("cleanup");
 }
+
+#[test]
+fn manifests_are_compared_as_what_caprke2_would_write() {
+    let before = std::fs::read_to_string(testdata().join("../examples/preview/demo-cluster.yaml"))
+        .expect("preview");
+    let after = before.replace(
+        "- max-pods=110\n        nodeLabels",
+        "- max-pods=150\n        nodeLabels",
+    );
+    let dir = std::env::temp_dir().join(format!(
+        "rke2-payload-diff-manifests-{}",
+        std::process::id()
+    ));
+    std::fs::create_dir_all(&dir).expect("dir");
+    std::fs::write(dir.join("before.yaml"), &before).expect("write");
+    std::fs::write(dir.join("after.yaml"), &after).expect("write");
+    let out = cmd()
+        .args(["diff", "-o", "json"])
+        .arg(dir.join("before.yaml"))
+        .arg(dir.join("after.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let changes: Vec<&Value> = doc["pairs"]
+        .as_array()
+        .expect("pairs")
+        .iter()
+        .flat_map(|p| p["changes"].as_array().into_iter().flatten())
+        .collect();
+    // Rendered with one seed on both sides: the token and the CAs are the same; only the
+    // template's change shows (and the size it moves).
+    assert!(
+        changes
+            .iter()
+            .all(|c| matches!(c["area"].as_str(), Some("config" | "size"))),
+        "{changes:#?}"
+    );
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["item"] == "kubelet-arg" && c["after"] == "max-pods=150")
+    );
+    let same = cmd()
+        .arg("diff")
+        .arg(dir.join("before.yaml"))
+        .arg(dir.join("before.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(same.status.code(), Some(0));
+    std::fs::remove_dir_all(&dir).expect("cleanup");
+}
