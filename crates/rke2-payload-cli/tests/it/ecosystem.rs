@@ -518,3 +518,212 @@ fn lint_s_schema_verdict_is_cloud_init_s_on_its_own_examples() {
     }
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
+
+/// The top-level keys of cloud-init's own schema (every module's), when the package installed it.
+fn cloud_init_modules() -> Vec<String> {
+    let path = rke2_payload::CLOUD_INIT_SCHEMA_PATHS
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.is_file());
+    let Some(path) = path else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "cloud-init's schema is missing, but CI=true requires it"
+        );
+        return Vec::new();
+    };
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).expect("schema")).expect("json");
+    let mut keys: Vec<String> = schema["allOf"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r["$ref"].as_str()?.rsplit('/').next().map(str::to_owned))
+        .flat_map(|def| {
+            schema["$defs"][def.as_str()]["properties"]
+                .as_object()
+                .map(|p| p.keys().cloned().collect::<Vec<_>>())
+                .unwrap_or_default()
+        })
+        .collect();
+    keys.sort();
+    keys.dedup();
+    keys
+}
+
+/// Every cloud-init module, converted to Ignition: either it carries over (and the result passes
+/// `ignition-validate`), or the refusal names it; nothing converts by being dropped.
+#[test]
+fn every_cloud_init_module_converts_to_ignition_or_is_named() {
+    let modules = cloud_init_modules();
+    if modules.is_empty() {
+        return;
+    }
+    assert!(modules.len() > 50, "{} modules", modules.len());
+    // A well-formed value for the modules the conversion carries; any value for the others
+    // (they are refused by name whatever they hold).
+    let value = |key: &str| -> &str {
+        match key {
+            "runcmd" => "[echo converted]",
+            "bootcmd" => "[echo at boot]",
+            "write_files" => "[{path: /etc/converted, content: x}]",
+            "ntp" => "{servers: [ntp.example.com]}",
+            "mounts" => "[[/dev/vdb, /data, ext4, defaults, '0', '0']]",
+            "users" => "[{name: ops, shell: /bin/bash}]",
+            "groups" => "[admins]",
+            _ => "{}",
+        }
+    };
+    let mut carried = Vec::new();
+    for key in &modules {
+        let text = format!("#cloud-config\n{key}: {}\n", value(key));
+        let out = cmd()
+            .args(["encode", "--to", "ignition", "--emit", "value"])
+            .write_stdin(text.clone())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {
+                carried.push(key.clone());
+                assert_valid("ignition", &out.stdout, key);
+                let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
+                // What it carried is there.
+                let json = doc.to_string();
+                let evidence = match key.as_str() {
+                    "runcmd" => "rke2-install.service",
+                    "write_files" => "/etc/converted",
+                    "ntp" => "chronyd.service",
+                    "mounts" => "/data",
+                    "users" => "\"name\":\"ops\"",
+                    "groups" => "\"name\":\"admins\"",
+                    other => other,
+                };
+                assert!(json.contains(evidence), "{key}: {json}");
+            }
+            Some(2) => {
+                assert!(out.stdout.is_empty(), "{key}");
+                assert!(
+                    stderr.contains(key.as_str()),
+                    "{key}: the refusal does not name it: {stderr}"
+                );
+            }
+            other => panic!("{key}: exit {other:?}: {stderr}"),
+        }
+    }
+    for key in ["runcmd", "write_files", "ntp", "mounts", "users", "groups"] {
+        assert!(
+            carried.iter().any(|c| c == key),
+            "{key} should carry over: {carried:?}"
+        );
+    }
+}
+
+/// Every Ignition 3.3 section, converted to cloud-config: either it carries over (and the result
+/// passes `cloud-init schema`), or the refusal names it.
+#[test]
+fn every_ignition_section_converts_to_cloud_config_or_is_named() {
+    let cases: &[(&str, &str)] = &[
+        (
+            "ignition.config.merge",
+            r#"{"ignition":{"version":"3.3.0","config":{"merge":[{"source":"https://example.com/a.ign"}]}}}"#,
+        ),
+        (
+            "ignition.config.replace",
+            r#"{"ignition":{"version":"3.3.0","config":{"replace":{"source":"https://example.com/a.ign"}}}}"#,
+        ),
+        (
+            "ignition.proxy",
+            r#"{"ignition":{"version":"3.3.0","proxy":{"httpProxy":"http://proxy:3128"}}}"#,
+        ),
+        (
+            "ignition.security",
+            r#"{"ignition":{"version":"3.3.0","security":{"tls":{"certificateAuthorities":[{"source":"https://example.com/ca.pem"}]}}}}"#,
+        ),
+        (
+            "ignition.timeouts",
+            r#"{"ignition":{"version":"3.3.0","timeouts":{"httpTotal":30}}}"#,
+        ),
+        (
+            "kernelArguments",
+            r#"{"ignition":{"version":"3.3.0"},"kernelArguments":{"shouldExist":["quiet"]}}"#,
+        ),
+        (
+            "passwd.users",
+            r#"{"ignition":{"version":"3.3.0"},"passwd":{"users":[{"name":"ops","sshAuthorizedKeys":["ssh-ed25519 AAAA x"]}]}}"#,
+        ),
+        (
+            "passwd.groups",
+            r#"{"ignition":{"version":"3.3.0"},"passwd":{"groups":[{"name":"admins"}]}}"#,
+        ),
+        (
+            "storage.directories",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"directories":[{"path":"/var/d"}]}}"#,
+        ),
+        (
+            "storage.disks",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"disks":[{"device":"/dev/vdb"}]}}"#,
+        ),
+        (
+            "storage.files",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/etc/f","contents":{"source":"data:,x"},"mode":420}]}}"#,
+        ),
+        (
+            "storage.filesystems",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"filesystems":[{"device":"/dev/vdb","format":"ext4","path":"/data"}]}}"#,
+        ),
+        (
+            "storage.links",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"links":[{"path":"/etc/l","target":"/etc/f"}]}}"#,
+        ),
+        (
+            "storage.luks",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"luks":[{"name":"data","device":"/dev/vdb"}]}}"#,
+        ),
+        (
+            "storage.raid",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"raid":[{"name":"md0","level":"raid1","devices":["/dev/vdb","/dev/vdc"]}]}}"#,
+        ),
+        (
+            "systemd.units",
+            r#"{"ignition":{"version":"3.3.0"},"systemd":{"units":[{"name":"x.service","enabled":true}]}}"#,
+        ),
+    ];
+    let mut carried = Vec::new();
+    for (section, ignition) in cases {
+        let out = cmd()
+            .args(["encode", "--to", "cloud-config", "--emit", "value"])
+            .write_stdin(*ignition)
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match out.status.code() {
+            Some(0) => {
+                carried.push(*section);
+                assert_valid("cloud-config", &out.stdout, section);
+            }
+            Some(2) => {
+                let last = section.rsplit('.').next().unwrap_or(section);
+                assert!(
+                    stderr.contains(section)
+                        || stderr.contains(last)
+                        || stderr.contains("remote")
+                        || stderr.contains("merge/replace"),
+                    "{section}: the refusal does not name it: {stderr}"
+                );
+            }
+            other => panic!("{section}: exit {other:?}: {stderr}"),
+        }
+    }
+    for section in [
+        "passwd.users",
+        "passwd.groups",
+        "storage.files",
+        "systemd.units",
+    ] {
+        assert!(
+            carried.contains(&section),
+            "{section} should carry over: {carried:?}"
+        );
+    }
+}
