@@ -359,8 +359,7 @@ pub(crate) fn fast_map(text: &str) -> Option<serde_json::Map<String, Value>> {
 
 /// The mapping the full parser reads of a config (empty for an empty document), `None` when it
 /// refuses it or reads something else: the reference the fast path is checked against (tests,
-/// fuzzing).
-#[cfg(any(test, feature = "fuzzing"))]
+/// fuzzing), and what `diff` compares when the fast path gives up.
 pub(crate) fn full_map(text: &str) -> Option<serde_json::Map<String, Value>> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;

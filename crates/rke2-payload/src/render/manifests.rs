@@ -5,11 +5,21 @@ use serde_json::Value;
 
 use crate::codec::b64;
 
-/// One Kubernetes object of the input and the file it came from.
-#[derive(Debug, Clone)]
+/// One Kubernetes object of the input and the file it came from. Its `Debug` output names it,
+/// never its content (a Secret's data).
+#[derive(Clone)]
 pub(crate) struct Object {
     pub(crate) source: String,
     pub(crate) value: Value,
+}
+
+impl std::fmt::Debug for Object {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Object")
+            .field("object", &self.title())
+            .field("source", &self.source)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Object {

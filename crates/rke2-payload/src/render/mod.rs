@@ -64,8 +64,8 @@ pub enum RoleChoice {
     Worker,
 }
 
-/// What `render` needs besides the manifests.
-#[derive(Debug, Clone, Default)]
+/// What `render` needs besides the manifests. Its `Debug` output never shows the token.
+#[derive(Clone, Default)]
 #[non_exhaustive]
 pub struct RenderOptions {
     /// Which Secrets.
@@ -125,8 +125,9 @@ impl RenderOptions {
     }
 }
 
-/// One input file (or stdin): its name, for messages, and its bytes.
-#[derive(Debug, Clone, Copy)]
+/// One input file (or stdin): its name, for messages, and its bytes. Its `Debug` output shows
+/// the name and the length, never the bytes (manifests hold Secrets).
+#[derive(Clone, Copy)]
 pub struct Source<'a> {
     /// The file name (`-` for stdin).
     pub name: &'a str,
@@ -172,8 +173,9 @@ pub enum RenderError {
     Key(#[from] KeyError),
 }
 
-/// One rendered bootstrap Secret.
-#[derive(Debug, Clone)]
+/// One rendered bootstrap Secret. Its `Debug` output shows what it is and how big, never the
+/// user data (it holds the token and, on the first control plane, the CA keys).
+#[derive(Clone)]
 #[non_exhaustive]
 pub struct PreviewSecret {
     /// `metadata.name`: the RKE2Config's name as CAPRKE2 would generate it.
@@ -240,6 +242,46 @@ const LEGACY_ANNOTATION: &str = "controlplane.cluster.x-k8s.io/legacy";
 const SEEDED_NOW: i64 = 1_767_225_600;
 /// A documentation address (RFC 5737) for the join server when only machines would know it.
 const PLACEHOLDER_SERVER: &str = "192.0.2.10";
+
+impl std::fmt::Debug for RenderOptions {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RenderOptions")
+            .field("role", &self.role)
+            .field("server", &self.server)
+            .field("token", &self.token.as_ref().map(|_| "<redacted>"))
+            .field("seed", &self.seed)
+            .field("placeholder_bytes", &self.placeholder_bytes)
+            .field("now", &self.now)
+            .finish_non_exhaustive()
+    }
+}
+
+impl std::fmt::Debug for Source<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Source")
+            .field("name", &self.name)
+            .field("bytes", &self.bytes.len())
+            .finish()
+    }
+}
+
+impl std::fmt::Debug for PreviewSecret {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("PreviewSecret")
+            .field("name", &self.name)
+            .field("namespace", &self.namespace)
+            .field("cluster", &self.cluster)
+            .field("role", &self.role)
+            .field("format", &self.format)
+            .field("gzip", &self.gzip)
+            .field("userdata_bytes", &self.userdata.len())
+            .field("value_bytes", &self.value.len())
+            .field("source", &self.source)
+            .field("generated", &self.generated)
+            .field("findings", &self.findings)
+            .finish_non_exhaustive()
+    }
+}
 
 /// Reads every object of the sources.
 fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
@@ -1224,5 +1266,34 @@ impl Preview {
             "items": self.secrets.iter().map(PreviewSecret::to_value).collect::<Vec<_>>(),
             "metadata": {"resourceVersion": ""},
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn debug_output_never_shows_the_token_or_the_keys() {
+        let manifests = b"apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: RKE2ControlPlane\nmetadata: {name: cp, namespace: default}\nspec: {version: v1.32.5+rke2r1}\n";
+        let token = "0123456789abcdef0123456789abcdef";
+        let options = RenderOptions::new().with_seed(1).with_token(token);
+        let source = Source {
+            name: "cp.yaml",
+            bytes: manifests,
+        };
+        let preview = render(&[source], &options).unwrap();
+        let init = &preview.secrets[0];
+        assert!(String::from_utf8_lossy(&init.userdata).contains(token));
+        for shown in [
+            format!("{options:?}"),
+            format!("{source:?}"),
+            format!("{preview:?}"),
+            format!("{init:?}"),
+        ] {
+            assert!(!shown.contains(token), "{shown}");
+            assert!(!shown.contains("PRIVATE KEY"), "{shown}");
+            assert!(!shown.contains("RKE2ControlPlane\\nmetadata"), "{shown}");
+        }
     }
 }

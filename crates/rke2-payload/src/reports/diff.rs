@@ -159,7 +159,7 @@ fn read_one(secret: &BootstrapSecret<'_>, options: &DiffOptions) -> Result<Read,
         .as_ref()
         .and_then(|d| d.file(rke2::CONFIG_PATH))
         .and_then(File::text)
-        .and_then(|t| rke2::fast_map(&t).or_else(|| config_map(&t)))
+        .and_then(|t| rke2::fast_map(&t).or_else(|| rke2::full_map(&t)))
         .unwrap_or_default();
     Ok(Read {
         side: Side {
@@ -174,16 +174,6 @@ fn read_one(secret: &BootstrapSecret<'_>, options: &DiffOptions) -> Result<Read,
         config,
         facts,
     })
-}
-
-/// `config.yaml` as a mapping, when the fast path does not read it.
-fn config_map(text: &str) -> Option<serde_json::Map<String, Value>> {
-    let mut options = serde_saphyr::Options::default();
-    options.with_snippet = false;
-    match serde_saphyr::from_str_with_options::<Option<Value>>(text, options).ok()? {
-        Some(Value::Object(map)) => Some(map),
-        _ => None,
-    }
 }
 
 fn compression_name(c: crate::payload::Compression) -> String {
@@ -429,7 +419,10 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             if secret {
                 fingerprint(value_text(v).as_bytes())
             } else {
-                value_text(v)
+                // A credential inside an ordinary value (an argument, a URL) is masked too.
+                r.facts
+                    .redactor
+                    .redact_all(&l.facts.redactor.redact_all(&value_text(v)))
             }
         };
         match (l.config.get(key), r.config.get(key)) {
@@ -564,10 +557,10 @@ fn files(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             let texts = (a.text(), b.text());
             c.detail = Some(match texts {
                 (Some(x), Some(y)) if !secret => {
-                    let x = l.facts.redactor.redact(&x);
-                    let y = r.facts.redactor.redact(&y);
-                    let x = r.facts.redactor.redact(&x);
-                    let y = l.facts.redactor.redact(&y);
+                    // Each side's known secrets masked in both texts, and credentials by shape.
+                    let mask =
+                        |t: &str| r.facts.redactor.redact_all(&l.facts.redactor.redact_all(t));
+                    let (x, y) = (mask(&x), mask(&y));
                     similar::TextDiff::from_lines(&x, &y)
                         .unified_diff()
                         .context_radius(2)
@@ -602,7 +595,7 @@ fn command_lines(read: &Read) -> Vec<String> {
         .as_ref()
         .map_or(&[][..], |d| d.commands())
         .iter()
-        .map(|c| read.facts.redactor.redact(&c.line))
+        .map(|c| read.facts.redactor.redact_all(&c.line))
         .collect()
 }
 
@@ -716,7 +709,7 @@ fn sizes(l: &Read, r: &Read, out: &mut Vec<Change>) {
     if l.value_bytes == r.value_bytes {
         return;
     }
-    let b64 = |n: u64| n.div_ceil(3) * 4;
+    let b64 = crate::codec::b64::encoded_len;
     out.push(change(
         "size",
         "",

@@ -258,3 +258,27 @@ fn ignores_and_secret_values() {
     let report = diff(&a, b.as_bytes(), &options).expect("diff");
     assert!(!report.differs(), "{:#?}", report.pairs[0].changes);
 }
+
+#[test]
+fn credentials_in_commands_config_and_files_are_masked() {
+    let secret = |bearer: &str, password: &str| {
+        format!(
+            r##"{{"kind": "Secret", "metadata": {{"name": "w", "namespace": "capi"}}, "stringData": {{"format": "cloud-config", "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    kube-apiserver-arg:\n      - --oidc-issuer-url=https://u:{password}@idp.example.com\n- path: /etc/app.env\n  content: |\n    DB_PASSWORD={password}\nruncmd:\n- \"curl -H 'Authorization: Bearer {bearer}' https://x\"\n"}}}}"##
+        )
+    };
+    let (a, b) = (
+        secret("aaaa1111bbbb2222cccc", "hunter2hunter2"),
+        secret("dddd3333eeee4444ffff", "swordfish99"),
+    );
+    let report = diff(a.as_bytes(), b.as_bytes(), &DiffOptions::default()).expect("diff");
+    assert!(report.differs());
+    let json = serde_json::to_string(&report).expect("json");
+    for secret in [
+        "aaaa1111bbbb2222cccc",
+        "dddd3333eeee4444ffff",
+        "hunter2hunter2",
+        "swordfish99",
+    ] {
+        assert!(!json.contains(secret), "{secret} in {json}");
+    }
+}
