@@ -26,23 +26,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
         if !rke2_payload::holds_manifests(&bytes) {
             return Ok(bytes);
         }
-        let name = input_name(path);
-        let sources = [rke2_payload::Source {
-            name: &name,
-            bytes: &bytes,
-        }];
-        let preview =
-            rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-                .with_context(|| format!("rendering the manifests of {name}"))?;
-        if preview.secrets.is_empty() {
-            let why = preview
-                .findings
-                .iter()
-                .find(|f| f.severity == rke2_payload::Severity::Error)
-                .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
-            bail!("rendering the manifests of {name}: nothing was rendered: {why}");
-        }
-        Ok(preview.to_yaml().into_bytes())
+        super::rendered(&input_name(path), &bytes)
     };
     let (before, after) = (secrets(&args.before)?, secrets(&args.after)?);
     let mut options = DiffOptions::default();

@@ -147,20 +147,29 @@ pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
 pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
     match manifests_or_stream(args)? {
         Input::Stream(reader) => Ok(reader),
-        Input::Manifests(bytes) => {
-            let name = input_name(args.path());
-            let sources = [rke2_payload::Source {
-                name: &name,
-                bytes: &bytes,
-            }];
-            let preview =
-                rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-                    .context("rendering the manifests")?;
-            Ok(Box::new(std::io::Cursor::new(
-                preview.to_yaml().into_bytes(),
-            )))
-        }
+        Input::Manifests(bytes) => Ok(Box::new(std::io::Cursor::new(rendered(
+            &input_name(args.path()),
+            &bytes,
+        )?))),
     }
+}
+
+/// What `render` makes of manifests, as a YAML List of Secrets: seed 0, so that reports (and
+/// the two sides of a diff) have the same generated token and CAs. Nothing rendered is an error
+/// that says why.
+pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+    let sources = [rke2_payload::Source { name, bytes }];
+    let preview = rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
+        .with_context(|| format!("rendering the manifests of {name}"))?;
+    if preview.secrets.is_empty() {
+        let why = preview
+            .findings
+            .iter()
+            .find(|f| f.severity == rke2_payload::Severity::Error)
+            .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
+        anyhow::bail!("rendering the manifests of {name}: nothing was rendered: {why}");
+    }
+    Ok(preview.to_yaml().into_bytes())
 }
 
 /// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a
