@@ -502,7 +502,10 @@ impl Ignition {
 
 /// The text of a nested config carried in a data URL (gzip allowed), `None` for a remote source
 /// (never fetched).
-fn nested_config(source: &str, compression: Option<&str>) -> Option<Result<String, String>> {
+pub(crate) fn nested_config(
+    source: &str,
+    compression: Option<&str>,
+) -> Option<Result<String, String>> {
     if !source.starts_with("data:") {
         return None;
     }

@@ -19,6 +19,9 @@ use crate::codec::{b64, dataurl, gzip};
 use crate::document::{CloudConfig, Content, Document, DocumentError, File, Ignition};
 use crate::payload::{Format, Payload};
 
+mod shell;
+mod storage;
+
 /// Where the install script goes.
 pub(crate) const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
 
@@ -77,28 +80,42 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
     match Document::parse(payload)? {
         Document::CloudConfig(c) => to_ignition(&c).map(Some),
         Document::Ignition(i) => {
-            let groups = i.unmodelled.contains(&"passwd.groups");
-            if (i.users.is_empty() && !groups) || i.nested {
-                if i.nested && (!i.users.is_empty() || groups) {
-                    return Err(refuse(
-                        "cloud-config",
-                        "passwd of a nested config (merge or replace)",
-                    ));
-                }
-                return to_cloud_config_with_users(&i, "", false).map(Some);
-            }
-            let doc: Value = serde_json::from_slice(payload.userdata())
-                .map_err(|e| refuse("cloud-config", format!("passwd ({e})")))?;
-            let mut block = String::new();
-            if groups {
-                block.push_str(&groups_to_cloud_config(&doc["passwd"]["groups"])?);
-            }
-            if !i.users.is_empty() {
-                block.push_str(&users_to_cloud_config(&doc["passwd"]["users"])?);
-            }
-            to_cloud_config_with_users(&i, &block, groups).map(Some)
+            let (doc, merged) = in_effect(payload.userdata())?;
+            to_cloud_config(&i, &doc, merged).map(Some)
         }
     }
+}
+
+/// The config in effect, as JSON: a `config.replace` data URL stands for the config that
+/// carries it (CAPRKE2's gzip wrapper is one); and whether configs are merged into it.
+fn in_effect(text: &[u8]) -> Result<(Value, bool), ConvertError> {
+    let unreadable = |why: String| {
+        ConvertError::Unreadable(DocumentError::Ignition {
+            message: format!("the config cannot be read again: {why}"),
+        })
+    };
+    let mut doc: Value = serde_json::from_slice(text).map_err(|e| unreadable(e.to_string()))?;
+    for _ in 0..crate::document::ignition::MAX_NESTING {
+        let replace = &doc["ignition"]["config"]["replace"];
+        let Some(source) = replace["source"]
+            .as_str()
+            .filter(|s| s.starts_with("data:"))
+        else {
+            break;
+        };
+        let inner =
+            crate::document::ignition::nested_config(source, replace["compression"].as_str())
+                .unwrap_or_else(|| Err("not a data URL".to_owned()))
+                .map_err(unreadable)?;
+        doc = serde_json::from_str(&inner).map_err(|e| unreadable(e.to_string()))?;
+    }
+    let merged = doc["ignition"]["config"]["merge"]
+        .as_array()
+        .is_some_and(|m| {
+            m.iter()
+                .any(|r| r["source"].as_str().is_some_and(|s| !s.is_empty()))
+        });
+    Ok((doc, merged))
 }
 
 /// Ignition `passwd.groups` as cloud-config `groups` (a gid or a password cannot be said there).
@@ -200,25 +217,26 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .other
         .iter()
         .map(|(k, _)| k.as_str())
-        .filter(|k| !matches!(*k, "ntp" | "mounts" | "users" | "groups"))
+        .filter(|k| {
+            !matches!(
+                *k,
+                "ntp"
+                    | "mounts"
+                    | "users"
+                    | "groups"
+                    | "ssh_authorized_keys"
+                    | "device_aliases"
+                    | "disk_setup"
+                    | "fs_setup"
+            )
+        })
         .collect();
     leftovers.sort_unstable();
+    leftovers.dedup();
     if !leftovers.is_empty() {
-        let explain = |k: &&str| -> String {
-            match *k {
-                "ssh_authorized_keys" => "ssh_authorized_keys (keys of the distribution's default user, which Ignition does not know: give them to a named user)".to_owned(),
-                "device_aliases" | "disk_setup" | "fs_setup" => format!(
-                    "{k} (cloud-init partitions and formats by its own disk names; write Ignition storage.disks and storage.filesystems by device path)"
-                ),
-                other => other.to_owned(),
-            }
-        };
         return Err(refuse(
             TO,
-            format!(
-                "top-level keys {}",
-                leftovers.iter().map(explain).collect::<Vec<_>>().join(", ")
-            ),
+            format!("top-level keys {}", leftovers.join(", ")),
         ));
     }
     let other = |key: &str| {
@@ -233,101 +251,93 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         Some(users) => users_to_ignition(users)?,
         None => (Vec::new(), Vec::new()),
     };
+    if let Some(keys) = other("ssh_authorized_keys") {
+        default_user_keys(keys, &mut passwd_users)?;
+    }
     let passwd_groups = match other("groups") {
         Some(groups) => groups_to_ignition(groups, &mut passwd_users)?,
         None => Vec::new(),
     };
-    if config.commands.iter().any(|c| c.origin == "bootcmd") {
-        return Err(refuse(
-            TO,
-            "bootcmd (runs at every boot, before the network)",
-        ));
-    }
+    let storage = storage::to_ignition(config)?;
     let mut files = Vec::new();
     for file in &config.files {
         files.push(ignition_file(file)?);
     }
     let mut units = Vec::new();
-    let all: Vec<&str> = config.commands.iter().map(|c| c.line.as_str()).collect();
-    let existing = config.files.iter().rev().find(|f| f.path == SCRIPT_PATH);
-    match existing {
-        // Converted from Ignition before: the script is already a file. Its lines come first;
-        // `systemctl enable --now X` after them came from units without contents.
-        Some(file) => {
-            let script: Vec<String> = file
-                .text()
-                .map(|t| crate::document::ignition::script_lines(&t).collect())
-                .unwrap_or_default();
-            let rest = all
-                .strip_prefix(
-                    script
-                        .iter()
-                        .map(String::as_str)
-                        .collect::<Vec<_>>()
-                        .as_slice(),
-                )
-                .ok_or_else(|| {
-                    refuse(
-                        TO,
-                        format!("runcmd, because {SCRIPT_PATH} already holds another script"),
-                    )
-                })?;
-            let mut extra = Vec::new();
-            for line in rest {
-                match line.strip_prefix("systemctl enable --now ") {
-                    Some(unit) if !unit.contains(char::is_whitespace) => extra.push(unit),
-                    _ => {
-                        return Err(refuse(
-                            TO,
-                            format!("runcmd, because {SCRIPT_PATH} already holds another script"),
-                        ));
-                    }
-                }
-            }
-            units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
-            for unit in extra {
-                units.push(json!({"enabled": true, "name": unit}));
-            }
+    let boot: Vec<&str> = config
+        .commands
+        .iter()
+        .filter(|c| c.origin == "bootcmd")
+        .map(|c| c.line.as_str())
+        .collect();
+    if !boot.is_empty() {
+        let script = script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")?;
+        files.extend(script);
+        units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
+    }
+    let mut run: Vec<&str> = config
+        .commands
+        .iter()
+        .filter(|c| c.origin != "bootcmd")
+        .map(|c| c.line.as_str())
+        .collect();
+    // Directories and links first, as a conversion from Ignition writes them.
+    let (directories, links) = leading_storage_commands(&mut run);
+    // `systemctl` lines last, for units the config writes (or a conversion from Ignition).
+    let has_script = config.files.iter().any(|f| f.path == SCRIPT_PATH);
+    let unit_files: Vec<&str> = config
+        .files
+        .iter()
+        .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
+        .collect();
+    // The trailing block is taken when it reads as one: after a script a conversion wrote,
+    // opened by `daemon-reload`, or for units whose files the config writes.
+    let block = run
+        .iter()
+        .rev()
+        .map_while(|line| systemctl_line(line))
+        .collect::<Vec<_>>();
+    let reload = block.last().is_some_and(|u| u.get("name").is_none());
+    let own_files = block
+        .iter()
+        .all(|u| u["name"].as_str().is_none_or(|n| unit_files.contains(&n)));
+    let mut trailing = Vec::new();
+    if has_script || reload || own_files {
+        run.truncate(run.len() - block.len());
+        trailing = block;
+        trailing.reverse();
+    }
+    if !run.is_empty() {
+        files.extend(script_file(config, SCRIPT_PATH, &run, "runcmd")?);
+        units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+    }
+    for unit in trailing {
+        if unit.get("name").is_some() && !units.iter().any(|u| u["name"] == unit["name"]) {
+            units.push(unit);
         }
-        None if !all.is_empty() => {
-            let mut script = String::from("#!/bin/bash\nset -euo pipefail\n\n");
-            for line in &all {
-                script.push_str(line);
-                script.push('\n');
+    }
+    if let Some(ntp) = &config.ntp {
+        ntp_keys(other("ntp"))?;
+        if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
+            let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
+            for s in &ntp.servers {
+                chrony.push_str(&format!("server {s} iburst\n"));
             }
+            for p in &ntp.pools {
+                chrony.push_str(&format!("pool {p} iburst\n"));
+            }
+            chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
             files.push(ignition_file(&File {
-                path: SCRIPT_PATH.to_owned(),
-                mode: Some(0o700),
+                path: "/etc/chrony.conf".to_owned(),
+                mode: Some(0o644),
                 owner: None,
                 encoding: None,
-                content: Content::Inline(script.into_bytes()),
+                content: Content::Inline(chrony.into_bytes()),
                 append: false,
             })?);
-            units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
-        }
-        None => {}
-    }
-    if let Some(ntp) = &config.ntp
-        && (!ntp.servers.is_empty() || !ntp.pools.is_empty())
-    {
-        let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
-        for s in &ntp.servers {
-            chrony.push_str(&format!("server {s} iburst\n"));
-        }
-        for p in &ntp.pools {
-            chrony.push_str(&format!("pool {p} iburst\n"));
-        }
-        chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
-        files.push(ignition_file(&File {
-            path: "/etc/chrony.conf".to_owned(),
-            mode: Some(0o644),
-            owner: None,
-            encoding: None,
-            content: Content::Inline(chrony.into_bytes()),
-            append: false,
-        })?);
-        if !units.iter().any(|u| u["name"] == "chronyd.service") {
-            units.push(json!({"enabled": true, "name": "chronyd.service"}));
+            if !units.iter().any(|u| u["name"] == "chronyd.service") {
+                units.push(json!({"enabled": true, "name": "chronyd.service"}));
+            }
         }
     }
     if !sudoers.is_empty() {
@@ -345,29 +355,226 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             append: false,
         })?);
     }
-    let filesystems = mounts(config)?;
+    for unit in storage.units {
+        if units.iter().any(|u| u["name"] == unit["name"]) {
+            return Err(refuse(
+                TO,
+                format!(
+                    "mounts: two mounts on {} (one unit each)",
+                    unit["name"].as_str().unwrap_or("")
+                ),
+            ));
+        }
+        units.push(unit);
+    }
     let mut paths = std::collections::HashSet::new();
-    for f in &files {
-        let path = f["path"].as_str().unwrap_or("");
+    let all_paths = files
+        .iter()
+        .chain(&directories)
+        .chain(&links)
+        .map(|f| f["path"].as_str().unwrap_or(""));
+    for path in all_paths {
         if !paths.insert(path.to_owned()) {
             return Err(refuse(
                 TO,
-                format!("{path} is written twice (Ignition rejects duplicates)"),
+                format!(
+                    "{} is written twice (Ignition rejects duplicates)",
+                    crate::codec::text::terminal_safe(path)
+                ),
             ));
+        }
+    }
+    let mut storage_out = Map::new();
+    for (name, list) in [
+        ("directories", directories),
+        ("disks", storage.disks),
+        ("files", files),
+        ("filesystems", storage.filesystems),
+        ("links", links),
+    ] {
+        if !list.is_empty() || name == "files" {
+            storage_out.insert(name.to_owned(), Value::Array(list));
         }
     }
     let doc = json!({
         "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
         "kernelArguments": {},
         "passwd": passwd(passwd_users, passwd_groups),
-        "storage": if filesystems.is_empty() {
-            json!({"files": files})
-        } else {
-            json!({"files": files, "filesystems": filesystems})
-        },
+        "storage": Value::Object(storage_out),
         "systemd": {"units": units},
     });
     Ok(doc.to_string().into_bytes())
+}
+
+/// Where bootcmd's commands go, and the unit that runs them at every boot.
+pub(crate) const BOOT_SCRIPT_PATH: &str = "/etc/rke2-bootcmd.sh";
+const BOOT_UNIT_NAME: &str = "rke2-bootcmd.service";
+const BOOT_UNIT: &str = "[Unit]\nDescription=cloud-config bootcmd: run at every boot, before the network is online\nDefaultDependencies=no\nAfter=local-fs.target\nBefore=network-online.target rke2-install.service\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/etc/rke2-bootcmd.sh\n[Install]\nWantedBy=multi-user.target\n";
+
+/// The script file that runs `lines` at `path`, or nothing when the config already writes it
+/// with those lines (a conversion from Ignition keeps the script as a file too).
+fn script_file(
+    config: &CloudConfig,
+    path: &str,
+    lines: &[&str],
+    what: &str,
+) -> Result<Option<Value>, ConvertError> {
+    if let Some(file) = config.files.iter().rev().find(|f| f.path == path) {
+        let script: Vec<String> = file
+            .text()
+            .map(|t| crate::document::ignition::script_lines(&t).collect())
+            .unwrap_or_default();
+        return if script.iter().map(String::as_str).eq(lines.iter().copied()) {
+            Ok(None)
+        } else {
+            Err(refuse(
+                "Ignition",
+                format!("{what}, because {path} already holds another script"),
+            ))
+        };
+    }
+    let shell = if path == SCRIPT_PATH {
+        "#!/bin/bash\nset -euo pipefail\n\n"
+    } else {
+        // cloud-init runs bootcmd with sh, carrying on past a failing command.
+        "#!/bin/sh\n"
+    };
+    let mut script = String::from(shell);
+    for line in lines {
+        script.push_str(line);
+        script.push('\n');
+    }
+    ignition_file(&File {
+        path: path.to_owned(),
+        mode: Some(0o700),
+        owner: None,
+        encoding: None,
+        content: Content::Inline(script.into_bytes()),
+        append: false,
+    })
+    .map(Some)
+}
+
+/// A `systemctl` line a conversion from Ignition writes, as the unit entry it stands for
+/// (`daemon-reload` as an entry without a name).
+fn systemctl_line(line: &str) -> Option<Value> {
+    let words = shell::split(line)?;
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let unit = |name: &str| name.contains('.') && !name.starts_with('-');
+    match words.as_slice() {
+        ["systemctl", "daemon-reload"] => Some(json!({})),
+        ["systemctl", "enable", "--now", name] if unit(name) => {
+            Some(json!({"enabled": true, "name": name}))
+        }
+        ["systemctl", "disable", "--now", name] if unit(name) => {
+            Some(json!({"enabled": false, "name": name}))
+        }
+        ["systemctl", "mask", name] if unit(name) => Some(json!({"mask": true, "name": name})),
+        _ => None,
+    }
+}
+
+/// The directories and links of the first commands, when they are the ones a conversion from
+/// Ignition writes; those commands are taken off `run`.
+fn leading_storage_commands(run: &mut Vec<&str>) -> (Vec<Value>, Vec<Value>) {
+    let mut directories = Vec::new();
+    let mut links: Vec<Value> = Vec::new();
+    let mut taken = 0;
+    for line in run.iter() {
+        let Some(entry) = storage::read_command(line) else {
+            break;
+        };
+        if let Some(d) = entry.get("directory") {
+            directories.push(d.clone());
+        } else if let Some(l) = entry.get("link") {
+            links.push(l.clone());
+        } else if let Some(o) = entry.get("owner") {
+            // `chown -h` right after the link it owns.
+            match links.last_mut() {
+                Some(link) if link["path"] == o["path"] => {
+                    for k in ["user", "group"] {
+                        if let Some(v) = o.get(k) {
+                            link[k] = v.clone();
+                        }
+                    }
+                }
+                _ => break,
+            }
+        }
+        // `mkdir -p` of a link's parent: Ignition makes parents itself.
+        taken += 1;
+    }
+    // A trailing `mkdir -p` belongs to no link: leave it to the script.
+    while taken > 0 && run[taken - 1].starts_with("mkdir -p ") {
+        taken -= 1;
+    }
+    run.drain(..taken);
+    (directories, links)
+}
+
+/// `ntp` keys other than the servers and pools chrony is given.
+fn ntp_keys(ntp: Option<&Value>) -> Result<(), ConvertError> {
+    if let Some(Value::Object(m)) = ntp {
+        for (k, v) in m {
+            let carried = match k.as_str() {
+                "enabled" | "servers" | "pools" => true,
+                "ntp_client" => matches!(v.as_str(), Some("chrony" | "auto")),
+                _ => v.is_null(),
+            };
+            if !carried {
+                return Err(refuse(
+                    "Ignition",
+                    format!(
+                        "ntp.{} (only servers and pools become /etc/chrony.conf)",
+                        crate::codec::text::terminal_safe(k)
+                    ),
+                ));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The user Ignition's systems (Fedora CoreOS, Flatcar) are given as their default user.
+const DEFAULT_USER: &str = "core";
+
+/// Top-level `ssh_authorized_keys` (the default user's) as keys of `core`.
+fn default_user_keys(keys: &Value, users: &mut Vec<Value>) -> Result<(), ConvertError> {
+    let keys = match keys {
+        Value::Null => return Ok(()),
+        Value::Array(_) => names(keys)
+            .ok_or_else(|| refuse("Ignition", "ssh_authorized_keys (not a list of keys)"))?,
+        _ => {
+            return Err(refuse(
+                "Ignition",
+                "ssh_authorized_keys (not a list of keys)",
+            ));
+        }
+    };
+    let user = default_user(users);
+    let list = user
+        .as_object_mut()
+        .map(|u| u.entry("sshAuthorizedKeys").or_insert_with(|| json!([])));
+    if let Some(Value::Array(list)) = list {
+        for key in keys {
+            if !list.iter().any(|k| k == key.as_str()) {
+                list.push(json!(key));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The `core` entry of `users`, added when it is missing.
+fn default_user(users: &mut Vec<Value>) -> &mut Value {
+    let at = match users.iter().position(|u| u["name"] == DEFAULT_USER) {
+        Some(at) => at,
+        None => {
+            users.insert(0, json!({"name": DEFAULT_USER}));
+            0
+        }
+    };
+    &mut users[at]
 }
 
 /// `passwd` with its users and groups (`{}` with neither).
@@ -410,11 +617,26 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
     let mut out = Vec::new();
     let mut sudoers = Vec::new();
     for u in list {
-        let Value::Object(u) = u else {
-            return Err(refuse(
-                TO,
-                "users: \"default\" or a bare name (the distribution's default user, which Ignition does not know)",
-            ));
+        let u = match u {
+            Value::Object(u) => u,
+            // `default` is the distribution's default user: `core` on Ignition's systems. A
+            // bare name is a user with cloud-init's defaults.
+            Value::String(names) => {
+                for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+                    if name == "default" {
+                        default_user(&mut out);
+                    } else if !out.iter().any(|u| u["name"] == name) {
+                        out.push(json!({"name": name}));
+                    }
+                }
+                continue;
+            }
+            _ => {
+                return Err(refuse(
+                    TO,
+                    "users: an entry that is neither a name nor a mapping",
+                ));
+            }
         };
         let name = u
             .get("name")
@@ -552,37 +774,6 @@ fn groups_to_ignition(groups: &Value, users: &mut [Value]) -> Result<Vec<Value>,
     Ok(out)
 }
 
-/// cloud-config `mounts` entries as Ignition filesystems that are mounted, never formatted.
-fn mounts(config: &CloudConfig) -> Result<Vec<Value>, ConvertError> {
-    let Some((_, Value::Array(entries))) = config.other.iter().find(|(k, _)| k == "mounts") else {
-        return Ok(Vec::new());
-    };
-    let mut out = Vec::new();
-    for entry in entries {
-        let fields: Vec<&str> = entry
-            .as_array()
-            .map(|a| a.iter().filter_map(Value::as_str).collect())
-            .unwrap_or_default();
-        let [device, path, format, options, ..] = fields.as_slice() else {
-            return Err(refuse(
-                "Ignition",
-                "a mounts entry without device, path, type and options",
-            ));
-        };
-        let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
-        let mut fs = Map::new();
-        fs.insert("device".to_owned(), json!(device));
-        fs.insert("format".to_owned(), json!(format));
-        if !options.is_empty() {
-            fs.insert("mountOptions".to_owned(), json!(options));
-        }
-        fs.insert("path".to_owned(), json!(path));
-        fs.insert("wipeFilesystem".to_owned(), json!(false));
-        out.push(Value::Object(fs));
-    }
-    Ok(out)
-}
-
 fn ignition_file(file: &File) -> Result<Value, ConvertError> {
     if !file.path.starts_with('/') {
         return Err(refuse("Ignition", format!("{}: relative path", file.path)));
@@ -647,124 +838,214 @@ pub(crate) fn data_url(bytes: &[u8]) -> Value {
     json!({"compression": compression, "source": best, "verification": {}})
 }
 
-/// Ignition → cloud-config text.
-#[cfg(test)]
-pub(crate) fn to_cloud_config(ignition: &Ignition) -> Result<Vec<u8>, ConvertError> {
-    to_cloud_config_with_users(ignition, "", false)
-}
-
-/// Ignition → cloud-config text, with the `users:` block of its `passwd.users` (empty when it
-/// has none; users are refused when the block is missing).
-fn to_cloud_config_with_users(
+/// Ignition → cloud-config text; `doc` is the config in effect as JSON (see [`in_effect`]),
+/// `merged` whether others are merged into it.
+fn to_cloud_config(
     ignition: &Ignition,
-    users: &str,
-    groups_carried: bool,
+    doc: &Value,
+    merged: bool,
 ) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
+    let groups = ignition.unmodelled.contains(&"passwd.groups");
+    if merged
+        && (!ignition.users.is_empty()
+            || groups
+            || !ignition.directories.is_empty()
+            || !ignition.links.is_empty()
+            || !ignition.filesystems.is_empty()
+            || ignition.unmodelled.contains(&"storage.disks"))
+    {
+        return Err(refuse(
+            TO,
+            "passwd or storage of a config in ignition.config.merge (merge it into one config first)",
+        ));
+    }
     let unmodelled: Vec<&str> = ignition
         .unmodelled
         .iter()
         .copied()
-        .filter(|u| !(groups_carried && *u == "passwd.groups"))
+        .filter(|u| !matches!(*u, "passwd.groups" | "storage.disks"))
         .collect();
     if !unmodelled.is_empty() {
         return Err(refuse(TO, unmodelled.join(", ")));
     }
-    if !ignition.directories.is_empty() {
-        return Err(refuse(TO, "storage.directories"));
-    }
-    if !ignition.links.is_empty() {
-        return Err(refuse(TO, "storage.links"));
-    }
-    if !ignition.users.is_empty() && users.is_empty() {
-        return Err(refuse(TO, "passwd.users"));
-    }
     if ignition.config_sources.iter().any(|s| !s.is_empty()) {
         return Err(refuse(TO, "ignition.config merge/replace sources"));
     }
-    let mut mounts = Vec::new();
-    for fs in &ignition.filesystems {
-        match (&fs.path, fs.wipe) {
-            (Some(path), false) => mounts.push((
-                fs.device.clone(),
-                path.clone(),
-                fs.format.clone().unwrap_or_else(|| "auto".to_owned()),
-                if fs.mount_options.is_empty() {
-                    "defaults".to_owned()
-                } else {
-                    fs.mount_options.join(",")
-                },
-            )),
-            _ => {
-                return Err(refuse(
-                    TO,
-                    format!("filesystem on {} (formatting a device)", fs.device),
-                ));
-            }
-        }
-    }
-    let mut commands = Vec::new();
-    for unit in &ignition.units {
-        if !unit.dropins.is_empty() {
-            return Err(refuse(TO, format!("systemd drop-ins of {}", unit.name)));
-        }
-        match (&unit.contents, unit.enabled) {
-            (None, Some(true)) if unit.mask != Some(true) => {
-                commands.push(format!("systemctl enable --now {}", unit.name));
-            }
-            (None, _) if unit.mask == Some(true) => {
-                commands.push(format!("systemctl mask {}", unit.name));
-            }
-            (Some(text), Some(true)) => match oneshot_script(text, &ignition.files) {
-                Some(script) => commands.extend(crate::document::ignition::script_lines(&script)),
-                None => return Err(refuse(TO, format!("systemd unit {}", unit.name))),
-            },
-            _ => return Err(refuse(TO, format!("systemd unit {}", unit.name))),
-        }
-    }
+    file_fields(doc)?;
     let mut out = String::from("#cloud-config\n");
-    out.push_str(users);
-    if !ignition.files.is_empty() {
-        out.push_str("write_files:\n");
-        for file in &ignition.files {
-            write_file_entry(&mut out, file)?;
-        }
+    if groups {
+        out.push_str(&groups_to_cloud_config(&doc["passwd"]["groups"])?);
     }
-    if !mounts.is_empty() {
-        out.push_str("mounts:\n");
-        for (device, path, format, options) in &mounts {
-            out.push_str(&format!(
-                "- [{}, {}, {}, {}, '0', '0']\n",
-                yaml_quote(device),
-                yaml_quote(path),
-                yaml_quote(format),
-                yaml_quote(options)
+    if !ignition.users.is_empty() {
+        out.push_str(&users_to_cloud_config(&doc["passwd"]["users"])?);
+    }
+    let storage = storage::to_cloud_config(doc, &ignition.units)?;
+    out.push_str(&storage.blocks);
+    let mut boot = Vec::new();
+    let mut script = Vec::new();
+    let mut systemctl = Vec::new();
+    let mut unit_files = Vec::new();
+    for unit in &ignition.units {
+        if storage.mount_units.contains(&unit.name) {
+            continue;
+        }
+        let dir = format!("/etc/systemd/system/{}", unit.name);
+        for (name, contents) in &unit.dropins {
+            let contents = contents.as_ref().ok_or_else(|| {
+                refuse(
+                    TO,
+                    format!(
+                        "systemd.units[{}].dropins[{}] without contents",
+                        crate::codec::text::terminal_safe(&unit.name),
+                        crate::codec::text::terminal_safe(name)
+                    ),
+                )
+            })?;
+            unit_files.push(unit_file(format!("{dir}.d/{name}"), contents));
+        }
+        let ran = |path: &str| {
+            unit.contents
+                .as_deref()
+                .filter(|_| {
+                    unit.enabled == Some(true) && unit.mask != Some(true) && unit.dropins.is_empty()
+                })
+                .and_then(|text| oneshot_script(text, &ignition.files))
+                .filter(|(program, _)| program == path)
+                .map(|(_, lines)| lines)
+        };
+        if unit.name == UNIT_NAME
+            && let Some(lines) = ran(SCRIPT_PATH)
+        {
+            script.extend(lines);
+            continue;
+        }
+        if unit.name == BOOT_UNIT_NAME
+            && let Some(lines) = ran(BOOT_SCRIPT_PATH)
+        {
+            boot.extend(lines);
+            continue;
+        }
+        if let Some(text) = &unit.contents {
+            unit_files.push(unit_file(dir, text));
+        }
+        if unit.mask == Some(true) {
+            systemctl.push(format!("systemctl mask {}", shell::quote(&unit.name)));
+        } else if unit.enabled == Some(true) {
+            systemctl.push(format!(
+                "systemctl enable --now {}",
+                shell::quote(&unit.name)
+            ));
+        } else if unit.enabled == Some(false) {
+            systemctl.push(format!(
+                "systemctl disable --now {}",
+                shell::quote(&unit.name)
             ));
         }
     }
+    if !unit_files.is_empty() {
+        systemctl.insert(0, "systemctl daemon-reload".to_owned());
+    }
+    if !ignition.files.is_empty() || !unit_files.is_empty() {
+        out.push_str("write_files:\n");
+        for file in ignition.files.iter().chain(&unit_files) {
+            write_file_entry(&mut out, file)?;
+        }
+    }
+    if !storage.mounts.is_empty() {
+        out.push_str("mounts:\n");
+        for fields in &storage.mounts {
+            let words: Vec<String> = fields.iter().map(|f| yaml_quote(f)).collect();
+            out.push_str(&format!("- [{}]\n", words.join(", ")));
+        }
+    }
+    if !boot.is_empty() {
+        out.push_str("bootcmd:\n");
+        for c in &boot {
+            out.push_str(&format!("- {}\n", yaml_quote(c)));
+        }
+    }
+    let commands: Vec<&String> = storage
+        .commands
+        .iter()
+        .chain(&script)
+        .chain(&systemctl)
+        .collect();
     if !commands.is_empty() {
         out.push_str("runcmd:\n");
-        for c in &commands {
+        for c in commands {
             out.push_str(&format!("- {}\n", yaml_quote(c)));
         }
     }
     Ok(out.into_bytes())
 }
 
-/// The script a oneshot unit runs, when it is a file of the config.
-fn oneshot_script(unit: &str, files: &[File]) -> Option<String> {
+/// A unit file or drop-in as a file cloud-init writes.
+fn unit_file(path: String, contents: &str) -> File {
+    File {
+        path,
+        mode: Some(0o644),
+        owner: None,
+        encoding: None,
+        content: Content::Inline(contents.as_bytes().to_vec()),
+        append: false,
+    }
+}
+
+/// Fields of `storage.files` that cloud-config's `write_files` cannot say.
+fn file_fields(doc: &Value) -> Result<(), ConvertError> {
+    for f in doc["storage"]["files"].as_array().into_iter().flatten() {
+        let path = crate::codec::text::terminal_safe(f["path"].as_str().unwrap_or(""));
+        let field = |k: &str| refuse("cloud-config", format!("storage.files[{path}].{k}"));
+        let appends = f["append"].as_array().map_or(0, Vec::len);
+        let has_contents = f["contents"]["source"].as_str().is_some();
+        if appends > 1 || (appends == 1 && has_contents) {
+            return Err(refuse(
+                "cloud-config",
+                format!("storage.files[{path}]: several contents (write_files gives a file one)"),
+            ));
+        }
+        let resources =
+            std::iter::once(&f["contents"]).chain(f["append"].as_array().into_iter().flatten());
+        for r in resources {
+            if r["verification"]["hash"]
+                .as_str()
+                .is_some_and(|h| !h.is_empty())
+            {
+                return Err(field(
+                    "contents.verification.hash (cloud-init checks no hash)",
+                ));
+            }
+            if r["httpHeaders"].as_array().is_some_and(|h| !h.is_empty()) {
+                return Err(field("contents.httpHeaders"));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The program a oneshot unit runs and its command lines, when it is a script of the config.
+fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
     if !unit.lines().any(|l| l.trim() == "Type=oneshot") {
         return None;
     }
     let exec = unit
         .lines()
         .find_map(|l| l.trim().strip_prefix("ExecStart="))?;
-    let program = exec.split_whitespace().next()?;
+    let mut words = exec.split_whitespace();
+    let program = words.next()?;
+    if words.next().is_some() {
+        return None;
+    }
     files
         .iter()
         .rev()
         .find(|f| f.path == program)
-        .and_then(|f| f.text().map(|t| t.into_owned()))
+        .and_then(|f| {
+            f.text()
+                .map(|t| crate::document::ignition::script_lines(&t).collect())
+        })
+        .map(|lines| (program.to_owned(), lines))
 }
 
 fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
@@ -868,6 +1149,12 @@ fn yaml_quote(s: &str) -> String {
 mod tests {
     use super::*;
 
+    /// Ignition text → cloud-config, as [`convert`] does it.
+    fn back(text: &str) -> Result<Vec<u8>, ConvertError> {
+        let (doc, merged) = in_effect(text.as_bytes())?;
+        to_cloud_config(&Ignition::parse(text)?, &doc, merged)
+    }
+
     const CC: &str = "#cloud-config\nwrite_files:\n- path: /etc/a\n  owner: root:root\n  permissions: '0640'\n  content: |\n    x: 1\nruncmd:\n  - echo 'hi'\nntp:\n  servers: [a.example]\n";
 
     #[test]
@@ -890,7 +1177,8 @@ mod tests {
     fn cloud_config_to_ignition_and_back() {
         let cc = CloudConfig::parse(CC).unwrap();
         let ign = to_ignition(&cc).unwrap();
-        let parsed = Ignition::parse(std::str::from_utf8(&ign).unwrap()).unwrap();
+        let text = std::str::from_utf8(&ign).unwrap();
+        let parsed = Ignition::parse(text).unwrap();
         assert!(parsed.problems.is_empty(), "{:?}", parsed.problems);
         let a = parsed.files.iter().find(|f| f.path == "/etc/a").unwrap();
         assert_eq!(a.bytes(), Some(&b"x: 1\n"[..]));
@@ -904,7 +1192,7 @@ mod tests {
                 .collect::<Vec<_>>(),
             ["echo 'hi'"]
         );
-        let back = to_cloud_config(&parsed).unwrap();
+        let back = back(text).unwrap();
         let again = CloudConfig::parse(std::str::from_utf8(&back).unwrap()).unwrap();
         assert!(again.problems.is_empty(), "{:?}", again.problems);
         let lines: Vec<_> = again.commands.iter().map(|c| c.line.as_str()).collect();
@@ -931,17 +1219,109 @@ mod tests {
             other => panic!("{other}"),
         };
         let e = to_ignition(&cc).unwrap_err();
-        // `packages` has no Ignition equivalent; `users` would convert, but `a` is the bare
-        // name of the distribution's default user.
         assert_eq!(what(e), "top-level keys packages");
-        let cc = CloudConfig::parse("#cloud-config\nusers: [a]\n").unwrap();
-        assert!(what(to_ignition(&cc).unwrap_err()).contains("default user"));
-        let cc = CloudConfig::parse("#cloud-config\nbootcmd: [a]\n").unwrap();
-        assert!(what(to_ignition(&cc).unwrap_err()).contains("bootcmd"));
-        let ign = Ignition::parse(r#"{"ignition":{"version":"3.3.0"},"systemd":{"units":[{"name":"x.service","enabled":true,"contents":"[Service]\nExecStart=/bin/true\n"}]}}"#).unwrap();
+        let cc =
+            CloudConfig::parse("#cloud-config\ndisk_setup:\n  /dev/vdb: {layout: true}\n").unwrap();
+        assert!(what(to_ignition(&cc).unwrap_err()).contains("table_type mbr"));
+        let cc = CloudConfig::parse("#cloud-config\nntp: {servers: [a], peers: [b]}\n").unwrap();
+        assert!(what(to_ignition(&cc).unwrap_err()).contains("ntp.peers"));
+        let e = back(r#"{"ignition":{"version":"3.3.0"},"storage":{"files":[{"path":"/f","contents":{"source":"https://x/f","verification":{"hash":"sha512-00"}}}]}}"#).unwrap_err();
+        assert!(what(e).contains("storage.files[/f].contents.verification.hash"));
+        let e = back(r#"{"ignition":{"version":"3.3.0"},"storage":{"disks":[{"device":"/dev/vdb","partitions":[{"label":"a","sizeMiB":100},{"label":"b"}]}]}}"#).unwrap_err();
+        assert!(what(e).contains("storage.disks[/dev/vdb].partitions"));
+    }
+
+    #[test]
+    fn units_bootcmd_directories_and_links_go_both_ways() {
+        let ign = r#"{"ignition":{"version":"3.3.0"},"storage":{"directories":[{"path":"/var/d","mode":448,"user":{"name":"core"}}],"links":[{"path":"/etc/l","target":"/etc/f","hard":false,"overwrite":true}],"files":[{"path":"/etc/f","contents":{"source":"data:,x"}}]},"systemd":{"units":[{"name":"x.service","enabled":true,"contents":"[Service]\nExecStart=/bin/true\n","dropins":[{"name":"10-env.conf","contents":"[Service]\nEnvironment=A=1\n"}]},{"name":"y.service","enabled":false}]}}"#;
+        let cc = String::from_utf8(back(ign).unwrap()).unwrap();
+        assert!(
+            cc.contains("- 'install -d -m 0700 -o core -- /var/d'\n"),
+            "{cc}"
+        );
+        assert!(cc.contains("- 'ln -snf -- /etc/f /etc/l'\n"), "{cc}");
+        assert!(
+            cc.contains("path: /etc/systemd/system/x.service.d/10-env.conf"),
+            "{cc}"
+        );
+        assert!(
+            cc.contains(
+                "- 'systemctl enable --now x.service'\n- 'systemctl disable --now y.service'\n"
+            ),
+            "{cc}"
+        );
+        let again = to_ignition(&CloudConfig::parse(&cc).unwrap()).unwrap();
+        let again: Value = serde_json::from_slice(&again).unwrap();
         assert_eq!(
-            what(to_cloud_config(&ign).unwrap_err()),
-            "systemd unit x.service"
+            again["storage"]["directories"],
+            json!([{"mode": 448, "path": "/var/d", "user": {"name": "core"}}])
+        );
+        assert_eq!(
+            again["storage"]["links"],
+            json!([{"hard": false, "overwrite": true, "path": "/etc/l", "target": "/etc/f"}])
+        );
+        let units = again["systemd"]["units"].to_string();
+        assert!(
+            units.contains(r#"{"enabled":true,"name":"x.service"}"#),
+            "{units}"
+        );
+        assert!(
+            units.contains(r#"{"enabled":false,"name":"y.service"}"#),
+            "{units}"
+        );
+        assert!(!units.contains("rke2-install"), "no script: {units}");
+
+        let cc = CloudConfig::parse(
+            "#cloud-config\nbootcmd:\n  - [sh, -c, 'echo at boot']\n  - modprobe br_netfilter\n",
+        )
+        .unwrap();
+        let ign = to_ignition(&cc).unwrap();
+        let text = std::str::from_utf8(&ign).unwrap();
+        assert!(text.contains(BOOT_UNIT_NAME), "{text}");
+        let cc = String::from_utf8(back(text).unwrap()).unwrap();
+        assert!(
+            cc.contains("bootcmd:\n- 'sh -c ''echo at boot'''\n- 'modprobe br_netfilter'\n"),
+            "{cc}"
+        );
+        // The script stays a file, and converting again does not write it twice.
+        let twice = to_ignition(&CloudConfig::parse(&cc).unwrap()).unwrap();
+        assert_eq!(twice, ign);
+    }
+
+    #[test]
+    fn disks_filesystems_and_mounts_go_both_ways() {
+        let cc = "#cloud-config\ndevice_aliases: {data: /dev/vdb}\ndisk_setup:\n  data: {table_type: gpt, layout: true, overwrite: true}\nfs_setup:\n  - {label: data, filesystem: xfs, device: data, partition: 1, overwrite: true}\nmounts:\n  - [LABEL=data, /var/lib/rancher, auto, 'defaults,noatime', '0', '2']\nssh_authorized_keys: [ssh-ed25519 AAAA k]\n";
+        let ign = to_ignition(&CloudConfig::parse(cc).unwrap()).unwrap();
+        let doc: Value = serde_json::from_slice(&ign).unwrap();
+        assert_eq!(
+            doc["storage"]["disks"],
+            json!([{"device": "/dev/vdb", "partitions": [{"number": 1}], "wipeTable": true}])
+        );
+        assert_eq!(
+            doc["storage"]["filesystems"],
+            json!([{"device": "/dev/vdb1", "format": "xfs", "label": "data", "mountOptions": ["noatime"], "path": "/var/lib/rancher", "wipeFilesystem": true}])
+        );
+        assert_eq!(
+            doc["passwd"]["users"],
+            json!([{"name": "core", "sshAuthorizedKeys": ["ssh-ed25519 AAAA k"]}])
+        );
+        let unit = &doc["systemd"]["units"][0];
+        assert_eq!(unit["name"], "var-lib-rancher.mount");
+        assert!(unit["contents"].as_str().unwrap().contains(
+            "What=/dev/disk/by-label/data\nWhere=/var/lib/rancher\nType=xfs\nOptions=noatime\n"
+        ));
+        let back = String::from_utf8(back(std::str::from_utf8(&ign).unwrap()).unwrap()).unwrap();
+        assert!(back.contains("disk_setup:\n  /dev/vdb:\n    table_type: gpt\n    layout: true\n    overwrite: true\n"), "{back}");
+        assert!(back.contains("fs_setup:\n  - device: /dev/vdb1\n    filesystem: xfs\n    overwrite: true\n    label: data\n"), "{back}");
+        assert!(
+            back.contains(
+                "mounts:\n- [/dev/disk/by-label/data, /var/lib/rancher, xfs, noatime, '0', '2']\n"
+            ),
+            "{back}"
+        );
+        assert!(
+            !back.contains("var-lib-rancher.mount"),
+            "the unit is the mounts entry: {back}"
         );
     }
 

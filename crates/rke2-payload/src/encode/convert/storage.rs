@@ -1,0 +1,961 @@
+//! Disks, filesystems and mounts, both ways.
+//!
+//! cloud-config: `device_aliases` (names for devices), `disk_setup` (a partition table per
+//! device, partitions as percentages), `fs_setup` (a filesystem per device or partition) and
+//! `mounts` (`/etc/fstab` lines). Ignition 3.3: `storage.disks` (GPT, partitions in MiB),
+//! `storage.filesystems` (formatted, and mounted while Ignition runs) and, for a mount that
+//! lasts, a systemd `.mount` unit (as Butane's `with_mount_unit` writes).
+//!
+//! What one side says and the other cannot is refused by name: an MBR table, partitions sized
+//! by percentage (or in MiB, back), a partition cloud-init picks at boot (`auto`, `any`), a
+//! filesystem made by a command, a UUID, swap.
+
+use serde_json::{Map, Value, json};
+
+use super::{refuse, shell};
+use crate::codec::text::terminal_safe;
+use crate::document::CloudConfig;
+
+const TO_IGNITION: &str = "Ignition";
+const TO_CLOUD_CONFIG: &str = "cloud-config";
+
+/// Filesystems Ignition 3.3 can make.
+const FORMATS: [&str; 5] = ["ext4", "btrfs", "xfs", "vfat", "swap"];
+
+/// sgdisk type codes (which cloud-init passes to `sgdisk -t`) and their GPT type GUIDs.
+const GPT_TYPES: [(&str, &str); 6] = [
+    ("8300", "0FC63DAF-8483-4772-8E79-3D69D8477DE4"),
+    ("8200", "0657FD6D-A4AB-43C4-84E5-0933C84B4F4F"),
+    ("8e00", "E6D6D379-F507-44C2-A23C-238F2A3DF928"),
+    ("fd00", "A19D880F-05FC-4D3B-A006-743F0F84911E"),
+    ("ef00", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"),
+    ("ef02", "21686148-6449-6E6F-744E-656564454649"),
+];
+
+/// What cloud-config's storage modules become in Ignition.
+#[derive(Default)]
+pub(super) struct ToIgnition {
+    pub disks: Vec<Value>,
+    pub filesystems: Vec<Value>,
+    pub units: Vec<Value>,
+}
+
+/// The last value of a top-level key (cloud-init keeps the last of duplicates).
+fn key<'c>(config: &'c CloudConfig, name: &str) -> Option<&'c Value> {
+    config
+        .other
+        .iter()
+        .rev()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v)
+}
+
+/// `device_aliases`, `disk_setup`, `fs_setup` and `mounts` as Ignition storage.
+pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::ConvertError> {
+    let mut aliases = Map::new();
+    match key(config, "device_aliases") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(m)) => aliases = m.clone(),
+        Some(_) => return Err(refuse(TO_IGNITION, "device_aliases (not a mapping)")),
+    }
+    let device = |name: &str, what: &str| -> Result<String, super::ConvertError> {
+        let resolved = match aliases.get(name) {
+            Some(Value::String(path)) => path.clone(),
+            Some(_) => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!("device_aliases.{} (not a device path)", terminal_safe(name)),
+                ));
+            }
+            None => name.to_owned(),
+        };
+        if resolved.starts_with("/dev/") {
+            Ok(resolved)
+        } else {
+            Err(refuse(
+                TO_IGNITION,
+                format!(
+                    "{what}: device {} (cloud-init finds it at boot; Ignition needs a /dev path: name it in device_aliases)",
+                    terminal_safe(&resolved)
+                ),
+            ))
+        }
+    };
+    let mut out = ToIgnition::default();
+    match key(config, "disk_setup") {
+        None | Some(Value::Null) => {}
+        Some(Value::Object(disks)) => {
+            for (name, setup) in disks {
+                let what = format!("disk_setup.{}", terminal_safe(name));
+                if let Some(disk) = disk(&device(name, &what)?, setup, &what)? {
+                    out.disks.push(disk);
+                }
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "disk_setup (not a mapping)")),
+    }
+    match key(config, "fs_setup") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(entries)) => {
+            for (i, entry) in entries.iter().enumerate() {
+                let what = format!("fs_setup[{i}]");
+                let Value::Object(entry) = entry else {
+                    return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
+                };
+                let name = entry.get("device").and_then(Value::as_str).ok_or_else(|| {
+                    refuse(TO_IGNITION, format!("{what}.device (missing or not text)"))
+                })?;
+                let path = device(name, &what)?;
+                out.filesystems.push(filesystem(&path, entry, &what)?);
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "fs_setup (not a list)")),
+    }
+    match key(config, "mounts") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(entries)) => {
+            for (i, entry) in entries.iter().enumerate() {
+                mount(entry, i, &mut out, &aliases)?;
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "mounts (not a list)")),
+    }
+    Ok(out)
+}
+
+fn disk(device: &str, setup: &Value, what: &str) -> Result<Option<Value>, super::ConvertError> {
+    let Value::Object(setup) = setup else {
+        return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
+    };
+    let mut wipe = false;
+    let mut table = "mbr";
+    let mut layout = &Value::Bool(false);
+    for (k, v) in setup {
+        match (k.as_str(), v) {
+            ("table_type", Value::String(t)) => table = t.as_str(),
+            ("overwrite", Value::Bool(b)) => wipe = *b,
+            ("layout", v) => layout = v,
+            (other, _) => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!("{what}.{}", terminal_safe(other)),
+                ));
+            }
+        }
+    }
+    let partition = match layout {
+        // cloud-init leaves a disk with no layout alone: nothing to do, nothing to carry.
+        Value::Bool(false) | Value::Null => return Ok(None),
+        // Purged: an empty GPT, as Ignition leaves a wiped disk.
+        Value::String(s) if s == "remove" => {
+            return Ok(Some(json!({"device": device, "wipeTable": true})));
+        }
+        Value::Bool(true) => json!({"number": 1}),
+        Value::Array(parts) => match parts.as_slice() {
+            [Value::Number(n)] if n.as_u64() == Some(100) => json!({"number": 1}),
+            [Value::Array(pair)] if pair.first().and_then(Value::as_u64) == Some(100) => {
+                let code = match pair.get(1) {
+                    Some(Value::String(s)) => s.clone(),
+                    Some(Value::Number(n)) => n.to_string(),
+                    _ => return Err(refuse(TO_IGNITION, format!("{what}.layout (type)"))),
+                };
+                let guid = gpt_guid(&code).ok_or_else(|| {
+                    refuse(
+                        TO_IGNITION,
+                        format!(
+                            "{what}.layout: partition type {} (no GPT type GUID known for it)",
+                            terminal_safe(&code)
+                        ),
+                    )
+                })?;
+                json!({"number": 1, "typeGuid": guid})
+            }
+            _ => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!(
+                        "{what}.layout (partitions as percentages of the disk; Ignition sizes them in MiB)"
+                    ),
+                ));
+            }
+        },
+        _ => return Err(refuse(TO_IGNITION, format!("{what}.layout"))),
+    };
+    if table != "gpt" {
+        return Err(refuse(
+            TO_IGNITION,
+            format!(
+                "{what}.table_type {} (Ignition writes GPT partition tables only)",
+                terminal_safe(table)
+            ),
+        ));
+    }
+    Ok(Some(json!({
+        "device": device,
+        "partitions": [partition],
+        "wipeTable": wipe,
+    })))
+}
+
+fn gpt_guid(code: &str) -> Option<String> {
+    let lower = code.to_ascii_lowercase();
+    if let Some((_, guid)) = GPT_TYPES.iter().find(|(c, _)| *c == lower) {
+        return Some((*guid).to_owned());
+    }
+    // sgdisk takes a GUID as a type too.
+    let is_guid = code.len() == 36
+        && code.char_indices().all(|(i, c)| {
+            if matches!(i, 8 | 13 | 18 | 23) {
+                c == '-'
+            } else {
+                c.is_ascii_hexdigit()
+            }
+        });
+    is_guid.then(|| code.to_ascii_uppercase())
+}
+
+fn gpt_code(guid: &str) -> String {
+    GPT_TYPES
+        .iter()
+        .find(|(_, g)| g.eq_ignore_ascii_case(guid))
+        .map_or_else(|| guid.to_owned(), |(c, _)| (*c).to_owned())
+}
+
+/// A partition's device path: `/dev/sdb` + 1 is `/dev/sdb1`, `/dev/nvme1n1` + 1 is
+/// `/dev/nvme1n1p1` (the kernel's names).
+fn partition_path(device: &str, number: u64) -> String {
+    if device.ends_with(|c: char| c.is_ascii_digit()) {
+        format!("{device}p{number}")
+    } else {
+        format!("{device}{number}")
+    }
+}
+
+fn filesystem(
+    device: &str,
+    entry: &Map<String, Value>,
+    what: &str,
+) -> Result<Value, super::ConvertError> {
+    let mut fs = Map::new();
+    let mut device = device.to_owned();
+    let mut format = None;
+    for (k, v) in entry {
+        let field = || format!("{what}.{}", terminal_safe(k));
+        match (k.as_str(), v) {
+            ("device", _) => {}
+            ("partition", Value::Number(n)) => {
+                let n = n
+                    .as_u64()
+                    .filter(|n| (1..=128).contains(n))
+                    .ok_or_else(|| refuse(TO_IGNITION, field()))?;
+                device = partition_path(&device, n);
+            }
+            ("partition", Value::String(p)) => match p.as_str() {
+                "none" => {}
+                "auto" | "any" => {
+                    return Err(refuse(
+                        TO_IGNITION,
+                        format!(
+                            "{what}.partition {p} (cloud-init picks the partition at boot; name it)"
+                        ),
+                    ));
+                }
+                other => match other.parse::<u64>() {
+                    Ok(n) if (1..=128).contains(&n) => device = partition_path(&device, n),
+                    _ => return Err(refuse(TO_IGNITION, field())),
+                },
+            },
+            ("filesystem", Value::String(f)) => {
+                if !FORMATS.contains(&f.as_str()) || f == "swap" {
+                    return Err(refuse(
+                        TO_IGNITION,
+                        format!(
+                            "{what}.filesystem {} (Ignition makes ext4, btrfs, xfs and vfat here)",
+                            terminal_safe(f)
+                        ),
+                    ));
+                }
+                format = Some(f.clone());
+            }
+            ("label", Value::String(l)) => {
+                fs.insert("label".to_owned(), json!(l));
+            }
+            ("overwrite", Value::Bool(b)) => {
+                fs.insert("wipeFilesystem".to_owned(), json!(b));
+            }
+            ("extra_opts", Value::Array(opts)) => {
+                let opts: Option<Vec<String>> = opts
+                    .iter()
+                    .map(|o| match o {
+                        Value::String(s) => Some(s.clone()),
+                        Value::Number(n) => Some(n.to_string()),
+                        _ => None,
+                    })
+                    .collect();
+                fs.insert(
+                    "options".to_owned(),
+                    json!(opts.ok_or_else(|| refuse(TO_IGNITION, field()))?),
+                );
+            }
+            ("extra_opts", Value::String(s)) => {
+                let opts: Vec<&str> = s.split_whitespace().collect();
+                fs.insert("options".to_owned(), json!(opts));
+            }
+            ("cmd", _) => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!("{what}.cmd (a command that makes the filesystem)"),
+                ));
+            }
+            _ => return Err(refuse(TO_IGNITION, field())),
+        }
+    }
+    let format =
+        format.ok_or_else(|| refuse(TO_IGNITION, format!("{what}.filesystem (missing)")))?;
+    fs.insert("device".to_owned(), json!(device));
+    fs.insert("format".to_owned(), json!(format));
+    fs.entry("wipeFilesystem").or_insert(json!(false));
+    Ok(Value::Object(fs))
+}
+
+/// A `mounts` device as a path: `LABEL=x` and `UUID=x` by their udev links, `sdb` under
+/// `/dev`; cloud-init's own names (`ephemeral0`, `swap`) only it can resolve.
+fn mount_device(name: &str, aliases: &Map<String, Value>) -> Option<String> {
+    if let Some(Value::String(path)) = aliases.get(name) {
+        return Some(path.clone());
+    }
+    for (prefix, dir) in [
+        ("LABEL=", "by-label"),
+        ("UUID=", "by-uuid"),
+        ("PARTUUID=", "by-partuuid"),
+        ("PARTLABEL=", "by-partlabel"),
+    ] {
+        if let Some(rest) = name.strip_prefix(prefix) {
+            return (!rest.is_empty() && !rest.contains('/'))
+                .then(|| format!("/dev/disk/{dir}/{rest}"));
+        }
+    }
+    if name.starts_with("/dev/") {
+        return Some(name.to_owned());
+    }
+    let named = name.starts_with("ephemeral") || name == "swap" || name.contains('/');
+    (!named && !name.is_empty()).then(|| format!("/dev/{name}"))
+}
+
+fn mount(
+    entry: &Value,
+    i: usize,
+    out: &mut ToIgnition,
+    aliases: &Map<String, Value>,
+) -> Result<(), super::ConvertError> {
+    let what = format!("mounts[{i}]");
+    let fields: Vec<String> = match entry {
+        Value::Array(items) => items
+            .iter()
+            .map(|v| match v {
+                Value::String(s) => Some(s.clone()),
+                Value::Number(n) => Some(n.to_string()),
+                _ => None,
+            })
+            .collect::<Option<Vec<_>>>()
+            .ok_or_else(|| refuse(TO_IGNITION, format!("{what} (not a list of words)")))?,
+        _ => return Err(refuse(TO_IGNITION, format!("{what} (not a list)"))),
+    };
+    let [name, path, format, options, rest @ ..] = fields.as_slice() else {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what} (without device, mount point, type and options)"),
+        ));
+    };
+    if rest.len() > 2 {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what} (more than six fields)"),
+        ));
+    }
+    if rest.first().is_some_and(|d| d != "0") {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: dump field {}", rest[0]),
+        ));
+    }
+    let fsck = rest.get(1).is_some_and(|p| p != "0");
+    if format == "swap" || path == "none" || path == "swap" {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: swap (write a systemd .swap unit for it)"),
+        ));
+    }
+    if !path.starts_with('/') {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: mount point {} is not a path", terminal_safe(path)),
+        ));
+    }
+    let device = mount_device(name, aliases).ok_or_else(|| {
+        refuse(
+            TO_IGNITION,
+            format!(
+                "{what}: device {} (cloud-init finds it at boot; Ignition needs a /dev path)",
+                terminal_safe(name)
+            ),
+        )
+    })?;
+    let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
+    // The filesystem fs_setup makes on this device, or one only mounted.
+    let existing = out.filesystems.iter_mut().find(|f| {
+        let label = device.strip_prefix("/dev/disk/by-label/");
+        f.get("path").is_none()
+            && (f["device"] == device.as_str() || label.is_some_and(|l| f["label"] == l))
+    });
+    let format = match existing {
+        Some(fs) => {
+            let made = fs["format"].as_str().unwrap_or("").to_owned();
+            if format != "auto" && *format != made {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!(
+                        "{what}: type {} differs from the {made} fs_setup makes on {}",
+                        terminal_safe(format),
+                        terminal_safe(&device)
+                    ),
+                ));
+            }
+            fs["path"] = json!(path);
+            if !options.is_empty() {
+                fs["mountOptions"] = json!(options);
+            }
+            made
+        }
+        None => {
+            if !FORMATS.contains(&format.as_str()) {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!(
+                        "{what}: type {} (Ignition needs one of ext4, btrfs, xfs, vfat)",
+                        terminal_safe(format)
+                    ),
+                ));
+            }
+            let mut fs = Map::new();
+            fs.insert("device".to_owned(), json!(device));
+            fs.insert("format".to_owned(), json!(format));
+            if !options.is_empty() {
+                fs.insert("mountOptions".to_owned(), json!(options));
+            }
+            fs.insert("path".to_owned(), json!(path));
+            fs.insert("wipeFilesystem".to_owned(), json!(false));
+            out.filesystems.push(Value::Object(fs));
+            format.clone()
+        }
+    };
+    out.units.push(json!({
+        "contents": mount_unit(&device, path, &format, &options, fsck),
+        "enabled": true,
+        "name": format!("{}.mount", escape_path(path)),
+    }));
+    Ok(())
+}
+
+/// The `.mount` unit that keeps a filesystem mounted after Ignition (fstab's job).
+fn mount_unit(device: &str, path: &str, format: &str, options: &[&str], fsck: bool) -> String {
+    let mut unit = format!("[Unit]\nDescription=Mount {path}\nBefore=local-fs.target\n");
+    if fsck {
+        let fsck = format!("systemd-fsck@{}.service", escape_path(device));
+        unit.push_str(&format!("Requires={fsck}\nAfter={fsck}\n"));
+    }
+    unit.push_str(&format!(
+        "[Mount]\nWhat={device}\nWhere={path}\nType={format}\n"
+    ));
+    if !options.is_empty() {
+        unit.push_str(&format!("Options={}\n", options.join(",")));
+    }
+    unit.push_str("[Install]\nRequiredBy=local-fs.target\n");
+    unit
+}
+
+/// `systemd-escape --path`: `/var/lib/x` is `var-lib-x`.
+pub(super) fn escape_path(path: &str) -> String {
+    let trimmed = path.trim_matches('/');
+    if trimmed.is_empty() {
+        return "-".to_owned();
+    }
+    let mut out = String::with_capacity(trimmed.len());
+    let mut last_slash = false;
+    for (i, b) in trimmed.bytes().enumerate() {
+        match b {
+            b'/' if last_slash => continue,
+            b'/' => out.push('-'),
+            b'.' if i == 0 => out.push_str("\\x2e"),
+            b if b.is_ascii_alphanumeric() || b == b':' || b == b'_' || b == b'.' => {
+                out.push(b as char)
+            }
+            b => out.push_str(&format!("\\x{b:02x}")),
+        }
+        last_slash = b == b'/';
+    }
+    out
+}
+
+/// What Ignition's storage becomes in cloud-config.
+#[derive(Default)]
+pub(super) struct ToCloudConfig {
+    /// The `disk_setup:` and `fs_setup:` blocks (empty when there are none).
+    pub blocks: String,
+    /// `mounts` entries: device, path, type, options, dump, pass.
+    pub mounts: Vec<[String; 6]>,
+    /// Commands that make directories and links, run first.
+    pub commands: Vec<String>,
+    /// The `.mount` units a `mounts` entry stands for.
+    pub mount_units: Vec<String>,
+}
+
+/// A `.mount` unit's `What`, `Where`, `Type`, `Options`, and whether it asks for fsck.
+struct MountUnit {
+    what: String,
+    path: String,
+    format: String,
+    options: String,
+    fsck: bool,
+}
+
+/// A `.mount` unit that says no more than an fstab line (what [`mount_unit`] writes).
+fn read_mount_unit(contents: &str) -> Option<MountUnit> {
+    let mut m = MountUnit {
+        what: String::new(),
+        path: String::new(),
+        format: String::new(),
+        options: String::new(),
+        fsck: false,
+    };
+    let mut section = "";
+    for line in contents.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let (k, v) = line.split_once('=')?;
+        match (section, k.trim(), v.trim()) {
+            ("[Unit]", "Description" | "Before" | "DefaultDependencies", _) => {}
+            ("[Unit]", "Requires" | "After", v) if v.starts_with("systemd-fsck@") => m.fsck = true,
+            ("[Unit]", "After", "local-fs-pre.target") => {}
+            ("[Mount]", "What", v) => m.what = v.to_owned(),
+            ("[Mount]", "Where", v) => m.path = v.to_owned(),
+            ("[Mount]", "Type", v) => m.format = v.to_owned(),
+            ("[Mount]", "Options", v) => m.options = v.to_owned(),
+            ("[Install]", "RequiredBy" | "WantedBy", "local-fs.target" | "multi-user.target") => {}
+            _ => return None,
+        }
+    }
+    (!m.what.is_empty() && !m.path.is_empty()).then_some(m)
+}
+
+/// Ignition's `storage.disks`, `filesystems`, `directories` and `links` (of `doc`, the config
+/// in effect) and its `.mount` units as cloud-config.
+pub(super) fn to_cloud_config(
+    doc: &Value,
+    units: &[crate::document::ignition::Unit],
+) -> Result<ToCloudConfig, super::ConvertError> {
+    let mut out = ToCloudConfig::default();
+    let storage = &doc["storage"];
+    let list = |name: &str| storage[name].as_array().cloned().unwrap_or_default();
+    let mut disk_setup = String::new();
+    for d in list("disks") {
+        let dev = d["device"].as_str().unwrap_or("");
+        let what = format!("storage.disks[{}]", terminal_safe(dev));
+        for k in d.as_object().into_iter().flatten().map(|(k, _)| k.as_str()) {
+            if !matches!(k, "device" | "wipeTable" | "partitions") {
+                return Err(refuse(
+                    TO_CLOUD_CONFIG,
+                    format!("{what}.{}", terminal_safe(k)),
+                ));
+            }
+        }
+        let parts = d["partitions"].as_array().cloned().unwrap_or_default();
+        let wipe = d["wipeTable"].as_bool().unwrap_or(false);
+        let layout = match parts.as_slice() {
+            // A wiped table and no partitions: cloud-init's `remove`; not wiped, nothing to do.
+            [] if wipe => {
+                disk_setup.push_str(&format!(
+                    "  {}:\n    layout: remove\n",
+                    super::yaml_quote(dev)
+                ));
+                continue;
+            }
+            [] => continue,
+            [p] => {
+                for (k, v) in p.as_object().into_iter().flatten() {
+                    let ok = match k.as_str() {
+                        "number" => matches!(v.as_u64(), Some(0 | 1) | None),
+                        "sizeMiB" | "startMiB" => matches!(v.as_u64(), Some(0) | None),
+                        "typeGuid" => true,
+                        _ => v.is_null(),
+                    };
+                    if !ok {
+                        return Err(refuse(
+                            TO_CLOUD_CONFIG,
+                            format!(
+                                "{what}.partitions[0].{} (cloud-init's disk_setup lays out whole-disk percentages, no labels or MiB)",
+                                terminal_safe(k)
+                            ),
+                        ));
+                    }
+                }
+                match p["typeGuid"].as_str().filter(|g| !g.is_empty()) {
+                    // cloud-init's schema takes a type as a number; sgdisk also hex and GUIDs.
+                    Some(guid) => match gpt_code(guid) {
+                        code if code.bytes().all(|b| b.is_ascii_digit()) => {
+                            format!("[[100, {code}]]")
+                        }
+                        code => format!("[[100, {}]]", super::yaml_quote(&code)),
+                    },
+                    None => "true".to_owned(),
+                }
+            }
+            _ => {
+                return Err(refuse(
+                    TO_CLOUD_CONFIG,
+                    format!(
+                        "{what}.partitions ({} partitions: cloud-init's disk_setup says sizes as percentages, Ignition in MiB)",
+                        parts.len()
+                    ),
+                ));
+            }
+        };
+        disk_setup.push_str(&format!(
+            "  {}:\n    table_type: gpt\n    layout: {layout}\n    overwrite: {wipe}\n",
+            super::yaml_quote(dev),
+        ));
+    }
+    if !disk_setup.is_empty() {
+        out.blocks.push_str("disk_setup:\n");
+        out.blocks.push_str(&disk_setup);
+    }
+    let mut fs_setup = String::new();
+    for fs in list("filesystems") {
+        let dev = fs["device"].as_str().unwrap_or("");
+        let what = format!("storage.filesystems[{}]", terminal_safe(dev));
+        for (k, v) in fs.as_object().into_iter().flatten() {
+            let known = matches!(
+                k.as_str(),
+                "device"
+                    | "format"
+                    | "label"
+                    | "options"
+                    | "path"
+                    | "mountOptions"
+                    | "wipeFilesystem"
+            );
+            if !known && !v.is_null() {
+                return Err(refuse(
+                    TO_CLOUD_CONFIG,
+                    format!(
+                        "{what}.{} (cloud-init's fs_setup cannot say it)",
+                        terminal_safe(k)
+                    ),
+                ));
+            }
+        }
+        let format = fs["format"].as_str().unwrap_or("");
+        let wipe = fs["wipeFilesystem"].as_bool().unwrap_or(false);
+        let label = fs["label"].as_str().filter(|l| !l.is_empty());
+        let options: Vec<&str> = fs["options"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(Value::as_str)
+            .collect();
+        let path = fs["path"].as_str().filter(|p| !p.is_empty());
+        if format == "swap" || format == "none" {
+            return Err(refuse(
+                TO_CLOUD_CONFIG,
+                format!(
+                    "{what}.format {format} (cloud-init's fs_setup makes filesystems to mount)"
+                ),
+            ));
+        }
+        // No `partition`: cloud-init then makes the filesystem on the device as named unless
+        // one with this label and type is there (`none` would always make it), as Ignition
+        // reuses a matching filesystem unless told to wipe it.
+        // A filesystem that is only mounted is taken to exist (as CAPRKE2's /opt subvolume);
+        // one that is wiped, labelled or given options, or never mounted, is made.
+        if wipe || label.is_some() || !options.is_empty() || path.is_none() {
+            if format.is_empty() {
+                return Err(refuse(TO_CLOUD_CONFIG, format!("{what} (no format)")));
+            }
+            fs_setup.push_str(&format!(
+                "  - device: {}\n    filesystem: {}\n    overwrite: {wipe}\n",
+                super::yaml_quote(dev),
+                super::yaml_quote(format)
+            ));
+            if let Some(label) = label {
+                fs_setup.push_str(&format!("    label: {}\n", super::yaml_quote(label)));
+            }
+            if !options.is_empty() {
+                let opts: Vec<String> = options.iter().map(|o| super::yaml_quote(o)).collect();
+                fs_setup.push_str(&format!("    extra_opts: [{}]\n", opts.join(", ")));
+            }
+        }
+        if let Some(path) = path {
+            let unit_name = format!("{}.mount", escape_path(path));
+            let unit = units
+                .iter()
+                .find(|u| u.name == unit_name && u.enabled == Some(true) && u.dropins.is_empty())
+                .and_then(|u| {
+                    u.contents
+                        .as_deref()
+                        .and_then(read_mount_unit)
+                        .map(|m| (u, m))
+                })
+                .filter(|(_, m)| m.path == path);
+            let mount_options: Vec<&str> = fs["mountOptions"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(Value::as_str)
+                .collect();
+            let (what, options, fsck) = match &unit {
+                Some((u, m)) => {
+                    out.mount_units.push(u.name.clone());
+                    (m.what.clone(), m.options.clone(), m.fsck)
+                }
+                None => (dev.to_owned(), mount_options.join(","), false),
+            };
+            let kind = match &unit {
+                Some((_, m)) if !m.format.is_empty() => m.format.clone(),
+                _ if format.is_empty() => "auto".to_owned(),
+                _ => format.to_owned(),
+            };
+            out.mounts.push([
+                what,
+                path.to_owned(),
+                kind,
+                if options.is_empty() {
+                    "defaults".to_owned()
+                } else {
+                    options
+                },
+                "0".to_owned(),
+                if fsck { "2" } else { "0" }.to_owned(),
+            ]);
+        }
+    }
+    if !fs_setup.is_empty() {
+        out.blocks.push_str("fs_setup:\n");
+        out.blocks.push_str(&fs_setup);
+    }
+    for d in list("directories") {
+        let path = d["path"].as_str().unwrap_or("");
+        let what = format!("storage.directories[{}]", terminal_safe(path));
+        let mut words = vec!["install".to_owned(), "-d".to_owned()];
+        for (k, v) in d.as_object().into_iter().flatten() {
+            match (k.as_str(), v) {
+                ("path", _) | (_, Value::Null) | ("overwrite", Value::Bool(false)) => {}
+                ("mode", v) => {
+                    let mode = v
+                        .as_u64()
+                        .filter(|m| *m <= 0o7777)
+                        .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.mode")))?;
+                    words.extend(["-m".to_owned(), format!("{mode:04o}")]);
+                }
+                ("user" | "group", v) => {
+                    if let Some(owner) = node_name(v) {
+                        let flag = if k == "user" { "-o" } else { "-g" };
+                        words.extend([flag.to_owned(), owner]);
+                    }
+                }
+                (other, _) => {
+                    return Err(refuse(
+                        TO_CLOUD_CONFIG,
+                        format!("{what}.{}", terminal_safe(other)),
+                    ));
+                }
+            }
+        }
+        words.extend(["--".to_owned(), path.to_owned()]);
+        out.commands.push(shell::join(&words));
+    }
+    for l in list("links") {
+        let path = l["path"].as_str().unwrap_or("");
+        let what = format!("storage.links[{}]", terminal_safe(path));
+        let mut hard = false;
+        let mut force = false;
+        let mut owner = (None, None);
+        for (k, v) in l.as_object().into_iter().flatten() {
+            match (k.as_str(), v) {
+                ("path" | "target", _) | (_, Value::Null) => {}
+                ("hard", Value::Bool(b)) => hard = *b,
+                ("overwrite", Value::Bool(b)) => force = *b,
+                ("user", v) => owner.0 = node_name(v),
+                ("group", v) => owner.1 = node_name(v),
+                (other, _) => {
+                    return Err(refuse(
+                        TO_CLOUD_CONFIG,
+                        format!("{what}.{}", terminal_safe(other)),
+                    ));
+                }
+            }
+        }
+        let target = l["target"]
+            .as_str()
+            .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.target (missing)")))?;
+        if let Some((parent, _)) = path.rsplit_once('/')
+            && !parent.is_empty()
+        {
+            out.commands.push(shell::join(
+                &["mkdir", "-p", "--", parent].map(str::to_owned),
+            ));
+        }
+        let mut flags = String::from(if hard { "-" } else { "-sn" });
+        if force {
+            flags.push('f');
+        }
+        let mut words = vec!["ln".to_owned()];
+        if flags != "-" {
+            words.push(flags);
+        }
+        words.extend(["--".to_owned(), target.to_owned(), path.to_owned()]);
+        out.commands.push(shell::join(&words));
+        let owner = match owner {
+            (None, None) => None,
+            (Some(u), None) => Some(u),
+            (None, Some(g)) => Some(format!(":{g}")),
+            (Some(u), Some(g)) => Some(format!("{u}:{g}")),
+        };
+        if let Some(owner) = owner {
+            out.commands.push(shell::join(
+                &["chown", "-h", &owner, "--", path].map(str::to_owned),
+            ));
+        }
+    }
+    Ok(out)
+}
+
+/// An Ignition node (`{"name": …}` or `{"id": …}`) as what `install` and `chown` take.
+fn node_name(v: &Value) -> Option<String> {
+    v["name"]
+        .as_str()
+        .filter(|n| !n.is_empty())
+        .map(str::to_owned)
+        .or_else(|| v["id"].as_u64().map(|id| id.to_string()))
+}
+
+/// The directories and links of commands [`to_cloud_config`] wrote, read back (for a round
+/// trip): `None` when a command is not one of them.
+pub(super) fn read_command(line: &str) -> Option<Value> {
+    let words = shell::split(line)?;
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    let node = |s: &str| -> Value {
+        match s.parse::<u32>() {
+            Ok(id) => json!({"id": id}),
+            Err(_) => json!({"name": s}),
+        }
+    };
+    match words.as_slice() {
+        ["install", "-d", rest @ .., "--", path] if path.starts_with('/') => {
+            let mut d = Map::new();
+            let mut it = rest.iter();
+            while let Some(flag) = it.next() {
+                let value = it.next()?;
+                match *flag {
+                    "-m" => {
+                        d.insert(
+                            "mode".to_owned(),
+                            json!(u32::from_str_radix(value, 8).ok()?),
+                        );
+                    }
+                    "-o" => {
+                        d.insert("user".to_owned(), node(value));
+                    }
+                    "-g" => {
+                        d.insert("group".to_owned(), node(value));
+                    }
+                    _ => return None,
+                }
+            }
+            d.insert("path".to_owned(), json!(path));
+            Some(json!({"directory": Value::Object(d)}))
+        }
+        ["mkdir", "-p", "--", path] if path.starts_with('/') => Some(json!({"parent": path})),
+        ["ln", flags @ .., "--", target, path] if path.starts_with('/') && flags.len() <= 1 => {
+            let flags = flags.first().copied().unwrap_or("-");
+            let hard = !flags.contains('s');
+            let force = flags.contains('f');
+            if !matches!(flags, "-" | "-f" | "-sn" | "-snf") {
+                return None;
+            }
+            Some(
+                json!({"link": {"hard": hard, "overwrite": force, "path": path, "target": target}}),
+            )
+        }
+        ["chown", "-h", owner, "--", path] => {
+            let (u, g) = match owner.split_once(':') {
+                Some((u, g)) => (u, g),
+                None => (*owner, ""),
+            };
+            let mut o = Map::new();
+            if !u.is_empty() {
+                o.insert("user".to_owned(), node(u));
+            }
+            if !g.is_empty() {
+                o.insert("group".to_owned(), node(g));
+            }
+            o.insert("path".to_owned(), json!(path));
+            Some(json!({"owner": Value::Object(o)}))
+        }
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_are_escaped_as_systemd_escape_does() {
+        assert_eq!(escape_path("/var/lib/rancher"), "var-lib-rancher");
+        assert_eq!(escape_path("/"), "-");
+        assert_eq!(escape_path("/mnt/my data/"), "mnt-my\\x20data");
+        assert_eq!(escape_path("/.hidden"), "\\x2ehidden");
+        assert_eq!(
+            escape_path("/dev/disk/by-label/data"),
+            "dev-disk-by\\x2dlabel-data"
+        );
+    }
+
+    #[test]
+    fn partitions_are_named_as_the_kernel_names_them() {
+        assert_eq!(partition_path("/dev/sdb", 1), "/dev/sdb1");
+        assert_eq!(partition_path("/dev/nvme1n1", 2), "/dev/nvme1n1p2");
+    }
+
+    #[test]
+    fn a_mount_unit_reads_back() {
+        let unit = mount_unit("/dev/vdb1", "/data", "xfs", &["noatime"], true);
+        let m = read_mount_unit(&unit).expect("reads");
+        assert_eq!(
+            (
+                m.what.as_str(),
+                m.path.as_str(),
+                m.format.as_str(),
+                m.options.as_str(),
+                m.fsck
+            ),
+            ("/dev/vdb1", "/data", "xfs", "noatime", true)
+        );
+        assert!(read_mount_unit(&format!("{unit}[Service]\nExecStart=/bin/x\n")).is_none());
+    }
+
+    #[test]
+    fn sgdisk_codes_and_guids() {
+        assert_eq!(
+            gpt_guid("8300").as_deref(),
+            Some("0FC63DAF-8483-4772-8E79-3D69D8477DE4")
+        );
+        assert_eq!(gpt_code("0fc63daf-8483-4772-8e79-3d69d8477de4"), "8300");
+        assert_eq!(gpt_guid("83"), None);
+    }
+}
