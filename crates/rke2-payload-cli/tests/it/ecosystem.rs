@@ -641,6 +641,409 @@ fn every_cloud_init_module_converts_to_ignition_or_is_named() {
     }
 }
 
+/// cloud-init's schema, when the package installed it.
+fn cloud_init_schema() -> Option<serde_json::Value> {
+    let path = rke2_payload::CLOUD_INIT_SCHEMA_PATHS
+        .iter()
+        .map(std::path::Path::new)
+        .find(|p| p.is_file())?;
+    serde_json::from_str(&std::fs::read_to_string(path).expect("schema")).ok()
+}
+
+/// Every field of the cloud-init modules that convert to Ignition (as cloud-init's own schema
+/// lists them): it changes the Ignition config (which `ignition-validate` accepts), or the
+/// refusal names it, or it is stated why it needs nothing. A field the schema gains fails here
+/// until it is given a case.
+#[test]
+fn every_field_of_the_converted_cloud_init_modules_converts_or_is_named() {
+    let Some(schema) = cloud_init_schema() else {
+        assert!(
+            std::env::var("CI").as_deref() != Ok("true"),
+            "cloud-init's schema is missing"
+        );
+        return;
+    };
+    let defs = &schema["$defs"];
+    let fields = |module: &str, at: &serde_json::Value| -> Vec<String> {
+        at["properties"]
+            .as_object()
+            .map(|p| p.keys().map(|k| format!("{module}.{k}")).collect())
+            .unwrap_or_default()
+    };
+    let mut listed = fields("users", &defs["users_groups.user"]);
+    listed.extend(fields(
+        "write_files",
+        &defs["cc_write_files"]["properties"]["write_files"]["items"],
+    ));
+    listed.extend(fields(
+        "disk_setup",
+        &defs["cc_disk_setup"]["properties"]["disk_setup"]["patternProperties"]["^.+$"],
+    ));
+    listed.extend(fields(
+        "fs_setup",
+        &defs["cc_disk_setup"]["properties"]["fs_setup"]["items"],
+    ));
+    let ntp = &defs["cc_ntp"]["properties"]["ntp"];
+    let ntp = ntp["oneOf"]
+        .as_array()
+        .and_then(|o| o.iter().find(|x| x.get("properties").is_some()))
+        .unwrap_or(ntp);
+    listed.extend(fields("ntp", ntp));
+    assert!(listed.len() > 40, "{listed:?}");
+    enum Want {
+        /// The Ignition config changes, and shows this.
+        Changes(&'static str),
+        /// Refused, naming this.
+        Refused(&'static str),
+        /// Nothing to carry, and why.
+        Nothing(&'static str),
+    }
+    use Want::*;
+    let user = |f: &str| format!("users: [{{name: ops, {f}}}]");
+    let file = |f: &str| format!("write_files: [{{path: /etc/f, content: \"x\\n\", {f}}}]");
+    let disk =
+        |f: &str| format!("disk_setup: {{/dev/vdb: {{table_type: gpt, layout: true, {f}}}}}");
+    let fs = |f: &str| format!("fs_setup: [{{device: /dev/vdc, filesystem: xfs, {f}}}]");
+    let ntp = |f: &str| format!("ntp: {{servers: [a.example.com], {f}}}");
+    let cases: Vec<(&str, String, String, Want)> = vec![
+        (
+            "users.name",
+            String::new(),
+            user("shell: /bin/sh"),
+            Changes("\"name\":\"ops\""),
+        ),
+        (
+            "users.expiredate",
+            user(""),
+            user("expiredate: '2030-01-01'"),
+            Refused("expiredate"),
+        ),
+        (
+            "users.gecos",
+            user(""),
+            user("gecos: Ops"),
+            Changes("\"gecos\":\"Ops\""),
+        ),
+        (
+            "users.groups",
+            user(""),
+            user("groups: [wheel]"),
+            Changes("\"groups\":[\"wheel\"]"),
+        ),
+        (
+            "users.homedir",
+            user(""),
+            user("homedir: /home/o"),
+            Changes("\"homeDir\":\"/home/o\""),
+        ),
+        (
+            "users.inactive",
+            user(""),
+            user("inactive: '5'"),
+            Refused("inactive"),
+        ),
+        (
+            "users.lock-passwd",
+            user(""),
+            user("lock-passwd: false"),
+            Refused("lock-passwd"),
+        ),
+        (
+            "users.lock_passwd",
+            user(""),
+            user("lock_passwd: true"),
+            Nothing("a locked password is no password to Ignition"),
+        ),
+        (
+            "users.no_create_home",
+            user(""),
+            user("no_create_home: true"),
+            Changes("\"noCreateHome\":true"),
+        ),
+        (
+            "users.no_log_init",
+            user(""),
+            user("no_log_init: true"),
+            Changes("\"noLogInit\":true"),
+        ),
+        (
+            "users.no_user_group",
+            user(""),
+            user("no_user_group: true"),
+            Changes("\"noUserGroup\":true"),
+        ),
+        (
+            "users.passwd",
+            user(""),
+            user("passwd: $6$s$h, lock_passwd: false"),
+            Changes("\"passwordHash\":\"$6$s$h\""),
+        ),
+        (
+            "users.hashed_passwd",
+            user(""),
+            user("hashed_passwd: $6$s$h, lock_passwd: false"),
+            Changes("\"passwordHash\":\"$6$s$h\""),
+        ),
+        (
+            "users.plain_text_passwd",
+            user(""),
+            user("plain_text_passwd: pw"),
+            Refused("plain_text_passwd"),
+        ),
+        (
+            "users.create_groups",
+            user(""),
+            user("create_groups: false"),
+            Refused("create_groups"),
+        ),
+        (
+            "users.primary_group",
+            user(""),
+            user("primary_group: ops"),
+            Changes("\"primaryGroup\":\"ops\""),
+        ),
+        (
+            "users.selinux_user",
+            user(""),
+            user("selinux_user: staff_u"),
+            Refused("selinux_user"),
+        ),
+        (
+            "users.shell",
+            user(""),
+            user("shell: /bin/bash"),
+            Changes("\"shell\":\"/bin/bash\""),
+        ),
+        (
+            "users.snapuser",
+            user(""),
+            user("snapuser: a@example.com"),
+            Refused("snapuser"),
+        ),
+        (
+            "users.ssh_authorized_keys",
+            user(""),
+            user("ssh_authorized_keys: [ssh-ed25519 AAAA k]"),
+            Changes("\"sshAuthorizedKeys\":[\"ssh-ed25519 AAAA k\"]"),
+        ),
+        (
+            "users.ssh_import_id",
+            user(""),
+            user("ssh_import_id: ['gh:ops']"),
+            Refused("ssh_import_id"),
+        ),
+        (
+            "users.ssh_redirect_user",
+            user(""),
+            user("ssh_redirect_user: true"),
+            Refused("ssh_redirect_user"),
+        ),
+        (
+            "users.system",
+            user(""),
+            user("system: true"),
+            Changes("\"system\":true"),
+        ),
+        (
+            "users.sudo",
+            user(""),
+            user("sudo: 'ALL=(ALL) ALL'"),
+            Changes("/etc/sudoers.d/90-cloud-init-users"),
+        ),
+        (
+            "users.uid",
+            user(""),
+            user("uid: 1500"),
+            Changes("\"uid\":1500"),
+        ),
+        (
+            "write_files.path",
+            String::new(),
+            file(""),
+            Changes("\"path\":\"/etc/f\""),
+        ),
+        (
+            "write_files.content",
+            file(""),
+            "write_files: [{path: /etc/f, content: \"y\\n\"}]".to_owned(),
+            Changes("data:,y%0A"),
+        ),
+        (
+            "write_files.owner",
+            file(""),
+            file("owner: 'ops:ops'"),
+            Changes("\"user\":{\"name\":\"ops\"}"),
+        ),
+        (
+            "write_files.permissions",
+            file(""),
+            file("permissions: '0600'"),
+            Changes("\"mode\":384"),
+        ),
+        (
+            "write_files.encoding",
+            file(""),
+            "write_files: [{path: /etc/f, content: eQo=, encoding: b64}]".to_owned(),
+            Changes("data:,y%0A"),
+        ),
+        (
+            "write_files.append",
+            file(""),
+            file("append: true"),
+            Changes("\"append\":["),
+        ),
+        (
+            "write_files.defer",
+            file(""),
+            file("defer: true"),
+            Nothing(
+                "deferred so users cloud-init creates can own it: Ignition creates users before files",
+            ),
+        ),
+        (
+            "disk_setup.table_type",
+            disk(""),
+            "disk_setup: {/dev/vdb: {table_type: mbr, layout: true}}".to_owned(),
+            Refused("table_type mbr"),
+        ),
+        (
+            "disk_setup.layout",
+            disk(""),
+            "disk_setup: {/dev/vdb: {table_type: gpt, layout: [50, 50]}}".to_owned(),
+            Refused("layout"),
+        ),
+        (
+            "disk_setup.overwrite",
+            disk(""),
+            disk("overwrite: true"),
+            Changes("\"wipeTable\":true"),
+        ),
+        (
+            "fs_setup.label",
+            fs(""),
+            fs("label: data"),
+            Changes("\"label\":\"data\""),
+        ),
+        (
+            "fs_setup.filesystem",
+            fs(""),
+            "fs_setup: [{device: /dev/vdc, filesystem: ext4}]".to_owned(),
+            Changes("\"format\":\"ext4\""),
+        ),
+        (
+            "fs_setup.device",
+            fs(""),
+            "fs_setup: [{device: /dev/vdd, filesystem: xfs}]".to_owned(),
+            Changes("\"device\":\"/dev/vdd\""),
+        ),
+        (
+            "fs_setup.partition",
+            fs(""),
+            fs("partition: 2"),
+            Changes("\"device\":\"/dev/vdc2\""),
+        ),
+        (
+            "fs_setup.overwrite",
+            fs(""),
+            fs("overwrite: true"),
+            Changes("\"wipeFilesystem\":true"),
+        ),
+        (
+            "fs_setup.replace_fs",
+            fs(""),
+            fs("replace_fs: ntfs"),
+            Refused("replace_fs"),
+        ),
+        (
+            "fs_setup.extra_opts",
+            fs(""),
+            fs("extra_opts: [-m, crc=1]"),
+            Changes("\"options\":[\"-m\",\"crc=1\"]"),
+        ),
+        (
+            "fs_setup.cmd",
+            fs(""),
+            fs("cmd: mkfs -t xfs /dev/vdc"),
+            Refused("cmd"),
+        ),
+        (
+            "ntp.pools",
+            ntp(""),
+            ntp("pools: [pool.example.com]"),
+            Changes("/etc/chrony.conf"),
+        ),
+        (
+            "ntp.servers",
+            String::new(),
+            ntp(""),
+            Changes("chronyd.service"),
+        ),
+        (
+            "ntp.ntp_client",
+            ntp(""),
+            ntp("ntp_client: ntpd"),
+            Refused("ntp_client"),
+        ),
+        (
+            "ntp.enabled",
+            ntp(""),
+            ntp("enabled: false"),
+            Changes("\"units\":[]"),
+        ),
+        (
+            "ntp.config",
+            ntp(""),
+            ntp("config: {confpath: /etc/chrony/chrony.conf}"),
+            Refused("ntp.config"),
+        ),
+    ];
+    for field in &listed {
+        assert!(cases.iter().any(|c| c.0 == field), "no case for {field}");
+    }
+    let convert = |body: &str| {
+        cmd()
+            .args(["encode", "--to", "ignition", "--emit", "value"])
+            .write_stdin(format!("#cloud-config\n{body}\n"))
+            .output()
+            .expect("run")
+    };
+    for (field, base, with, want) in &cases {
+        let out = convert(with);
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        match want {
+            Changes(evidence) | Nothing(evidence) => {
+                assert_eq!(out.status.code(), Some(0), "{field}: {stderr}");
+                assert_valid("ignition", &out.stdout, field);
+                let before = convert(base);
+                assert!(before.status.success(), "{field}: the base converts");
+                let changed = before.stdout != out.stdout;
+                if let Changes(evidence) = want {
+                    assert!(changed, "{field} changed nothing: {stdout}");
+                    assert!(
+                        stdout.contains(evidence),
+                        "{field}: {evidence:?} not in {stdout}"
+                    );
+                } else {
+                    assert!(!changed, "{field} changes the config, although {evidence}");
+                }
+            }
+            Refused(name) => {
+                assert_eq!(
+                    out.status.code(),
+                    Some(2),
+                    "{field} should be refused: {stdout}"
+                );
+                assert!(out.stdout.is_empty());
+                assert!(
+                    stderr.contains(name),
+                    "{field}: the refusal does not name it: {stderr}"
+                );
+            }
+        }
+    }
+}
+
 /// Every field of the Ignition 3.3 spec, converted to cloud-config: it carries over (the result
 /// passes `cloud-init schema` and shows what it carried), or the refusal names it. Which of the
 /// two is stated for each field, so a conversion that starts dropping one fails here.

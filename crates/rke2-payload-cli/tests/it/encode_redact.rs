@@ -548,3 +548,89 @@ fn ignition_sections_cloud_config_cannot_hold_are_named_not_dropped() {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// Normalised for comparison: files and units by name.
+fn sorted_ignition(bytes: &[u8]) -> Value {
+    let mut doc: Value = serde_json::from_slice(bytes).expect("json");
+    for (section, list, key) in [("storage", "files", "path"), ("systemd", "units", "name")] {
+        if let Some(items) = doc[section][list].as_array_mut() {
+            items.sort_by(|a, b| a[key].as_str().cmp(&b[key].as_str()));
+        }
+    }
+    doc
+}
+
+#[test]
+fn storage_boot_commands_and_units_round_trip_through_both_validators() {
+    let cloud_config = "#cloud-config\n\
+device_aliases: {data: /dev/vdb}\n\
+disk_setup:\n  data: {table_type: gpt, layout: [[100, 8300]], overwrite: false}\n\
+fs_setup:\n  - {label: rancher, filesystem: ext4, device: /dev/vdb1, extra_opts: [-E, lazy_itable_init=0]}\n\
+mounts:\n  - [LABEL=rancher, /var/lib/rancher, auto, 'defaults,noatime', '0', '2']\n\
+ssh_authorized_keys: [ssh-ed25519 AAAAC3Nza ops@example]\n\
+users:\n  - default\n  - name: ops\n    groups: [wheel]\n    sudo: ALL=(ALL) NOPASSWD:ALL\n\
+bootcmd:\n  - [sysctl, -w, net.ipv4.ip_forward=1]\n  - echo booted > /run/booted\n\
+write_files:\n  - path: /etc/systemd/system/hello.service\n    content: |\n      [Service]\n      ExecStart=/bin/echo hello\n\
+runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
+    assert_valid("cloud-config", cloud_config.as_bytes(), "input");
+    let to_ignition = |text: &[u8]| {
+        stdout(
+            &["encode", "-", "--to", "ignition", "--emit", "value"],
+            Some(text.to_vec()),
+        )
+    };
+    let to_cloud_config = |text: &[u8]| {
+        stdout(
+            &["encode", "-", "--to", "cloud-config", "--emit", "value"],
+            Some(text.to_vec()),
+        )
+    };
+    let ignition = to_ignition(cloud_config.as_bytes());
+    assert_valid("ignition", &ignition, "cloud-config → Ignition");
+    let doc = sorted_ignition(&ignition);
+    assert_eq!(
+        doc["storage"]["disks"][0]["partitions"][0]["typeGuid"],
+        "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
+    );
+    assert_eq!(doc["storage"]["filesystems"][0]["label"], "rancher");
+    assert_eq!(doc["storage"]["filesystems"][0]["path"], "/var/lib/rancher");
+    assert_eq!(doc["passwd"]["users"][0]["name"], "core");
+    let names: Vec<&str> = doc["systemd"]["units"]
+        .as_array()
+        .expect("units")
+        .iter()
+        .filter_map(|u| u["name"].as_str())
+        .collect();
+    assert_eq!(
+        names,
+        [
+            "hello.service",
+            "rke2-bootcmd.service",
+            "rke2-install.service",
+            "var-lib-rancher.mount"
+        ]
+    );
+    // The unit name is systemd's own escaping of the mount point.
+    if let Ok(out) = std::process::Command::new("systemd-escape")
+        .args(["--path", "--suffix=mount", "/var/lib/rancher"])
+        .output()
+    {
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[3]);
+    }
+    let back = to_cloud_config(&ignition);
+    assert_valid("cloud-config", &back, "Ignition → cloud-config");
+    let text = String::from_utf8_lossy(&back);
+    for shown in [
+        "layout: [[100, 8300]]",
+        "label: rancher",
+        "- [/dev/disk/by-label/rancher, /var/lib/rancher, ext4, noatime, '0', '2']",
+        "bootcmd:\n- 'sysctl -w net.ipv4.ip_forward=1'",
+        "ssh-ed25519 AAAAC3Nza ops@example",
+    ] {
+        assert!(text.contains(shown), "{shown:?} not in\n{text}");
+    }
+    // Once converted, the two forms convert into each other unchanged.
+    let again = to_ignition(&back);
+    assert_eq!(sorted_ignition(&again), doc);
+    assert_eq!(to_cloud_config(&again), back);
+}

@@ -39,6 +39,9 @@ pub(crate) struct CloudConfig {
     pub repaired_lines: Vec<u64>,
     /// Problems noticed while reading.
     pub problems: Vec<Finding>,
+    /// `write_files` fields this model does not hold, as (path, field): a conversion must name
+    /// them, never drop them.
+    pub file_fields: Vec<(String, &'static str)>,
 }
 
 impl std::fmt::Debug for CloudConfig {
@@ -103,6 +106,12 @@ impl<'de> Deserialize<'de> for RawWriteFile {
                         Some("permissions") => out.permissions = map.next_value()?,
                         Some("append") => out.append = map.next_value()?,
                         Some("source") => out.source = map.next_value()?,
+                        // Deferred to cloud-init's final stage so that users it creates can own
+                        // the file: Ignition creates users before it writes files.
+                        Some("defer") => {
+                            map.next_value::<serde::de::IgnoredAny>()?;
+                        }
+                        // cloud-init ignores keys it does not know (its schema reports them).
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                         }
@@ -119,6 +128,8 @@ impl<'de> Deserialize<'de> for RawWriteFile {
 struct RawSource {
     #[serde(default)]
     uri: Option<String>,
+    #[serde(default)]
+    headers: Option<Value>,
 }
 
 impl CloudConfig {
@@ -146,6 +157,7 @@ impl CloudConfig {
             ntp: None,
             other: Vec::new(),
             repaired_lines: Vec::new(),
+            file_fields: Vec::new(),
             problems: Vec::new(),
         };
         for entry in fast.files {
@@ -158,6 +170,7 @@ impl CloudConfig {
                 permissions: entry.permissions,
                 append: None,
                 source_uri: None,
+                extras: Vec::new(),
                 at: None,
             });
         }
@@ -223,6 +236,7 @@ impl CloudConfig {
             other: Vec::new(),
             repaired_lines,
             problems,
+            file_fields: Vec::new(),
         };
         for key in &top.1 {
             config.problems.push(Finding::located(
@@ -297,6 +311,7 @@ impl CloudConfig {
             ntp: None,
             other: Vec::new(),
             repaired_lines: Vec::new(),
+            file_fields: Vec::new(),
             problems: vec![Finding::new(
                 Check::UserdataNotCloudConfig,
                 "the user data is not a cloud-config: it has no #cloud-config line (nor any other cloud-init header) and is not YAML, so cloud-init runs none of it",
@@ -316,6 +331,7 @@ impl CloudConfig {
             ntp: None,
             other: Vec::new(),
             repaired_lines: Vec::new(),
+            file_fields: Vec::new(),
             problems: vec![Finding::located(
                 Check::UserdataNotCloudConfig,
                 format!(
@@ -350,6 +366,9 @@ impl CloudConfig {
                 None
             }
         };
+        for extra in &raw.extras {
+            self.file_fields.push((path.clone(), extra));
+        }
         let encoding = raw.encoding.map(|e| e.trim().to_ascii_lowercase());
         let binary = raw.binary;
         let content = match (&raw.content, raw.source_uri) {
@@ -408,6 +427,8 @@ struct Entry {
     permissions: Option<Value>,
     append: Option<bool>,
     source_uri: Option<String>,
+    /// Fields not held: `source.headers`, a `content` that is only the fallback of a `source`.
+    extras: Vec<&'static str>,
     /// Where the entry's content is, for messages.
     at: Option<Position>,
 }
@@ -423,6 +444,19 @@ impl Entry {
             column: c.referenced.column(),
             offset: None,
         });
+        let mut extras = Vec::new();
+        if let Some(source) = &raw.source {
+            if source
+                .headers
+                .as_ref()
+                .is_some_and(|h| h.as_object().is_some_and(|m| !m.is_empty()))
+            {
+                extras.push("source.headers");
+            }
+            if source.uri.is_some() && raw.content.is_some() {
+                extras.push("content (cloud-init's fallback when the source cannot be fetched)");
+            }
+        }
         Entry {
             path: raw.path,
             content: raw.content.map(|c| c.value),
@@ -431,6 +465,7 @@ impl Entry {
             owner: raw.owner,
             permissions: raw.permissions,
             append: raw.append,
+            extras,
             source_uri: raw.source.and_then(|s| s.uri),
             at,
         }

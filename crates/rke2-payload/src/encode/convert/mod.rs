@@ -258,6 +258,15 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         Some(groups) => groups_to_ignition(groups, &mut passwd_users)?,
         None => Vec::new(),
     };
+    if let Some((path, field)) = config.file_fields.first() {
+        return Err(refuse(
+            TO,
+            format!(
+                "write_files[{}].{field}",
+                crate::codec::text::terminal_safe(path)
+            ),
+        ));
+    }
     let storage = storage::to_ignition(config)?;
     let mut files = Vec::new();
     for file in &config.files {
