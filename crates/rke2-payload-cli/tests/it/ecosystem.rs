@@ -1254,7 +1254,12 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
         (
             "storage.files.user.id",
             file(r#","user":{"id":1000}"#),
-            Some("owner: '1000'"),
+            None,
+        ),
+        (
+            "storage.files.group.id",
+            file(r#","user":{"id":0},"group":{"id":0}"#),
+            Some("owner: 'root:root'"),
         ),
         (
             "storage.files.group.name",

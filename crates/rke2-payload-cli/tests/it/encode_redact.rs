@@ -502,8 +502,8 @@ fn ignition_sections_cloud_config_cannot_hold_are_named_not_dropped() {
             r#"{"ignition":{"version":"3.3.0"},"kernelArguments":{"shouldExist":["quiet"]}}"#,
         ),
         (
-            "storage.disks",
-            r#"{"ignition":{"version":"3.3.0"},"storage":{"disks":[{"device":"/dev/vdb","wipeTable":true}]}}"#,
+            "storage.disks[/dev/vdb].partitions",
+            r#"{"ignition":{"version":"3.3.0"},"storage":{"disks":[{"device":"/dev/vdb","partitions":[{"label":"a","sizeMiB":512},{"label":"b"}]}]}}"#,
         ),
         (
             "storage.raid",

@@ -443,7 +443,7 @@ fn the_guide_s_manifest_checks() {
             "{id} on the clean input: {clean:?}"
         );
     }
-    let cases: [(&str, &str, &str); 9] = [
+    let cases: [(&str, &str, &str); 10] = [
         (
             "version: v1.32.5+rke2r1",
             "version: v1.32.5",
@@ -489,7 +489,22 @@ fn the_guide_s_manifest_checks() {
             "version: ${KUBERNETES_VERSION}",
             "manifest-unsubstituted-variable",
         ),
+        (
+            "    auditPolicySecret: {name: audit-policy}",
+            "    auditPolicySecret: {name: audit-policy}\n    ingressController: [traefik]\n    disableComponents: {pluginComponents: [rke2-traefik, rke2-traefik-crd]}",
+            "ingress-controller-disabled",
+        ),
     ];
+    // Asking for a controller, or disabling another, is no finding.
+    let ids = lint_ids(&MINIMAL.replacen(
+        "    auditPolicySecret: {name: audit-policy}",
+        "    auditPolicySecret: {name: audit-policy}\n    ingressController: [traefik]\n    disableComponents: {pluginComponents: [rke2-ingress-nginx]}",
+        1,
+    ));
+    assert!(
+        !ids.iter().any(|c| c == "ingress-controller-disabled"),
+        "{ids:?}"
+    );
     for (from, to, id) in cases {
         assert!(MINIMAL.contains(from), "{from}");
         let ids = lint_ids(&MINIMAL.replacen(from, to, 1));

@@ -156,6 +156,10 @@ checks! {
     ProviderIdMissing = "provider-id-missing", Warning,
         "no kubelet provider-id and no cloud provider",
         "Cluster API matches a Machine to its Node by provider ID. Without a kubelet `provider-id=` argument or a cloud provider that sets it, the Machine may never become ready, and on the first control plane that blocks every later join.";
+    /// `ingress-controller-disabled`.
+    IngressControllerDisabled = "ingress-controller-disabled", Warning,
+        "an ingress controller to deploy is also disabled",
+        "`ingress-controller` names the packaged ingress controllers RKE2 deploys (CAPRKE2: serverConfig.ingressController), and `disable` the packaged charts it skips (serverConfig.disableComponents.pluginComponents). When the chart of a controller asked for (rke2-traefik for traefik, rke2-ingress-nginx for ingress-nginx) is also disabled, RKE2 deploys neither it nor a replacement: the cluster has no ingress controller of that class. Remove the chart from the disabled components, or the controller from ingressController.";
     /// `payload-not-utf8`.
     PayloadNotUtf8 = "payload-not-utf8", Info,
         "the payload is gzip: pass it to a base64-taking argument",

@@ -229,6 +229,39 @@ pub(crate) fn lint_payload(
         );
     }
 
+    if let Some(c) = config
+        && !c.ingress_controller.is_empty()
+    {
+        let disabled: Vec<String> = match c.other.iter().rev().find(|(k, _)| k == "disable") {
+            Some((_, serde_json::Value::Array(items))) => items
+                .iter()
+                .filter_map(serde_json::Value::as_str)
+                .map(|s| s.trim().to_owned())
+                .collect(),
+            Some((_, serde_json::Value::String(s))) => {
+                s.split(',').map(|s| s.trim().to_owned()).collect()
+            }
+            _ => Vec::new(),
+        };
+        for controller in &c.ingress_controller {
+            let chart = format!("rke2-{controller}");
+            if disabled.contains(&chart) {
+                out.push(
+                    Finding::new(
+                        Check::IngressControllerDisabled,
+                        format!(
+                            "ingress-controller asks for {}, but disable lists {}: RKE2 deploys no {} ingress controller",
+                            crate::codec::text::terminal_safe(controller),
+                            crate::codec::text::terminal_safe(&chart),
+                            crate::codec::text::terminal_safe(controller),
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                );
+            }
+        }
+    }
+
     for (n, command) in facts.commands().iter().enumerate() {
         if calls_bare_kubectl(&facts.redactor.redact(&command.line)) {
             // The command is named by its place, not quoted: it may carry a credential

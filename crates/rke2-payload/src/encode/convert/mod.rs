@@ -1014,6 +1014,14 @@ fn file_fields(doc: &Value) -> Result<(), ConvertError> {
                 format!("storage.files[{path}]: several contents (write_files gives a file one)"),
             ));
         }
+        for node in ["user", "group"] {
+            let n = &f[node];
+            let named = n["name"].as_str().is_some_and(|s| !s.is_empty());
+            if !named && n["id"].as_u64().is_some_and(|id| id != 0) {
+                // cloud-init looks owners up by name (0 is root).
+                return Err(field(&format!("{node}.id (write_files takes owner names)")));
+            }
+        }
         let resources =
             std::iter::once(&f["contents"]).chain(f["append"].as_array().into_iter().flatten());
         for r in resources {
@@ -1060,7 +1068,12 @@ fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
 fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
     out.push_str(&format!("-   path: {}\n", yaml_quote(&file.path)));
     if let Some(owner) = &file.owner {
-        out.push_str(&format!("    owner: {}\n", yaml_quote(owner)));
+        // Ignition's id 0 (the only id that reaches here) is root by name.
+        let owner = match owner.split_once(':') {
+            Some((u, g)) => format!("{}:{}", root(u), root(g)),
+            None => root(owner).to_owned(),
+        };
+        out.push_str(&format!("    owner: {}\n", yaml_quote(&owner)));
     }
     if let Some(mode) = file.mode {
         out.push_str(&format!("    permissions: '{mode:04o}'\n"));
@@ -1098,6 +1111,10 @@ fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
         }
     }
     Ok(())
+}
+
+fn root(name: &str) -> &str {
+    if name == "0" { "root" } else { name }
 }
 
 /// Whether text survives a `|` block scalar unchanged: ends with exactly one newline, no
