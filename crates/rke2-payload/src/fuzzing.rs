@@ -405,7 +405,8 @@ pub fn redact(data: &[u8]) {
 }
 
 /// Conversion: whatever a payload is, converting it to the other format either names what cannot
-/// be carried over or gives user data that decodes as that format.
+/// be carried over or gives user data that decodes as that format; and once converted there and
+/// back, converting again changes nothing (a conversion keeps what it carried).
 pub fn convert(data: &[u8]) {
     let Ok(text) = std::str::from_utf8(data) else {
         return;
@@ -419,12 +420,41 @@ pub fn convert(data: &[u8]) {
             Format::CloudConfig => Format::Ignition,
             Format::Ignition => Format::CloudConfig,
         };
-        if let Ok(Some(converted)) = crate::encode::convert::convert(&payload, to) {
-            let back = Payload::decode(Cow::Owned(converted), DeclaredFormat::Missing, &options())
-                .expect("a conversion decodes");
+        let step = |payload: &Payload<'_>, to: Format| -> Option<Vec<u8>> {
+            let converted = crate::encode::convert::convert(payload, to).ok()??;
+            let back = Payload::decode(
+                Cow::Owned(converted.clone()),
+                DeclaredFormat::Missing,
+                &options(),
+            )
+            .expect("a conversion decodes");
             assert_eq!(back.format(), to, "a conversion has the target format");
             crate::document::Document::parse(&back).expect("a conversion reads as its format");
-        }
+            Some(converted)
+        };
+        let decode = |bytes: &[u8]| {
+            Payload::decode(
+                Cow::Owned(bytes.to_vec()),
+                DeclaredFormat::Missing,
+                &options(),
+            )
+            .expect("a conversion decodes")
+        };
+        let from = payload.format();
+        let Some(there) = step(&payload, to) else {
+            continue;
+        };
+        // There and back, then once more: the second time round nothing changes.
+        let Some(back) = step(&decode(&there), from) else {
+            continue;
+        };
+        let there_again = step(&decode(&back), to).expect("what converted back converts again");
+        let back_again = step(&decode(&there_again), from).expect("and back again");
+        assert_eq!(
+            String::from_utf8_lossy(&back_again),
+            String::from_utf8_lossy(&back),
+            "a second round trip changes the conversion"
+        );
     }
 }
 

@@ -3,13 +3,19 @@
 //! cloud-config → Ignition: `write_files` become `storage.files` (the smallest of a
 //! percent-encoded, base64 or gzip+base64 `data:` URL, as Butane picks), `runcmd` becomes
 //! `/etc/rke2-install.sh` run once by a oneshot `rke2-install.service` guarded the way CAPRKE2's
-//! is, `ntp` becomes `/etc/chrony.conf` and `chronyd.service`, `users` and `groups` become
-//! `passwd` (a user's `sudo` a sudoers drop-in).
+//! is, `bootcmd` becomes `/etc/rke2-bootcmd.sh` run at every boot by `rke2-bootcmd.service`,
+//! `ntp` becomes `/etc/chrony.conf` and `chronyd.service`, `users` and `groups` become `passwd`
+//! (a user's `sudo` a sudoers drop-in; the default user's keys go to `core`), and
+//! `device_aliases`, `disk_setup`, `fs_setup` and `mounts` become `storage.disks`,
+//! `storage.filesystems` and `.mount` units ([`storage`]).
 //!
-//! Ignition → cloud-config: files become `write_files`, the commands of the script a oneshot unit
-//! runs become `runcmd`, enabled units without contents become `systemctl enable --now`, a
-//! mounted filesystem that is not wiped becomes a `mounts` entry, and `passwd` users and groups
-//! become `users` and `groups`.
+//! Ignition → cloud-config: files become `write_files`, the script `rke2-install.service` runs
+//! becomes `runcmd` and the one `rke2-bootcmd.service` runs `bootcmd`, other units become unit
+//! files (and drop-ins) with `systemctl enable --now`, `disable --now` or `mask`, directories
+//! and links become the first `runcmd` lines (`install -d`, `ln`), disks and filesystems become
+//! `disk_setup`, `fs_setup` and `mounts`, and `passwd` users and groups become `users` and
+//! `groups`. What a conversion wrote reads back as what it came from, so a second round trip
+//! changes nothing (the `convert` fuzz target checks it).
 //!
 //! Anything else cannot be carried over and is an error that names it; nothing is dropped.
 
@@ -952,7 +958,9 @@ fn to_cloud_config(
             ));
         }
     }
-    if !unit_files.is_empty() {
+    // `daemon-reload` for the unit files written, and to open the block of units when no
+    // install script comes before it (a conversion back reads the block as units again).
+    if !unit_files.is_empty() || (script.is_empty() && !systemctl.is_empty()) {
         systemctl.insert(0, "systemctl daemon-reload".to_owned());
     }
     if !ignition.files.is_empty() || !unit_files.is_empty() {
