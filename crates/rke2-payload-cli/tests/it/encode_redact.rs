@@ -603,8 +603,9 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         .collect();
     assert_eq!(
         names,
+        // `systemctl enable --now hello.service` stays a command of the script: the config's
+        // own line, run after write_files as cloud-init would.
         [
-            "hello.service",
             "rke2-bootcmd.service",
             "rke2-install.service",
             "var-lib-rancher.mount"
@@ -615,7 +616,7 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         .args(["--path", "--suffix=mount", "/var/lib/rancher"])
         .output()
     {
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[3]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[2]);
     }
     let back = to_cloud_config(&ignition);
     assert_valid("cloud-config", &back, "Ignition → cloud-config");

@@ -298,28 +298,44 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .collect();
     // Directories and links first, as a conversion from Ignition writes them.
     let (directories, links) = leading_storage_commands(&mut run);
-    // `systemctl` lines last, for units the config writes (or a conversion from Ignition).
-    let has_script = config.files.iter().any(|f| f.path == SCRIPT_PATH);
-    let unit_files: Vec<&str> = config
+    // `systemctl` lines last, when a conversion from Ignition wrote them: after the script it
+    // keeps as a file, or opened by `daemon-reload`. A config's own stay commands.
+    let script: Option<Vec<String>> = config
         .files
         .iter()
-        .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
-        .collect();
-    // The trailing block is taken when it reads as one: after a script a conversion wrote,
-    // opened by `daemon-reload`, or for units whose files the config writes.
+        .rev()
+        .find(|f| f.path == SCRIPT_PATH)
+        .map(|f| {
+            f.text()
+                .map(|t| crate::document::ignition::script_lines(&t).collect())
+                .unwrap_or_default()
+        });
     let block = run
         .iter()
         .rev()
         .map_while(|line| systemctl_line(line))
         .collect::<Vec<_>>();
     let reload = block.last().is_some_and(|u| u.get("name").is_none());
-    let own_files = block
-        .iter()
-        .all(|u| u["name"].as_str().is_none_or(|n| unit_files.contains(&n)));
+    let ours = |units: &[Value]| {
+        units
+            .iter()
+            .any(|u| u["name"] == UNIT_NAME || u["name"] == BOOT_UNIT_NAME)
+    };
+    let take = match &script {
+        // What follows the script's own lines.
+        Some(script)
+            if run.len() >= script.len() && script.iter().zip(&run).all(|(a, b)| a == b) =>
+        {
+            let rest = run.len() - script.len();
+            (rest <= block.len()).then_some(rest)
+        }
+        Some(_) => None,
+        None => reload.then_some(block.len()),
+    };
     let mut trailing = Vec::new();
-    if has_script || reload || own_files {
-        run.truncate(run.len() - block.len());
-        trailing = block;
+    if let Some(n) = take.filter(|n| !ours(&block[..*n])) {
+        run.truncate(run.len() - n);
+        trailing = block[..n].to_vec();
         trailing.reverse();
     }
     if !run.is_empty() {
@@ -494,11 +510,13 @@ fn systemctl_line(line: &str) -> Option<Value> {
 fn leading_storage_commands(run: &mut Vec<&str>) -> (Vec<Value>, Vec<Value>) {
     let mut directories = Vec::new();
     let mut links: Vec<Value> = Vec::new();
+    let read: Vec<Option<Value>> = run
+        .iter()
+        .map(|line| storage::read_command(line))
+        .take_while(Option::is_some)
+        .collect();
     let mut taken = 0;
-    for line in run.iter() {
-        let Some(entry) = storage::read_command(line) else {
-            break;
-        };
+    for (at, entry) in read.iter().flatten().enumerate() {
         if let Some(d) = entry.get("directory") {
             directories.push(d.clone());
         } else if let Some(l) = entry.get("link") {
@@ -515,13 +533,18 @@ fn leading_storage_commands(run: &mut Vec<&str>) -> (Vec<Value>, Vec<Value>) {
                 }
                 _ => break,
             }
+        } else if let Some(parent) = entry.get("parent") {
+            // `mkdir -p` of the parent of the link that follows: Ignition makes parents itself.
+            let next = read.get(at + 1).and_then(Option::as_ref);
+            let parent_of_next = next
+                .and_then(|n| n["link"]["path"].as_str())
+                .and_then(|p| p.rsplit_once('/'))
+                .is_some_and(|(dir, _)| dir == parent);
+            if !parent_of_next {
+                break;
+            }
         }
-        // `mkdir -p` of a link's parent: Ignition makes parents itself.
         taken += 1;
-    }
-    // A trailing `mkdir -p` belongs to no link: leave it to the script.
-    while taken > 0 && run[taken - 1].starts_with("mkdir -p ") {
-        taken -= 1;
     }
     run.drain(..taken);
     (directories, links)
