@@ -84,7 +84,31 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
     }
     // The document has the payload's format, so its kind says where it goes.
     match Document::parse(payload)? {
-        Document::CloudConfig(c) => to_ignition(&c).map(Some),
+        Document::CloudConfig(c) => {
+            if let Some(p) = c
+                .problems
+                .iter()
+                .find(|p| p.check == crate::checks::Check::UserdataNotCloudConfig)
+            {
+                // A script, an archive, MIME parts: none of it is a cloud-config's modules.
+                let what = [": its files", ": it has no"]
+                    .iter()
+                    .find_map(|cut| p.message.split_once(cut).map(|(head, _)| head))
+                    .unwrap_or(&p.message);
+                return Err(refuse(
+                    "Ignition",
+                    format!("all of it: {what}, and only cloud-config modules convert"),
+                ));
+            }
+            let text = String::from_utf8_lossy(payload.userdata());
+            if c.jinja && (text.contains("{{") || text.contains("{%")) {
+                return Err(refuse(
+                    "Ignition",
+                    "the Jinja expressions of a `## template: jinja` cloud-config (cloud-init fills them in at boot from instance data, Ignition has no templates)",
+                ));
+            }
+            to_ignition(&c).map(Some)
+        }
         Document::Ignition(i) => {
             let (doc, merged) = in_effect(payload.userdata())?;
             to_cloud_config(&i, &doc, merged).map(Some)
@@ -219,6 +243,20 @@ fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
 /// cloud-config → Ignition 3.3 JSON.
 pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "Ignition";
+    // Everything that cannot be carried over, named together: the user fixes it in one go.
+    let mut refused: Vec<String> = Vec::new();
+    macro_rules! keep {
+        ($result:expr) => {
+            match $result {
+                Ok(value) => Some(value),
+                Err(ConvertError::Inexpressible { what, .. }) => {
+                    refused.push(what);
+                    None
+                }
+                Err(other) => return Err(other),
+            }
+        };
+    }
     let mut leftovers: Vec<&str> = config
         .other
         .iter()
@@ -240,10 +278,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     leftovers.sort_unstable();
     leftovers.dedup();
     if !leftovers.is_empty() {
-        return Err(refuse(
-            TO,
-            format!("top-level keys {}", leftovers.join(", ")),
-        ));
+        refused.push(format!("top-level keys {}", leftovers.join(", ")));
     }
     let other = |key: &str| {
         config
@@ -253,30 +288,32 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             .find(|(k, _)| k == key)
             .map(|(_, v)| v)
     };
-    let (mut passwd_users, sudoers) = match other("users") {
-        Some(users) => users_to_ignition(users)?,
-        None => (Vec::new(), Vec::new()),
+    let users = match other("users") {
+        Some(users) => keep!(users_to_ignition(users)),
+        None => Some((Vec::new(), Vec::new())),
     };
+    // Groups name members among the users: not checked against users that could not be read.
+    let users_read = users.is_some();
+    let (mut passwd_users, sudoers) = users.unwrap_or_default();
     if let Some(keys) = other("ssh_authorized_keys") {
-        default_user_keys(keys, &mut passwd_users)?;
+        keep!(default_user_keys(keys, &mut passwd_users));
     }
     let passwd_groups = match other("groups") {
-        Some(groups) => groups_to_ignition(groups, &mut passwd_users)?,
-        None => Vec::new(),
+        Some(groups) if users_read => {
+            keep!(groups_to_ignition(groups, &mut passwd_users)).unwrap_or_default()
+        }
+        _ => Vec::new(),
     };
-    if let Some((path, field)) = config.file_fields.first() {
-        return Err(refuse(
-            TO,
-            format!(
-                "write_files[{}].{field}",
-                crate::codec::text::terminal_safe(path)
-            ),
+    for (path, field) in &config.file_fields {
+        refused.push(format!(
+            "write_files[{}].{field}",
+            crate::codec::text::terminal_safe(path)
         ));
     }
-    let storage = storage::to_ignition(config)?;
+    let storage = keep!(storage::to_ignition(config)).unwrap_or_default();
     let mut files = Vec::new();
     for file in &config.files {
-        files.push(ignition_file(file)?);
+        files.extend(keep!(ignition_file(file)));
     }
     let mut units = Vec::new();
     let boot: Vec<&str> = config
@@ -286,8 +323,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .map(|c| c.line.as_str())
         .collect();
     if !boot.is_empty() {
-        let script = script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")?;
-        files.extend(script);
+        files.extend(keep!(script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")).flatten());
         units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
     }
     let mut run: Vec<&str> = config
@@ -339,7 +375,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         trailing.reverse();
     }
     if !run.is_empty() {
-        files.extend(script_file(config, SCRIPT_PATH, &run, "runcmd")?);
+        files.extend(keep!(script_file(config, SCRIPT_PATH, &run, "runcmd")).flatten());
         units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
     }
     for unit in trailing {
@@ -348,7 +384,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         }
     }
     if let Some(ntp) = &config.ntp {
-        ntp_keys(other("ntp"))?;
+        keep!(ntp_keys(other("ntp")));
         if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
             let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
             for s in &ntp.servers {
@@ -358,14 +394,14 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
                 chrony.push_str(&format!("pool {p} iburst\n"));
             }
             chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
-            files.push(ignition_file(&File {
+            files.extend(keep!(ignition_file(&File {
                 path: "/etc/chrony.conf".to_owned(),
                 mode: Some(0o644),
                 owner: None,
                 encoding: None,
                 content: Content::Inline(chrony.into_bytes()),
                 append: false,
-            })?);
+            })));
             if !units.iter().any(|u| u["name"] == "chronyd.service") {
                 units.push(json!({"enabled": true, "name": "chronyd.service"}));
             }
@@ -377,24 +413,22 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             text.push_str(line);
             text.push('\n');
         }
-        files.push(ignition_file(&File {
+        files.extend(keep!(ignition_file(&File {
             path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
             mode: Some(0o440),
             owner: Some("root:root".to_owned()),
             encoding: None,
             content: Content::Inline(text.into_bytes()),
             append: false,
-        })?);
+        })));
     }
     for unit in storage.units {
         if units.iter().any(|u| u["name"] == unit["name"]) {
-            return Err(refuse(
-                TO,
-                format!(
-                    "mounts: two mounts on {} (one unit each)",
-                    unit["name"].as_str().unwrap_or("")
-                ),
+            refused.push(format!(
+                "mounts: two mounts on {} (one unit each)",
+                unit["name"].as_str().unwrap_or("")
             ));
+            continue;
         }
         units.push(unit);
     }
@@ -406,14 +440,14 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .map(|f| f["path"].as_str().unwrap_or(""));
     for path in all_paths {
         if !paths.insert(path.to_owned()) {
-            return Err(refuse(
-                TO,
-                format!(
-                    "{} is written twice (Ignition rejects duplicates)",
-                    crate::codec::text::terminal_safe(path)
-                ),
+            refused.push(format!(
+                "{} is written twice (Ignition rejects duplicates)",
+                crate::codec::text::terminal_safe(path)
             ));
         }
+    }
+    if !refused.is_empty() {
+        return Err(refuse(TO, refused.join("; ")));
     }
     let mut storage_out = Map::new();
     for (name, list) in [
@@ -904,21 +938,35 @@ fn to_cloud_config(
         .copied()
         .filter(|u| !matches!(*u, "passwd.groups" | "storage.disks"))
         .collect();
+    // Everything that cannot be carried over, named together.
+    let mut refused: Vec<String> = Vec::new();
+    macro_rules! keep {
+        ($result:expr) => {
+            match $result {
+                Ok(value) => Some(value),
+                Err(ConvertError::Inexpressible { what, .. }) => {
+                    refused.push(what);
+                    None
+                }
+                Err(other) => return Err(other),
+            }
+        };
+    }
     if !unmodelled.is_empty() {
-        return Err(refuse(TO, unmodelled.join(", ")));
+        refused.push(unmodelled.join(", "));
     }
     if ignition.config_sources.iter().any(|s| !s.is_empty()) {
-        return Err(refuse(TO, "ignition.config merge/replace sources"));
+        refused.push("ignition.config merge/replace sources".to_owned());
     }
-    file_fields(doc)?;
+    keep!(file_fields(doc));
     let mut out = String::from("#cloud-config\n");
     if groups {
-        out.push_str(&groups_to_cloud_config(&doc["passwd"]["groups"])?);
+        out.push_str(&keep!(groups_to_cloud_config(&doc["passwd"]["groups"])).unwrap_or_default());
     }
     if !ignition.users.is_empty() {
-        out.push_str(&users_to_cloud_config(&doc["passwd"]["users"])?);
+        out.push_str(&keep!(users_to_cloud_config(&doc["passwd"]["users"])).unwrap_or_default());
     }
-    let storage = storage::to_cloud_config(doc, &ignition.units)?;
+    let storage = keep!(storage::to_cloud_config(doc, &ignition.units)).unwrap_or_default();
     out.push_str(&storage.blocks);
     let mut boot = Vec::new();
     let mut script = Vec::new();
@@ -930,16 +978,14 @@ fn to_cloud_config(
         }
         let dir = format!("/etc/systemd/system/{}", unit.name);
         for (name, contents) in &unit.dropins {
-            let contents = contents.as_ref().ok_or_else(|| {
-                refuse(
-                    TO,
-                    format!(
-                        "systemd.units[{}].dropins[{}] without contents",
-                        crate::codec::text::terminal_safe(&unit.name),
-                        crate::codec::text::terminal_safe(name)
-                    ),
-                )
-            })?;
+            let Some(contents) = contents else {
+                refused.push(format!(
+                    "systemd.units[{}].dropins[{}] without contents",
+                    crate::codec::text::terminal_safe(&unit.name),
+                    crate::codec::text::terminal_safe(name)
+                ));
+                continue;
+            };
             unit_files.push(unit_file(format!("{dir}.d/{name}"), contents));
         }
         let ran = |path: &str| {
@@ -989,7 +1035,7 @@ fn to_cloud_config(
     if !ignition.files.is_empty() || !unit_files.is_empty() {
         out.push_str("write_files:\n");
         for file in ignition.files.iter().chain(&unit_files) {
-            write_file_entry(&mut out, file)?;
+            keep!(write_file_entry(&mut out, file));
         }
     }
     if !storage.mounts.is_empty() {
@@ -1016,6 +1062,9 @@ fn to_cloud_config(
         for c in commands {
             out.push_str(&format!("- {}\n", yaml_quote(c)));
         }
+    }
+    if !refused.is_empty() {
+        return Err(refuse(TO, refused.join("; ")));
     }
     Ok(out.into_bytes())
 }

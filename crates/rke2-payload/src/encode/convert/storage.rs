@@ -75,7 +75,7 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
             Err(refuse(
                 TO_IGNITION,
                 format!(
-                    "{what}: device {} (cloud-init finds it at boot; Ignition needs a /dev path: name it in device_aliases)",
+                    "{what}: device {} (cloud-init finds it at boot, Ignition needs a /dev path: name it in device_aliases)",
                     terminal_safe(&resolved)
                 ),
             ))
@@ -174,7 +174,7 @@ fn disk(device: &str, setup: &Value, what: &str) -> Result<Option<Value>, super:
                 return Err(refuse(
                     TO_IGNITION,
                     format!(
-                        "{what}.layout (partitions as percentages of the disk; Ignition sizes them in MiB)"
+                        "{what}.layout (partitions as percentages of the disk, Ignition sizes them in MiB)"
                     ),
                 ));
             }
@@ -256,7 +256,7 @@ fn filesystem(
                     return Err(refuse(
                         TO_IGNITION,
                         format!(
-                            "{what}.partition {p} (cloud-init picks the partition at boot; name it)"
+                            "{what}.partition {p} (cloud-init picks the partition at boot: name it)"
                         ),
                     ));
                 }
@@ -396,7 +396,7 @@ fn mount(
         refuse(
             TO_IGNITION,
             format!(
-                "{what}: device {} (cloud-init finds it at boot; Ignition needs a /dev path)",
+                "{what}: device {} (cloud-init finds it at boot, Ignition needs a /dev path)",
                 terminal_safe(name)
             ),
         )
