@@ -519,6 +519,62 @@ fn lint_s_schema_verdict_is_cloud_init_s_on_its_own_examples() {
     assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }
 
+/// Each of cloud-init's own examples converts to Ignition that `ignition-validate` accepts, or
+/// the refusal names what the example holds (every key it names is one of the example's); a
+/// part that is not a cloud-config is refused as such, never converted to an empty config.
+#[test]
+fn cloud_init_s_examples_convert_or_the_refusal_names_what_they_hold() {
+    let examples = cloud_init_examples();
+    let mut converted = 0;
+    for (name, text) in &examples {
+        let out = cmd()
+            .args(["encode", "-", "--to", "ignition", "--emit", "value"])
+            .write_stdin(text.clone())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        let body = String::from_utf8_lossy(text);
+        let cloud_config = body.starts_with("#cloud-config\n");
+        match out.status.code() {
+            Some(0) => {
+                assert!(
+                    cloud_config,
+                    "{name} is not a cloud-config, yet it converted"
+                );
+                assert_valid("ignition", &out.stdout, name);
+                converted += 1;
+            }
+            Some(2) => {
+                assert!(out.stdout.is_empty(), "{name}");
+                let (_, refused) = stderr
+                    .split_once("cannot be carried over to Ignition: ")
+                    .unwrap_or_else(|| panic!("{name}: {stderr}"));
+                if !cloud_config {
+                    assert!(refused.contains("not a cloud-config"), "{name}: {refused}");
+                    continue;
+                }
+                for what in refused.trim().split("; ") {
+                    let keys: Vec<&str> = match what.strip_prefix("top-level keys ") {
+                        Some(keys) => keys.split(", ").collect(),
+                        None if what.starts_with('/') => continue, // a file path: its content
+                        None => vec![what.split(['[', '.', ' ', ':']).next().unwrap_or(what)],
+                    };
+                    for key in keys {
+                        assert!(
+                            body.contains(&format!("\n{key}:")),
+                            "{name}: {key} is not in the example ({what})"
+                        );
+                    }
+                }
+            }
+            other => panic!("{name}: exit {other:?}: {stderr}"),
+        }
+    }
+    if !examples.is_empty() {
+        assert!(converted >= 3, "{converted} examples converted");
+    }
+}
+
 /// The top-level keys of cloud-init's own schema (every module's), when the package installed it.
 fn cloud_init_modules() -> Vec<String> {
     let path = rke2_payload::CLOUD_INIT_SCHEMA_PATHS

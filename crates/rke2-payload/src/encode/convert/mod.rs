@@ -1163,11 +1163,16 @@ fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
     }
     match &file.content {
         Content::Inline(bytes) => match std::str::from_utf8(bytes) {
-            Ok(text) if block_safe(text) => {
+            // Text without its last line break (common in Ignition units) is a `|-` block.
+            Ok(text)
+                if block_safe(text)
+                    || (!text.ends_with('\n') && block_safe(&format!("{text}\n"))) =>
+            {
                 if text.is_empty() {
                     out.push_str("    content: ''\n");
                 } else {
-                    out.push_str("    content: |\n");
+                    let chomp = if text.ends_with('\n') { "" } else { "-" };
+                    out.push_str(&format!("    content: |{chomp}\n"));
                     for line in text.lines() {
                         out.push_str("      ");
                         out.push_str(line);
