@@ -630,7 +630,7 @@ fn every_cloud_init_module_converts_to_ignition_or_is_named() {
             "ssh_authorized_keys" => "[ssh-ed25519 AAAA converted]",
             "device_aliases" => "{data: /dev/vdb}",
             "disk_setup" => "{/dev/vdb: {table_type: gpt, layout: true, overwrite: true}}",
-            "fs_setup" => "[{device: /dev/vdc, filesystem: xfs, label: converted}]",
+            "fs_setup" => "[{device: /dev/vdc1, filesystem: xfs, label: converted}]",
             _ => "{}",
         }
     };
@@ -759,7 +759,7 @@ fn every_field_of_the_converted_cloud_init_modules_converts_or_is_named() {
     let file = |f: &str| format!("write_files: [{{path: /etc/f, content: \"x\\n\", {f}}}]");
     let disk =
         |f: &str| format!("disk_setup: {{/dev/vdb: {{table_type: gpt, layout: true, {f}}}}}");
-    let fs = |f: &str| format!("fs_setup: [{{device: /dev/vdc, filesystem: xfs, {f}}}]");
+    let fs = |f: &str| format!("fs_setup: [{{device: /dev/vdc1, filesystem: xfs, {f}}}]");
     let ntp = |f: &str| format!("ntp: {{servers: [a.example.com], {f}}}");
     let cases: Vec<(&str, String, String, Want)> = vec![
         (
@@ -983,20 +983,39 @@ fn every_field_of_the_converted_cloud_init_modules_converts_or_is_named() {
         (
             "fs_setup.filesystem",
             fs(""),
-            "fs_setup: [{device: /dev/vdc, filesystem: ext4}]".to_owned(),
+            "fs_setup: [{device: /dev/vdc1, filesystem: ext4}]".to_owned(),
             Changes("\"format\":\"ext4\""),
         ),
         (
             "fs_setup.device",
             fs(""),
-            "fs_setup: [{device: /dev/vdd, filesystem: xfs}]".to_owned(),
-            Changes("\"device\":\"/dev/vdd\""),
+            "fs_setup: [{device: /dev/vdd1, filesystem: xfs}]".to_owned(),
+            Changes("\"device\":\"/dev/vdd1\""),
         ),
         (
             "fs_setup.partition",
             fs(""),
-            fs("partition: 2"),
+            "fs_setup: [{device: /dev/vdc, filesystem: xfs, partition: 2}]".to_owned(),
             Changes("\"device\":\"/dev/vdc2\""),
+        ),
+        (
+            "fs_setup.partition",
+            fs(""),
+            fs("partition: none"),
+            Changes("\"wipeFilesystem\":true"),
+        ),
+        (
+            "fs_setup.partition",
+            fs(""),
+            "fs_setup: [{device: /dev/vdc, filesystem: xfs, partition: auto}]".to_owned(),
+            Refused("partition auto on /dev/vdc"),
+        ),
+        (
+            "fs_setup.partition",
+            String::new(),
+            "device_aliases: {data: /dev/vdc}\nfs_setup: [{device: data.1, filesystem: xfs}]"
+                .to_owned(),
+            Changes("\"device\":\"/dev/vdc1\""),
         ),
         (
             "fs_setup.overwrite",
@@ -1122,7 +1141,7 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
     };
     let fs = |extra: &str| {
         storage(&format!(
-            r#""filesystems":[{{"device":"/dev/vdc","format":"xfs","path":"/data"{extra}}}]"#
+            r#""filesystems":[{{"device":"/dev/vdc1","format":"xfs","path":"/data"{extra}}}]"#
         ))
     };
     let user = |extra: &str| passwd(&format!(r#""users":[{{"name":"ops"{extra}}}]"#));
@@ -1239,7 +1258,7 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
         (
             "storage.filesystems.path",
             fs(""),
-            Some("- [/dev/vdc, /data, xfs, defaults, '0', '0']"),
+            Some("- [/dev/vdc1, /data, xfs, defaults, '0', '0']"),
         ),
         (
             "storage.filesystems.mountOptions",

@@ -1423,7 +1423,7 @@ mod tests {
         ));
         let back = String::from_utf8(back(std::str::from_utf8(&ign).unwrap()).unwrap()).unwrap();
         assert!(back.contains("disk_setup:\n  /dev/vdb:\n    table_type: gpt\n    layout: true\n    overwrite: true\n"), "{back}");
-        assert!(back.contains("fs_setup:\n  - device: /dev/vdb1\n    filesystem: xfs\n    overwrite: true\n    label: data\n"), "{back}");
+        assert!(back.contains("fs_setup:\n  - device: /dev/vdb1\n    filesystem: xfs\n    partition: none\n    overwrite: true\n    label: data\n"), "{back}");
         assert!(
             back.contains(
                 "mounts:\n- [/dev/disk/by-label/data, /var/lib/rancher, xfs, noatime, '0', '2']\n"

@@ -105,8 +105,26 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
                 let name = entry.get("device").and_then(Value::as_str).ok_or_else(|| {
                     refuse(TO_IGNITION, format!("{what}.device (missing or not text)"))
                 })?;
+                // `<device>.<n>`: partition n of the device (`.0`, the device itself), which
+                // overrides `partition`.
+                let (name, dotted) = match name.rsplit_once('.') {
+                    Some((dev, n))
+                        if !dev.is_empty()
+                            && n.bytes().all(|b| b.is_ascii_digit())
+                            && !n.is_empty() =>
+                    {
+                        (dev, Some(n))
+                    }
+                    _ => (name, None),
+                };
                 let path = device(name, &what)?;
-                out.filesystems.push(filesystem(&path, entry, &what)?);
+                // The disks this config partitions into one partition.
+                let one_partition = out.disks.iter().any(|d| {
+                    d["device"] == path.as_str()
+                        && d["partitions"].as_array().is_some_and(|p| p.len() == 1)
+                });
+                out.filesystems
+                    .push(filesystem(&path, entry, dotted, one_partition, &what)?);
             }
         }
         Some(_) => return Err(refuse(TO_IGNITION, "fs_setup (not a list)")),
@@ -231,40 +249,65 @@ fn partition_path(device: &str, number: u64) -> String {
     }
 }
 
+/// Whether a device path names a partition or a filesystem (not a disk that may hold a
+/// partition table): a kernel partition name, a udev link by label, partition label or UUID,
+/// a device-mapper volume.
+fn is_partition(device: &str) -> bool {
+    let Some(name) = device.strip_prefix("/dev/") else {
+        return false;
+    };
+    if [
+        "disk/by-label/",
+        "disk/by-partlabel/",
+        "disk/by-partuuid/",
+        "disk/by-uuid/",
+        "mapper/",
+        "disk/by-id/dm-",
+    ]
+    .iter()
+    .any(|p| name.starts_with(p))
+    {
+        return true;
+    }
+    // The kernel's partition names: sdb1, vdb1, xvdf1, hdb1 (a disk's letters, then the
+    // number); nvme0n1p1, mmcblk0p1, md0p1, loop0p1 (a disk ending in a digit, `p`, the number).
+    let Some(disk) = name
+        .strip_suffix(|c: char| c.is_ascii_digit())
+        .map(|n| n.trim_end_matches(|c: char| c.is_ascii_digit()))
+    else {
+        return false;
+    };
+    let lettered = ["sd", "vd", "xvd", "hd"].iter().any(|p| {
+        disk.strip_prefix(p)
+            .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase()))
+    });
+    let numbered = disk.strip_suffix('p').is_some_and(|d| {
+        d.ends_with(|c: char| c.is_ascii_digit())
+            && ["nvme", "mmcblk", "md", "loop"]
+                .iter()
+                .any(|p| d.starts_with(p))
+    });
+    lettered || numbered
+}
+
 fn filesystem(
     device: &str,
     entry: &Map<String, Value>,
+    dotted: Option<&str>,
+    one_partition: bool,
     what: &str,
 ) -> Result<Value, super::ConvertError> {
     let mut fs = Map::new();
-    let mut device = device.to_owned();
     let mut format = None;
+    let mut overwrite = false;
+    // cloud-init's default is `any`.
+    let mut partition = "any".to_owned();
     for (k, v) in entry {
         let field = || format!("{what}.{}", terminal_safe(k));
         match (k.as_str(), v) {
             ("device", _) => {}
-            ("partition", Value::Number(n)) => {
-                let n = n
-                    .as_u64()
-                    .filter(|n| (1..=128).contains(n))
-                    .ok_or_else(|| refuse(TO_IGNITION, field()))?;
-                device = partition_path(&device, n);
-            }
-            ("partition", Value::String(p)) => match p.as_str() {
-                "none" => {}
-                "auto" | "any" => {
-                    return Err(refuse(
-                        TO_IGNITION,
-                        format!(
-                            "{what}.partition {p} (cloud-init picks the partition at boot: name it)"
-                        ),
-                    ));
-                }
-                other => match other.parse::<u64>() {
-                    Ok(n) if (1..=128).contains(&n) => device = partition_path(&device, n),
-                    _ => return Err(refuse(TO_IGNITION, field())),
-                },
-            },
+            ("partition", Value::Number(n)) => partition = n.to_string(),
+            ("partition", Value::String(p)) => partition = p.clone(),
             ("filesystem", Value::String(f)) => {
                 if !FORMATS.contains(&f.as_str()) || f == "swap" {
                     return Err(refuse(
@@ -280,9 +323,7 @@ fn filesystem(
             ("label", Value::String(l)) => {
                 fs.insert("label".to_owned(), json!(l));
             }
-            ("overwrite", Value::Bool(b)) => {
-                fs.insert("wipeFilesystem".to_owned(), json!(b));
-            }
+            ("overwrite", Value::Bool(b)) => overwrite = *b,
             ("extra_opts", Value::Array(opts)) => {
                 let opts: Option<Vec<String>> = opts
                     .iter()
@@ -310,11 +351,42 @@ fn filesystem(
             _ => return Err(refuse(TO_IGNITION, field())),
         }
     }
+    match dotted {
+        Some("0") => partition = "any".to_owned(),
+        Some(n) => partition = n.to_owned(),
+        None => {}
+    }
+    let (device, wipe) = match partition.as_str() {
+        // Always made, whatever is there: Ignition's wipeFilesystem.
+        "none" => (device.to_owned(), true),
+        // Made unless a matching filesystem is there, on a partition or filesystem path, or
+        // on the one partition this config gives the disk.
+        "auto" | "any" if is_partition(device) => (device.to_owned(), overwrite),
+        "auto" | "any" if one_partition => (partition_path(device, 1), overwrite),
+        "auto" | "any" => {
+            return Err(refuse(
+                TO_IGNITION,
+                format!(
+                    "{what}.partition {partition} on {} (cloud-init picks a partition of the disk at boot: name it, or the partition's path)",
+                    terminal_safe(device)
+                ),
+            ));
+        }
+        n => match n.parse::<u64>() {
+            Ok(n) if (1..=128).contains(&n) => (partition_path(device, n), overwrite),
+            _ => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!("{what}.partition {}", terminal_safe(n)),
+                ));
+            }
+        },
+    };
     let format =
         format.ok_or_else(|| refuse(TO_IGNITION, format!("{what}.filesystem (missing)")))?;
     fs.insert("device".to_owned(), json!(device));
     fs.insert("format".to_owned(), json!(format));
-    fs.entry("wipeFilesystem").or_insert(json!(false));
+    fs.insert("wipeFilesystem".to_owned(), json!(wipe));
     Ok(Value::Object(fs))
 }
 
@@ -677,17 +749,30 @@ pub(super) fn to_cloud_config(
                 ),
             ));
         }
-        // No `partition`: cloud-init then makes the filesystem on the device as named unless
-        // one with this label and type is there (`none` would always make it), as Ignition
-        // reuses a matching filesystem unless told to wipe it.
+        // Wiped: `partition: none`, which always makes the filesystem. Not wiped: `auto` (with
+        // a label) or `any`, made unless a matching one is there; on a whole disk cloud-init
+        // would pick a partition instead, so only a partition or filesystem path is carried.
         // A filesystem that is only mounted is taken to exist (as CAPRKE2's /opt subvolume);
         // one that is wiped, labelled or given options, or never mounted, is made.
         if wipe || label.is_some() || !options.is_empty() || path.is_none() {
             if format.is_empty() {
                 return Err(refuse(TO_CLOUD_CONFIG, format!("{what} (no format)")));
             }
+            let partition = match (wipe, label) {
+                (true, _) => "none",
+                (false, _) if !is_partition(dev) => {
+                    return Err(refuse(
+                        TO_CLOUD_CONFIG,
+                        format!(
+                            "{what}: a whole disk without wipeFilesystem (cloud-init's fs_setup would pick a partition of it at boot)"
+                        ),
+                    ));
+                }
+                (false, Some(_)) => "auto",
+                (false, None) => "any",
+            };
             fs_setup.push_str(&format!(
-                "  - device: {}\n    filesystem: {}\n    overwrite: {wipe}\n",
+                "  - device: {}\n    filesystem: {}\n    partition: {partition}\n    overwrite: {wipe}\n",
                 super::yaml_quote(dev),
                 super::yaml_quote(format)
             ));
@@ -924,6 +1009,33 @@ mod tests {
             escape_path("/dev/disk/by-label/data"),
             "dev-disk-by\\x2dlabel-data"
         );
+    }
+
+    #[test]
+    fn partitions_and_filesystems_are_told_from_disks() {
+        for p in [
+            "/dev/sdb1",
+            "/dev/vdb12",
+            "/dev/xvdf1",
+            "/dev/nvme1n1p2",
+            "/dev/mmcblk0p1",
+            "/dev/disk/by-label/data",
+            "/dev/disk/by-partlabel/p.lxroot",
+            "/dev/mapper/vg-data",
+        ] {
+            assert!(is_partition(p), "{p}");
+        }
+        for d in [
+            "/dev/sdb",
+            "/dev/vdb",
+            "/dev/nvme1n1",
+            "/dev/md0",
+            "/dev/disk/by-id/nvme-Amazon",
+            "/dev/disk/azure/scsi1/lun0",
+            "vdb1",
+        ] {
+            assert!(!is_partition(d), "{d}");
+        }
     }
 
     #[test]
