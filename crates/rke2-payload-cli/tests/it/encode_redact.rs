@@ -379,7 +379,18 @@ fn conversions_keep_the_facts_and_pass_the_validators() {
 
 #[test]
 fn users_and_groups_carry_over_to_ignition_and_what_cannot_is_named() {
-    let cloud_config = "#cloud-config\nusers:\n  - name: ops\n    groups: wheel, docker\n    shell: /bin/bash\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    ssh_authorized_keys:\n      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxyz ops@example\ngroups:\n  - admins: [ops]\nruncmd: [echo hi]\n";
+    let cloud_config = "#cloud-config\nusers:\n  - name: ops\n    groups: wheel, docker, admins\n    shell: /bin/bash\n    sudo: ALL=(ALL) NOPASSWD:ALL\n    ssh_authorized_keys:\n      - ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGxyz ops@example\ngroups:\n  - admins\nruncmd: [echo hi]\n";
+    // Members of a group: cloud-init makes the group first and skips users it creates later.
+    let out = cmd()
+        .args(["encode", "--to", "ignition", "--emit", "value"])
+        .write_stdin(cloud_config.replace("  - admins\n", "  - admins: [ops]\n"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        String::from_utf8_lossy(&out.stderr)
+            .contains("groups.admins: member ops is created by this config after the group")
+    );
     let out = cmd()
         .args(["encode", "--to", "ignition", "--emit", "value"])
         .write_stdin(cloud_config)
@@ -577,7 +588,8 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         "0FC63DAF-8483-4772-8E79-3D69D8477DE4"
     );
     assert_eq!(doc["storage"]["filesystems"][0]["label"], "rancher");
-    assert_eq!(doc["storage"]["filesystems"][0]["path"], "/var/lib/rancher");
+    // Mounted by its unit after Ignition, as cloud-init mounts after it writes files.
+    assert!(doc["storage"]["filesystems"][0].get("path").is_none());
     assert_eq!(doc["passwd"]["users"][0]["name"], "core");
     let names: Vec<&str> = doc["systemd"]["units"]
         .as_array()
@@ -587,9 +599,10 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         .collect();
     assert_eq!(
         names,
-        // `systemctl enable --now hello.service` stays a command of the script: the config's
-        // own line, run after write_files as cloud-init would.
+        // `systemctl enable --now hello.service`, last, enables a unit whose file the config
+        // writes: Ignition enables it at first boot, which is what the line did.
         [
+            "hello.service",
             "rke2-bootcmd.service",
             "rke2-install.service",
             "var-lib-rancher.mount"
@@ -600,7 +613,7 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         .args(["--path", "--suffix=mount", "/var/lib/rancher"])
         .output()
     {
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[2]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[3]);
     }
     let back = to_cloud_config(&ignition);
     assert_valid("cloud-config", &back, "Ignition → cloud-config");
@@ -608,7 +621,7 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
     for shown in [
         "layout: [[100, 8300]]",
         "label: rancher",
-        "- [/dev/disk/by-label/rancher, /var/lib/rancher, ext4, noatime, '0', '2']",
+        "- [/dev/disk/by-label/rancher, /var/lib/rancher, auto, noatime, '0', '2']",
         "bootcmd:\n- 'sysctl -w net.ipv4.ip_forward=1'",
         "ssh-ed25519 AAAAC3Nza ops@example",
     ] {

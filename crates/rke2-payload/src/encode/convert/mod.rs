@@ -85,19 +85,40 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
     // The document has the payload's format, so its kind says where it goes.
     match Document::parse(payload)? {
         Document::CloudConfig(c) => {
-            if let Some(p) = c
-                .problems
+            if c.problems
                 .iter()
-                .find(|p| p.check == crate::checks::Check::UserdataNotCloudConfig)
+                .any(|p| p.check == crate::checks::Check::UserdataNotCloudConfig)
             {
                 // A script, an archive, MIME parts: none of it is a cloud-config's modules.
-                let what = [": its files", ": it has no"]
-                    .iter()
-                    .find_map(|cut| p.message.split_once(cut).map(|(head, _)| head))
-                    .unwrap_or(&p.message);
+                // Named by its header's first word only: the rest of the line (a script's
+                // arguments, an include's URL) may hold a credential.
+                let text = String::from_utf8_lossy(payload.userdata());
+                let header = text.trim_start().split_whitespace().next().unwrap_or("");
+                let kind = if header.starts_with("#!") {
+                    "a script".to_owned()
+                } else if header.starts_with('#') {
+                    format!(
+                        "a cloud-init `{}` part",
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(header, 30))
+                    )
+                } else if text
+                    .trim_start()
+                    .to_ascii_lowercase()
+                    .starts_with("content-type:")
+                    || text
+                        .trim_start()
+                        .to_ascii_lowercase()
+                        .starts_with("mime-version:")
+                {
+                    "MIME multipart".to_owned()
+                } else {
+                    "not cloud-init user data".to_owned()
+                };
                 return Err(refuse(
                     "Ignition",
-                    format!("all of it: {what}, and only cloud-config modules convert"),
+                    format!(
+                        "all of it: the user data is {kind}, not a cloud-config, and only cloud-config modules convert"
+                    ),
                 ));
             }
             let text = String::from_utf8_lossy(payload.userdata());
@@ -295,12 +316,25 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     // Groups name members among the users: not checked against users that could not be read.
     let users_read = users.is_some();
     let (mut passwd_users, sudoers) = users.unwrap_or_default();
-    if let Some(keys) = other("ssh_authorized_keys") {
-        keep!(default_user_keys(keys, &mut passwd_users));
+    if let Some(keys) = other("ssh_authorized_keys").filter(|k| !k.is_null()) {
+        // cloud-init gives them to the default user, which exists when `users` is not given
+        // or lists `default`; else only to root, behind a command that refuses the login.
+        let default = match other("users") {
+            None => true,
+            Some(users) => mentions_default(users),
+        };
+        if default {
+            keep!(default_user_keys(keys, &mut passwd_users));
+        } else {
+            refused.push(
+                "ssh_authorized_keys (users has no default user: cloud-init gives the keys to root, whose login it refuses)"
+                    .to_owned(),
+            );
+        }
     }
     let passwd_groups = match other("groups") {
         Some(groups) if users_read => {
-            keep!(groups_to_ignition(groups, &mut passwd_users)).unwrap_or_default()
+            keep!(groups_to_ignition(groups, &passwd_users)).unwrap_or_default()
         }
         _ => Vec::new(),
     };
@@ -322,67 +356,50 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .filter(|c| c.origin == "bootcmd")
         .map(|c| c.line.as_str())
         .collect();
+    for c in &config.commands {
+        if c.line.contains("cloud-init-per")
+            || (c.origin == "bootcmd" && c.line.contains("INSTANCE_ID"))
+        {
+            refused.push(format!(
+                "{}: a command that uses cloud-init itself (cloud-init-per, $INSTANCE_ID), which Ignition's systems do not have",
+                c.origin
+            ));
+            break;
+        }
+    }
     if !boot.is_empty() {
         files.extend(keep!(script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")).flatten());
         units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
     }
-    let mut run: Vec<&str> = config
+    let run: Vec<&str> = config
         .commands
         .iter()
         .filter(|c| c.origin != "bootcmd")
         .map(|c| c.line.as_str())
         .collect();
-    // Directories and links first, as a conversion from Ignition writes them.
-    let (directories, links) = leading_storage_commands(&mut run);
-    // `systemctl` lines last, when a conversion from Ignition wrote them: after the script it
-    // keeps as a file, or opened by `daemon-reload`. A config's own stay commands.
-    let script: Option<Vec<String>> = config
+    let script = script_lines(&config.files, SCRIPT_PATH);
+    let unit_files: Vec<&str> = config
         .files
         .iter()
-        .rev()
-        .find(|f| f.path == SCRIPT_PATH)
-        .map(|f| {
-            f.text()
-                .map(|t| crate::document::ignition::script_lines(&t).collect())
-                .unwrap_or_default()
-        });
-    let block = run
-        .iter()
-        .rev()
-        .map_while(|line| systemctl_line(line))
-        .collect::<Vec<_>>();
-    let reload = block.last().is_some_and(|u| u.get("name").is_none());
-    let ours = |units: &[Value]| {
-        units
-            .iter()
-            .any(|u| u["name"] == UNIT_NAME || u["name"] == BOOT_UNIT_NAME)
-    };
-    let take = match &script {
-        // What follows the script's own lines.
-        Some(script)
-            if run.len() >= script.len() && script.iter().zip(&run).all(|(a, b)| a == b) =>
-        {
-            let rest = run.len() - script.len();
-            (rest <= block.len()).then_some(rest)
-        }
-        Some(_) => None,
-        None => reload.then_some(block.len()),
-    };
-    let mut trailing = Vec::new();
-    if let Some(n) = take.filter(|n| !ours(&block[..*n])) {
-        run.truncate(run.len() - n);
-        trailing = block[..n].to_vec();
-        trailing.reverse();
-    }
+        .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
+        .collect();
+    let split = split_runcmd(&run, script.as_deref(), &unit_files);
+    let (directories, links) = storage_entries(&run[..split.script.start]);
+    let trailing = &run[split.script.end..];
+    let run = &run[split.script.clone()];
     if !run.is_empty() {
-        files.extend(keep!(script_file(config, SCRIPT_PATH, &run, "runcmd")).flatten());
+        files.extend(keep!(script_file(config, SCRIPT_PATH, run, "runcmd")).flatten());
         units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
     }
-    for unit in trailing {
-        if unit.get("name").is_some() && !units.iter().any(|u| u["name"] == unit["name"]) {
-            units.push(unit);
+    // A unit named twice ends as the last line leaves it, as it would under cloud-init.
+    let mut named: Vec<Value> = Vec::new();
+    for unit in trailing.iter().filter_map(|line| systemctl_line(line)) {
+        if unit.get("name").is_some() {
+            named.retain(|u| u["name"] != unit["name"]);
+            named.push(unit);
         }
     }
+    units.extend(named);
     if let Some(ntp) = &config.ntp {
         keep!(ntp_keys(other("ntp")));
         if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
@@ -425,8 +442,8 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     for unit in storage.units {
         if units.iter().any(|u| u["name"] == unit["name"]) {
             refused.push(format!(
-                "mounts: two mounts on {} (one unit each)",
-                unit["name"].as_str().unwrap_or("")
+                "mounts: the unit {} of a mount is also named by a systemctl command of runcmd",
+                crate::codec::text::terminal_safe(unit["name"].as_str().unwrap_or(""))
             ));
             continue;
         }
@@ -484,11 +501,7 @@ fn script_file(
     lines: &[&str],
     what: &str,
 ) -> Result<Option<Value>, ConvertError> {
-    if let Some(file) = config.files.iter().rev().find(|f| f.path == path) {
-        let script: Vec<String> = file
-            .text()
-            .map(|t| crate::document::ignition::script_lines(&t).collect())
-            .unwrap_or_default();
+    if let Some(script) = script_lines(&config.files, path) {
         return if script.iter().map(String::as_str).eq(lines.iter().copied()) {
             Ok(None)
         } else {
@@ -539,49 +552,127 @@ fn systemctl_line(line: &str) -> Option<Value> {
     }
 }
 
-/// The directories and links of the first commands, when they are the ones a conversion from
-/// Ignition writes; those commands are taken off `run`.
-fn leading_storage_commands(run: &mut Vec<&str>) -> (Vec<Value>, Vec<Value>) {
-    let mut directories = Vec::new();
-    let mut links: Vec<Value> = Vec::new();
-    let read: Vec<Option<Value>> = run
+/// How runcmd's lines divide: the directory and link commands before `script` (the lines of
+/// the install script), and `systemctl` lines after it.
+struct RuncmdSplit {
+    script: std::ops::Range<usize>,
+}
+
+/// Where a conversion from Ignition's lines are in `run`: first the commands that make
+/// directories and links, last the `systemctl` lines of units, between them the script.
+///
+/// The `systemctl` lines are units only when that cannot change what happens: after the script
+/// `/etc/rke2-install.sh` holds (a conversion from Ignition wrote both), with no other command
+/// (nothing in the config installs a unit later), or for units whose files the config writes.
+/// Enabling, at first boot, a unit the script installs only later would do nothing.
+fn split_runcmd(run: &[&str], script: Option<&[String]>, unit_files: &[&str]) -> RuncmdSplit {
+    let storage = leading_storage_commands(run);
+    let block = run[storage..]
         .iter()
-        .map(|line| storage::read_command(line))
-        .take_while(Option::is_some)
+        .rev()
+        .take_while(|line| systemctl_line(line).is_some())
+        .count();
+    let ours = |lines: &[&str]| {
+        lines
+            .iter()
+            .filter_map(|l| systemctl_line(l))
+            .any(|u| u["name"] == UNIT_NAME || u["name"] == BOOT_UNIT_NAME)
+    };
+    let units_named = |lines: &[&str]| {
+        lines
+            .iter()
+            .filter_map(|l| systemctl_line(l))
+            .any(|u| u.get("name").is_some())
+    };
+    let end = run.len();
+    if let Some(script) = script {
+        // The script's lines, after storage commands that are not its own.
+        for start in 0..=storage {
+            let rest = &run[start..];
+            if rest.len() >= script.len() && script.iter().zip(rest).all(|(a, b)| a == b) {
+                let after = start + script.len();
+                let tail = &run[after..];
+                if tail.iter().all(|l| systemctl_line(l).is_some()) && !ours(tail) {
+                    return RuncmdSplit {
+                        script: start..after,
+                    };
+                }
+            }
+        }
+        return RuncmdSplit { script: 0..end };
+    }
+    let tail = &run[end - block..];
+    let only_units = block == end - storage;
+    let own_files = tail
+        .iter()
+        .filter_map(|l| systemctl_line(l))
+        .all(|u| u["name"].as_str().is_none_or(|n| unit_files.contains(&n)));
+    if block > 0 && units_named(tail) && !ours(tail) && (only_units || own_files) {
+        RuncmdSplit {
+            script: storage..end - block,
+        }
+    } else {
+        RuncmdSplit {
+            script: storage..end,
+        }
+    }
+}
+
+/// How many of the first commands are the directory and link commands a conversion from
+/// Ignition writes (`mkdir -p` only before the link it makes a parent for).
+fn leading_storage_commands(run: &[&str]) -> usize {
+    let read: Vec<Value> = run
+        .iter()
+        .map_while(|line| storage::read_command(line))
         .collect();
     let mut taken = 0;
-    for (at, entry) in read.iter().flatten().enumerate() {
+    for (at, entry) in read.iter().enumerate() {
+        let fits = if entry.get("owner").is_some() {
+            // `chown -h` right after the link it owns.
+            at > 0 && read[at - 1]["link"]["path"] == entry["owner"]["path"]
+        } else if let Some(parent) = entry.get("parent") {
+            read.get(at + 1)
+                .and_then(|n| n["link"]["path"].as_str())
+                .and_then(|p| p.rsplit_once('/'))
+                .is_some_and(|(dir, _)| dir == parent)
+        } else {
+            true
+        };
+        if !fits {
+            break;
+        }
+        taken += 1;
+    }
+    taken
+}
+
+/// The Ignition directories and links of the commands [`leading_storage_commands`] counted.
+fn storage_entries(lines: &[&str]) -> (Vec<Value>, Vec<Value>) {
+    let mut directories = Vec::new();
+    let mut links: Vec<Value> = Vec::new();
+    for entry in lines.iter().filter_map(|line| storage::read_command(line)) {
         if let Some(d) = entry.get("directory") {
             directories.push(d.clone());
         } else if let Some(l) = entry.get("link") {
             links.push(l.clone());
-        } else if let Some(o) = entry.get("owner") {
-            // `chown -h` right after the link it owns.
-            match links.last_mut() {
-                Some(link) if link["path"] == o["path"] => {
-                    for k in ["user", "group"] {
-                        if let Some(v) = o.get(k) {
-                            link[k] = v.clone();
-                        }
-                    }
+        } else if let (Some(o), Some(link)) = (entry.get("owner"), links.last_mut()) {
+            for k in ["user", "group"] {
+                if let Some(v) = o.get(k) {
+                    link[k] = v.clone();
                 }
-                _ => break,
-            }
-        } else if let Some(parent) = entry.get("parent") {
-            // `mkdir -p` of the parent of the link that follows: Ignition makes parents itself.
-            let next = read.get(at + 1).and_then(Option::as_ref);
-            let parent_of_next = next
-                .and_then(|n| n["link"]["path"].as_str())
-                .and_then(|p| p.rsplit_once('/'))
-                .is_some_and(|(dir, _)| dir == parent);
-            if !parent_of_next {
-                break;
             }
         }
-        taken += 1;
     }
-    run.drain(..taken);
     (directories, links)
+}
+
+/// The command lines of the script a config writes at `path`, if it writes one.
+fn script_lines(files: &[File], path: &str) -> Option<Vec<String>> {
+    files.iter().rev().find(|f| f.path == path).map(|f| {
+        f.text()
+            .map(|t| crate::document::ignition::script_lines(&t).collect())
+            .unwrap_or_default()
+    })
 }
 
 /// `ntp` keys other than the servers and pools chrony is given.
@@ -635,6 +726,16 @@ fn default_user_keys(keys: &Value, users: &mut Vec<Value>) -> Result<(), Convert
         }
     }
     Ok(())
+}
+
+/// Whether cloud-config `users` lists `default` (as an entry, or in a comma-separated string).
+fn mentions_default(users: &Value) -> bool {
+    let names = |s: &str| s.split(',').any(|n| n.trim() == "default");
+    match users {
+        Value::String(s) => names(s),
+        Value::Array(items) => items.iter().any(|i| i.as_str().is_some_and(names)),
+        _ => false,
+    }
 }
 
 /// The `core` entry of `users`, added when it is missing.
@@ -791,9 +892,8 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
     Ok((out, sudoers))
 }
 
-/// cloud-config `groups` as Ignition `passwd.groups`; members become groups of users the config
-/// also creates.
-fn groups_to_ignition(groups: &Value, users: &mut [Value]) -> Result<Vec<Value>, ConvertError> {
+/// cloud-config `groups` as Ignition `passwd.groups` (names; a group with members is refused).
+fn groups_to_ignition(groups: &Value, users: &[Value]) -> Result<Vec<Value>, ConvertError> {
     const TO: &str = "Ignition";
     let mut entries: Vec<(String, Vec<String>)> = Vec::new();
     let items: Vec<&Value> = match groups {
@@ -821,25 +921,24 @@ fn groups_to_ignition(groups: &Value, users: &mut [Value]) -> Result<Vec<Value>,
     }
     let mut out = Vec::new();
     for (group, members) in entries {
-        for member in members {
-            let user = users
-                .iter_mut()
-                .find(|u| u["name"] == member.as_str())
-                .ok_or_else(|| {
-                    refuse(
-                        TO,
-                        format!(
-                            "groups.{group}: member {} is not a user this config creates",
-                            crate::codec::text::terminal_safe(&member)
-                        ),
-                    )
-                })?;
-            if let Some(user) = user.as_object_mut()
-                && let Value::Array(list) = user.entry("groups").or_insert_with(|| json!([]))
-                && !list.iter().any(|g| g == group.as_str())
-            {
-                list.push(json!(group));
-            }
+        // cloud-init makes groups before users and adds only members that already exist, so a
+        // user this config creates is skipped; an existing one Ignition cannot add to a group
+        // without taking the user over.
+        if let Some(member) = members.first() {
+            let created = users.iter().any(|u| u["name"] == member.as_str());
+            let why = if created {
+                "is created by this config after the group, so cloud-init skips her: list the group in the user's entry"
+            } else {
+                "is not a user this config creates"
+            };
+            return Err(refuse(
+                TO,
+                format!(
+                    "groups.{}: member {} {why}",
+                    crate::codec::text::terminal_safe(&group),
+                    crate::codec::text::terminal_safe(member)
+                ),
+            ));
         }
         out.push(json!({"name": group}));
     }
@@ -859,7 +958,26 @@ fn ignition_file(file: &File) -> Result<Value, ConvertError> {
     };
     let contents = match &file.content {
         Content::Inline(bytes) => data_url(bytes),
-        Content::Remote(url) => json!({"compression": "", "source": url, "verification": {}}),
+        Content::Remote(url) => {
+            // Ignition fetches http, https, tftp, s3, gs and arn sources.
+            let scheme = url.split(':').next().unwrap_or("").to_ascii_lowercase();
+            if !matches!(
+                scheme.as_str(),
+                "http" | "https" | "tftp" | "s3" | "gs" | "arn"
+            ) {
+                return Err(refuse(
+                    "Ignition",
+                    format!(
+                        "write_files[{}].source.uri {}: (Ignition cannot fetch it)",
+                        crate::codec::text::terminal_safe(&file.path),
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(
+                            &scheme, 20
+                        ))
+                    ),
+                ));
+            }
+            json!({"compression": "", "source": url, "verification": {}})
+        }
         Content::Undecodable(why) => {
             return Err(refuse(
                 "Ignition",
@@ -867,15 +985,21 @@ fn ignition_file(file: &File) -> Result<Value, ConvertError> {
             ));
         }
     };
+    // Appending nothing makes the file if it is missing and keeps it otherwise: no contents.
+    let touch = file.append && matches!(&file.content, Content::Inline(b) if b.is_empty());
     let mut entry = Map::new();
     entry.insert("group".to_owned(), group);
     entry.insert("overwrite".to_owned(), Value::Bool(!file.append));
     entry.insert("path".to_owned(), Value::String(file.path.clone()));
     entry.insert("user".to_owned(), user);
-    if file.append {
-        entry.insert("append".to_owned(), Value::Array(vec![contents]));
-    } else {
-        entry.insert("contents".to_owned(), contents);
+    match (touch, file.append) {
+        (true, _) => {}
+        (false, true) => {
+            entry.insert("append".to_owned(), Value::Array(vec![contents]));
+        }
+        (false, false) => {
+            entry.insert("contents".to_owned(), contents);
+        }
     }
     if let Some(mode) = file.mode {
         entry.insert("mode".to_owned(), json!(mode));
@@ -919,17 +1043,11 @@ fn to_cloud_config(
 ) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
     let groups = ignition.unmodelled.contains(&"passwd.groups");
-    if merged
-        && (!ignition.users.is_empty()
-            || groups
-            || !ignition.directories.is_empty()
-            || !ignition.links.is_empty()
-            || !ignition.filesystems.is_empty()
-            || ignition.unmodelled.contains(&"storage.disks"))
-    {
+    if merged {
+        // Each field is checked in the config that says it; merged ones are not read here.
         return Err(refuse(
             TO,
-            "passwd or storage of a config in ignition.config.merge (merge it into one config first)",
+            "ignition.config.merge (the configs merged in: merge them into one config first)",
         ));
     }
     let unmodelled: Vec<&str> = ignition
@@ -1010,6 +1128,15 @@ fn to_cloud_config(
             boot.extend(lines);
             continue;
         }
+        if unit.name == UNIT_NAME || unit.name == BOOT_UNIT_NAME {
+            // These names are the conversion's: back, runcmd and bootcmd become them again.
+            refused.push(format!(
+                "systemd.units[{}] (not the oneshot that runs {} alone, with no drop-ins: this conversion reads runcmd and bootcmd into units of these names)",
+                crate::codec::text::terminal_safe(&unit.name),
+                if unit.name == UNIT_NAME { SCRIPT_PATH } else { BOOT_SCRIPT_PATH }
+            ));
+            continue;
+        }
         if let Some(text) = &unit.contents {
             unit_files.push(unit_file(dir, text));
         }
@@ -1027,15 +1154,58 @@ fn to_cloud_config(
             ));
         }
     }
-    // `daemon-reload` for the unit files written, and to open the block of units when no
-    // install script comes before it (a conversion back reads the block as units again).
-    if !unit_files.is_empty() || (script.is_empty() && !systemctl.is_empty()) {
+    // `daemon-reload` before enabling units whose files were just written.
+    if !unit_files.is_empty() && !systemctl.is_empty() {
         systemctl.insert(0, "systemctl daemon-reload".to_owned());
     }
     if !ignition.files.is_empty() || !unit_files.is_empty() {
+        // cloud-init writes files before it mounts filesystems and creates users: a file
+        // under a mount point, or owned by a user or group the config creates, is deferred to
+        // its final stage (Ignition mounts, and creates users, before it writes files).
+        let names = |section: &str| -> Vec<&str> {
+            doc["passwd"][section]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|u| u["name"].as_str())
+                .collect()
+        };
+        let (users, groups) = (names("users"), names("groups"));
+        let defer = |file: &File| {
+            let under = |mount: &str| {
+                file.path
+                    .strip_prefix(mount.trim_end_matches('/'))
+                    .is_some_and(|rest| rest.starts_with('/'))
+            };
+            let owned = file.owner.as_deref().is_some_and(|o| {
+                let (u, g) = o.split_once(':').unwrap_or((o, ""));
+                users.contains(&u) || groups.contains(&g)
+            });
+            owned || storage.mounts.iter().any(|m| under(&m[1]))
+        };
+        // A file without contents is made if missing and otherwise kept as it is, with its
+        // mode and owner: cloud-init's append of nothing.
+        let kept: Vec<&str> = doc["storage"]["files"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| {
+                f["contents"]["source"].as_str().is_none()
+                    && f["append"].as_array().is_none_or(Vec::is_empty)
+            })
+            .filter_map(|f| f["path"].as_str())
+            .collect();
         out.push_str("write_files:\n");
         for file in ignition.files.iter().chain(&unit_files) {
-            keep!(write_file_entry(&mut out, file));
+            if kept.contains(&file.path.as_str()) {
+                let touch = File {
+                    append: true,
+                    ..file.clone()
+                };
+                keep!(write_file_entry(&mut out, &touch, defer(file)));
+            } else {
+                keep!(write_file_entry(&mut out, file, defer(file)));
+            }
         }
     }
     if !storage.mounts.is_empty() {
@@ -1105,6 +1275,22 @@ fn file_fields(doc: &Value) -> Result<(), ConvertError> {
         let resources =
             std::iter::once(&f["contents"]).chain(f["append"].as_array().into_iter().flatten());
         for r in resources {
+            if let Some(source) = r["source"].as_str().filter(|s| !s.starts_with("data:")) {
+                let scheme = source.split(':').next().unwrap_or("").to_ascii_lowercase();
+                if !matches!(scheme.as_str(), "http" | "https") {
+                    return Err(field(&format!(
+                        "contents.source {}: (cloud-init's write_files fetches http and https)",
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(
+                            &scheme, 20
+                        ))
+                    )));
+                }
+                if r["compression"].as_str().is_some_and(|c| !c.is_empty()) {
+                    return Err(field(
+                        "contents.compression of a remote source (cloud-init writes what it fetches as it is)",
+                    ));
+                }
+            }
             if r["verification"]["hash"]
                 .as_str()
                 .is_some_and(|h| !h.is_empty())
@@ -1145,8 +1331,11 @@ fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
         .map(|lines| (program.to_owned(), lines))
 }
 
-fn write_file_entry(out: &mut String, file: &File) -> Result<(), ConvertError> {
+fn write_file_entry(out: &mut String, file: &File, defer: bool) -> Result<(), ConvertError> {
     out.push_str(&format!("-   path: {}\n", yaml_quote(&file.path)));
+    if defer {
+        out.push_str("    defer: true\n");
+    }
     if let Some(owner) = &file.owner {
         // Ignition's id 0 (the only id that reaches here) is root by name.
         let owner = match owner.split_once(':') {
@@ -1410,7 +1599,7 @@ mod tests {
         );
         assert_eq!(
             doc["storage"]["filesystems"],
-            json!([{"device": "/dev/vdb1", "format": "xfs", "label": "data", "mountOptions": ["noatime"], "path": "/var/lib/rancher", "wipeFilesystem": true}])
+            json!([{"device": "/dev/vdb1", "format": "xfs", "label": "data", "wipeFilesystem": true}])
         );
         assert_eq!(
             doc["passwd"]["users"],
@@ -1418,15 +1607,17 @@ mod tests {
         );
         let unit = &doc["systemd"]["units"][0];
         assert_eq!(unit["name"], "var-lib-rancher.mount");
-        assert!(unit["contents"].as_str().unwrap().contains(
-            "What=/dev/disk/by-label/data\nWhere=/var/lib/rancher\nType=xfs\nOptions=noatime\n"
-        ));
+        assert!(
+            unit["contents"].as_str().unwrap().contains(
+                "What=/dev/disk/by-label/data\nWhere=/var/lib/rancher\nOptions=noatime\n"
+            )
+        );
         let back = String::from_utf8(back(std::str::from_utf8(&ign).unwrap()).unwrap()).unwrap();
         assert!(back.contains("disk_setup:\n  /dev/vdb:\n    table_type: gpt\n    layout: true\n    overwrite: true\n"), "{back}");
         assert!(back.contains("fs_setup:\n  - device: /dev/vdb1\n    filesystem: xfs\n    partition: none\n    overwrite: true\n    label: data\n"), "{back}");
         assert!(
             back.contains(
-                "mounts:\n- [/dev/disk/by-label/data, /var/lib/rancher, xfs, noatime, '0', '2']\n"
+                "mounts:\n- [/dev/disk/by-label/data, /var/lib/rancher, auto, noatime, '0', '2']\n"
             ),
             "{back}"
         );

@@ -240,9 +240,13 @@ fn gpt_code(guid: &str) -> String {
 }
 
 /// A partition's device path: `/dev/sdb` + 1 is `/dev/sdb1`, `/dev/nvme1n1` + 1 is
-/// `/dev/nvme1n1p1` (the kernel's names).
+/// `/dev/nvme1n1p1` (the kernel's names), a udev link + 1 the link with `-part1`.
 fn partition_path(device: &str, number: u64) -> String {
-    if device.ends_with(|c: char| c.is_ascii_digit()) {
+    if device.starts_with("/dev/disk/") {
+        // udev's links to a partition: `/dev/disk/by-id/virtio-data-part1`,
+        // `/dev/disk/azure/scsi1/lun0-part1`.
+        format!("{device}-part{number}")
+    } else if device.ends_with(|c: char| c.is_ascii_digit()) {
         format!("{device}p{number}")
     } else {
         format!("{device}{number}")
@@ -361,8 +365,10 @@ fn filesystem(
         "none" => (device.to_owned(), true),
         // Made unless a matching filesystem is there, on a partition or filesystem path, or
         // on the one partition this config gives the disk.
-        "auto" | "any" if is_partition(device) => (device.to_owned(), overwrite),
-        "auto" | "any" if one_partition => (partition_path(device, 1), overwrite),
+        // cloud-init keeps a matching filesystem here whatever `overwrite` says (it only
+        // forces mkfs when it makes one).
+        "auto" | "any" if is_partition(device) => (device.to_owned(), false),
+        "auto" | "any" if one_partition => (partition_path(device, 1), false),
         "auto" | "any" => {
             return Err(refuse(
                 TO_IGNITION,
@@ -393,9 +399,6 @@ fn filesystem(
 /// A `mounts` device as a path: `LABEL=x` and `UUID=x` by their udev links, `sdb` under
 /// `/dev`; cloud-init's own names (`ephemeral0`, `swap`) only it can resolve.
 fn mount_device(name: &str, aliases: &Map<String, Value>) -> Option<String> {
-    if let Some(Value::String(path)) = aliases.get(name) {
-        return Some(path.clone());
-    }
     for (prefix, dir) in [
         ("LABEL=", "by-label"),
         ("UUID=", "by-uuid"),
@@ -407,12 +410,38 @@ fn mount_device(name: &str, aliases: &Map<String, Value>) -> Option<String> {
                 .then(|| format!("/dev/disk/{dir}/{rest}"));
         }
     }
-    if name.starts_with("/dev/") {
+    // A network filesystem (`server:/export`) is mounted as it is named.
+    if name.contains(":/") && !name.starts_with('/') {
         return Some(name.to_owned());
     }
-    let named = name.starts_with("ephemeral") || name == "swap" || name.contains('/');
-    (!named && !name.is_empty()).then(|| format!("/dev/{name}"))
+    if name.starts_with('/') {
+        return name.starts_with("/dev/").then(|| name.to_owned());
+    }
+    // `<device>.<n>`: partition n of a named device.
+    let (base, part) = match name.rsplit_once('.') {
+        Some((b, n)) if !b.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
+            (b, n.parse::<u64>().ok().filter(|n| *n > 0))
+        }
+        _ => (name, None),
+    };
+    let device = match aliases.get(base) {
+        Some(Value::String(path)) if path.starts_with("/dev/") => path.clone(),
+        Some(_) => return None,
+        None if base.starts_with("ephemeral") || base == "swap" || base.contains('/') => {
+            return None;
+        }
+        None => format!("/dev/{base}"),
+    };
+    Some(match part {
+        Some(n) => partition_path(&device, n),
+        None => device,
+    })
 }
+
+/// cloud-init's defaults for the fields a `mounts` entry leaves out (systemd's): the type, the
+/// options, dump and pass. Its `x-systemd.requires=cloud-init.service` is not carried: there is no
+/// such unit under Ignition, and the mount would fail on it.
+const MOUNT_DEFAULTS: [&str; 4] = ["auto", "defaults,nofail,_netdev", "0", "2"];
 
 fn mount(
     entry: &Value,
@@ -421,37 +450,50 @@ fn mount(
     aliases: &Map<String, Value>,
 ) -> Result<(), super::ConvertError> {
     let what = format!("mounts[{i}]");
-    let fields: Vec<String> = match entry {
+    let mut fields: Vec<Option<String>> = match entry {
         Value::Array(items) => items
             .iter()
             .map(|v| match v {
-                Value::String(s) => Some(s.clone()),
-                Value::Number(n) => Some(n.to_string()),
-                _ => None,
+                Value::String(s) => Ok(Some(s.clone())),
+                Value::Number(n) => Ok(Some(n.to_string())),
+                Value::Null => Ok(None),
+                _ => Err(()),
             })
-            .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| refuse(TO_IGNITION, format!("{what} (not a list of words)")))?,
+            .collect::<Result<Vec<_>, ()>>()
+            .map_err(|()| refuse(TO_IGNITION, format!("{what} (not a list of words)")))?,
         _ => return Err(refuse(TO_IGNITION, format!("{what} (not a list)"))),
     };
-    let [name, path, format, options, rest @ ..] = fields.as_slice() else {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what} (without device, mount point, type and options)"),
-        ));
-    };
-    if rest.len() > 2 {
+    if fields.len() > 6 {
         return Err(refuse(
             TO_IGNITION,
             format!("{what} (more than six fields)"),
         ));
     }
-    if rest.first().is_some_and(|d| d != "0") {
+    fields.resize(6, None);
+    let field = |n: usize| -> String {
+        fields[n].clone().unwrap_or_else(|| {
+            MOUNT_DEFAULTS
+                .get(n.wrapping_sub(2))
+                .copied()
+                .unwrap_or("")
+                .to_owned()
+        })
+    };
+    let (name, path, format, options, dump, pass) =
+        (field(0), field(1), field(2), field(3), field(4), field(5));
+    if name.is_empty() || path.is_empty() {
         return Err(refuse(
             TO_IGNITION,
-            format!("{what}: dump field {}", rest[0]),
+            format!("{what} (without a device and a mount point)"),
         ));
     }
-    let fsck = rest.get(1).is_some_and(|p| p != "0");
+    if dump != "0" {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: dump field {}", terminal_safe(&dump)),
+        ));
+    }
+    let fsck = pass != "0";
     if format == "swap" || path == "none" || path == "swap" {
         return Err(refuse(
             TO_IGNITION,
@@ -461,70 +503,49 @@ fn mount(
     if !path.starts_with('/') {
         return Err(refuse(
             TO_IGNITION,
-            format!("{what}: mount point {} is not a path", terminal_safe(path)),
+            format!("{what}: mount point {} is not a path", terminal_safe(&path)),
         ));
     }
-    let device = mount_device(name, aliases).ok_or_else(|| {
+    let device = mount_device(&name, aliases).ok_or_else(|| {
         refuse(
             TO_IGNITION,
             format!(
                 "{what}: device {} (cloud-init finds it at boot, Ignition needs a /dev path)",
-                terminal_safe(name)
+                terminal_safe(&name)
             ),
         )
     })?;
-    let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
-    // The filesystem fs_setup makes on this device, or one only mounted.
-    let existing = out.filesystems.iter_mut().find(|f| {
-        let label = device.strip_prefix("/dev/disk/by-label/");
-        f.get("path").is_none()
-            && (f["device"] == device.as_str() || label.is_some_and(|l| f["label"] == l))
-    });
-    let format = match existing {
-        Some(fs) => {
-            let made = fs["format"].as_str().unwrap_or("").to_owned();
-            if format != "auto" && *format != made {
-                return Err(refuse(
-                    TO_IGNITION,
-                    format!(
-                        "{what}: type {} differs from the {made} fs_setup makes on {}",
-                        terminal_safe(format),
-                        terminal_safe(&device)
-                    ),
-                ));
-            }
-            fs["path"] = json!(path);
-            if !options.is_empty() {
-                fs["mountOptions"] = json!(options);
-            }
-            made
-        }
-        None => {
-            if !FORMATS.contains(&format.as_str()) {
-                return Err(refuse(
-                    TO_IGNITION,
-                    format!(
-                        "{what}: type {} (Ignition needs one of ext4, btrfs, xfs, vfat)",
-                        terminal_safe(format)
-                    ),
-                ));
-            }
-            let mut fs = Map::new();
-            fs.insert("device".to_owned(), json!(device));
-            fs.insert("format".to_owned(), json!(format));
-            if !options.is_empty() {
-                fs.insert("mountOptions".to_owned(), json!(options));
-            }
-            fs.insert("path".to_owned(), json!(path));
-            fs.insert("wipeFilesystem".to_owned(), json!(false));
-            out.filesystems.push(Value::Object(fs));
-            format.clone()
-        }
+    // cloud-init mounts a disk's first partition when it has one: known here only when this
+    // config partitions the disk.
+    let device = if is_partition(&device) || device.contains(":/") {
+        device
+    } else if out.disks.iter().any(|d| {
+        d["device"] == device.as_str() && d["partitions"].as_array().is_some_and(|p| !p.is_empty())
+    }) {
+        partition_path(&device, 1)
+    } else {
+        return Err(refuse(
+            TO_IGNITION,
+            format!(
+                "{what}: device {} (cloud-init mounts its first partition if it has one, else the disk: name the partition)",
+                terminal_safe(&device)
+            ),
+        ));
     };
+    let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
+    // Only a unit: cloud-init's mounts never formats, and mounts after write_files, so the
+    // filesystem is not given a path for Ignition to mount while it writes files.
+    let name = format!("{}.mount", escape_path(&path));
+    if out.units.iter().any(|u| u["name"] == name.as_str()) {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: {} is mounted twice", terminal_safe(&path)),
+        ));
+    }
     out.units.push(json!({
-        "contents": mount_unit(&device, path, &format, &options, fsck),
+        "contents": mount_unit(&device, &path, &format, &options, fsck),
         "enabled": true,
-        "name": format!("{}.mount", escape_path(path)),
+        "name": name,
     }));
     Ok(())
 }
@@ -536,9 +557,10 @@ fn mount_unit(device: &str, path: &str, format: &str, options: &[&str], fsck: bo
         let fsck = format!("systemd-fsck@{}.service", escape_path(device));
         unit.push_str(&format!("Requires={fsck}\nAfter={fsck}\n"));
     }
-    unit.push_str(&format!(
-        "[Mount]\nWhat={device}\nWhere={path}\nType={format}\n"
-    ));
+    unit.push_str(&format!("[Mount]\nWhat={device}\nWhere={path}\n"));
+    if format != "auto" {
+        unit.push_str(&format!("Type={format}\n"));
+    }
     if !options.is_empty() {
         unit.push_str(&format!("Options={}\n", options.join(",")));
     }
@@ -831,6 +853,41 @@ pub(super) fn to_cloud_config(
     if !fs_setup.is_empty() {
         out.blocks.push_str("fs_setup:\n");
         out.blocks.push_str(&fs_setup);
+    }
+    // A `.mount` unit of its own that says no more than an fstab line is one.
+    for unit in units {
+        if out.mount_units.contains(&unit.name)
+            || unit.enabled != Some(true)
+            || unit.mask == Some(true)
+            || !unit.dropins.is_empty()
+        {
+            continue;
+        }
+        let Some(m) = unit.contents.as_deref().and_then(read_mount_unit) else {
+            continue;
+        };
+        if unit.name != format!("{}.mount", escape_path(&m.path))
+            || out.mounts.iter().any(|e| e[1] == m.path)
+        {
+            continue;
+        }
+        out.mount_units.push(unit.name.clone());
+        out.mounts.push([
+            m.what,
+            m.path,
+            if m.format.is_empty() {
+                "auto".to_owned()
+            } else {
+                m.format
+            },
+            if m.options.is_empty() {
+                "defaults".to_owned()
+            } else {
+                m.options
+            },
+            "0".to_owned(),
+            if m.fsck { "2" } else { "0" }.to_owned(),
+        ]);
     }
     for d in list("directories") {
         let path = d["path"].as_str().unwrap_or("");
