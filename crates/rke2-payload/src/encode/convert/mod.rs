@@ -93,7 +93,7 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
                 // Named by its header's first word only: the rest of the line (a script's
                 // arguments, an include's URL) may hold a credential.
                 let text = String::from_utf8_lossy(payload.userdata());
-                let header = text.trim_start().split_whitespace().next().unwrap_or("");
+                let header = text.split_whitespace().next().unwrap_or("");
                 let kind = if header.starts_with("#!") {
                     "a script".to_owned()
                 } else if header.starts_with('#') {
