@@ -106,12 +106,10 @@ impl<'de> Deserialize<'de> for RawWriteFile {
                         Some("permissions") => out.permissions = map.next_value()?,
                         Some("append") => out.append = map.next_value()?,
                         Some("source") => out.source = map.next_value()?,
-                        // Deferred to cloud-init's final stage so that users it creates can own
-                        // the file: Ignition creates users before it writes files.
-                        Some("defer") => {
-                            map.next_value::<serde::de::IgnoredAny>()?;
-                        }
-                        // cloud-init ignores keys it does not know (its schema reports them).
+                        // Not held: `defer` (cloud-init's final stage, so that users it creates
+                        // can own the file; Ignition creates users before it writes files, so
+                        // a conversion needs nothing for it), and keys cloud-init does not know
+                        // (its schema reports them).
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                         }

@@ -233,9 +233,11 @@ pub(crate) fn lint_payload(
         && !c.ingress_controller.is_empty()
     {
         let disabled: Vec<String> = match c.other.iter().rev().find(|(k, _)| k == "disable") {
+            // RKE2 splits each item on commas too (`[rke2-a,rke2-b]` is two).
             Some((_, serde_json::Value::Array(items))) => items
                 .iter()
                 .filter_map(serde_json::Value::as_str)
+                .flat_map(|s| s.split(','))
                 .map(|s| s.trim().to_owned())
                 .collect(),
             Some((_, serde_json::Value::String(s))) => {

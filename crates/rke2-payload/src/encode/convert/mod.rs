@@ -301,14 +301,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     if !leftovers.is_empty() {
         refused.push(format!("top-level keys {}", leftovers.join(", ")));
     }
-    let other = |key: &str| {
-        config
-            .other
-            .iter()
-            .rev()
-            .find(|(k, _)| k == key)
-            .map(|(_, v)| v)
-    };
+    let other = |key: &str| storage::key(config, key);
     let users = match other("users") {
         Some(users) => keep!(users_to_ignition(users)),
         None => Some((Vec::new(), Vec::new())),

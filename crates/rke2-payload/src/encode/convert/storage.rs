@@ -41,7 +41,7 @@ pub(super) struct ToIgnition {
 }
 
 /// The last value of a top-level key (cloud-init keeps the last of duplicates).
-fn key<'c>(config: &'c CloudConfig, name: &str) -> Option<&'c Value> {
+pub(super) fn key<'c>(config: &'c CloudConfig, name: &str) -> Option<&'c Value> {
     config
         .other
         .iter()
@@ -82,14 +82,22 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
         }
     };
     let mut out = ToIgnition::default();
+    // Each entry that cannot be carried is named; the others are still read.
+    let mut refused: Vec<String> = Vec::new();
+    let mut note = |result: Result<(), super::ConvertError>| {
+        if let Err(super::ConvertError::Inexpressible { what, .. }) = result {
+            refused.push(what);
+        }
+    };
     match key(config, "disk_setup") {
         None | Some(Value::Null) => {}
         Some(Value::Object(disks)) => {
             for (name, setup) in disks {
                 let what = format!("disk_setup.{}", terminal_safe(name));
-                if let Some(disk) = disk(&device(name, &what)?, setup, &what)? {
-                    out.disks.push(disk);
-                }
+                note(device(name, &what).and_then(|dev| {
+                    out.disks.extend(disk(&dev, setup, &what)?);
+                    Ok(())
+                }));
             }
         }
         Some(_) => return Err(refuse(TO_IGNITION, "disk_setup (not a mapping)")),
@@ -99,32 +107,36 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
         Some(Value::Array(entries)) => {
             for (i, entry) in entries.iter().enumerate() {
                 let what = format!("fs_setup[{i}]");
-                let Value::Object(entry) = entry else {
-                    return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
+                let mut one = || -> Result<(), super::ConvertError> {
+                    let Value::Object(entry) = entry else {
+                        return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
+                    };
+                    let name = entry.get("device").and_then(Value::as_str).ok_or_else(|| {
+                        refuse(TO_IGNITION, format!("{what}.device (missing or not text)"))
+                    })?;
+                    // `<device>.<n>`: partition n of the device (`.0`, the device itself), which
+                    // overrides `partition`.
+                    let (name, dotted) = match name.rsplit_once('.') {
+                        Some((dev, n))
+                            if !dev.is_empty()
+                                && n.bytes().all(|b| b.is_ascii_digit())
+                                && !n.is_empty() =>
+                        {
+                            (dev, Some(n))
+                        }
+                        _ => (name, None),
+                    };
+                    let path = device(name, &what)?;
+                    // The disks this config partitions into one partition.
+                    let one_partition = out.disks.iter().any(|d| {
+                        d["device"] == path.as_str()
+                            && d["partitions"].as_array().is_some_and(|p| p.len() == 1)
+                    });
+                    out.filesystems
+                        .push(filesystem(&path, entry, dotted, one_partition, &what)?);
+                    Ok(())
                 };
-                let name = entry.get("device").and_then(Value::as_str).ok_or_else(|| {
-                    refuse(TO_IGNITION, format!("{what}.device (missing or not text)"))
-                })?;
-                // `<device>.<n>`: partition n of the device (`.0`, the device itself), which
-                // overrides `partition`.
-                let (name, dotted) = match name.rsplit_once('.') {
-                    Some((dev, n))
-                        if !dev.is_empty()
-                            && n.bytes().all(|b| b.is_ascii_digit())
-                            && !n.is_empty() =>
-                    {
-                        (dev, Some(n))
-                    }
-                    _ => (name, None),
-                };
-                let path = device(name, &what)?;
-                // The disks this config partitions into one partition.
-                let one_partition = out.disks.iter().any(|d| {
-                    d["device"] == path.as_str()
-                        && d["partitions"].as_array().is_some_and(|p| p.len() == 1)
-                });
-                out.filesystems
-                    .push(filesystem(&path, entry, dotted, one_partition, &what)?);
+                note(one());
             }
         }
         Some(_) => return Err(refuse(TO_IGNITION, "fs_setup (not a list)")),
@@ -133,10 +145,13 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
         None | Some(Value::Null) => {}
         Some(Value::Array(entries)) => {
             for (i, entry) in entries.iter().enumerate() {
-                mount(entry, i, &mut out, &aliases)?;
+                note(mount(entry, i, &mut out, &aliases));
             }
         }
         Some(_) => return Err(refuse(TO_IGNITION, "mounts (not a list)")),
+    }
+    if !refused.is_empty() {
+        return Err(refuse(TO_IGNITION, refused.join("; ")));
     }
     Ok(out)
 }
