@@ -1001,7 +1001,7 @@ fn every_field_of_the_converted_cloud_init_modules_converts_or_is_named() {
         (
             "fs_setup.partition",
             fs(""),
-            fs("partition: none"),
+            fs("partition: none, overwrite: true"),
             Changes("\"wipeFilesystem\":true"),
         ),
         (
@@ -1170,7 +1170,7 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
         (
             "ignition.config.replace.source",
             ignition(
-                r#""config":{"replace":{"source":"data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.3.0%22%7D%2C%22storage%22%3A%7B%22files%22%3A%5B%7B%22path%22%3A%22%2Fetc%2Finner%22%7D%5D%7D%7D"}}"#,
+                r#""config":{"replace":{"source":"data:,%7B%22ignition%22%3A%7B%22version%22%3A%223.3.0%22%7D%2C%22storage%22%3A%7B%22files%22%3A%5B%7B%22path%22%3A%22%2Fetc%2Finner%22%2C%22mode%22%3A420%7D%5D%7D%7D"}}"#,
             ),
             Some("/etc/inner"),
         ),
@@ -1322,8 +1322,13 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
         ),
         (
             "storage.files.append",
-            storage(r#""files":[{"path":"/etc/f","append":[{"source":"data:,x%0A"}]}]"#),
+            storage(r#""files":[{"path":"/etc/f","mode":420,"append":[{"source":"data:,x%0A"}]}]"#),
             Some("append: true"),
+        ),
+        (
+            "storage.files.append",
+            storage(r#""files":[{"path":"/etc/f","append":[{"source":"data:,x%0A"}]}]"#),
+            None,
         ),
         (
             "storage.files.mode",

@@ -42,6 +42,9 @@ pub(crate) struct CloudConfig {
     /// `write_files` fields this model does not hold, as (path, field): a conversion must name
     /// them, never drop them.
     pub file_fields: Vec<(String, &'static str)>,
+    /// Paths of `write_files` entries with `defer: true` (written in cloud-init's final stage,
+    /// after mounts and users).
+    pub deferred: Vec<String>,
 }
 
 impl std::fmt::Debug for CloudConfig {
@@ -82,6 +85,7 @@ struct RawWriteFile {
     permissions: Option<Value>,
     append: Option<bool>,
     source: Option<RawSource>,
+    defer: Option<bool>,
 }
 
 impl<'de> Deserialize<'de> for RawWriteFile {
@@ -106,10 +110,8 @@ impl<'de> Deserialize<'de> for RawWriteFile {
                         Some("permissions") => out.permissions = map.next_value()?,
                         Some("append") => out.append = map.next_value()?,
                         Some("source") => out.source = map.next_value()?,
-                        // Not held: `defer` (cloud-init's final stage, so that users it creates
-                        // can own the file; Ignition creates users before it writes files, so
-                        // a conversion needs nothing for it), and keys cloud-init does not know
-                        // (its schema reports them).
+                        Some("defer") => out.defer = map.next_value::<Value>()?.as_bool(),
+                        // cloud-init ignores keys it does not know (its schema reports them).
                         _ => {
                             map.next_value::<serde::de::IgnoredAny>()?;
                         }
@@ -156,6 +158,7 @@ impl CloudConfig {
             other: Vec::new(),
             repaired_lines: Vec::new(),
             file_fields: Vec::new(),
+            deferred: Vec::new(),
             problems: Vec::new(),
         };
         for entry in fast.files {
@@ -169,6 +172,7 @@ impl CloudConfig {
                 append: None,
                 source_uri: None,
                 extras: Vec::new(),
+                defer: false,
                 at: None,
             });
         }
@@ -235,6 +239,7 @@ impl CloudConfig {
             repaired_lines,
             problems,
             file_fields: Vec::new(),
+            deferred: Vec::new(),
         };
         for key in &top.1 {
             config.problems.push(Finding::located(
@@ -310,6 +315,7 @@ impl CloudConfig {
             other: Vec::new(),
             repaired_lines: Vec::new(),
             file_fields: Vec::new(),
+            deferred: Vec::new(),
             problems: vec![Finding::new(
                 Check::UserdataNotCloudConfig,
                 "the user data is not a cloud-config: it has no #cloud-config line (nor any other cloud-init header) and is not YAML, so cloud-init runs none of it",
@@ -330,6 +336,7 @@ impl CloudConfig {
             other: Vec::new(),
             repaired_lines: Vec::new(),
             file_fields: Vec::new(),
+            deferred: Vec::new(),
             problems: vec![Finding::located(
                 Check::UserdataNotCloudConfig,
                 format!(
@@ -366,6 +373,9 @@ impl CloudConfig {
         };
         for extra in &raw.extras {
             self.file_fields.push((path.clone(), extra));
+        }
+        if raw.defer {
+            self.deferred.push(path.clone());
         }
         let encoding = raw.encoding.map(|e| e.trim().to_ascii_lowercase());
         let binary = raw.binary;
@@ -427,6 +437,8 @@ struct Entry {
     source_uri: Option<String>,
     /// Fields not held: `source.headers`, a `content` that is only the fallback of a `source`.
     extras: Vec<&'static str>,
+    /// `defer: true`.
+    defer: bool,
     /// Where the entry's content is, for messages.
     at: Option<Position>,
 }
@@ -464,6 +476,7 @@ impl Entry {
             permissions: raw.permissions,
             append: raw.append,
             extras,
+            defer: raw.defer.unwrap_or(false),
             source_uri: raw.source.and_then(|s| s.uri),
             at,
         }

@@ -34,7 +34,9 @@ pub(crate) const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
 /// The oneshot unit that runs the script once.
 pub(crate) const UNIT_NAME: &str = "rke2-install.service";
 
-const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
+/// CAPRKE2's install unit, run on the first boot only (cloud-init runs runcmd once per
+/// instance).
+const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\nConditionFirstBoot=yes\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
 
 /// Why a payload could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -229,11 +231,20 @@ fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
             };
             match key.as_str() {
                 "name" => {}
-                "groups" => out.push_str(&format!("    groups: [{}]\n", list(value)?.join(", "))),
+                "groups" => {
+                    let groups = list(value)?;
+                    if !groups.is_empty() {
+                        out.push_str(&format!("    groups: [{}]\n", groups.join(", ")));
+                    }
+                }
                 "sshAuthorizedKeys" => {
-                    out.push_str("    ssh_authorized_keys:\n");
-                    for k in list(value)? {
-                        out.push_str(&format!("      - {k}\n"));
+                    // None is no key: cloud-init's schema takes no empty list.
+                    let keys = list(value)?;
+                    if !keys.is_empty() {
+                        out.push_str("    ssh_authorized_keys:\n");
+                        for k in keys {
+                            out.push_str(&format!("      - {k}\n"));
+                        }
                     }
                 }
                 "passwordHash" => {
@@ -376,7 +387,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         .iter()
         .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
         .collect();
-    let split = split_runcmd(&run, script.as_deref(), &unit_files);
+    let split = split_runcmd(&run, script.as_deref(), &unit_files, &storage.mount_points);
     let (directories, links) = storage_entries(&run[..split.script.start]);
     let trailing = &run[split.script.end..];
     let run = &run[split.script.clone()];
@@ -387,14 +398,36 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     // A unit named twice ends as the last line leaves it, as it would under cloud-init.
     let mut named: Vec<Value> = Vec::new();
     for unit in trailing.iter().filter_map(|line| systemctl_line(line)) {
-        if unit.get("name").is_some() {
-            named.retain(|u| u["name"] != unit["name"]);
-            named.push(unit);
+        let Some(name) = unit["name"].as_str() else {
+            continue;
+        };
+        match named.iter_mut().find(|u| u["name"] == name) {
+            Some(entry) => {
+                for (k, v) in unit.as_object().into_iter().flatten() {
+                    entry[k.as_str()] = v.clone();
+                }
+            }
+            None => named.push(unit.clone()),
+        }
+    }
+    for unit in &named {
+        // systemctl refuses to enable a masked unit.
+        if unit["mask"] == true && unit["enabled"] == true {
+            refused.push(format!(
+                "runcmd: systemctl enables the masked unit {}",
+                crate::codec::text::terminal_safe(unit["name"].as_str().unwrap_or(""))
+            ));
         }
     }
     units.extend(named);
     if let Some(ntp) = &config.ntp {
         keep!(ntp_keys(other("ntp")));
+        if ntp.enabled != Some(false) && ntp.servers.is_empty() && ntp.pools.is_empty() {
+            // cloud-init configures the distribution's own pools: the OS's chrony.conf.
+            if !units.iter().any(|u| u["name"] == "chronyd.service") {
+                units.push(json!({"enabled": true, "name": "chronyd.service"}));
+            }
+        }
         if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
             let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
             for s in &ntp.servers {
@@ -443,10 +476,18 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         units.push(unit);
     }
     let mut paths = std::collections::HashSet::new();
+    // Ignition writes units after files: a file at a unit's path would be replaced.
+    let unit_paths: Vec<Value> = units
+        .iter()
+        .filter(|u| u.get("contents").is_some())
+        .filter_map(|u| u["name"].as_str())
+        .map(|n| json!({"path": format!("/etc/systemd/system/{n}")}))
+        .collect();
     let all_paths = files
         .iter()
         .chain(&directories)
         .chain(&links)
+        .chain(&unit_paths)
         .map(|f| f["path"].as_str().unwrap_or(""));
     for path in all_paths {
         if !paths.insert(path.to_owned()) {
@@ -558,8 +599,13 @@ struct RuncmdSplit {
 /// `/etc/rke2-install.sh` holds (a conversion from Ignition wrote both), with no other command
 /// (nothing in the config installs a unit later), or for units whose files the config writes.
 /// Enabling, at first boot, a unit the script installs only later would do nothing.
-fn split_runcmd(run: &[&str], script: Option<&[String]>, unit_files: &[&str]) -> RuncmdSplit {
-    let storage = leading_storage_commands(run);
+fn split_runcmd(
+    run: &[&str],
+    script: Option<&[String]>,
+    unit_files: &[&str],
+    mount_points: &[String],
+) -> RuncmdSplit {
+    let storage = leading_storage_commands(run, mount_points);
     let block = run[storage..]
         .iter()
         .rev()
@@ -613,10 +659,23 @@ fn split_runcmd(run: &[&str], script: Option<&[String]>, unit_files: &[&str]) ->
 
 /// How many of the first commands are the directory and link commands a conversion from
 /// Ignition writes (`mkdir -p` only before the link it makes a parent for).
-fn leading_storage_commands(run: &[&str]) -> usize {
+fn leading_storage_commands(run: &[&str], mount_points: &[String]) -> usize {
+    // runcmd runs after cloud-init mounts: a directory or link under a mount point is made in
+    // the mounted filesystem, where Ignition would not make it.
+    let under_mount = |entry: &Value| {
+        ["directory", "link", "owner"].iter().any(|k| {
+            entry[*k]["path"].as_str().is_some_and(|p| {
+                mount_points.iter().any(|m| {
+                    p.strip_prefix(m.trim_end_matches('/'))
+                        .is_some_and(|rest| rest.starts_with('/'))
+                })
+            })
+        })
+    };
     let read: Vec<Value> = run
         .iter()
         .map_while(|line| storage::read_command(line))
+        .take_while(|entry| !under_mount(entry))
         .collect();
     let mut taken = 0;
     for (at, entry) in read.iter().enumerate() {
@@ -661,11 +720,58 @@ fn storage_entries(lines: &[&str]) -> (Vec<Value>, Vec<Value>) {
 
 /// The command lines of the script a config writes at `path`, if it writes one.
 fn script_lines(files: &[File], path: &str) -> Option<Vec<String>> {
-    files.iter().rev().find(|f| f.path == path).map(|f| {
-        f.text()
-            .map(|t| crate::document::ignition::script_lines(&t).collect())
-            .unwrap_or_default()
-    })
+    files
+        .iter()
+        .rev()
+        .find(|f| f.path == path)
+        .map(|f| f.text().map(|t| command_lines(&t)).unwrap_or_default())
+}
+
+/// A script's lines as runcmd or bootcmd entries, as they are: without the interpreter line,
+/// the `set` options before the first command (CAPRKE2's Ignition script sets `-euo pipefail`
+/// where its cloud-config runs the same commands as runcmd), and, outside here-documents,
+/// blank lines.
+fn command_lines(script: &str) -> Vec<String> {
+    let heredoc = script.contains("<<");
+    let mut started = false;
+    let mut out = Vec::new();
+    for (n, line) in script.lines().enumerate() {
+        if n == 0 && line.starts_with("#!") {
+            continue;
+        }
+        let blank = line.trim().is_empty();
+        if !started && (blank || line.trim_start().starts_with("set -")) {
+            continue;
+        }
+        if blank && !heredoc {
+            continue;
+        }
+        started = true;
+        out.push(line.to_owned());
+    }
+    // Blank lines after the last command are the file's end, not the script's.
+    while out.last().is_some_and(|l| l.trim().is_empty()) {
+        out.pop();
+    }
+    out
+}
+
+/// Whether a script is for sh or bash (what runcmd's lines run under).
+fn shell_script(script: &str) -> bool {
+    match script.lines().next() {
+        Some(first) if first.starts_with("#!") => {
+            let interpreter = first[2..].trim();
+            let mut words = interpreter.split_whitespace();
+            let program = words.next().unwrap_or("");
+            let program = if program.ends_with("/env") {
+                words.next().unwrap_or("")
+            } else {
+                program
+            };
+            matches!(program.rsplit('/').next(), Some("sh" | "bash" | "dash"))
+        }
+        _ => true,
+    }
 }
 
 /// `ntp` keys other than the servers and pools chrony is given.
@@ -777,7 +883,14 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
     const TO: &str = "Ignition";
     let list: Vec<&Value> = match users {
         Value::Array(items) => items.iter().collect(),
-        Value::String(_) | Value::Object(_) => vec![users],
+        Value::String(_) => vec![users],
+        // cloud-init reads a mapping's keys as user names.
+        Value::Object(_) => {
+            return Err(refuse(
+                TO,
+                "users (a mapping, whose keys cloud-init reads as user names: write a list)",
+            ));
+        }
         _ => return Err(refuse(TO, "users (not a list of users)")),
     };
     let mut out = Vec::new();
@@ -861,7 +974,10 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                         .get("lock_passwd")
                         .and_then(Value::as_bool)
                         .unwrap_or(true);
-                    if !locked {
+                    // cloud-init sets `hashed_passwd` after `passwd`: it wins.
+                    let shadowed =
+                        key == "passwd" && u.get("hashed_passwd").is_some_and(|h| !h.is_null());
+                    if !locked && !shadowed {
                         user.insert("passwordHash".to_owned(), value.clone());
                     }
                 }
@@ -880,7 +996,22 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                 other => return Err(refuse(TO, field(other))),
             }
         }
-        out.push(Value::Object(user));
+        match out.iter_mut().find(|u| u["name"] == name) {
+            // `default` (core) named again: the entry says more.
+            Some(existing) if existing.as_object().is_some_and(|e| e.len() == 1) => {
+                *existing = Value::Object(user);
+            }
+            Some(_) => {
+                return Err(refuse(
+                    TO,
+                    format!(
+                        "users: {} is listed twice (Ignition takes a user once)",
+                        crate::codec::text::terminal_safe(name)
+                    ),
+                ));
+            }
+            None => out.push(Value::Object(user)),
+        }
     }
     Ok((out, sudoers))
 }
@@ -912,8 +1043,11 @@ fn groups_to_ignition(groups: &Value, users: &[Value]) -> Result<Vec<Value>, Con
             _ => return Err(refuse(TO, "groups (not names or a mapping of members)")),
         }
     }
-    let mut out = Vec::new();
+    let mut out: Vec<Value> = Vec::new();
     for (group, members) in entries {
+        if out.iter().any(|g| g["name"] == group.as_str()) {
+            continue;
+        }
         // cloud-init makes groups before users and adds only members that already exist, so a
         // user this config creates is skipped; an existing one Ignition cannot add to a group
         // without taking the user over.
@@ -1099,12 +1233,15 @@ fn to_cloud_config(
             };
             unit_files.push(unit_file(format!("{dir}.d/{name}"), contents));
         }
+        // The install unit runs once (a condition stops it later), the bootcmd one every boot.
+        let once = unit.name == UNIT_NAME;
         let ran = |path: &str| {
             unit.contents
                 .as_deref()
                 .filter(|_| {
                     unit.enabled == Some(true) && unit.mask != Some(true) && unit.dropins.is_empty()
                 })
+                .filter(|text| text.contains("\nCondition") == once)
                 .and_then(|text| oneshot_script(text, &ignition.files))
                 .filter(|(program, _)| program == path)
                 .map(|(_, lines)| lines)
@@ -1174,7 +1311,7 @@ fn to_cloud_config(
                 let (u, g) = o.split_once(':').unwrap_or((o, ""));
                 users.contains(&u) || groups.contains(&g)
             });
-            owned || storage.mounts.iter().any(|m| under(&m[1]))
+            owned || storage.mount_points.iter().any(|m| under(m))
         };
         // A file without contents is made if missing and otherwise kept as it is, with its
         // mode and owner: cloud-init's append of nothing.
@@ -1190,6 +1327,15 @@ fn to_cloud_config(
             .collect();
         out.push_str("write_files:\n");
         for file in ignition.files.iter().chain(&unit_files) {
+            if (file.append || kept.contains(&file.path.as_str())) && file.mode.is_none() {
+                // Ignition leaves the mode of a file it appends to or keeps; cloud-init would
+                // set 0644.
+                refused.push(format!(
+                    "storage.files[{}].mode (missing: Ignition keeps the file's mode, cloud-init would set 0644)",
+                    crate::codec::text::terminal_safe(&file.path)
+                ));
+                continue;
+            }
             if kept.contains(&file.path.as_str()) {
                 let touch = File {
                     append: true,
@@ -1300,28 +1446,44 @@ fn file_fields(doc: &Value) -> Result<(), ConvertError> {
     Ok(())
 }
 
-/// The program a oneshot unit runs and its command lines, when it is a script of the config.
+/// The program a oneshot unit runs and its command lines, when the unit says no more than
+/// "run this sh or bash script once as root" (CAPRKE2's install unit, or this conversion's) and
+/// the script is a file of the config.
 fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
-    if !unit.lines().any(|l| l.trim() == "Type=oneshot") {
-        return None;
+    let mut program = None;
+    let mut oneshot = false;
+    let mut section = "";
+    for line in unit.lines().map(str::trim) {
+        if line.is_empty() || line.starts_with('#') {
+            continue;
+        }
+        if line.starts_with('[') {
+            section = line;
+            continue;
+        }
+        let (k, v) = line.split_once('=')?;
+        match (section, k.trim(), v.trim()) {
+            ("[Unit]", "Description", _)
+            | ("[Unit]", "Wants" | "After", _)
+            | ("[Unit]", "Before", "network-online.target rke2-install.service")
+            | ("[Unit]", "DefaultDependencies", "no")
+            | ("[Unit]", "ConditionPathExists", "!/etc/cluster-api/bootstrap-success.complete")
+            | ("[Unit]", "ConditionFirstBoot", "yes")
+            | ("[Service]", "User", "root")
+            | ("[Service]", "RemainAfterExit", "yes")
+            | ("[Install]", "WantedBy", "multi-user.target") => {}
+            ("[Service]", "Type", "oneshot") => oneshot = true,
+            ("[Service]", "ExecStart", v)
+                if program.is_none() && !v.contains(char::is_whitespace) =>
+            {
+                program = Some(v.to_owned());
+            }
+            _ => return None,
+        }
     }
-    let exec = unit
-        .lines()
-        .find_map(|l| l.trim().strip_prefix("ExecStart="))?;
-    let mut words = exec.split_whitespace();
-    let program = words.next()?;
-    if words.next().is_some() {
-        return None;
-    }
-    files
-        .iter()
-        .rev()
-        .find(|f| f.path == program)
-        .and_then(|f| {
-            f.text()
-                .map(|t| crate::document::ignition::script_lines(&t).collect())
-        })
-        .map(|lines| (program.to_owned(), lines))
+    let program = program.filter(|_| oneshot)?;
+    let text = files.iter().rev().find(|f| f.path == program)?.text()?;
+    shell_script(&text).then(|| (program, command_lines(&text)))
 }
 
 fn write_file_entry(out: &mut String, file: &File, defer: bool) -> Result<(), ConvertError> {

@@ -38,6 +38,8 @@ pub(super) struct ToIgnition {
     pub disks: Vec<Value>,
     pub filesystems: Vec<Value>,
     pub units: Vec<Value>,
+    /// The mount points of `mounts`.
+    pub mount_points: Vec<String>,
 }
 
 /// The last value of a top-level key (cloud-init keeps the last of duplicates).
@@ -145,7 +147,7 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
         None | Some(Value::Null) => {}
         Some(Value::Array(entries)) => {
             for (i, entry) in entries.iter().enumerate() {
-                note(mount(entry, i, &mut out, &aliases));
+                note(mount(entry, i, &mut out, &aliases, &config.deferred));
             }
         }
         Some(_) => return Err(refuse(TO_IGNITION, "mounts (not a list)")),
@@ -376,8 +378,17 @@ fn filesystem(
         None => {}
     }
     let (device, wipe) = match partition.as_str() {
-        // Always made, whatever is there: Ignition's wipeFilesystem.
-        "none" => (device.to_owned(), true),
+        // Always made, whatever is there: Ignition's wipeFilesystem. Without `overwrite`,
+        // mkfs is not forced, and whether it replaces a filesystem there is mkfs's own choice.
+        "none" if overwrite => (device.to_owned(), true),
+        "none" => {
+            return Err(refuse(
+                TO_IGNITION,
+                format!(
+                    "{what}.partition none without overwrite (whether mkfs replaces a filesystem already there depends on the mkfs)"
+                ),
+            ));
+        }
         // Made unless a matching filesystem is there, on a partition or filesystem path, or
         // on the one partition this config gives the disk.
         // cloud-init keeps a matching filesystem here whatever `overwrite` says (it only
@@ -463,6 +474,7 @@ fn mount(
     i: usize,
     out: &mut ToIgnition,
     aliases: &Map<String, Value>,
+    deferred: &[String],
 ) -> Result<(), super::ConvertError> {
     let what = format!("mounts[{i}]");
     let mut fields: Vec<Option<String>> = match entry {
@@ -547,7 +559,16 @@ fn mount(
             ),
         ));
     };
-    let options: Vec<&str> = options.split(',').filter(|o| *o != "defaults").collect();
+    let options: Vec<&str> = options
+        .split(',')
+        .filter(|o| *o != "defaults" && !o.is_empty())
+        .collect();
+    if options.iter().any(|o| o.starts_with("x-systemd.automount")) {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: x-systemd.automount (write a systemd .automount unit for it)"),
+        ));
+    }
     // Only a unit: cloud-init's mounts never formats, and mounts after write_files, so the
     // filesystem is not given a path for Ignition to mount while it writes files.
     let name = format!("{}.mount", escape_path(&path));
@@ -557,6 +578,49 @@ fn mount(
             format!("{what}: {} is mounted twice", terminal_safe(&path)),
         ));
     }
+    // Files cloud-init defers are written after it mounts: into the filesystem, which
+    // Ignition then mounts at `path` while it writes files.
+    let under = |file: &String| {
+        file.strip_prefix(path.trim_end_matches('/'))
+            .is_some_and(|rest| rest.starts_with('/'))
+    };
+    if deferred.iter().any(under) {
+        let label = device.strip_prefix("/dev/disk/by-label/");
+        let made = out.filesystems.iter_mut().find(|f| {
+            f.get("path").is_none()
+                && (f["device"] == device.as_str() || label.is_some_and(|l| f["label"] == l))
+        });
+        match made {
+            Some(fs) => {
+                fs["path"] = json!(path);
+                if !options.is_empty() {
+                    fs["mountOptions"] = json!(options);
+                }
+            }
+            None if FORMATS.contains(&format.as_str()) && format != "swap" => {
+                let mut fs = Map::new();
+                fs.insert("device".to_owned(), json!(device));
+                fs.insert("format".to_owned(), json!(format));
+                if !options.is_empty() {
+                    fs.insert("mountOptions".to_owned(), json!(options));
+                }
+                fs.insert("path".to_owned(), json!(path));
+                fs.insert("wipeFilesystem".to_owned(), json!(false));
+                out.filesystems.push(Value::Object(fs));
+            }
+            None => {
+                return Err(refuse(
+                    TO_IGNITION,
+                    format!(
+                        "{what}: type {} with deferred files under {} (Ignition writes them into the filesystem only when it knows its type)",
+                        terminal_safe(&format),
+                        terminal_safe(&path)
+                    ),
+                ));
+            }
+        }
+    }
+    out.mount_points.push(path.clone());
     out.units.push(json!({
         "contents": mount_unit(&device, &path, &format, &options, fsck),
         "enabled": true,
@@ -567,8 +631,20 @@ fn mount(
 
 /// The `.mount` unit that keeps a filesystem mounted after Ignition (fstab's job).
 fn mount_unit(device: &str, path: &str, format: &str, options: &[&str], fsck: bool) -> String {
-    let mut unit = format!("[Unit]\nDescription=Mount {path}\nBefore=local-fs.target\n");
-    if fsck {
+    // As systemd's fstab generator reads the options: a network filesystem belongs to
+    // remote-fs.target after the network, `nofail` is wanted rather than required, `noauto`
+    // is not mounted at boot.
+    let remote = options.contains(&"_netdev") || device.contains(":/");
+    let target = if remote {
+        "remote-fs.target"
+    } else {
+        "local-fs.target"
+    };
+    let mut unit = format!("[Unit]\nDescription=Mount {path}\nBefore={target}\n");
+    if remote {
+        unit.push_str("Wants=network-online.target\nAfter=network-online.target\n");
+    }
+    if fsck && !remote {
         let fsck = format!("systemd-fsck@{}.service", escape_path(device));
         unit.push_str(&format!("Requires={fsck}\nAfter={fsck}\n"));
     }
@@ -579,7 +655,14 @@ fn mount_unit(device: &str, path: &str, format: &str, options: &[&str], fsck: bo
     if !options.is_empty() {
         unit.push_str(&format!("Options={}\n", options.join(",")));
     }
-    unit.push_str("[Install]\nRequiredBy=local-fs.target\n");
+    if !options.contains(&"noauto") {
+        let by = if options.contains(&"nofail") {
+            "WantedBy"
+        } else {
+            "RequiredBy"
+        };
+        unit.push_str(&format!("[Install]\n{by}={target}\n"));
+    }
     unit
 }
 
@@ -617,6 +700,8 @@ pub(super) struct ToCloudConfig {
     pub commands: Vec<String>,
     /// The `.mount` units a `mounts` entry stands for.
     pub mount_units: Vec<String>,
+    /// Every path a filesystem is mounted on (by a `mounts` entry, or by a unit of its own).
+    pub mount_points: Vec<String>,
 }
 
 /// A `.mount` unit's `What`, `Where`, `Type`, `Options`, and whether it asks for fsck.
@@ -628,38 +713,28 @@ struct MountUnit {
     fsck: bool,
 }
 
-/// A `.mount` unit that says no more than an fstab line (what [`mount_unit`] writes).
+/// A `.mount` unit that says no more than an fstab line: exactly what [`mount_unit`] writes
+/// for its `What`, `Where`, `Type`, `Options` and fsck.
 fn read_mount_unit(contents: &str) -> Option<MountUnit> {
-    let mut m = MountUnit {
-        what: String::new(),
-        path: String::new(),
-        format: String::new(),
-        options: String::new(),
-        fsck: false,
+    let value = |key: &str| {
+        contents
+            .lines()
+            .find_map(|l| l.strip_prefix(key).map(str::to_owned))
     };
-    let mut section = "";
-    for line in contents.lines().map(str::trim) {
-        if line.is_empty() || line.starts_with('#') {
-            continue;
-        }
-        if line.starts_with('[') {
-            section = line;
-            continue;
-        }
-        let (k, v) = line.split_once('=')?;
-        match (section, k.trim(), v.trim()) {
-            ("[Unit]", "Description" | "Before" | "DefaultDependencies", _) => {}
-            ("[Unit]", "Requires" | "After", v) if v.starts_with("systemd-fsck@") => m.fsck = true,
-            ("[Unit]", "After", "local-fs-pre.target") => {}
-            ("[Mount]", "What", v) => m.what = v.to_owned(),
-            ("[Mount]", "Where", v) => m.path = v.to_owned(),
-            ("[Mount]", "Type", v) => m.format = v.to_owned(),
-            ("[Mount]", "Options", v) => m.options = v.to_owned(),
-            ("[Install]", "RequiredBy" | "WantedBy", "local-fs.target" | "multi-user.target") => {}
-            _ => return None,
-        }
-    }
-    (!m.what.is_empty() && !m.path.is_empty()).then_some(m)
+    let m = MountUnit {
+        what: value("What=")?,
+        path: value("Where=")?,
+        format: value("Type=").unwrap_or_default(),
+        options: value("Options=").unwrap_or_default(),
+        fsck: contents.contains("\nRequires=systemd-fsck@"),
+    };
+    let options: Vec<&str> = m.options.split(',').filter(|o| !o.is_empty()).collect();
+    let format = if m.format.is_empty() {
+        "auto"
+    } else {
+        m.format.as_str()
+    };
+    (mount_unit(&m.what, &m.path, format, &options, m.fsck) == contents).then_some(m)
 }
 
 /// Ignition's `storage.disks`, `filesystems`, `directories` and `links` (of `doc`, the config
@@ -822,6 +897,7 @@ pub(super) fn to_cloud_config(
             }
         }
         if let Some(path) = path {
+            out.mount_points.push(path.to_owned());
             let unit_name = format!("{}.mount", escape_path(path));
             let unit = units
                 .iter()
@@ -833,6 +909,10 @@ pub(super) fn to_cloud_config(
                         .map(|m| (u, m))
                 })
                 .filter(|(_, m)| m.path == path);
+            // A unit of that name that is more than an fstab line mounts it: it stays a unit.
+            if unit.is_none() && units.iter().any(|u| u.name == unit_name) {
+                continue;
+            }
             let mount_options: Vec<&str> = fs["mountOptions"]
                 .as_array()
                 .into_iter()
@@ -887,6 +967,7 @@ pub(super) fn to_cloud_config(
             continue;
         }
         out.mount_units.push(unit.name.clone());
+        out.mount_points.push(m.path.clone());
         out.mounts.push([
             m.what,
             m.path,
@@ -958,6 +1039,7 @@ pub(super) fn to_cloud_config(
         }
         let target = l["target"]
             .as_str()
+            .filter(|t| !t.is_empty())
             .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.target (missing)")))?;
         if let Some((parent, _)) = path.rsplit_once('/')
             && !parent.is_empty()
@@ -1037,7 +1119,9 @@ pub(super) fn read_command(line: &str) -> Option<Value> {
             Some(json!({"directory": Value::Object(d)}))
         }
         ["mkdir", "-p", "--", path] if path.starts_with('/') => Some(json!({"parent": path})),
-        ["ln", flags @ .., "--", target, path] if path.starts_with('/') && flags.len() <= 1 => {
+        ["ln", flags @ .., "--", target, path]
+            if path.starts_with('/') && !target.is_empty() && flags.len() <= 1 =>
+        {
             let flags = flags.first().copied().unwrap_or("-");
             let hard = !flags.contains('s');
             let force = flags.contains('f');
