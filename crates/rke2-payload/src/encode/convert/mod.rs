@@ -878,6 +878,19 @@ fn names(v: &Value) -> Option<Vec<String>> {
     }
 }
 
+/// cloud-config user fields Ignition has under another name: (cloud-config, Ignition, text or
+/// a flag).
+const USER_FIELDS: [(&str, &str, bool); 8] = [
+    ("primary_group", "primaryGroup", true),
+    ("shell", "shell", true),
+    ("gecos", "gecos", true),
+    ("homedir", "homeDir", true),
+    ("no_create_home", "noCreateHome", false),
+    ("no_user_group", "noUserGroup", false),
+    ("no_log_init", "noLogInit", false),
+    ("system", "system", false),
+];
+
 /// cloud-config `users` as Ignition `passwd.users`, and the sudoers lines their `sudo` asks for.
 fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), ConvertError> {
     const TO: &str = "Ignition";
@@ -925,35 +938,24 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
         user.insert("name".to_owned(), json!(name));
         for (key, value) in u {
             let field = |k: &str| format!("users[{}].{k}", crate::codec::text::terminal_safe(name));
+            if let Some((_, ignition, text)) = USER_FIELDS.iter().find(|(cc, _, _)| cc == key) {
+                // Ignition takes text for these, true or false for the flags.
+                let right = if *text {
+                    value.is_string()
+                } else {
+                    value.is_boolean()
+                };
+                if !right {
+                    return Err(refuse(TO, field(key)));
+                }
+                user.insert((*ignition).to_owned(), value.clone());
+                continue;
+            }
             match key.as_str() {
                 "name" => {}
                 "groups" => {
                     let groups = names(value).ok_or_else(|| refuse(TO, field("groups")))?;
                     user.insert("groups".to_owned(), json!(groups));
-                }
-                "primary_group" => {
-                    user.insert("primaryGroup".to_owned(), value.clone());
-                }
-                "shell" => {
-                    user.insert("shell".to_owned(), value.clone());
-                }
-                "gecos" => {
-                    user.insert("gecos".to_owned(), value.clone());
-                }
-                "homedir" => {
-                    user.insert("homeDir".to_owned(), value.clone());
-                }
-                "no_create_home" => {
-                    user.insert("noCreateHome".to_owned(), value.clone());
-                }
-                "no_user_group" => {
-                    user.insert("noUserGroup".to_owned(), value.clone());
-                }
-                "no_log_init" => {
-                    user.insert("noLogInit".to_owned(), value.clone());
-                }
-                "system" => {
-                    user.insert("system".to_owned(), value.clone());
                 }
                 "uid" => {
                     let uid = value
