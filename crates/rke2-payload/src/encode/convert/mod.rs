@@ -25,6 +25,22 @@ use crate::codec::{b64, dataurl, gzip};
 use crate::document::{CloudConfig, Content, Document, DocumentError, File, Ignition};
 use crate::payload::{Format, Payload};
 
+/// The value of a step that may not carry something over, or `None` with what it could not
+/// carry added to `$refused` (a conversion names everything it cannot carry at once); other
+/// errors return.
+macro_rules! keep {
+    ($refused:ident, $result:expr) => {
+        match $result {
+            Ok(value) => Some(value),
+            Err(ConvertError::Inexpressible { what, .. }) => {
+                $refused.push(what);
+                None
+            }
+            Err(other) => return Err(other),
+        }
+    };
+}
+
 mod shell;
 mod storage;
 
@@ -277,18 +293,6 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     const TO: &str = "Ignition";
     // Everything that cannot be carried over, named together: the user fixes it in one go.
     let mut refused: Vec<String> = Vec::new();
-    macro_rules! keep {
-        ($result:expr) => {
-            match $result {
-                Ok(value) => Some(value),
-                Err(ConvertError::Inexpressible { what, .. }) => {
-                    refused.push(what);
-                    None
-                }
-                Err(other) => return Err(other),
-            }
-        };
-    }
     let mut leftovers: Vec<&str> = config
         .other
         .iter()
@@ -314,7 +318,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     }
     let other = |key: &str| storage::key(config, key);
     let users = match other("users") {
-        Some(users) => keep!(users_to_ignition(users)),
+        Some(users) => keep!(refused, users_to_ignition(users)),
         None => Some((Vec::new(), Vec::new())),
     };
     // Groups name members among the users: not checked against users that could not be read.
@@ -328,7 +332,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             Some(users) => mentions_default(users),
         };
         if default {
-            keep!(default_user_keys(keys, &mut passwd_users));
+            keep!(refused, default_user_keys(keys, &mut passwd_users));
         } else {
             refused.push(
                 "ssh_authorized_keys (users has no default user: cloud-init gives the keys to root, whose login it refuses)"
@@ -338,7 +342,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     }
     let passwd_groups = match other("groups") {
         Some(groups) if users_read => {
-            keep!(groups_to_ignition(groups, &passwd_users)).unwrap_or_default()
+            keep!(refused, groups_to_ignition(groups, &passwd_users)).unwrap_or_default()
         }
         _ => Vec::new(),
     };
@@ -348,10 +352,10 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             crate::codec::text::terminal_safe(path)
         ));
     }
-    let storage = keep!(storage::to_ignition(config)).unwrap_or_default();
+    let storage = keep!(refused, storage::to_ignition(config)).unwrap_or_default();
     let mut files = Vec::new();
     for file in &config.files {
-        files.extend(keep!(ignition_file(file)));
+        files.extend(keep!(refused, ignition_file(file)));
     }
     let mut units = Vec::new();
     let boot: Vec<&str> = config
@@ -372,7 +376,13 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         }
     }
     if !boot.is_empty() {
-        files.extend(keep!(script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")).flatten());
+        files.extend(
+            keep!(
+                refused,
+                script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")
+            )
+            .flatten(),
+        );
         units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
     }
     let run: Vec<&str> = config
@@ -392,7 +402,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     let trailing = &run[split.script.end..];
     let run = &run[split.script.clone()];
     if !run.is_empty() {
-        files.extend(keep!(script_file(config, SCRIPT_PATH, run, "runcmd")).flatten());
+        files.extend(keep!(refused, script_file(config, SCRIPT_PATH, run, "runcmd")).flatten());
         units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
     }
     // A unit named twice ends as the last line leaves it, as it would under cloud-init.
@@ -421,7 +431,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     }
     units.extend(named);
     if let Some(ntp) = &config.ntp {
-        keep!(ntp_keys(other("ntp")));
+        keep!(refused, ntp_keys(other("ntp")));
         if ntp.enabled != Some(false) && ntp.servers.is_empty() && ntp.pools.is_empty() {
             // cloud-init configures the distribution's own pools: the OS's chrony.conf.
             if !units.iter().any(|u| u["name"] == "chronyd.service") {
@@ -437,14 +447,17 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
                 chrony.push_str(&format!("pool {p} iburst\n"));
             }
             chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
-            files.extend(keep!(ignition_file(&File {
-                path: "/etc/chrony.conf".to_owned(),
-                mode: Some(0o644),
-                owner: None,
-                encoding: None,
-                content: Content::Inline(chrony.into_bytes()),
-                append: false,
-            })));
+            files.extend(keep!(
+                refused,
+                ignition_file(&File {
+                    path: "/etc/chrony.conf".to_owned(),
+                    mode: Some(0o644),
+                    owner: None,
+                    encoding: None,
+                    content: Content::Inline(chrony.into_bytes()),
+                    append: false,
+                })
+            ));
             if !units.iter().any(|u| u["name"] == "chronyd.service") {
                 units.push(json!({"enabled": true, "name": "chronyd.service"}));
             }
@@ -456,14 +469,17 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             text.push_str(line);
             text.push('\n');
         }
-        files.extend(keep!(ignition_file(&File {
-            path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
-            mode: Some(0o440),
-            owner: Some("root:root".to_owned()),
-            encoding: None,
-            content: Content::Inline(text.into_bytes()),
-            append: false,
-        })));
+        files.extend(keep!(
+            refused,
+            ignition_file(&File {
+                path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
+                mode: Some(0o440),
+                owner: Some("root:root".to_owned()),
+                encoding: None,
+                content: Content::Inline(text.into_bytes()),
+                append: false,
+            })
+        ));
     }
     for unit in storage.units {
         if units.iter().any(|u| u["name"] == unit["name"]) {
@@ -1187,33 +1203,26 @@ fn to_cloud_config(
         .collect();
     // Everything that cannot be carried over, named together.
     let mut refused: Vec<String> = Vec::new();
-    macro_rules! keep {
-        ($result:expr) => {
-            match $result {
-                Ok(value) => Some(value),
-                Err(ConvertError::Inexpressible { what, .. }) => {
-                    refused.push(what);
-                    None
-                }
-                Err(other) => return Err(other),
-            }
-        };
-    }
     if !unmodelled.is_empty() {
         refused.push(unmodelled.join(", "));
     }
     if ignition.config_sources.iter().any(|s| !s.is_empty()) {
         refused.push("ignition.config merge/replace sources".to_owned());
     }
-    keep!(file_fields(doc));
+    keep!(refused, file_fields(doc));
     let mut out = String::from("#cloud-config\n");
     if groups {
-        out.push_str(&keep!(groups_to_cloud_config(&doc["passwd"]["groups"])).unwrap_or_default());
+        out.push_str(
+            &keep!(refused, groups_to_cloud_config(&doc["passwd"]["groups"])).unwrap_or_default(),
+        );
     }
     if !ignition.users.is_empty() {
-        out.push_str(&keep!(users_to_cloud_config(&doc["passwd"]["users"])).unwrap_or_default());
+        out.push_str(
+            &keep!(refused, users_to_cloud_config(&doc["passwd"]["users"])).unwrap_or_default(),
+        );
     }
-    let storage = keep!(storage::to_cloud_config(doc, &ignition.units)).unwrap_or_default();
+    let storage =
+        keep!(refused, storage::to_cloud_config(doc, &ignition.units)).unwrap_or_default();
     out.push_str(&storage.blocks);
     let mut boot = Vec::new();
     let mut script = Vec::new();
@@ -1343,9 +1352,9 @@ fn to_cloud_config(
                     append: true,
                     ..file.clone()
                 };
-                keep!(write_file_entry(&mut out, &touch, defer(file)));
+                keep!(refused, write_file_entry(&mut out, &touch, defer(file)));
             } else {
-                keep!(write_file_entry(&mut out, file, defer(file)));
+                keep!(refused, write_file_entry(&mut out, file, defer(file)));
             }
         }
     }
