@@ -588,7 +588,7 @@ fn script_file(
 fn systemctl_line(line: &str) -> Option<Value> {
     let words = shell::split(line)?;
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    let unit = |name: &str| name.contains('.') && !name.starts_with('-');
+    let unit = |name: &str| name.contains('.') && !name.starts_with('-') && !name.contains('/');
     match words.as_slice() {
         ["systemctl", "daemon-reload"] => Some(json!({})),
         ["systemctl", "enable", "--now", name] if unit(name) => {
@@ -1230,6 +1230,21 @@ fn to_cloud_config(
     let mut unit_files = Vec::new();
     for unit in &ignition.units {
         if storage.mount_units.contains(&unit.name) {
+            continue;
+        }
+        // A unit's name is a file name in /etc/systemd/system, and so is a drop-in's.
+        let file_name = |n: &str| {
+            !n.is_empty()
+                && n != "."
+                && n != ".."
+                && !n.contains('/')
+                && !n.chars().any(char::is_control)
+        };
+        if !file_name(&unit.name) || unit.dropins.iter().any(|(d, _)| !file_name(d)) {
+            refused.push(format!(
+                "systemd.units[{}] (a unit or drop-in name that is not a file name)",
+                crate::codec::text::terminal_safe(&unit.name)
+            ));
             continue;
         }
         let dir = format!("/etc/systemd/system/{}", unit.name);

@@ -533,6 +533,16 @@ fn mount(
             format!("{what}: mount point {} is not a path", terminal_safe(&path)),
         ));
     }
+    // A unit file's value ends at a line break, and systemd expands `%` specifiers in it.
+    if [&name, &path, &format, &options]
+        .iter()
+        .any(|f| f.chars().any(|c| c.is_control() || c == '%' || c == '\\'))
+    {
+        return Err(refuse(
+            TO_IGNITION,
+            format!("{what}: a control character, % or \\ that a .mount unit cannot hold"),
+        ));
+    }
     let device = mount_device(&name, aliases).ok_or_else(|| {
         refuse(
             TO_IGNITION,
