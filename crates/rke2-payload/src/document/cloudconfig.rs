@@ -135,10 +135,50 @@ struct RawSource {
 impl CloudConfig {
     /// Reads a cloud-config text.
     pub(crate) fn parse(text: &str) -> Result<Self, DocumentError> {
-        match super::cloudconfig_fast::parse(text) {
-            Some(fast) => Ok(Self::from_fast(text, fast)),
-            None => Self::parse_full(text),
+        let mut config = match super::cloudconfig_fast::parse(text) {
+            Some(fast) => Self::from_fast(text, fast),
+            None => Self::parse_full(text)?,
+        };
+        config.expand_install_script();
+        Ok(config)
+    }
+
+    /// A runcmd entry that runs the install script the config writes (`bash
+    /// /etc/rke2-install.sh`, as a conversion from Ignition writes it) stands for the script's
+    /// commands, as an Ignition unit's `ExecStart` of a script does.
+    fn expand_install_script(&mut self) {
+        const SCRIPT: &str = "/etc/rke2-install.sh";
+        let runs = |c: &Command| {
+            c.origin == "runcmd"
+                && matches!(
+                    c.line.as_str(),
+                    "bash /etc/rke2-install.sh" | "sh /etc/rke2-install.sh"
+                )
+        };
+        if !self.commands.iter().any(runs) {
+            return;
         }
+        let Some(script) = self
+            .files
+            .iter()
+            .rev()
+            .find(|f| f.path == SCRIPT)
+            .and_then(|f| f.text().map(|t| t.into_owned()))
+        else {
+            return;
+        };
+        let mut commands = Vec::with_capacity(self.commands.len());
+        for c in std::mem::take(&mut self.commands) {
+            if runs(&c) {
+                commands.extend(super::ignition::script_lines(&script).map(|line| Command {
+                    line,
+                    origin: SCRIPT.to_owned(),
+                }));
+            } else {
+                commands.push(c);
+            }
+        }
+        self.commands = commands;
     }
 
     /// The document CAPRKE2 renders, read by the fast path.

@@ -139,6 +139,15 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
                     ),
                 ));
             }
+            if let Some(line) = c.repaired_lines.first() {
+                // Read by the tolerant pass only: cloud-init rejects the whole document.
+                return Err(refuse(
+                    "Ignition",
+                    format!(
+                        "all of it: the cloud-config is not valid YAML (line {line}), so cloud-init runs none of it"
+                    ),
+                ));
+            }
             let text = String::from_utf8_lossy(payload.userdata());
             if c.jinja && (text.contains("{{") || text.contains("{%")) {
                 return Err(refuse(
@@ -385,29 +394,47 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
         );
         units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
     }
-    let run: Vec<&str> = config
-        .commands
-        .iter()
-        .filter(|c| c.origin != "bootcmd")
-        .map(|c| c.line.as_str())
-        .collect();
-    let script = script_lines(&config.files, SCRIPT_PATH);
+    // The lines of the install script a runcmd entry runs (`bash /etc/rke2-install.sh`) stand
+    // for that entry: the script is the file, run by the unit.
+    let mut run: Vec<&str> = Vec::new();
+    for c in config.commands.iter().filter(|c| c.origin != "bootcmd") {
+        if c.origin == SCRIPT_PATH {
+            if run.last() != Some(&RUN_SCRIPT) {
+                run.push(RUN_SCRIPT);
+            }
+        } else {
+            run.push(c.line.as_str());
+        }
+    }
     let unit_files: Vec<&str> = config
         .files
         .iter()
         .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
         .collect();
-    let split = split_runcmd(&run, script.as_deref(), &unit_files, &storage.mount_points);
-    let (directories, links) = storage_entries(&run[..split.script.start]);
-    let trailing = &run[split.script.end..];
-    let run = &run[split.script.clone()];
-    if !run.is_empty() {
-        files.extend(keep!(refused, script_file(config, SCRIPT_PATH, run, "runcmd")).flatten());
+    let split = split_runcmd(&run, &unit_files, &storage.mount_points);
+    let (directories, links) = storage_entries(&run[..split.lead.start]);
+    let systemctl_lines: Vec<&str> = run[split.lead.clone()]
+        .iter()
+        .chain(&run[split.script.end..])
+        .copied()
+        .collect();
+    let middle = &run[split.script.clone()];
+    if middle == [RUN_SCRIPT] {
+        units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+    } else if middle.contains(&RUN_SCRIPT) {
+        refused.push(format!(
+            "runcmd: commands besides `{RUN_SCRIPT}`, which runs the install script a conversion from Ignition keeps as a file"
+        ));
+    } else if !middle.is_empty() {
+        files.extend(keep!(refused, script_file(config, SCRIPT_PATH, middle, "runcmd")).flatten());
         units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
     }
     // A unit named twice ends as the last line leaves it, as it would under cloud-init.
     let mut named: Vec<Value> = Vec::new();
-    for unit in trailing.iter().filter_map(|line| systemctl_line(line)) {
+    for unit in systemctl_lines
+        .iter()
+        .filter_map(|line| systemctl_line(line))
+    {
         let Some(name) = unit["name"].as_str() else {
             continue;
         };
@@ -538,6 +565,9 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     Ok(doc.to_string().into_bytes())
 }
 
+/// The runcmd entry that runs the install script a conversion from Ignition keeps as a file.
+pub(crate) const RUN_SCRIPT: &str = "bash /etc/rke2-install.sh";
+
 /// Where bootcmd's commands go, and the unit that runs them at every boot.
 pub(crate) const BOOT_SCRIPT_PATH: &str = "/etc/rke2-bootcmd.sh";
 const BOOT_UNIT_NAME: &str = "rke2-bootcmd.service";
@@ -561,12 +591,8 @@ fn script_file(
             ))
         };
     }
-    let shell = if path == SCRIPT_PATH {
-        "#!/bin/bash\nset -euo pipefail\n\n"
-    } else {
-        // cloud-init runs bootcmd with sh, carrying on past a failing command.
-        "#!/bin/sh\n"
-    };
+    // cloud-init runs runcmd and bootcmd with sh, carrying on past a failing command.
+    let shell = "#!/bin/sh\n";
     let mut script = String::from(shell);
     for line in lines {
         script.push_str(line);
@@ -602,74 +628,57 @@ fn systemctl_line(line: &str) -> Option<Value> {
     }
 }
 
-/// How runcmd's lines divide: the directory and link commands before `script` (the lines of
-/// the install script), and `systemctl` lines after it.
+/// How runcmd's lines divide: the directory and link commands first (`..lead.start`), then
+/// `systemctl` lines that are units (`lead`), the commands (`script`), and `systemctl` lines
+/// after them that are units (`script.end..`).
 struct RuncmdSplit {
+    lead: std::ops::Range<usize>,
     script: std::ops::Range<usize>,
 }
 
-/// Where a conversion from Ignition's lines are in `run`: first the commands that make
-/// directories and links, last the `systemctl` lines of units, between them the script.
+/// The parts of runcmd a conversion from Ignition writes.
 ///
-/// The `systemctl` lines are units only when that cannot change what happens: after the script
-/// `/etc/rke2-install.sh` holds (a conversion from Ignition wrote both), with no other command
-/// (nothing in the config installs a unit later), or for units whose files the config writes.
-/// Enabling, at first boot, a unit the script installs only later would do nothing.
-fn split_runcmd(
-    run: &[&str],
-    script: Option<&[String]>,
-    unit_files: &[&str],
-    mount_points: &[String],
-) -> RuncmdSplit {
+/// `systemctl` lines are units when that cannot change what happens: before every other
+/// command (the unit exists already), or after them when they are only the install script a
+/// conversion keeps as a file, or when the config writes the units' files. Enabling, at first
+/// boot, a unit a command installs only later would do nothing.
+fn split_runcmd(run: &[&str], unit_files: &[&str], mount_points: &[String]) -> RuncmdSplit {
     let storage = leading_storage_commands(run, mount_points);
-    let block = run[storage..]
+    let units = |lines: &[&str]| {
+        let parsed: Vec<Value> = lines.iter().filter_map(|l| systemctl_line(l)).collect();
+        parsed.len() == lines.len()
+            && parsed.iter().any(|u| u.get("name").is_some())
+            && !parsed
+                .iter()
+                .any(|u| u["name"] == UNIT_NAME || u["name"] == BOOT_UNIT_NAME)
+    };
+    let lead_len = run[storage..]
+        .iter()
+        .take_while(|line| systemctl_line(line).is_some())
+        .count();
+    let lead_len = if units(&run[storage..storage + lead_len]) {
+        lead_len
+    } else {
+        0
+    };
+    let start = storage + lead_len;
+    let end = run.len();
+    let block = run[start..]
         .iter()
         .rev()
         .take_while(|line| systemctl_line(line).is_some())
         .count();
-    let ours = |lines: &[&str]| {
-        lines
-            .iter()
-            .filter_map(|l| systemctl_line(l))
-            .any(|u| u["name"] == UNIT_NAME || u["name"] == BOOT_UNIT_NAME)
-    };
-    let units_named = |lines: &[&str]| {
-        lines
-            .iter()
-            .filter_map(|l| systemctl_line(l))
-            .any(|u| u.get("name").is_some())
-    };
-    let end = run.len();
-    if let Some(script) = script {
-        // The script's lines, after storage commands that are not its own.
-        for start in 0..=storage {
-            let rest = &run[start..];
-            if rest.len() >= script.len() && script.iter().zip(rest).all(|(a, b)| a == b) {
-                let after = start + script.len();
-                let tail = &run[after..];
-                if tail.iter().all(|l| systemctl_line(l).is_some()) && !ours(tail) {
-                    return RuncmdSplit {
-                        script: start..after,
-                    };
-                }
-            }
-        }
-        return RuncmdSplit { script: 0..end };
-    }
     let tail = &run[end - block..];
-    let only_units = block == end - storage;
+    let middle = &run[start..end - block];
     let own_files = tail
         .iter()
         .filter_map(|l| systemctl_line(l))
         .all(|u| u["name"].as_str().is_none_or(|n| unit_files.contains(&n)));
-    if block > 0 && units_named(tail) && !ours(tail) && (only_units || own_files) {
-        RuncmdSplit {
-            script: storage..end - block,
-        }
-    } else {
-        RuncmdSplit {
-            script: storage..end,
-        }
+    let trailing =
+        block > 0 && units(tail) && (middle.is_empty() || middle == [RUN_SCRIPT] || own_files);
+    RuncmdSplit {
+        lead: storage..start,
+        script: start..if trailing { end - block } else { end },
     }
 }
 
@@ -770,6 +779,15 @@ fn command_lines(script: &str) -> Vec<String> {
         out.pop();
     }
     out
+}
+
+/// The text of the file a config writes at `path`.
+fn script_text(files: &[File], path: &str) -> Option<String> {
+    files
+        .iter()
+        .rev()
+        .find(|f| f.path == path)
+        .and_then(|f| f.text().map(|t| t.into_owned()))
 }
 
 /// Whether a script is for sh or bash (what runcmd's lines run under).
@@ -1209,7 +1227,9 @@ fn to_cloud_config(
     if ignition.config_sources.iter().any(|s| !s.is_empty()) {
         refused.push("ignition.config merge/replace sources".to_owned());
     }
-    keep!(refused, file_fields(doc));
+    for e in file_fields(doc) {
+        keep!(refused, Err::<(), _>(e));
+    }
     let mut out = String::from("#cloud-config\n");
     if groups {
         out.push_str(
@@ -1272,13 +1292,26 @@ fn to_cloud_config(
                 .filter(|(program, _)| program == path)
                 .map(|(_, lines)| lines)
         };
-        if unit.name == UNIT_NAME
-            && let Some(lines) = ran(SCRIPT_PATH)
-        {
-            script.extend(lines);
+        if unit.name == UNIT_NAME && ran(SCRIPT_PATH).is_some() {
+            // The script stays the file it is and runcmd runs it with its shell, so its
+            // interpreter and `set` options hold.
+            let bash = script_text(&ignition.files, SCRIPT_PATH).is_some_and(|t| {
+                t.lines()
+                    .next()
+                    .is_some_and(|l| l.starts_with("#!") && l.contains("bash"))
+            });
+            script.push(if bash {
+                RUN_SCRIPT.to_owned()
+            } else {
+                format!("sh {SCRIPT_PATH}")
+            });
             continue;
         }
+        // bootcmd's lines run under sh.
+        let sh = !script_text(&ignition.files, BOOT_SCRIPT_PATH)
+            .is_some_and(|t| t.lines().next().is_some_and(|l| l.contains("bash")));
         if unit.name == BOOT_UNIT_NAME
+            && sh
             && let Some(lines) = ran(BOOT_SCRIPT_PATH)
         {
             boot.extend(lines);
@@ -1386,11 +1419,12 @@ fn to_cloud_config(
             out.push_str(&format!("- {}\n", yaml_quote(c)));
         }
     }
+    // Units start at boot under Ignition: their lines come before the install script.
     let commands: Vec<&String> = storage
         .commands
         .iter()
-        .chain(&script)
         .chain(&systemctl)
+        .chain(&script)
         .collect();
     if !commands.is_empty() {
         out.push_str("runcmd:\n");
@@ -1417,56 +1451,62 @@ fn unit_file(path: String, contents: &str) -> File {
 }
 
 /// Fields of `storage.files` that cloud-config's `write_files` cannot say.
-fn file_fields(doc: &Value) -> Result<(), ConvertError> {
-    for f in doc["storage"]["files"].as_array().into_iter().flatten() {
-        let path = crate::codec::text::terminal_safe(f["path"].as_str().unwrap_or(""));
-        let field = |k: &str| refuse("cloud-config", format!("storage.files[{path}].{k}"));
-        let appends = f["append"].as_array().map_or(0, Vec::len);
-        let has_contents = f["contents"]["source"].as_str().is_some();
-        if appends > 1 || (appends == 1 && has_contents) {
-            return Err(refuse(
-                "cloud-config",
-                format!("storage.files[{path}]: several contents (write_files gives a file one)"),
-            ));
+fn file_fields(doc: &Value) -> Vec<ConvertError> {
+    doc["storage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|f| file_field(f).err())
+        .collect()
+}
+
+/// The first field of one `storage.files` entry that `write_files` cannot say.
+fn file_field(f: &Value) -> Result<(), ConvertError> {
+    let path = crate::codec::text::terminal_safe(f["path"].as_str().unwrap_or(""));
+    let field = |k: &str| refuse("cloud-config", format!("storage.files[{path}].{k}"));
+    let appends = f["append"].as_array().map_or(0, Vec::len);
+    let has_contents = f["contents"]["source"].as_str().is_some();
+    if appends > 1 || (appends == 1 && has_contents) {
+        return Err(refuse(
+            "cloud-config",
+            format!("storage.files[{path}]: several contents (write_files gives a file one)"),
+        ));
+    }
+    for node in ["user", "group"] {
+        let n = &f[node];
+        let named = n["name"].as_str().is_some_and(|s| !s.is_empty());
+        if !named && n["id"].as_u64().is_some_and(|id| id != 0) {
+            // cloud-init looks owners up by name (0 is root).
+            return Err(field(&format!("{node}.id (write_files takes owner names)")));
         }
-        for node in ["user", "group"] {
-            let n = &f[node];
-            let named = n["name"].as_str().is_some_and(|s| !s.is_empty());
-            if !named && n["id"].as_u64().is_some_and(|id| id != 0) {
-                // cloud-init looks owners up by name (0 is root).
-                return Err(field(&format!("{node}.id (write_files takes owner names)")));
+    }
+    let resources =
+        std::iter::once(&f["contents"]).chain(f["append"].as_array().into_iter().flatten());
+    for r in resources {
+        if let Some(source) = r["source"].as_str().filter(|s| !s.starts_with("data:")) {
+            let scheme = source.split(':').next().unwrap_or("").to_ascii_lowercase();
+            if !matches!(scheme.as_str(), "http" | "https") {
+                return Err(field(&format!(
+                    "contents.source {}: (cloud-init's write_files fetches http and https)",
+                    crate::codec::text::terminal_safe(&crate::codec::text::shorten(&scheme, 20))
+                )));
             }
-        }
-        let resources =
-            std::iter::once(&f["contents"]).chain(f["append"].as_array().into_iter().flatten());
-        for r in resources {
-            if let Some(source) = r["source"].as_str().filter(|s| !s.starts_with("data:")) {
-                let scheme = source.split(':').next().unwrap_or("").to_ascii_lowercase();
-                if !matches!(scheme.as_str(), "http" | "https") {
-                    return Err(field(&format!(
-                        "contents.source {}: (cloud-init's write_files fetches http and https)",
-                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(
-                            &scheme, 20
-                        ))
-                    )));
-                }
-                if r["compression"].as_str().is_some_and(|c| !c.is_empty()) {
-                    return Err(field(
-                        "contents.compression of a remote source (cloud-init writes what it fetches as it is)",
-                    ));
-                }
-            }
-            if r["verification"]["hash"]
-                .as_str()
-                .is_some_and(|h| !h.is_empty())
-            {
+            if r["compression"].as_str().is_some_and(|c| !c.is_empty()) {
                 return Err(field(
-                    "contents.verification.hash (cloud-init checks no hash)",
+                    "contents.compression of a remote source (cloud-init writes what it fetches as it is)",
                 ));
             }
-            if r["httpHeaders"].as_array().is_some_and(|h| !h.is_empty()) {
-                return Err(field("contents.httpHeaders"));
-            }
+        }
+        if r["verification"]["hash"]
+            .as_str()
+            .is_some_and(|h| !h.is_empty())
+        {
+            return Err(field(
+                "contents.verification.hash (cloud-init checks no hash)",
+            ));
+        }
+        if r["httpHeaders"].as_array().is_some_and(|h| !h.is_empty()) {
+            return Err(field("contents.httpHeaders"));
         }
     }
     Ok(())
@@ -1677,9 +1717,10 @@ mod tests {
         let again = CloudConfig::parse(std::str::from_utf8(&back).unwrap()).unwrap();
         assert!(again.problems.is_empty(), "{:?}", again.problems);
         let lines: Vec<_> = again.commands.iter().map(|c| c.line.as_str()).collect();
+        // Units start at boot: their lines come first; the script runs as the file it is.
         assert_eq!(
             lines,
-            ["echo 'hi'", "systemctl enable --now chronyd.service"]
+            ["systemctl enable --now chronyd.service", "echo 'hi'"]
         );
         assert_eq!(
             again
