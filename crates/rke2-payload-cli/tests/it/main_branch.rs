@@ -176,7 +176,8 @@ fn the_main_branch_install_unit_is_read_as_the_v0_25_one() {
     assert_eq!(finding_ids(n), finding_ids(o));
     assert!(n["rke2"].get("ingress_controller").is_none());
 
-    // Converted to cloud-config, the unit's script becomes the same runcmd.
+    // Converted to cloud-config, the unit's script stays the file it is, run by the same
+    // runcmd, and inspect reads the same commands through it.
     let runcmd = |file: &str| -> String {
         let out = cmd()
             .args(["encode", "--to", "cloud-config", "--emit", "value"])
@@ -196,8 +197,39 @@ fn the_main_branch_install_unit_is_read_as_the_v0_25_one() {
             .to_owned()
     };
     let converted = runcmd(WORKER);
-    assert!(converted.contains("systemctl enable --now rke2-agent.service"));
+    assert!(
+        converted.contains("bash /etc/rke2-install.sh"),
+        "{converted}"
+    );
     assert_eq!(converted, runcmd(&counterpart(WORKER)));
+    let commands = |file: &str| -> Vec<Value> {
+        let cc = cmd()
+            .args(["encode", "--to", "cloud-config"])
+            .arg(testdata().join("secrets").join(file))
+            .output()
+            .expect("run");
+        let out = cmd()
+            .args(["inspect", "-o", "json", "-"])
+            .write_stdin(cc.stdout)
+            .output()
+            .expect("run");
+        let report: Value = serde_json::from_slice(&out.stdout).expect("json");
+        let secret = report["secrets"].get(0).cloned().unwrap_or(report);
+        secret["commands"]
+            .as_array()
+            .expect("commands")
+            .iter()
+            .map(|c| c["line"].clone())
+            .collect()
+    };
+    let lines = commands(WORKER);
+    assert!(
+        lines
+            .iter()
+            .any(|l| l == "systemctl enable --now rke2-agent.service"),
+        "{lines:?}"
+    );
+    assert_eq!(lines, commands(&counterpart(WORKER)));
 }
 
 #[test]
