@@ -19,7 +19,13 @@ pub(crate) fn scrub(message: &str) -> String {
         match after.find(quote) {
             Some(end) => {
                 let inner = &after[..end];
+                // serde quotes a value it rejects in backticks too (`invalid type: integer
+                // `123``): after a value's kind, the span is input, not a key name.
+                let value = ["integer ", "floating point ", "boolean ", "char "]
+                    .iter()
+                    .any(|kind| out.ends_with(kind));
                 let looks_like_key = quote == '`'
+                    && !value
                     && inner.len() <= 40
                     && inner
                         .bytes()
@@ -182,6 +188,14 @@ mod tests {
         assert!(!m.contains("461787c0"), "{m}");
         assert!(m.contains("`value`"), "{m}");
         assert_eq!(scrub("unterminated \"abc"), "unterminated …");
+        assert_eq!(
+            scrub("invalid type: integer `987654321`, expected a string"),
+            "invalid type: integer `…`, expected a string"
+        );
+        assert_eq!(
+            scrub("unknown field `passwordHash`, expected `name`"),
+            "unknown field `passwordHash`, expected `name`"
+        );
         assert_eq!(scrub("line one\nsnippet with secret"), "line one");
     }
 

@@ -1004,6 +1004,9 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                         .ok_or_else(|| refuse(TO, field("ssh_authorized_keys")))?;
                     user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
                 }
+                "passwd" | "hashed_passwd" if !value.is_string() && !value.is_null() => {
+                    return Err(refuse(TO, field(key)));
+                }
                 "passwd" | "hashed_passwd" => {
                     // A locked password (cloud-init's default) is no password to Ignition.
                     let locked = u
@@ -1013,7 +1016,7 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                     // cloud-init sets `hashed_passwd` after `passwd`: it wins.
                     let shadowed =
                         key == "passwd" && u.get("hashed_passwd").is_some_and(|h| !h.is_null());
-                    if !locked && !shadowed {
+                    if !locked && !shadowed && value.is_string() {
                         user.insert("passwordHash".to_owned(), value.clone());
                     }
                 }
