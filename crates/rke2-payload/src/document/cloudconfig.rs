@@ -23,7 +23,7 @@ const MAX_REPAIRS: usize = 32;
 ///
 /// Its `Debug` output names files, keys and counts; it never shows contents, commands or values,
 /// which may hold secrets.
-#[derive(Clone)]
+#[derive(Clone, Default)]
 pub(crate) struct CloudConfig {
     /// Whether the document starts with `## template: jinja` (cloud-init renders it as Jinja).
     pub jinja: bool,
@@ -194,12 +194,7 @@ impl CloudConfig {
                     origin: "runcmd".to_owned(),
                 })
                 .collect(),
-            ntp: None,
-            other: Vec::new(),
-            repaired_lines: Vec::new(),
-            file_fields: Vec::new(),
-            deferred: Vec::new(),
-            problems: Vec::new(),
+            ..Default::default()
         };
         for entry in fast.files {
             config.add_file(Entry {
@@ -272,14 +267,9 @@ impl CloudConfig {
         };
         let mut config = CloudConfig {
             jinja,
-            files: Vec::new(),
-            commands: Vec::new(),
-            ntp: None,
-            other: Vec::new(),
             repaired_lines,
             problems,
-            file_fields: Vec::new(),
-            deferred: Vec::new(),
+            ..Default::default()
         };
         for key in &top.1 {
             config.problems.push(Finding::located(
@@ -348,18 +338,11 @@ impl CloudConfig {
     /// Text with no cloud-init header that does not read as YAML: cloud-init runs none of it.
     pub(crate) fn not_cloud_init(_text: &str) -> Self {
         CloudConfig {
-            jinja: false,
-            files: Vec::new(),
-            commands: Vec::new(),
-            ntp: None,
-            other: Vec::new(),
-            repaired_lines: Vec::new(),
-            file_fields: Vec::new(),
-            deferred: Vec::new(),
             problems: vec![Finding::new(
                 Check::UserdataNotCloudConfig,
                 "the user data is not a cloud-config: it has no #cloud-config line (nor any other cloud-init header) and is not YAML, so cloud-init runs none of it",
             )],
+            ..Default::default()
         }
     }
 
@@ -369,14 +352,6 @@ impl CloudConfig {
         let first = text.trim_start().lines().next().unwrap_or("");
         let kind = crate::codec::text::shorten(first.trim(), 40);
         CloudConfig {
-            jinja: false,
-            files: Vec::new(),
-            commands: Vec::new(),
-            ntp: None,
-            other: Vec::new(),
-            repaired_lines: Vec::new(),
-            file_fields: Vec::new(),
-            deferred: Vec::new(),
             problems: vec![Finding::located(
                 Check::UserdataNotCloudConfig,
                 format!(
@@ -385,6 +360,7 @@ impl CloudConfig {
                 None,
                 None,
             )],
+            ..Default::default()
         }
     }
 
@@ -753,7 +729,7 @@ fn scalar(value: &Value) -> String {
 }
 
 /// Quotes an argv element for display as a shell word.
-fn shell_quote(word: &str) -> String {
+pub(crate) fn shell_quote(word: &str) -> String {
     if !word.is_empty()
         && word
             .bytes()

@@ -689,12 +689,9 @@ fn leading_storage_commands(run: &[&str], mount_points: &[String]) -> usize {
     // the mounted filesystem, where Ignition would not make it.
     let under_mount = |entry: &Value| {
         ["directory", "link", "owner"].iter().any(|k| {
-            entry[*k]["path"].as_str().is_some_and(|p| {
-                mount_points.iter().any(|m| {
-                    p.strip_prefix(m.trim_end_matches('/'))
-                        .is_some_and(|rest| rest.starts_with('/'))
-                })
-            })
+            entry[*k]["path"]
+                .as_str()
+                .is_some_and(|p| mount_points.iter().any(|m| storage::under(p, m)))
         })
     };
     let read: Vec<Value> = run
@@ -1364,16 +1361,15 @@ fn to_cloud_config(
         };
         let (users, groups) = (names("users"), names("groups"));
         let defer = |file: &File| {
-            let under = |mount: &str| {
-                file.path
-                    .strip_prefix(mount.trim_end_matches('/'))
-                    .is_some_and(|rest| rest.starts_with('/'))
-            };
             let owned = file.owner.as_deref().is_some_and(|o| {
                 let (u, g) = o.split_once(':').unwrap_or((o, ""));
                 users.contains(&u) || groups.contains(&g)
             });
-            owned || storage.mount_points.iter().any(|m| under(m))
+            owned
+                || storage
+                    .mount_points
+                    .iter()
+                    .any(|m| storage::under(&file.path, m))
         };
         // A file without contents is made if missing and otherwise kept as it is, with its
         // mode and owner: cloud-init's append of nothing.
@@ -1551,7 +1547,7 @@ fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
         }
     }
     let program = program.filter(|_| oneshot)?;
-    let text = files.iter().rev().find(|f| f.path == program)?.text()?;
+    let text = script_text(files, &program)?;
     shell_script(&text).then(|| (program, command_lines(&text)))
 }
 

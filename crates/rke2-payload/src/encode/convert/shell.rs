@@ -1,17 +1,8 @@
 //! Shell words for the commands a conversion writes, and reading them back.
 
-/// One shell word: as it is when it is plainly safe, else single-quoted.
-pub(super) fn quote(word: &str) -> String {
-    let plain = !word.is_empty()
-        && word
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-_./=:,@%+".contains(&b));
-    if plain {
-        word.to_owned()
-    } else {
-        format!("'{}'", word.replace('\'', r"'\''"))
-    }
-}
+/// One shell word: as it is when it is plainly safe, else single-quoted (as a cloud-config argv
+/// command is shown).
+pub(super) use crate::document::cloudconfig::shell_quote as quote;
 
 /// Words joined into a command line.
 pub(super) fn join(words: &[String]) -> String {

@@ -118,16 +118,7 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
                     })?;
                     // `<device>.<n>`: partition n of the device (`.0`, the device itself), which
                     // overrides `partition`.
-                    let (name, dotted) = match name.rsplit_once('.') {
-                        Some((dev, n))
-                            if !dev.is_empty()
-                                && n.bytes().all(|b| b.is_ascii_digit())
-                                && !n.is_empty() =>
-                        {
-                            (dev, Some(n))
-                        }
-                        _ => (name, None),
-                    };
+                    let (name, dotted) = dotted(name);
                     let path = device(name, &what)?;
                     // The disks this config partitions into one partition.
                     let one_partition = out.disks.iter().any(|d| {
@@ -254,6 +245,24 @@ fn gpt_code(guid: &str) -> String {
         .iter()
         .find(|(_, g)| g.eq_ignore_ascii_case(guid))
         .map_or_else(|| guid.to_owned(), |(c, _)| (*c).to_owned())
+}
+
+/// Whether `path` is below the directory `dir` (a mount point).
+pub(super) fn under(path: &str, dir: &str) -> bool {
+    path.strip_prefix(dir.trim_end_matches('/'))
+        .is_some_and(|rest| rest.starts_with('/'))
+}
+
+/// cloud-init's `<device>.<n>` (partition n of the device): the device, and n when it is one.
+fn dotted(name: &str) -> (&str, Option<&str>) {
+    match name.rsplit_once('.') {
+        Some((dev, n))
+            if !dev.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
+        {
+            (dev, Some(n))
+        }
+        _ => (name, None),
+    }
 }
 
 /// A partition's device path: `/dev/sdb` + 1 is `/dev/sdb1`, `/dev/nvme1n1` + 1 is
@@ -444,12 +453,8 @@ fn mount_device(name: &str, aliases: &Map<String, Value>) -> Option<String> {
         return name.starts_with("/dev/").then(|| name.to_owned());
     }
     // `<device>.<n>`: partition n of a named device.
-    let (base, part) = match name.rsplit_once('.') {
-        Some((b, n)) if !b.is_empty() && !n.is_empty() && n.bytes().all(|c| c.is_ascii_digit()) => {
-            (b, n.parse::<u64>().ok().filter(|n| *n > 0))
-        }
-        _ => (name, None),
-    };
+    let (base, part) = dotted(name);
+    let part = part.and_then(|n| n.parse::<u64>().ok()).filter(|n| *n > 0);
     let device = match aliases.get(base) {
         Some(Value::String(path)) if path.starts_with("/dev/") => path.clone(),
         Some(_) => return None,
@@ -590,11 +595,7 @@ fn mount(
     }
     // Files cloud-init defers are written after it mounts: into the filesystem, which
     // Ignition then mounts at `path` while it writes files.
-    let under = |file: &String| {
-        file.strip_prefix(path.trim_end_matches('/'))
-            .is_some_and(|rest| rest.starts_with('/'))
-    };
-    if deferred.iter().any(under) {
+    if deferred.iter().any(|file| under(file, &path)) {
         let label = device.strip_prefix("/dev/disk/by-label/");
         let made = out.filesystems.iter_mut().find(|f| {
             f.get("path").is_none()
