@@ -9,6 +9,7 @@
 mod chunks;
 mod fast;
 mod input;
+mod lines;
 mod raw;
 mod select;
 pub(crate) mod stream;
@@ -809,6 +810,56 @@ mod tests {
             Ok::<(), Error>(())
         })?;
         Ok((names, summary))
+    }
+
+    #[test]
+    fn list_items_split_where_the_parser_splits_them() {
+        // Lines the parser reads as part of an item whatever their indentation: a quoted
+        // scalar or a flow collection run on at column 0, a comment at column 0, `-` and a tab.
+        let shapes = [
+            "  metadata:\n    name: b\n    annotations:\n      note: \"one\nkind: List\n- two\"\n",
+            "  metadata:\n    name: b\n    annotations: {note: 'it''s\n- more'}\n",
+            "  metadata:\n    name: b\n    finalizers: [a,\nb]\n",
+            "  metadata:\n    name: b\n    labels: {x: \"]\n\", y: z}\n",
+            "  metadata:\n# a comment at column 0\n    name: b\n",
+            "  metadata:\n    name: b\n    annotations:\n      note: x\n        \"y\n",
+        ];
+        let secret = |name: &str, meta: &str| {
+            format!(
+                "- kind: Secret\n{meta}  stringData:\n    format: cloud-config\n    value: |\n      #cloud-config\n      runcmd: [echo {name}]\n"
+            )
+        };
+        let mut inputs: Vec<String> = shapes
+            .iter()
+            .map(|meta| {
+                let a = secret("a", "  metadata: {name: a}\n");
+                let b = secret("b", meta);
+                let c = secret("c", "  metadata: {name: c}\n");
+                format!("apiVersion: v1\nkind: List\nitems:\n{a}{b}{c}")
+            })
+            .collect();
+        inputs.push(
+            "items:\n- kind: Secret\n  metadata: {name: a}\n  stringData: {format: cloud-config, value: \"#cloud-config\\n\"}\n-\tkind: Secret\n  metadata: {name: b}\n  stringData: {format: cloud-config, value: \"#cloud-config\\n\"}\n- kind: Secret\n  metadata: {name: c}\n  stringData: {format: cloud-config, value: \"#cloud-config\\n\"}\n".to_owned(),
+        );
+        for input in &inputs {
+            let envelope = Envelope::parse(input.as_bytes(), &DecodeOptions::default())
+                .unwrap_or_else(|e| panic!("{e}: {input}"));
+            assert_eq!(envelope.secrets.len(), 3, "{input}");
+            let mut read = 0;
+            let summary = stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
+                let parsed = &envelope.secrets[read];
+                assert_eq!(
+                    (s.id(), s.value().ok()),
+                    (parsed.id(), parsed.value().ok()),
+                    "{input}"
+                );
+                assert!(s.value().is_ok(), "{input}");
+                read += 1;
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+            assert_eq!((read, summary.secrets), (3, 3), "{input}");
+        }
     }
 
     #[test]

@@ -454,6 +454,11 @@ struct YamlSplit<R> {
     item_shift: bool,
     /// The current line is to be used again.
     held: bool,
+    /// What the lines so far leave open (a quoted scalar, a flow collection, …).
+    lines: super::lines::Lines,
+    /// The current line continues what the lines before it left open: it is content, not a
+    /// new item, key or comment, whatever its indentation.
+    continued: bool,
     /// The most bytes one object may hold.
     cap: usize,
     /// The object being read grew past `cap`.
@@ -480,6 +485,8 @@ impl<R: BufRead> YamlSplit<R> {
             item_first: 0,
             item_shift: false,
             held: false,
+            lines: super::lines::Lines::default(),
+            continued: false,
         }
     }
 
@@ -501,6 +508,7 @@ impl<R: BufRead> YamlSplit<R> {
         }
         if n > 0 {
             self.line_no += 1;
+            self.continued = self.lines.feed(&self.line);
         }
         Ok(n > 0)
     }
@@ -521,6 +529,22 @@ impl<R: BufRead> YamlSplit<R> {
 
     fn blank(&self) -> bool {
         self.body().iter().all(|b| b.is_ascii_whitespace())
+    }
+
+    /// A comment line (not inside a scalar begun above it).
+    fn comment(&self) -> bool {
+        !self.continued && self.body().trim_ascii_start().starts_with(b"#")
+    }
+
+    /// Whether the line starts an item of a block sequence at `indent`: `-` then a space, a
+    /// tab or nothing.
+    fn starts_item(&self, indent: usize) -> bool {
+        !self.continued
+            && self.body()[indent..].starts_with(b"-")
+            && self
+                .body()
+                .get(indent + 1)
+                .is_none_or(|&b| b == b' ' || b == b'\t')
     }
 
     /// Hands out the item being read, if any.
@@ -558,6 +582,7 @@ impl<R: BufRead> YamlSplit<R> {
         self.items = None;
         self.items_pending = false;
         self.doc_first = self.line_no + 1;
+        self.lines.reset();
         piece
     }
 
@@ -602,15 +627,13 @@ impl<R: BufRead> YamlSplit<R> {
                     continue;
                 }
                 let indent = self.indent();
-                let dash_space = self.line[indent..].starts_with(b"- ");
-                let starts_item = dash_space || self.body()[indent..] == *b"-";
-                if indent == dash && starts_item {
+                if indent == dash && self.starts_item(indent) {
                     if let Some(previous) = self.flush_item() {
                         self.held = true;
                         return Ok(previous);
                     }
                     self.item_first = self.line_no;
-                    if dash_space {
+                    if self.body().len() > dash + 1 {
                         let cut = dash + 2;
                         self.item.extend_from_slice(&self.line[cut..]);
                     } else {
@@ -619,7 +642,12 @@ impl<R: BufRead> YamlSplit<R> {
                     }
                     continue;
                 }
-                if indent > dash {
+                if indent <= dash && self.comment() {
+                    // A comment between the item's lines, at any indentation.
+                    self.item.extend_from_slice(&self.line[indent..]);
+                    continue;
+                }
+                if indent > dash || self.continued {
                     let cut = (dash + 2).min(indent);
                     let rest = &self.line[cut..];
                     let marker = (rest.starts_with(b"---") || rest.starts_with(b"..."))
@@ -635,12 +663,10 @@ impl<R: BufRead> YamlSplit<R> {
                     return Ok(p);
                 }
             }
-            if self.items_pending && !self.blank() {
+            if self.items_pending && !self.blank() && !self.comment() {
                 self.items_pending = false;
                 let indent = self.indent();
-                let rest = &self.line[indent..];
-                let item = rest.starts_with(b"- ") || self.body()[indent..] == *b"-";
-                if (indent == 0 || indent == 2) && item {
+                if (indent == 0 || indent == 2) && self.starts_item(indent) {
                     self.items = Some(indent);
                     self.doc_streamed = true;
                     self.held = true;
@@ -650,12 +676,12 @@ impl<R: BufRead> YamlSplit<R> {
                 self.doc.extend_from_slice(b"items:\n");
             }
             let body = self.body();
-            if body == b"items:" || body == b"items: " {
+            if !self.continued && (body == b"items:" || body == b"items: ") {
                 self.items_pending = true;
                 self.doc_content = true;
                 continue;
             }
-            if !self.blank() && !self.body().trim_ascii_start().starts_with(b"#") {
+            if !self.blank() && !self.comment() {
                 self.doc_content = true;
             }
             self.doc.extend_from_slice(&self.line);

@@ -1,0 +1,414 @@
+//! What a YAML line leaves open for the lines after it, so that the streaming splitter can tell
+//! a line that starts a new item or key from one that continues a quoted scalar, a flow
+//! collection, a block scalar or a plain scalar begun above it.
+//!
+//! The splitter decides by indentation, and a line inside a quoted scalar or a flow collection
+//! may sit at any indentation (the parser accepts `"…` continued at column 0, though the YAML
+//! spec asks for more). This scanner knows YAML's tokens only as far as that question needs:
+//! where a node starts, quotes and their escapes, brackets, comments, block scalar headers and
+//! keys. It never decides what a value means; the parser does.
+
+/// What the lines so far leave open.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+enum Open {
+    /// Nothing: the next line starts afresh.
+    #[default]
+    Nothing,
+    /// A quoted scalar (`"` or `'`).
+    Quoted(u8),
+    /// A flow collection this deep; a quoted scalar inside it; whether a node may start next.
+    Flow {
+        depth: u32,
+        quote: Option<u8>,
+        node_start: bool,
+    },
+    /// A block scalar: the indentation of its parent, and of its content once seen.
+    Block {
+        parent: isize,
+        content: Option<usize>,
+    },
+    /// A plain scalar, which lines indented more than its parent continue.
+    Plain { parent: isize },
+}
+
+/// Follows YAML lines one at a time.
+#[derive(Debug, Default)]
+pub(crate) struct Lines {
+    open: Open,
+}
+
+/// Spaces at the start of `line` (tabs are not indentation in YAML).
+fn indent(line: &[u8]) -> usize {
+    line.iter().take_while(|&&b| b == b' ').count()
+}
+
+/// Whether `b` separates tokens.
+fn is_space(b: u8) -> bool {
+    b == b' ' || b == b'\t'
+}
+
+/// Whether the byte at `i` ends a token: a space, a tab or the end of the line.
+fn ends_at(line: &[u8], i: usize) -> bool {
+    line.get(i).is_none_or(|&b| is_space(b))
+}
+
+impl Lines {
+    /// Starts afresh (at a document marker).
+    pub(crate) fn reset(&mut self) {
+        self.open = Open::Nothing;
+    }
+
+    /// Reads one line (its line break may be included) and says whether it continues what the
+    /// lines before it left open: such a line is content, whatever its indentation, never a
+    /// new item, key or comment.
+    pub(crate) fn feed(&mut self, line: &[u8]) -> bool {
+        let line = line.strip_suffix(b"\n").unwrap_or(line);
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        let at = indent(line);
+        let blank = line[at..].iter().all(|&b| is_space(b));
+        match self.open {
+            Open::Nothing => {
+                if !blank {
+                    self.block(line, at, at as isize - 1);
+                }
+                false
+            }
+            Open::Quoted(quote) => {
+                if let Some(end) = quoted_end(line, 0, quote) {
+                    self.after_node(line, end, at as isize - 1);
+                }
+                true
+            }
+            Open::Flow {
+                depth,
+                quote,
+                node_start,
+            } => {
+                if let Some(end) = self.flow(line, 0, depth, quote, node_start) {
+                    self.after_node(line, end, at as isize - 1);
+                }
+                true
+            }
+            Open::Block { parent, content } => {
+                if blank {
+                    return true;
+                }
+                if at as isize > parent && content.is_none_or(|c| at >= c) {
+                    if content.is_none() {
+                        self.open = Open::Block {
+                            parent,
+                            content: Some(at),
+                        };
+                    }
+                    return true;
+                }
+                self.open = Open::Nothing;
+                self.block(line, at, at as isize - 1);
+                false
+            }
+            Open::Plain { parent } => {
+                if blank {
+                    return true;
+                }
+                if at as isize > parent && line[at] != b'#' {
+                    // More of the scalar (text after a comment in it, or `: `, would be an
+                    // error the parser reports).
+                    return true;
+                }
+                self.open = Open::Nothing;
+                self.block(line, at, at as isize - 1);
+                false
+            }
+        }
+    }
+
+    /// Scans `line` from `i`, where a node may start in block context; `parent` is the
+    /// indentation a plain or block scalar starting here must be continued beyond.
+    fn block(&mut self, line: &[u8], mut i: usize, mut parent: isize) {
+        // Whether the node starting at `i` is the value of a key on this line.
+        let mut value = false;
+        loop {
+            while line.get(i).is_some_and(|&b| is_space(b)) {
+                i += 1;
+            }
+            let Some(&b) = line.get(i) else {
+                // The value, if any, is on the lines below.
+                self.open = Open::Nothing;
+                return;
+            };
+            match b {
+                b'-' | b'?' | b':' if ends_at(line, i + 1) => {
+                    parent = i as isize;
+                    value = b == b':';
+                    i += 1;
+                }
+                b'#' => {
+                    self.open = Open::Nothing;
+                    return;
+                }
+                b'"' | b'\'' => match quoted_end(line, i + 1, b) {
+                    Some(end) => match key_value(line, end) {
+                        Some(next) => {
+                            parent = i as isize;
+                            value = true;
+                            i = next;
+                        }
+                        None => {
+                            self.open = Open::Nothing;
+                            return;
+                        }
+                    },
+                    None => {
+                        self.open = Open::Quoted(b);
+                        return;
+                    }
+                },
+                b'[' | b'{' => match self.flow(line, i + 1, 1, None, true) {
+                    Some(end) => match key_value(line, end) {
+                        Some(next) => {
+                            parent = i as isize;
+                            value = true;
+                            i = next;
+                        }
+                        None => {
+                            self.open = Open::Nothing;
+                            return;
+                        }
+                    },
+                    None => return,
+                },
+                b'|' | b'>' => {
+                    let digit = line[i + 1..]
+                        .iter()
+                        .take_while(|&&c| c.is_ascii_digit() || c == b'+' || c == b'-')
+                        .find(|c| c.is_ascii_digit())
+                        .map(|&c| usize::from(c - b'0'));
+                    self.open = Open::Block {
+                        parent,
+                        content: digit.map(|d| parent.max(0) as usize + d),
+                    };
+                    return;
+                }
+                b'&' | b'!' => {
+                    // An anchor or a tag: the node follows it.
+                    while line.get(i).is_some_and(|&c| !is_space(c)) {
+                        i += 1;
+                    }
+                }
+                _ if value => {
+                    // A plain scalar (or an alias) as a key's value, which lines indented
+                    // more than its key may continue. Its text is not read: `: ` in it, or a
+                    // line below a comment that ends it, would be an error the parser reports.
+                    self.open = Open::Plain { parent };
+                    return;
+                }
+                _ => match plain_end(line, i) {
+                    // A plain scalar (or an alias) that is a key: its value follows.
+                    PlainEnd::Key(colon) => {
+                        parent = i as isize;
+                        value = true;
+                        i = colon + 1;
+                    }
+                    PlainEnd::Comment => {
+                        self.open = Open::Nothing;
+                        return;
+                    }
+                    PlainEnd::Line => {
+                        self.open = Open::Plain { parent };
+                        return;
+                    }
+                },
+            }
+        }
+    }
+
+    /// Scans a flow collection from `i`; the end (exclusive) of the collection when it closes
+    /// on this line, else `None` with the state for the next line kept.
+    fn flow(
+        &mut self,
+        line: &[u8],
+        mut i: usize,
+        mut depth: u32,
+        mut quote: Option<u8>,
+        mut node_start: bool,
+    ) -> Option<usize> {
+        loop {
+            if let Some(q) = quote {
+                match quoted_end(line, i, q) {
+                    Some(end) => {
+                        i = end;
+                        quote = None;
+                        node_start = false;
+                    }
+                    None => break,
+                }
+            }
+            let Some(&b) = line.get(i) else { break };
+            match b {
+                b'"' | b'\'' if node_start => {
+                    quote = Some(b);
+                    i += 1;
+                    continue;
+                }
+                b'[' | b'{' => {
+                    depth += 1;
+                    node_start = true;
+                }
+                b']' | b'}' => {
+                    depth -= 1;
+                    node_start = false;
+                    if depth == 0 {
+                        self.open = Open::Nothing;
+                        return Some(i + 1);
+                    }
+                }
+                b',' | b'?' => node_start = true,
+                b':' => node_start = true,
+                b'#' if i == 0 || is_space(line[i - 1]) => break,
+                b' ' | b'\t' => {}
+                b'&' | b'!' if node_start => {
+                    while line.get(i + 1).is_some_and(|&c| !is_space(c) && c != b',') {
+                        i += 1;
+                    }
+                }
+                _ => node_start = false,
+            }
+            i += 1;
+        }
+        self.open = Open::Flow {
+            depth,
+            quote,
+            node_start,
+        };
+        None
+    }
+
+    /// After a quoted scalar or flow collection ending at `end`: a key if `:` follows, else
+    /// the node is done.
+    fn after_node(&mut self, line: &[u8], end: usize, parent: isize) {
+        self.open = Open::Nothing;
+        if let Some(next) = key_value(line, end) {
+            self.block(line, next, parent);
+        }
+    }
+}
+
+/// Where a quoted scalar whose text starts at `i` ends (exclusive), if on this line.
+fn quoted_end(line: &[u8], mut i: usize, quote: u8) -> Option<usize> {
+    loop {
+        let found = if quote == b'"' {
+            memchr::memchr2(b'"', b'\\', line.get(i..)?)?
+        } else {
+            memchr::memchr(b'\'', line.get(i..)?)?
+        };
+        let at = i + found;
+        match line[at] {
+            b'\\' => i = at + 2,
+            b'\'' if line.get(at + 1) == Some(&b'\'') => i = at + 2,
+            _ => return Some(at + 1),
+        }
+    }
+}
+
+/// After a node ending at `end`: where the value starts if `:` follows it (a key).
+fn key_value(line: &[u8], mut end: usize) -> Option<usize> {
+    while line.get(end).is_some_and(|&b| is_space(b)) {
+        end += 1;
+    }
+    (line.get(end) == Some(&b':')).then_some(end + 1)
+}
+
+/// How a plain scalar that is not a key's value ends on its line.
+enum PlainEnd {
+    /// At the `:` (then a space, a tab or the end) at this offset: it is a key.
+    Key(usize),
+    /// At a comment (`#` after a space or a tab).
+    Comment,
+    /// At the end of the line.
+    Line,
+}
+
+/// How the plain scalar starting at `i` ends on its line.
+fn plain_end(line: &[u8], i: usize) -> PlainEnd {
+    // Keys are short: look at the first bytes one by one (a vector search costs more to set
+    // up than that), then at the rest with one.
+    let near = line.len().min(i + 64);
+    let mut from = i;
+    let next = |from: usize| {
+        if from < near {
+            line[from..near]
+                .iter()
+                .position(|&b| b == b':' || b == b'#')
+                .map(|at| from + at)
+                .or_else(|| memchr::memchr2(b':', b'#', &line[near..]).map(|at| near + at))
+        } else {
+            memchr::memchr2(b':', b'#', &line[from..]).map(|at| from + at)
+        }
+    };
+    while let Some(at) = next(from) {
+        if line[at] == b':' {
+            if ends_at(line, at + 1) {
+                return PlainEnd::Key(at);
+            }
+        } else if at > i && is_space(line[at - 1]) {
+            return PlainEnd::Comment;
+        }
+        from = at + 1;
+    }
+    PlainEnd::Line
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Lines;
+
+    /// Which lines of `text` continue what the lines before them left open.
+    fn continued(text: &str) -> Vec<usize> {
+        let mut lines = Lines::default();
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| lines.feed(l.as_bytes()))
+            .map(|(n, _)| n + 1)
+            .collect()
+    }
+
+    #[test]
+    fn quoted_scalars_run_on_at_any_indentation() {
+        assert_eq!(continued("- a: \"x\nkind: y\n- z\"\n  b: 1\n"), [2, 3]);
+        assert_eq!(continued("- a: 'it''s\n- more'\n- b\n"), [2]);
+        assert_eq!(continued("- a: \"x\\\"\n- y\"\n- b\n"), [2]);
+        assert_eq!(continued("- \"k\": \"v\"\n- b\n"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn a_quote_inside_a_plain_scalar_or_a_comment_opens_nothing() {
+        assert_eq!(continued("- a: it's\n- b\n"), Vec::<usize>::new());
+        assert_eq!(continued("- a: b # it's\n- b\n"), Vec::<usize>::new());
+        assert_eq!(continued("# \"\n- b\n"), Vec::<usize>::new());
+        assert_eq!(continued("- a: x\"y\n- b\n"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn flow_collections_run_on_until_they_close() {
+        assert_eq!(continued("- a: [1,\n2]\n- b\n"), [2]);
+        assert_eq!(continued("- a: {x: \"]\n\", y: [1]}\n- b\n"), [2]);
+        assert_eq!(continued("- a: [1] # [\n- b\n"), Vec::<usize>::new());
+    }
+
+    #[test]
+    fn block_scalars_hide_their_content() {
+        assert_eq!(
+            continued("- a: |\n    \"x\n\n    y\n  b: 1\n- c\n"),
+            [2, 3, 4]
+        );
+        assert_eq!(continued("- a: >-\n    [x\n- c\n"), [2]);
+        // An empty block scalar: the next key is not its content.
+        assert_eq!(continued("- a: |\n  b: \"x\ny\"\n"), [3]);
+    }
+
+    #[test]
+    fn plain_scalars_run_on_below_their_parent() {
+        assert_eq!(continued("- a: x\n    \"y\n- b: \"z\nw\"\n"), [2, 4]);
+        assert_eq!(continued("- a: x\n  # \"\n- b\n"), Vec::<usize>::new());
+    }
+}
