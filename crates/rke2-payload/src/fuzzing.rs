@@ -56,15 +56,16 @@ pub fn envelope(data: &[u8]) {
 }
 
 /// Differential: the streaming reader (with its kubectl fast path and JSON item splitter) hands
-/// over the same Secrets as the in-memory parser whenever both succeed.
+/// over the same Secrets as the in-memory parser, at the same lines, whenever both succeed.
 pub fn stream(data: &[u8]) {
     let options = options();
-    let mut streamed = Vec::new();
+    let mut streamed: Vec<_> = Vec::new();
     let s = crate::envelope::for_each_secret(data, &options, |secret| {
         streamed.push((
             secret.id().clone(),
             secret.base64_len(),
             secret.value().ok().map(Cow::into_owned),
+            secret.line(),
         ));
         Ok::<(), std::convert::Infallible>(())
     });
@@ -82,9 +83,17 @@ pub fn stream(data: &[u8]) {
                 s.id().clone(),
                 s.base64_len(),
                 s.value().ok().map(Cow::into_owned),
+                s.line(),
             )
         })
         .collect();
+    // Where the parser cannot point at a value's line (a value it had to copy: quoted, a block
+    // scalar), the stream names the object's first line instead.
+    for (streamed, parsed) in streamed.iter_mut().zip(&parsed) {
+        if parsed.3.is_none() {
+            streamed.3 = None;
+        }
+    }
     assert_eq!(streamed, parsed, "stream and parse disagree");
 }
 

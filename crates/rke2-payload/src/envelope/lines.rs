@@ -35,6 +35,8 @@ enum Open {
 #[derive(Debug, Default)]
 pub(crate) struct Lines {
     open: Open,
+    /// Anchors (`&name`) seen since the start.
+    anchors: u64,
 }
 
 /// Spaces at the start of `line` (tabs are not indentation in YAML).
@@ -56,6 +58,13 @@ impl Lines {
     /// Starts afresh (at a document marker).
     pub(crate) fn reset(&mut self) {
         self.open = Open::Nothing;
+        self.anchors = 0;
+    }
+
+    /// How many anchors (`&name`) the lines since the start define: a node that uses one
+    /// (`*name`) can be read only with them.
+    pub(crate) fn anchors(&self) -> u64 {
+        self.anchors
     }
 
     /// Reads one line (its line break may be included) and says whether it continues what the
@@ -191,6 +200,7 @@ impl Lines {
                 }
                 b'&' | b'!' => {
                     // An anchor or a tag: the node follows it.
+                    self.anchors += u64::from(b == b'&');
                     while line.get(i).is_some_and(|&c| !is_space(c)) {
                         i += 1;
                     }
@@ -267,6 +277,7 @@ impl Lines {
                 b'#' if i == 0 || is_space(line[i - 1]) => break,
                 b' ' | b'\t' => {}
                 b'&' | b'!' if node_start => {
+                    self.anchors += u64::from(b == b'&');
                     while line.get(i + 1).is_some_and(|&c| !is_space(c) && c != b',') {
                         i += 1;
                     }
@@ -404,6 +415,23 @@ mod tests {
         assert_eq!(continued("- a: >-\n    [x\n- c\n"), [2]);
         // An empty block scalar: the next key is not its content.
         assert_eq!(continued("- a: |\n  b: \"x\ny\"\n"), [3]);
+    }
+
+    #[test]
+    fn anchors_are_counted_where_a_node_starts() {
+        let mut lines = Lines::default();
+        for line in [
+            "- &a x: 1",
+            "- y: [&b 1, c&d]",
+            "  z: e&f",
+            "  w: |",
+            "    &g",
+        ] {
+            lines.feed(line.as_bytes());
+        }
+        assert_eq!(lines.anchors(), 2);
+        lines.reset();
+        assert_eq!(lines.anchors(), 0);
     }
 
     #[test]

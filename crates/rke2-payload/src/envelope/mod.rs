@@ -442,20 +442,17 @@ impl<'a> Envelope<'a> {
             ignition: _,
         } = *object;
         let kind = kind.map(|k| k.0);
+        // An object with `items` is read as the list of them, whatever its `kind` says (as the
+        // streaming reader, which hands over the items before it reads the rest, must).
+        if let Some(items) = items {
+            for item in items {
+                self.add(item, index, others);
+            }
+            return;
+        }
         match kind.as_deref() {
-            Some(k) if k == "List" || k.ends_with("List") => {
-                for item in items.unwrap_or_default() {
-                    self.add(item, index, others);
-                }
-                return;
-            }
+            Some(k) if k == "List" || k.ends_with("List") => return,
             Some("Secret") => {}
-            None if items.is_some() => {
-                for item in items.unwrap_or_default() {
-                    self.add(item, index, others);
-                }
-                return;
-            }
             other => {
                 others.push(match other {
                     Some(k) => format!("kind: {}", shorten(k, 40)),
@@ -859,6 +856,59 @@ mod tests {
             })
             .unwrap();
             assert_eq!((read, summary.secrets), (3, 3), "{input}");
+        }
+    }
+
+    #[test]
+    fn anchors_reach_the_items_that_use_them_and_items_are_read_whatever_the_kind() {
+        let value = "stringData: {format: cloud-config, value: \"#cloud-config\\n\"}";
+        let cases = [
+            // An item uses an anchor an earlier item defines.
+            (
+                format!(
+                    "kind: List\nitems:\n- kind: Secret\n  metadata: &m {{name: a}}\n  {value}\n- kind: Secret\n  metadata: *m\n  {value}\n- kind: Secret\n  metadata: {{name: c}}\n  {value}\n"
+                ),
+                vec!["a", "a", "c"],
+            ),
+            // A merge key.
+            (
+                format!(
+                    "items:\n- &base\n  kind: Secret\n  metadata: {{name: a}}\n  {value}\n- <<: *base\n  metadata: {{name: b}}\n"
+                ),
+                vec!["a", "b"],
+            ),
+            // The anchor is in the document, before its items.
+            (
+                format!(
+                    "kind: List\nmetadata: &m {{name: a}}\nitems:\n- kind: Secret\n  metadata: *m\n  {value}\n"
+                ),
+                vec!["a"],
+            ),
+            // `items` makes a list of any object (the stream hands them over first).
+            (
+                format!(
+                    "kind: Secret\nmetadata: {{name: a}}\n{value}\nitems:\n- kind: Secret\n  metadata: {{name: b}}\n  {value}\n"
+                ),
+                vec!["b"],
+            ),
+            (
+                "{\"kind\": \"Secret\", \"metadata\": {\"name\": \"a\"}, \"stringData\": {\"format\": \"cloud-config\", \"value\": \"#cloud-config\\n\"}, \"items\": [{\"kind\": \"Secret\", \"metadata\": {\"name\": \"b\"}, \"stringData\": {\"format\": \"cloud-config\", \"value\": \"#cloud-config\\n\"}}]}"
+                .to_owned(),
+                vec!["b"],
+            ),
+        ];
+        for (input, names) in &cases {
+            let envelope = Envelope::parse(input.as_bytes(), &DecodeOptions::default())
+                .unwrap_or_else(|e| panic!("{e}: {input}"));
+            let parsed: Vec<_> = envelope
+                .secrets
+                .iter()
+                .map(|s| s.name().unwrap_or(""))
+                .collect();
+            assert_eq!(&parsed, names, "{input}");
+            let (streamed, summary) = streamed(input.as_bytes()).unwrap();
+            assert_eq!(&streamed, names, "{input}");
+            assert_eq!(summary.secrets, names.len());
         }
     }
 

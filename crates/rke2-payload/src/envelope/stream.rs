@@ -459,6 +459,17 @@ struct YamlSplit<R> {
     /// The current line continues what the lines before it left open: it is content, not a
     /// new item, key or comment, whatever its indentation.
     continued: bool,
+    /// Anchors the document defines before the current line.
+    anchors_before: u64,
+    /// Anchors the document defines before the current item.
+    item_anchors: u64,
+    /// The items from the first that defines an anchor on, as one `items:` document (a later
+    /// item may use the anchor, and can be read only with it), and its first line.
+    rest: Option<(Vec<u8>, u64)>,
+    /// The document starts with directives (`%YAML`, `%TAG`): it is read whole, from them.
+    directives: bool,
+    /// The `---` that ends those directives has been read.
+    directives_end: bool,
     /// The most bytes one object may hold.
     cap: usize,
     /// The object being read grew past `cap`.
@@ -487,6 +498,11 @@ impl<R: BufRead> YamlSplit<R> {
             held: false,
             lines: super::lines::Lines::default(),
             continued: false,
+            anchors_before: 0,
+            item_anchors: 0,
+            rest: None,
+            directives: false,
+            directives_end: false,
         }
     }
 
@@ -503,9 +519,11 @@ impl<R: BufRead> YamlSplit<R> {
         let n = (&mut self.reader)
             .take(limit)
             .read_until(b'\n', &mut self.line)?;
-        if self.line.len() + self.doc.len() + self.item.len() > self.cap {
+        let rest = self.rest.as_ref().map_or(0, |(text, _)| text.len());
+        if self.line.len() + self.doc.len() + self.item.len() + rest > self.cap {
             self.too_large = true;
         }
+        self.anchors_before = self.lines.anchors();
         if n > 0 {
             self.line_no += 1;
             self.continued = self.lines.feed(&self.line);
@@ -552,6 +570,23 @@ impl<R: BufRead> YamlSplit<R> {
         if self.item.is_empty() {
             return None;
         }
+        if self.rest.is_some() || self.anchors_before > self.item_anchors {
+            // This item, or one before it, defines an anchor: the items from there on are
+            // read as one, indented again under `items:`.
+            let (rest, _) = self
+                .rest
+                .get_or_insert_with(|| (b"items:\n".to_vec(), self.item_first.saturating_sub(1)));
+            for (n, line) in self.item.split_inclusive(|&b| b == b'\n').enumerate() {
+                rest.extend_from_slice(if n == 0 { b"- " } else { b"  " });
+                rest.extend_from_slice(line);
+            }
+            if !rest.ends_with(b"\n") {
+                rest.push(b'\n');
+            }
+            self.item.clear();
+            self.item_shift = false;
+            return None;
+        }
         self.text.clear();
         if std::mem::take(&mut self.item_shift) {
             for line in self.item.split_inclusive(|&b| b == b'\n') {
@@ -571,11 +606,16 @@ impl<R: BufRead> YamlSplit<R> {
             // `items:` with nothing after it.
             self.doc.extend_from_slice(b"items:\n");
         }
-        let piece = (!self.doc_streamed && self.doc_content).then(|| {
-            self.text.clear();
-            std::mem::swap(&mut self.text, &mut self.doc);
-            YamlPiece::Document(self.doc_first)
-        });
+        let piece = if let Some((rest, first)) = self.rest.take() {
+            self.text = rest;
+            Some(YamlPiece::Document(first))
+        } else {
+            (!self.doc_streamed && self.doc_content).then(|| {
+                self.text.clear();
+                std::mem::swap(&mut self.text, &mut self.doc);
+                YamlPiece::Document(self.doc_first)
+            })
+        };
         self.doc.clear();
         self.doc_content = false;
         self.doc_streamed = false;
@@ -583,6 +623,8 @@ impl<R: BufRead> YamlSplit<R> {
         self.items_pending = false;
         self.doc_first = self.line_no + 1;
         self.lines.reset();
+        self.directives = false;
+        self.directives_end = false;
         piece
     }
 
@@ -606,6 +648,14 @@ impl<R: BufRead> YamlSplit<R> {
                 if let Some(p) = self.flush_item() {
                     self.held = true;
                     return Ok(p);
+                }
+                if self.directives && !self.directives_end && self.body().starts_with(b"---") {
+                    // The document the directives above are for starts here.
+                    self.directives_end = true;
+                    let rest = self.body()[3..].trim_ascii();
+                    self.doc_content |= !rest.is_empty() && !rest.starts_with(b"#");
+                    self.doc.extend_from_slice(&self.line);
+                    continue;
                 }
                 let opens_with_content = self.line.starts_with(b"--- ");
                 let piece = self.end_document();
@@ -633,6 +683,7 @@ impl<R: BufRead> YamlSplit<R> {
                         return Ok(previous);
                     }
                     self.item_first = self.line_no;
+                    self.item_anchors = self.anchors_before;
                     if self.body().len() > dash + 1 {
                         let cut = dash + 2;
                         self.item.extend_from_slice(&self.line[cut..]);
@@ -676,9 +727,21 @@ impl<R: BufRead> YamlSplit<R> {
                 self.doc.extend_from_slice(b"items:\n");
             }
             let body = self.body();
-            if !self.continued && (body == b"items:" || body == b"items: ") {
+            // Items are streamed one by one unless the document defines an anchor before them
+            // (an item may use it, and could be read only with it) or has directives (`%TAG`).
+            if !self.continued
+                && self.lines.anchors() == 0
+                && !self.directives
+                && (body == b"items:" || body == b"items: ")
+            {
                 self.items_pending = true;
                 self.doc_content = true;
+                continue;
+            }
+            if !self.doc_content && !self.directives_end && self.line.starts_with(b"%") {
+                // A directive, for the document that the next `---` starts.
+                self.directives = true;
+                self.doc.extend_from_slice(&self.line);
                 continue;
             }
             if !self.blank() && !self.comment() {
