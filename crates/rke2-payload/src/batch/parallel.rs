@@ -175,25 +175,31 @@ struct Batch {
     /// The ordinal of its first chunk in the input.
     first: usize,
     text: Vec<u8>,
-    chunks: Vec<(Syntax, u64, u64, Range<usize>)>,
+    chunks: Vec<(Syntax, u64, u64, Range<usize>, bool)>,
 }
 
 impl Batch {
     fn chunk(&self, i: usize) -> Chunk<'_> {
-        let (syntax, at, line, range) = &self.chunks[i];
+        let (syntax, at, line, range, item) = &self.chunks[i];
         Chunk {
             syntax: *syntax,
             at: *at,
             line: *line,
             text: &self.text[range.clone()],
+            item: *item,
         }
     }
 
     fn push(&mut self, chunk: Chunk<'_>) {
         let start = self.text.len();
         self.text.extend_from_slice(chunk.text);
-        self.chunks
-            .push((chunk.syntax, chunk.at, chunk.line, start..self.text.len()));
+        self.chunks.push((
+            chunk.syntax,
+            chunk.at,
+            chunk.line,
+            start..self.text.len(),
+            chunk.item,
+        ));
     }
 
     fn full(&self) -> bool {

@@ -37,6 +37,9 @@ pub(crate) struct Lines {
     open: Open,
     /// Anchors (`&name`) seen since the start.
     anchors: u64,
+    /// A line ended after a key, `-`, `?` or a node's properties: the node they are for starts
+    /// on a line below, and a scalar there is continued beyond this indentation.
+    pending: Option<isize>,
 }
 
 /// Spaces at the start of `line` (tabs are not indentation in YAML).
@@ -49,6 +52,11 @@ fn is_space(b: u8) -> bool {
     b == b' ' || b == b'\t'
 }
 
+/// Whether `b` is a flow indicator (`,`, `[`, `]`, `{`, `}`).
+fn is_flow(b: Option<&u8>) -> bool {
+    matches!(b, Some(b',' | b'[' | b']' | b'{' | b'}'))
+}
+
 /// Whether the byte at `i` ends a token: a space, a tab or the end of the line.
 fn ends_at(line: &[u8], i: usize) -> bool {
     line.get(i).is_none_or(|&b| is_space(b))
@@ -59,6 +67,7 @@ impl Lines {
     pub(crate) fn reset(&mut self) {
         self.open = Open::Nothing;
         self.anchors = 0;
+        self.pending = None;
     }
 
     /// How many anchors (`&name`) the lines since the start define: a node that uses one
@@ -77,8 +86,10 @@ impl Lines {
         let blank = line[at..].iter().all(|&b| is_space(b));
         match self.open {
             Open::Nothing => {
-                if !blank {
-                    self.block(line, at, at as isize - 1);
+                // A comment line leaves a node still to come where it was.
+                if !blank && line[at] != b'#' {
+                    let parent = self.pending.take().unwrap_or(at as isize - 1);
+                    self.block(line, at, parent);
                 }
                 false
             }
@@ -134,32 +145,42 @@ impl Lines {
     /// Scans `line` from `i`, where a node may start in block context; `parent` is the
     /// indentation a plain or block scalar starting here must be continued beyond.
     fn block(&mut self, line: &[u8], mut i: usize, mut parent: isize) {
+        self.pending = None;
         // Whether the node starting at `i` is the value of a key on this line.
         let mut value = false;
+        // Where the node's properties (anchor, tag) start: a key is indented from there.
+        let mut props: Option<usize> = None;
+        // A key, `-`, `?` or properties were read: a node is to come.
+        let mut expect = false;
         loop {
             while line.get(i).is_some_and(|&b| is_space(b)) {
                 i += 1;
             }
             let Some(&b) = line.get(i) else {
-                // The value, if any, is on the lines below.
+                // The node, if any, is on the lines below.
                 self.open = Open::Nothing;
+                self.pending = expect.then_some(parent);
                 return;
             };
             match b {
                 b'-' | b'?' | b':' if ends_at(line, i + 1) => {
                     parent = i as isize;
                     value = b == b':';
+                    props = None;
+                    expect = true;
                     i += 1;
                 }
                 b'#' => {
                     self.open = Open::Nothing;
+                    self.pending = expect.then_some(parent);
                     return;
                 }
                 b'"' | b'\'' => match quoted_end(line, i + 1, b) {
                     Some(end) => match key_value(line, end) {
                         Some(next) => {
-                            parent = i as isize;
+                            parent = props.take().unwrap_or(i) as isize;
                             value = true;
+                            expect = true;
                             i = next;
                         }
                         None => {
@@ -175,8 +196,9 @@ impl Lines {
                 b'[' | b'{' => match self.flow(line, i + 1, 1, None, true) {
                     Some(end) => match key_value(line, end) {
                         Some(next) => {
-                            parent = i as isize;
+                            parent = props.take().unwrap_or(i) as isize;
                             value = true;
+                            expect = true;
                             i = next;
                         }
                         None => {
@@ -201,6 +223,8 @@ impl Lines {
                 b'&' | b'!' => {
                     // An anchor or a tag: the node follows it.
                     self.anchors += u64::from(b == b'&');
+                    props.get_or_insert(i);
+                    expect = true;
                     while line.get(i).is_some_and(|&c| !is_space(c)) {
                         i += 1;
                     }
@@ -215,8 +239,9 @@ impl Lines {
                 _ => match plain_end(line, i) {
                     // A plain scalar (or an alias) that is a key: its value follows.
                     PlainEnd::Key(colon) => {
-                        parent = i as isize;
+                        parent = props.take().unwrap_or(i) as isize;
                         value = true;
+                        expect = true;
                         i = colon + 1;
                     }
                     PlainEnd::Comment => {
@@ -242,6 +267,9 @@ impl Lines {
         mut quote: Option<u8>,
         mut node_start: bool,
     ) -> Option<usize> {
+        // Just after a quoted scalar or a collection: a `:` then is a value indicator even
+        // without a space after it (`{"a":"b"}`).
+        let mut adjacent = false;
         loop {
             if let Some(q) = quote {
                 match quoted_end(line, i, q) {
@@ -249,11 +277,13 @@ impl Lines {
                         i = end;
                         quote = None;
                         node_start = false;
+                        adjacent = true;
                     }
                     None => break,
                 }
             }
             let Some(&b) = line.get(i) else { break };
+            let was_adjacent = std::mem::take(&mut adjacent);
             match b {
                 b'"' | b'\'' if node_start => {
                     quote = Some(b);
@@ -267,18 +297,27 @@ impl Lines {
                 b']' | b'}' => {
                     depth -= 1;
                     node_start = false;
+                    adjacent = true;
                     if depth == 0 {
                         self.open = Open::Nothing;
                         return Some(i + 1);
                     }
                 }
-                b',' | b'?' => node_start = true,
-                b':' => node_start = true,
+                b',' => node_start = true,
+                // A value or key indicator only before a space or a flow indicator (else part
+                // of a plain scalar: `a:b`, `x?y`), or a value indicator right after a node.
+                b':' if was_adjacent || ends_at(line, i + 1) || is_flow(line.get(i + 1)) => {
+                    node_start = true;
+                }
+                b'?' if node_start && ends_at(line, i + 1) => {}
                 b'#' if i == 0 || is_space(line[i - 1]) => break,
-                b' ' | b'\t' => {}
+                b' ' | b'\t' => adjacent = was_adjacent,
                 b'&' | b'!' if node_start => {
                     self.anchors += u64::from(b == b'&');
-                    while line.get(i + 1).is_some_and(|&c| !is_space(c) && c != b',') {
+                    while line
+                        .get(i + 1)
+                        .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
+                    {
                         i += 1;
                     }
                 }
@@ -432,6 +471,38 @@ mod tests {
         assert_eq!(lines.anchors(), 2);
         lines.reset();
         assert_eq!(lines.anchors(), 0);
+    }
+
+    #[test]
+    fn a_block_scalar_header_below_its_key_is_indented_from_the_key() {
+        // `|2` on its own line: the content is two columns in from the key, not the header.
+        assert_eq!(
+            continued("  value:\n    |2\n    #x\n    \"y\n- b\n"),
+            [3, 4]
+        );
+        assert_eq!(continued("  value:\n      |\n    \"y\n- b\n"), [3]);
+        assert_eq!(
+            continued("  value: # c\n    !!str >-\n     \"y\n- b\n"),
+            [3]
+        );
+        // Properties before a key: the key is indented from them.
+        assert_eq!(continued("  !!str value: |\n    \"x\n- b\n"), [2]);
+        assert_eq!(continued("  &k value: foo\n    \"bar\n- b\n"), [2]);
+    }
+
+    #[test]
+    fn flow_indicators_end_properties_and_plain_colons_start_nothing() {
+        assert_eq!(
+            continued("  m: {name: a, t: !!str}\n- b\n"),
+            Vec::<usize>::new()
+        );
+        assert_eq!(
+            continued("  m: {name: a, t: &y}\n- b\n"),
+            Vec::<usize>::new()
+        );
+        assert_eq!(continued("  t: [a:\"b]\n- b\n"), Vec::<usize>::new());
+        assert_eq!(continued("  t: [x?'b]\n- b\n"), Vec::<usize>::new());
+        assert_eq!(continued("  t: {\"a\":\"b\n\"}\n- b\n"), [2]);
     }
 
     #[test]

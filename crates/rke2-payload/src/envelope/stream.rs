@@ -112,6 +112,8 @@ pub(crate) struct Chunk<'t> {
     pub(crate) line: u64,
     /// Its text (a YAML `List` item dedented).
     pub(crate) text: &'t [u8],
+    /// It is an item of a `List` (an empty one is an object, not nothing).
+    pub(crate) item: bool,
 }
 
 /// How an input is read.
@@ -183,6 +185,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                     at,
                     line,
                     text,
+                    item: true,
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
@@ -206,16 +209,18 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     let mut split = YamlSplit::new(reader, cap);
     loop {
         let piece = split.next_piece().map_err(io_error)?;
-        let at = match piece {
+        let (at, item) = match piece {
             YamlPiece::End => return Ok(Layout::Chunked(Syntax::Yaml)),
             YamlPiece::TooLarge(line) => return Err(too_large(format!("line {line}")).into()),
-            YamlPiece::Item(first_line) | YamlPiece::Document(first_line) => first_line,
+            YamlPiece::Item(first_line) => (first_line, true),
+            YamlPiece::Document(first_line) => (first_line, false),
         };
         chunk(Chunk {
             syntax: Syntax::Yaml,
             at,
             line: at,
             text: &split.text,
+            item,
         })?;
     }
 }
@@ -251,6 +256,13 @@ pub(crate) fn parse_chunk<'t>(
     let mut next = index;
     match doc {
         Ok(Some(doc)) => envelope.add(doc, &mut next, &mut counts.others),
+        // An empty item (`-` alone, `- ~`) is an object that is not a Secret, as the parser
+        // reads it in its `List`; an empty document is nothing.
+        Ok(None) if chunk.item => envelope.add(
+            Doc::Other("an empty document"),
+            &mut next,
+            &mut counts.others,
+        ),
         Ok(None) => {}
         Err(e) => {
             next += 1;
@@ -416,6 +428,11 @@ fn parse_yaml_object<'t>(
     Ok(doc)
 }
 
+/// Where a `\r` that is not part of a `\r\n` ends the line (a line break to YAML).
+fn lone_cr(line: &[u8]) -> Option<usize> {
+    memchr::memchr_iter(b'\r', line).find(|&at| line.get(at + 1).is_some_and(|&b| b != b'\n'))
+}
+
 /// What the YAML splitter found; its text is in [`YamlSplit::text`].
 enum YamlPiece {
     /// One item of a top-level `items:` block sequence, dedented; its first line number.
@@ -470,6 +487,8 @@ struct YamlSplit<R> {
     directives: bool,
     /// The `---` that ends those directives has been read.
     directives_end: bool,
+    /// What follows a lone `\r` on the line read (a line break to YAML): the next line.
+    tail: Vec<u8>,
     /// The most bytes one object may hold.
     cap: usize,
     /// The object being read grew past `cap`.
@@ -503,6 +522,7 @@ impl<R: BufRead> YamlSplit<R> {
             rest: None,
             directives: false,
             directives_end: false,
+            tail: Vec::new(),
         }
     }
 
@@ -512,20 +532,34 @@ impl<R: BufRead> YamlSplit<R> {
             return Ok(true);
         }
         self.line.clear();
-        // One line never holds more than an object may: a 1 GiB `value:` line stops here.
-        let limit = u64::try_from(self.cap)
-            .unwrap_or(u64::MAX)
-            .saturating_add(1);
-        let n = (&mut self.reader)
-            .take(limit)
-            .read_until(b'\n', &mut self.line)?;
+        let n = if self.tail.is_empty() {
+            // One line never holds more than an object may: a 1 GiB `value:` line stops here.
+            let limit = u64::try_from(self.cap)
+                .unwrap_or(u64::MAX)
+                .saturating_add(1);
+            let n = (&mut self.reader)
+                .take(limit)
+                .read_until(b'\n', &mut self.line)?;
+            if n > 0 {
+                self.line_no += 1;
+            }
+            n
+        } else {
+            // The rest of a line after a lone `\r` (its number stays: lines are counted by
+            // `\n`, as everywhere else).
+            std::mem::swap(&mut self.line, &mut self.tail);
+            self.line.len()
+        };
+        if let Some(cr) = lone_cr(&self.line) {
+            self.tail.extend_from_slice(&self.line[cr + 1..]);
+            self.line.truncate(cr + 1);
+        }
         let rest = self.rest.as_ref().map_or(0, |(text, _)| text.len());
         if self.line.len() + self.doc.len() + self.item.len() + rest > self.cap {
             self.too_large = true;
         }
         self.anchors_before = self.lines.anchors();
         if n > 0 {
-            self.line_no += 1;
             self.continued = self.lines.feed(&self.line);
         }
         Ok(n > 0)
@@ -538,7 +572,8 @@ impl<R: BufRead> YamlSplit<R> {
 
     fn is_marker(&self) -> bool {
         let b = self.body();
-        b == b"---" || b == b"..." || b.starts_with(b"--- ") || b.starts_with(b"---\t")
+        (b.starts_with(b"---") || b.starts_with(b"..."))
+            && b.get(3).is_none_or(|&c| c == b' ' || c == b'\t')
     }
 
     fn indent(&self) -> usize {
@@ -657,12 +692,16 @@ impl<R: BufRead> YamlSplit<R> {
                     self.doc.extend_from_slice(&self.line);
                     continue;
                 }
-                let opens_with_content = self.line.starts_with(b"--- ");
+                let opens_with_content =
+                    self.line.starts_with(b"--- ") || self.line.starts_with(b"---\t");
                 let piece = self.end_document();
                 if opens_with_content {
-                    // `--- value`: the value belongs to the next document.
+                    // `--- value`: the value belongs to the next document, which starts on
+                    // this line; what it opens (a quoted or block scalar) goes on below.
                     self.doc.extend_from_slice(&self.line[4..]);
                     self.doc_content = true;
+                    self.doc_first = self.line_no;
+                    self.lines.feed(&self.line[4..]);
                 }
                 if let Some(p) = piece {
                     return Ok(p);
@@ -671,8 +710,11 @@ impl<R: BufRead> YamlSplit<R> {
             }
             if let Some(dash) = self.items {
                 if self.blank() {
+                    // Kept as it is, less the items' indentation: in a block scalar, spaces
+                    // past the content's indentation (and tabs) are text.
                     if !self.item.is_empty() {
-                        self.item.push(b'\n');
+                        let cut = (dash + 2).min(self.indent());
+                        self.item.extend_from_slice(&self.line[cut..]);
                     }
                     continue;
                 }
@@ -685,8 +727,10 @@ impl<R: BufRead> YamlSplit<R> {
                     self.item_first = self.line_no;
                     self.item_anchors = self.anchors_before;
                     if self.body().len() > dash + 1 {
-                        let cut = dash + 2;
-                        self.item.extend_from_slice(&self.line[cut..]);
+                        let rest = &self.line[dash + 2..];
+                        self.item_shift |= (rest.starts_with(b"---") || rest.starts_with(b"..."))
+                            && rest.get(3).is_none_or(|b| b.is_ascii_whitespace());
+                        self.item.extend_from_slice(rest);
                     } else {
                         // A bare `-`: the item's content starts on the next line.
                         self.item.push(b'\n');
