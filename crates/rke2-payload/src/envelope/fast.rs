@@ -257,7 +257,9 @@ fn key_value(content: &str) -> Option<(&str, Value<'_>)> {
     if !key_ok {
         return None;
     }
-    let value = match rest.map(str::trim_start) {
+    // YAML separates with spaces and tabs only: a no-break space (or any other Unicode space)
+    // starts the value.
+    let value = match rest.map(|r| r.trim_start_matches([' ', '\t'])) {
         None | Some("") => Value::Block,
         Some("|" | "|-" | "|+" | ">" | ">-" | ">+") => Value::BlockScalar,
         Some(v) => Value::Inline(v),

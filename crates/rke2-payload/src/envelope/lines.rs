@@ -314,11 +314,19 @@ impl Lines {
                 b' ' | b'\t' => adjacent = was_adjacent,
                 b'&' | b'!' if node_start => {
                     self.anchors += u64::from(b == b'&');
-                    while line
-                        .get(i + 1)
-                        .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
-                    {
-                        i += 1;
+                    if line.get(i + 1) == Some(&b'<') {
+                        // A verbatim tag `!<…>`, which may hold flow indicators.
+                        match memchr::memchr(b'>', &line[i..]) {
+                            Some(end) => i += end,
+                            None => i = line.len(),
+                        }
+                    } else {
+                        while line
+                            .get(i + 1)
+                            .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
+                        {
+                            i += 1;
+                        }
                     }
                 }
                 _ => node_start = false,
@@ -503,6 +511,8 @@ mod tests {
         assert_eq!(continued("  t: [a:\"b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: [x?'b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: {\"a\":\"b\n\"}\n- b\n"), [2]);
+        // A verbatim tag may hold flow indicators.
+        assert_eq!(continued("  v: {x: !<x]> \"a\n- x\"}\n- b\n"), [2]);
     }
 
     #[test]

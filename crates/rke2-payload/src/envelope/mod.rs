@@ -345,6 +345,10 @@ impl<'a> Envelope<'a> {
         if gzip::is_gzip(trimmed) {
             return Ok(Self::bare(input));
         }
+        let head = trimmed
+            .strip_prefix("\u{feff}".as_bytes())
+            .unwrap_or(trimmed)
+            .trim_ascii_start();
         let text = std::str::from_utf8(input).map_err(|e| {
             let at = e.valid_up_to();
             Error::Syntax {
@@ -356,8 +360,7 @@ impl<'a> Envelope<'a> {
             }
         })?;
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
-        let first = text.trim_start();
-        if is_cloud_init_text(first) || is_plain_text(first) {
+        if is_bare_head(head) {
             // Without a byte-order mark, as the streaming reader hands it over.
             return Ok(Self::bare(
                 input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input),
@@ -365,12 +368,14 @@ impl<'a> Envelope<'a> {
         }
         let mut envelope = Envelope::empty();
         let mut others = Vec::new();
-        if looks_like_json(first.as_bytes()) {
+        if looks_like_json(head) {
             envelope.syntax = Some(Syntax::Json);
             let doc: Doc<'a> =
                 serde_json::from_str(text).map_err(|e| json_error(&e, text.as_bytes(), 0))?;
+            // Bare Ignition, unless it has `items` (then a list, as the stream reads it).
             if let Doc::Object(object) = &doc
                 && object.ignition.is_some()
+                && object.items.is_none()
             {
                 return Ok(Self::bare(input));
             }
@@ -695,6 +700,28 @@ pub(crate) fn is_cloud_init_text(text: &str) -> bool {
     .any(|prefix| text.starts_with(prefix))
 }
 
+/// How many bytes of an input, past its leading whitespace, both readers look at to tell bare
+/// user data from an envelope (so that they decide alike).
+pub(crate) const SNIFF: usize = 4096;
+
+/// Whether an input that starts with `head` (leading whitespace and byte-order mark removed) is
+/// bare user data: gzip, cloud-init's own text, or prose. Only the first [`SNIFF`] bytes count.
+pub(crate) fn is_bare_head(head: &[u8]) -> bool {
+    let head = &head[..head.len().min(SNIFF)];
+    if gzip::is_gzip(head) {
+        return true;
+    }
+    let text = match std::str::from_utf8(head) {
+        Ok(text) => Cow::Borrowed(text),
+        // A character cut by the end of the window.
+        Err(e) if e.error_len().is_none() => {
+            Cow::Borrowed(std::str::from_utf8(&head[..e.valid_up_to()]).unwrap_or_default())
+        }
+        Err(_) => String::from_utf8_lossy(head),
+    };
+    is_cloud_init_text(&text) || is_plain_text(&text)
+}
+
 /// Whether a text is prose or a blob rather than YAML or JSON: its first line that is not blank
 /// or a comment is no mapping entry (`key: value`, `key:`), sequence item, flow collection,
 /// directive, document marker or quoted scalar. Such input is bare user data (cloud-init treats
@@ -720,14 +747,24 @@ pub(crate) fn is_plain_text(text: &str) -> bool {
 pub(crate) fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr::Options {
     // Scale the parser's budget with the input; keep depth and aliases strict.
     let mut budget = serde_saphyr::Budget::default();
-    let scale = text.len() / 64 + 1;
-    budget.max_documents = budget.max_documents.max(text.len() / 256 + 16);
+    // Scaled to the larger of the text and the largest object, so that an object streamed alone
+    // gets the budget it gets inside its whole input.
+    let len = text.len().max(
+        usize::try_from(options.max_object)
+            .unwrap_or(usize::MAX)
+            .min(1 << 30),
+    );
+    let scale = len / 64 + 1;
+    budget.max_documents = budget.max_documents.max(len / 256 + 16);
     budget.max_events = budget.max_events.max(scale * 4);
     budget.max_nodes = budget.max_nodes.max(scale * 2);
-    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(text.len() + 1024);
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(len + 1024);
     budget.max_depth = options.max_depth;
     budget.max_aliases = 1_000;
     budget.max_anchors = 1_000;
+    // The ratio of aliases to anchors differs between an object and its whole input; the
+    // replay limits bound what aliases expand to either way.
+    budget.enforce_alias_anchor_ratio = false;
     let mut yaml = serde_saphyr::Options::default();
     yaml.budget = Some(budget);
     yaml.with_snippet = false;

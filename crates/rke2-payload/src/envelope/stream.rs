@@ -137,34 +137,42 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     };
     let cap = usize::try_from(max_object).unwrap_or(usize::MAX);
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
-    let start = loop {
+    // Buffers of nothing but whitespace are dropped (memory stays bounded however many).
+    let content = loop {
         let buf = reader.fill_buf().map_err(io_error)?;
         if buf.is_empty() {
             return Err(Error::Empty.into());
         }
         match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => {
-                let found = buf[i..].to_vec();
-                // A byte-order mark (as some editors write) is not part of the text.
-                if found.starts_with(BOM) {
-                    reader.consume(i + BOM.len());
-                    let rest = reader.fill_buf().map_err(io_error)?;
-                    break rest.to_vec();
-                }
-                break found;
-            }
+            Some(i) => break i,
             None => {
                 let n = buf.len();
                 reader.consume(n);
             }
         }
     };
+    // A byte-order mark (as some editors write) is not part of the text.
+    if reader.buffer()[content..].starts_with(BOM) {
+        reader.consume(content + BOM.len());
+    }
+    // What the input starts with decides how it is read: take as much of it as the in-memory
+    // parser looks at ([`super::SNIFF`] bytes past the whitespace), then read on after it.
+    let mut start = Vec::new();
+    while start.trim_ascii_start().len() < super::SNIFF {
+        let buf = reader.fill_buf().map_err(io_error)?;
+        if buf.is_empty() {
+            break;
+        }
+        start.extend_from_slice(buf);
+        let n = buf.len();
+        reader.consume(n);
+    }
     let head = start.trim_ascii_start();
-    let bare = crate::codec::gzip::is_gzip(head)
-        || super::is_cloud_init_text(&String::from_utf8_lossy(&head[..head.len().min(64)]))
-        || super::is_plain_text(&String::from_utf8_lossy(&head[..head.len().min(4096)]));
+    let bare = super::is_bare_head(head);
     let json = super::looks_like_json(head);
-    if bare || (json && head.starts_with(b"[")) {
+    let array = head.starts_with(b"[");
+    let mut reader = std::io::Cursor::new(start).chain(reader);
+    if bare || (json && array) {
         // One value (or a top-level JSON array): read it whole and use the in-memory path.
         let mut all = Vec::new();
         (&mut reader)
@@ -428,6 +436,22 @@ fn parse_yaml_object<'t>(
     Ok(doc)
 }
 
+/// The lines of a text as YAML breaks them: after a `\n`, or a `\r` not followed by one.
+fn yaml_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
+    let mut rest = text;
+    std::iter::from_fn(move || {
+        if rest.is_empty() {
+            return None;
+        }
+        let end = memchr::memchr2_iter(b'\n', b'\r', rest)
+            .find(|&at| rest[at] == b'\n' || rest.get(at + 1) != Some(&b'\n'))
+            .map_or(rest.len(), |at| at + 1);
+        let (line, after) = rest.split_at(end);
+        rest = after;
+        Some(line)
+    })
+}
+
 /// Where a `\r` that is not part of a `\r\n` ends the line (a line break to YAML).
 fn lone_cr(line: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\r', line).find(|&at| line.get(at + 1).is_some_and(|&b| b != b'\n'))
@@ -611,7 +635,7 @@ impl<R: BufRead> YamlSplit<R> {
             let (rest, _) = self
                 .rest
                 .get_or_insert_with(|| (b"items:\n".to_vec(), self.item_first.saturating_sub(1)));
-            for (n, line) in self.item.split_inclusive(|&b| b == b'\n').enumerate() {
+            for (n, line) in yaml_lines(&self.item).enumerate() {
                 rest.extend_from_slice(if n == 0 { b"- " } else { b"  " });
                 rest.extend_from_slice(line);
             }
@@ -624,7 +648,7 @@ impl<R: BufRead> YamlSplit<R> {
         }
         self.text.clear();
         if std::mem::take(&mut self.item_shift) {
-            for line in self.item.split_inclusive(|&b| b == b'\n') {
+            for line in yaml_lines(&self.item) {
                 self.text.push(b' ');
                 self.text.extend_from_slice(line);
             }
