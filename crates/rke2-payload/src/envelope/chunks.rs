@@ -6,6 +6,12 @@
 
 use std::io::Read;
 
+/// JSON's whitespace: space, tab, line feed, carriage return (not a form feed, which
+/// `is_ascii_whitespace` also takes and JSON parsers refuse).
+fn is_json_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | b'\n' | b'\r')
+}
+
 /// Reads blocks of this size.
 const BLOCK: usize = 1 << 18;
 
@@ -135,7 +141,7 @@ impl<R: Read> JsonItems<R> {
     fn skip_ws(&mut self) -> Result<Option<u8>, SplitError> {
         loop {
             while let Some(&b) = self.buf.get(self.pos) {
-                if b.is_ascii_whitespace() {
+                if is_json_space(b) {
                     self.pos += 1;
                 } else {
                     return Ok(Some(b));
@@ -190,12 +196,11 @@ impl<R: Read> JsonItems<R> {
                         // A whole object without items: hand it over entire.
                         self.pos += 1;
                         self.state = Where::Done;
-                        let end = self.pos;
                         if self.skip_ws()?.is_some() {
                             return Err(SplitError::Syntax(self.offset()));
                         }
-                        let start = self.buf.iter().position(|&b| b == b'{').unwrap_or(0);
-                        return Ok(Piece::Whole(&self.buf[start..end]));
+                        // The input entire, its whitespace too, as the in-memory parser reads it.
+                        return Ok(Piece::Whole(&self.buf));
                     }
                     Some(b',') => self.pos += 1,
                     Some(b'"') => {
@@ -311,7 +316,7 @@ impl Scanner {
             // A number, true, false or null: ends at a delimiter.
             return match buf[self.i..]
                 .iter()
-                .position(|b| matches!(b, b',' | b'}' | b']' | b':') || b.is_ascii_whitespace())
+                .position(|&b| matches!(b, b',' | b'}' | b']' | b':') || is_json_space(b))
             {
                 Some(n) => Scan::Done(self.i + n),
                 None => {

@@ -137,28 +137,17 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     };
     let cap = usize::try_from(max_object).unwrap_or(usize::MAX);
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
-    // Buffers of nothing but whitespace are dropped (memory stays bounded however many).
-    let content = loop {
-        let buf = reader.fill_buf().map_err(io_error)?;
-        if buf.is_empty() {
-            return Err(Error::Empty.into());
-        }
-        match buf.iter().position(|b| !b.is_ascii_whitespace()) {
-            Some(i) => break i,
-            None => {
-                let n = buf.len();
-                reader.consume(n);
-            }
-        }
-    };
-    // A byte-order mark (as some editors write) is not part of the text.
-    if reader.buffer()[content..].starts_with(BOM) {
-        reader.consume(content + BOM.len());
+    // A byte-order mark (as some editors write) at the very start is not part of the text.
+    if reader.fill_buf().map_err(io_error)?.starts_with(BOM) {
+        reader.consume(BOM.len());
     }
     // What the input starts with decides how it is read: take as much of it as the in-memory
-    // parser looks at ([`super::SNIFF`] bytes past the whitespace), then read on after it.
-    let mut start = Vec::new();
+    // parser looks at (whitespace, then [`super::SNIFF`] bytes), then read on after it.
+    let mut start: Vec<u8> = Vec::new();
     while start.trim_ascii_start().len() < super::SNIFF {
+        if start.len() > cap {
+            return Err(too_large("the start of the input".to_owned()).into());
+        }
         let buf = reader.fill_buf().map_err(io_error)?;
         if buf.is_empty() {
             break;
@@ -167,7 +156,14 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         let n = buf.len();
         reader.consume(n);
     }
-    let head = start.trim_ascii_start();
+    if start.trim_ascii_start().is_empty() {
+        return Err(Error::Empty.into());
+    }
+    let trimmed = start.trim_ascii_start();
+    let head = trimmed
+        .strip_prefix(BOM)
+        .unwrap_or(trimmed)
+        .trim_ascii_start();
     let bare = super::is_bare_head(head);
     let json = super::looks_like_json(head);
     let array = head.starts_with(b"[");
@@ -720,9 +716,10 @@ impl<R: BufRead> YamlSplit<R> {
                     self.line.starts_with(b"--- ") || self.line.starts_with(b"---\t");
                 let piece = self.end_document();
                 if opens_with_content {
-                    // `--- value`: the value belongs to the next document, which starts on
-                    // this line; what it opens (a quoted or block scalar) goes on below.
-                    self.doc.extend_from_slice(&self.line[4..]);
+                    // `--- value`: the next document starts on this line, marker and all (the
+                    // value alone at column 0 could read as a marker itself: `--- ...`); what
+                    // the value opens (a quoted or block scalar) goes on below.
+                    self.doc.extend_from_slice(&self.line);
                     self.doc_content = true;
                     self.doc_first = self.line_no;
                     self.lines.feed(&self.line[4..]);
