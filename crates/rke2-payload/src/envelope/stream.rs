@@ -144,7 +144,9 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     // What the input starts with decides how it is read: take as much of it as the in-memory
     // parser looks at (whitespace, then [`super::SNIFF`] bytes), then read on after it.
     let mut start: Vec<u8> = Vec::new();
-    while start.trim_ascii_start().len() < super::SNIFF {
+    // Where the text starts in `start` (once found).
+    let mut content: Option<usize> = None;
+    while content.is_none_or(|at| start.len() - at < super::SNIFF) {
         if start.len() > cap {
             return Err(too_large("the start of the input".to_owned()).into());
         }
@@ -152,14 +154,21 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         if buf.is_empty() {
             break;
         }
+        let before = start.len();
         start.extend_from_slice(buf);
         let n = buf.len();
         reader.consume(n);
+        if content.is_none() {
+            content = start[before..]
+                .iter()
+                .position(|b| !b.is_ascii_whitespace())
+                .map(|at| before + at);
+        }
     }
-    if start.trim_ascii_start().is_empty() {
+    let Some(content) = content else {
         return Err(Error::Empty.into());
-    }
-    let trimmed = start.trim_ascii_start();
+    };
+    let trimmed = &start[content..];
     let head = trimmed
         .strip_prefix(BOM)
         .unwrap_or(trimmed)
