@@ -345,6 +345,7 @@ impl<'a> Envelope<'a> {
         if gzip::is_gzip(trimmed) {
             return Ok(Self::bare(input));
         }
+        // Whitespace, a byte-order mark, whitespace: what follows decides (as in the stream).
         let head = trimmed
             .strip_prefix("\u{feff}".as_bytes())
             .unwrap_or(trimmed)

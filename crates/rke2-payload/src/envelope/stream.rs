@@ -138,15 +138,35 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     let cap = usize::try_from(max_object).unwrap_or(usize::MAX);
     let mut reader = std::io::BufReader::with_capacity(1 << 16, reader);
     // A byte-order mark (as some editors write) at the very start is not part of the text.
-    if reader.fill_buf().map_err(io_error)?.starts_with(BOM) {
+    let mut bom = reader.fill_buf().map_err(io_error)?.starts_with(BOM);
+    if bom {
         reader.consume(BOM.len());
     }
     // What the input starts with decides how it is read: take as much of it as the in-memory
-    // parser looks at (whitespace, then [`super::SNIFF`] bytes), then read on after it.
+    // parser looks at (whitespace, a byte-order mark, whitespace, then [`super::SNIFF`] bytes),
+    // then read on after it.
     let mut start: Vec<u8> = Vec::new();
-    // Where the text starts in `start` (once found).
+    // How far `start` is known to be whitespace (and that mark); where the text starts.
+    let mut skipped = 0;
     let mut content: Option<usize> = None;
-    while content.is_none_or(|at| start.len() - at < super::SNIFF) {
+    loop {
+        while content.is_none() && skipped < start.len() {
+            let rest = &start[skipped..];
+            if rest[0].is_ascii_whitespace() {
+                skipped += 1;
+            } else if !bom && rest.starts_with(BOM) {
+                bom = true;
+                skipped += BOM.len();
+            } else if !bom && BOM.starts_with(rest) {
+                // Perhaps a mark cut by the end of what was read.
+                break;
+            } else {
+                content = Some(skipped);
+            }
+        }
+        if content.is_some_and(|at| start.len() - at >= super::SNIFF) {
+            break;
+        }
         if start.len() > cap {
             return Err(too_large("the start of the input".to_owned()).into());
         }
@@ -154,25 +174,16 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         if buf.is_empty() {
             break;
         }
-        let before = start.len();
         start.extend_from_slice(buf);
         let n = buf.len();
         reader.consume(n);
-        if content.is_none() {
-            content = start[before..]
-                .iter()
-                .position(|b| !b.is_ascii_whitespace())
-                .map(|at| before + at);
-        }
     }
-    let Some(content) = content else {
-        return Err(Error::Empty.into());
+    let head = match content {
+        Some(at) => &start[at..],
+        // A part of a mark, alone at the end.
+        None if skipped < start.len() => &start[skipped..],
+        None => return Err(Error::Empty.into()),
     };
-    let trimmed = &start[content..];
-    let head = trimmed
-        .strip_prefix(BOM)
-        .unwrap_or(trimmed)
-        .trim_ascii_start();
     let bare = super::is_bare_head(head);
     let json = super::looks_like_json(head);
     let array = head.starts_with(b"[");
