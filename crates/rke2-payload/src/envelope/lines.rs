@@ -225,9 +225,7 @@ impl Lines {
                     self.anchors += u64::from(b == b'&');
                     props.get_or_insert(i);
                     expect = true;
-                    while line.get(i).is_some_and(|&c| !is_space(c)) {
-                        i += 1;
-                    }
+                    i = property_end(line, i);
                 }
                 _ if value => {
                     // A plain scalar (or an alias) as a key's value, which lines indented
@@ -314,20 +312,8 @@ impl Lines {
                 b' ' | b'\t' => adjacent = was_adjacent,
                 b'&' | b'!' if node_start => {
                     self.anchors += u64::from(b == b'&');
-                    if line.get(i + 1) == Some(&b'<') {
-                        // A verbatim tag `!<…>`, which may hold flow indicators.
-                        match memchr::memchr(b'>', &line[i..]) {
-                            Some(end) => i += end,
-                            None => i = line.len(),
-                        }
-                    } else {
-                        while line
-                            .get(i + 1)
-                            .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
-                        {
-                            i += 1;
-                        }
-                    }
+                    i = property_end(line, i);
+                    continue;
                 }
                 _ => node_start = false,
             }
@@ -349,6 +335,23 @@ impl Lines {
             self.block(line, next, parent);
         }
     }
+}
+
+/// Where an anchor (`&name`) or a tag (`!tag`, `!<verbatim>`) starting at `i` ends
+/// (exclusive): names end at a space or a flow indicator (`&m{a: 1}` is an anchor and a
+/// mapping); a verbatim tag at its `>`, whatever it holds.
+fn property_end(line: &[u8], i: usize) -> usize {
+    if line.get(i) == Some(&b'!') && line.get(i + 1) == Some(&b'<') {
+        return memchr::memchr(b'>', &line[i..]).map_or(line.len(), |end| i + end + 1);
+    }
+    let mut end = i + 1;
+    while line
+        .get(end)
+        .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
+    {
+        end += 1;
+    }
+    end
 }
 
 /// Where a quoted scalar whose text starts at `i` ends (exclusive), if on this line.
@@ -511,6 +514,8 @@ mod tests {
         assert_eq!(continued("  t: [a:\"b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: [x?'b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: {\"a\":\"b\n\"}\n- b\n"), [2]);
+        // An anchor ends at a flow indicator; a verbatim tag may hold them.
+        assert_eq!(continued("  metadata: &m{name: a,\n-Y x: y}\n- b\n"), [2]);
         // A verbatim tag may hold flow indicators.
         assert_eq!(continued("  v: {x: !<x]> \"a\n- x\"}\n- b\n"), [2]);
     }
