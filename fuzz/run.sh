@@ -2,23 +2,49 @@
 # Runs fuzz targets on this project's stable toolchain.
 #   fuzz/run.sh [SECONDS] [TARGET...]          explore: SECONDS per target (default 10), random
 #                                              seed, the corpus kept under fuzz/corpus/
-#   FUZZ_RUNS=N fuzz/run.sh [TARGET...]        check: N inputs per target from seed FUZZ_SEED
-#                                              (default 1) on a fresh corpus of the saved inputs,
-#                                              so the same commit gives the same run anywhere
+#   FUZZ_RUNS=N fuzz/run.sh [TARGET...]        check: N inputs per target (at most 5 minutes a
+#                                              target) from seed FUZZ_SEED (default 1), on a
+#                                              fresh corpus of the saved inputs
 # Seeds each corpus from testdata/ and fuzz/regressions/, uses the keys dictionary, and copies
-# any crash into fuzz/regressions/<target>/ so plain `cargo test` guards it from then on.
+# any crash into fuzz/regressions/<target>/ so plain `cargo test` guards it from then on; the
+# log then ends with the input (gzip, base64), so a failure seen elsewhere can be saved here.
 set -euo pipefail
 cd "$(dirname "$0")"
 runs="${FUZZ_RUNS:-}"
 seconds=10
 if [ -z "$runs" ]; then
   seconds="${1:-10}"; shift || true
+elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
+  echo "FUZZ_RUNS is set: the number of inputs is $runs, not $1 seconds" >&2
+  exit 2
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
   targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render)
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
+
+# Prints a failing input at the end of the log: gzip then base64, minimized first if long.
+show() {
+  local t="$1" found="$2" packed small
+  packed="$(gzip -9cn "$found" | base64 -w 0)"
+  if [ "${#packed}" -gt 6000 ]; then
+    small="$(mktemp -d)"
+    cargo fuzz tmin "$t" "$found" -- -max_total_time=60 -artifact_prefix="$small"/ \
+      >/dev/null 2>&1 || true
+    for m in "$small"/*; do
+      [ -f "$m" ] && packed="$(gzip -9cn "$m" | base64 -w 0)"
+    done
+    rm -rf "$small"
+  fi
+  if [ "${#packed}" -le 6000 ]; then
+    echo "--- $(basename "$found") (base64 -d | gunzip > fuzz/regressions/$t/$(basename "$found")):"
+    echo "$packed"
+  else
+    echo "--- $(basename "$found") is too long to print, even minimized ($(wc -c < "$found") bytes)"
+  fi
+}
+
 for t in "${targets[@]}"; do
   if [ -n "$runs" ]; then
     corpus="$(mktemp -d)"
@@ -27,7 +53,9 @@ for t in "${targets[@]}"; do
     corpus="corpus/$t"
     limits=(-max_total_time="$seconds")
   fi
-  mkdir -p "$corpus" "regressions/$t" artifacts/"$t"
+  # A fresh folder for what this run finds (old finds are not this run's).
+  found_in="$(mktemp -d)"
+  mkdir -p "$corpus" "regressions/$t"
   case "$t" in
     envelope|inspect|stream) cp -n ../testdata/secrets/*.yaml ../testdata/secrets/*.json ../testdata/bad/* "$corpus"/ 2>/dev/null || true ;;
     payload|cloudconfig|ignition|convert) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
@@ -38,26 +66,17 @@ for t in "${targets[@]}"; do
   cp -n regressions/"$t"/* "$corpus"/ 2>/dev/null || true
   echo "--- fuzz $t: ${limits[*]}"
   if ! cargo fuzz run "$t" "$corpus" -- "${limits[@]}" -dict=dict/keys.dict \
-      -rss_limit_mb=2048 -timeout=10 -artifact_prefix=artifacts/"$t"/ -print_final_stats=1; then
+      -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$found_in"/ -print_final_stats=1; then
     echo "fuzz target $t failed; the input is saved under fuzz/regressions/$t/" >&2
-    for found in artifacts/"$t"/*; do
+    for found in "$found_in"/*; do
       [ -f "$found" ] || continue
       cp "$found" regressions/"$t"/
-      # The input itself, at the end of the log, so that a run elsewhere can be repeated here:
-      # gzip, then base64 (minimized first when that is still long).
-      packed="$(gzip -9c "$found" | base64 -w 0)"
-      if [ "${#packed}" -gt 6000 ]; then
-        cargo fuzz tmin "$t" "$found" -- -max_total_time=60 -artifact_prefix=artifacts/"$t"/min- \
-          >/dev/null 2>&1 || true
-        small="$(ls -S artifacts/"$t"/min-* 2>/dev/null | tail -n 1)"
-        if [ -n "$small" ]; then packed="$(gzip -9c "$small" | base64 -w 0)"; fi
-      fi
-      if [ "${#packed}" -le 6000 ]; then
-        echo "--- $(basename "$found") (base64 -d | gunzip > fuzz/regressions/$t/$(basename "$found")):"
-        echo "$packed"
-      fi
+      show "$t" "$found"
     done
+    rm -rf "$found_in"
+    if [ -n "$runs" ]; then rm -rf "$corpus"; fi
     exit 1
   fi
+  rm -rf "$found_in"
   if [ -n "$runs" ]; then rm -rf "$corpus"; fi
 done

@@ -289,7 +289,7 @@ impl Lines {
                     continue;
                 }
                 b'[' | b'{' => {
-                    depth += 1;
+                    depth = depth.saturating_add(1);
                     node_start = true;
                 }
                 b']' | b'}' => {
@@ -514,7 +514,7 @@ mod tests {
         assert_eq!(continued("  t: [a:\"b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: [x?'b]\n- b\n"), Vec::<usize>::new());
         assert_eq!(continued("  t: {\"a\":\"b\n\"}\n- b\n"), [2]);
-        // An anchor ends at a flow indicator; a verbatim tag may hold them.
+        // An anchor ends at a flow indicator.
         assert_eq!(continued("  metadata: &m{name: a,\n-Y x: y}\n- b\n"), [2]);
         // A verbatim tag may hold flow indicators.
         assert_eq!(continued("  v: {x: !<x]> \"a\n- x\"}\n- b\n"), [2]);

@@ -369,7 +369,7 @@ impl<'a> Envelope<'a> {
         }
         let mut envelope = Envelope::empty();
         let mut others = Vec::new();
-        if looks_like_json(head) {
+        if looks_like_json(&head[..head.len().min(SNIFF)]) {
             envelope.syntax = Some(Syntax::Json);
             let doc: Doc<'a> =
                 serde_json::from_str(text).map_err(|e| json_error(&e, text.as_bytes(), 0))?;
@@ -378,7 +378,9 @@ impl<'a> Envelope<'a> {
                 && object.ignition.is_some()
                 && object.items.is_none()
             {
-                return Ok(Self::bare(input));
+                return Ok(Self::bare(
+                    input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input),
+                ));
             }
             envelope.add(doc, &mut 0, &mut others);
         } else {
@@ -948,6 +950,38 @@ mod tests {
             assert_eq!(&streamed, names, "{input}");
             assert_eq!(summary.secrets, names.len());
         }
+    }
+
+    #[test]
+    fn a_line_of_lone_carriage_returns_longer_than_an_object_is_refused_not_cut() {
+        // Lines broken by `\r` alone (old Mac files), all on one `\n` line: read as lines,
+        // and refused whole when longer than an object may be (not cut where the read stopped,
+        // which left the rest of a key at column 0 and dropped the Secrets after it).
+        let item = "- kind: Secret\r  metadata: {name: a}\r  stringData: {format: cloud-config, value: x}\r";
+        let input = format!("items:\r{}\n", item.repeat(40));
+        let mut options = DecodeOptions::default();
+        options.max_object = 1024;
+        let mut names = Vec::new();
+        let read = stream::each_secret(input.as_bytes(), &options, |s| {
+            names.push(s.name().map(str::to_owned));
+            Ok::<(), Error>(())
+        });
+        assert!(
+            matches!(read, Err(Error::ObjectTooLarge { .. })),
+            "{read:?} {names:?}"
+        );
+        // Within the limit, every item is read.
+        options.max_object = 1 << 20;
+        let (names, _) = {
+            let mut names = Vec::new();
+            let summary = stream::each_secret(input.as_bytes(), &options, |s| {
+                names.push(s.name().unwrap_or_default().to_owned());
+                Ok::<(), Error>(())
+            })
+            .unwrap();
+            (names, summary)
+        };
+        assert_eq!(names, vec!["a"; 40]);
     }
 
     #[test]

@@ -185,7 +185,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
         None => return Err(Error::Empty.into()),
     };
     let bare = super::is_bare_head(head);
-    let json = super::looks_like_json(head);
+    let json = super::looks_like_json(&head[..head.len().min(super::SNIFF)]);
     let array = head.starts_with(b"[");
     let mut reader = std::io::Cursor::new(start).chain(reader);
     if bare || (json && array) {
@@ -527,8 +527,10 @@ struct YamlSplit<R> {
     directives: bool,
     /// The `---` that ends those directives has been read.
     directives_end: bool,
-    /// What follows a lone `\r` on the line read (a line break to YAML): the next line.
+    /// What followed a lone `\r` on the line read (a line break to YAML): the next lines,
+    /// from `tail_at` on.
     tail: Vec<u8>,
+    tail_at: usize,
     /// The most bytes one object may hold.
     cap: usize,
     /// The object being read grew past `cap`.
@@ -563,6 +565,7 @@ impl<R: BufRead> YamlSplit<R> {
             directives: false,
             directives_end: false,
             tail: Vec::new(),
+            tail_at: 0,
         }
     }
 
@@ -572,7 +575,17 @@ impl<R: BufRead> YamlSplit<R> {
             return Ok(true);
         }
         self.line.clear();
-        let n = if self.tail.is_empty() {
+        let n = if self.tail_at < self.tail.len() {
+            // The rest of a line after a lone `\r`, up to the next one (its number stays:
+            // lines are counted by `\n`, as everywhere else).
+            let rest = &self.tail[self.tail_at..];
+            let end = lone_cr(rest).map_or(rest.len(), |cr| cr + 1);
+            self.line.extend_from_slice(&rest[..end]);
+            self.tail_at += end;
+            end
+        } else {
+            self.tail.clear();
+            self.tail_at = 0;
             // One line never holds more than an object may: a 1 GiB `value:` line stops here.
             let limit = u64::try_from(self.cap)
                 .unwrap_or(u64::MAX)
@@ -583,17 +596,15 @@ impl<R: BufRead> YamlSplit<R> {
             if n > 0 {
                 self.line_no += 1;
             }
+            if self.line.len() > self.cap {
+                self.too_large = true;
+            }
+            if let Some(cr) = lone_cr(&self.line) {
+                self.tail.extend_from_slice(&self.line[cr + 1..]);
+                self.line.truncate(cr + 1);
+            }
             n
-        } else {
-            // The rest of a line after a lone `\r` (its number stays: lines are counted by
-            // `\n`, as everywhere else).
-            std::mem::swap(&mut self.line, &mut self.tail);
-            self.line.len()
         };
-        if let Some(cr) = lone_cr(&self.line) {
-            self.tail.extend_from_slice(&self.line[cr + 1..]);
-            self.line.truncate(cr + 1);
-        }
         let rest = self.rest.as_ref().map_or(0, |(text, _)| text.len());
         if self.line.len() + self.doc.len() + self.item.len() + rest > self.cap {
             self.too_large = true;
