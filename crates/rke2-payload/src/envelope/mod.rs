@@ -959,8 +959,10 @@ mod tests {
         // which left the rest of a key at column 0 and dropped the Secrets after it).
         let item = "- kind: Secret\r  metadata: {name: a}\r  stringData: {format: cloud-config, value: x}\r";
         let input = format!("items:\r{}\n", item.repeat(40));
-        let mut options = DecodeOptions::default();
-        options.max_object = 1024;
+        let mut options = DecodeOptions {
+            max_object: 1024,
+            ..DecodeOptions::default()
+        };
         let mut names = Vec::new();
         let read = stream::each_secret(input.as_bytes(), &options, |s| {
             names.push(s.name().map(str::to_owned));
