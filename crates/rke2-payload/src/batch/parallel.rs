@@ -14,7 +14,7 @@ use std::sync::{Arc, Mutex};
 use crate::envelope::BootstrapSecret;
 use crate::envelope::StreamSummary;
 use crate::envelope::stream::{
-    Chunk, Counts, Layout, Tally, each_secret, parse_chunk, split, whole,
+    Chunk, Counts, Layout, Part, Tally, each_secret, parse_chunk, split, whole,
 };
 use crate::error::{Error, Syntax};
 use crate::options::DecodeOptions;
@@ -175,18 +175,18 @@ struct Batch {
     /// The ordinal of its first chunk in the input.
     first: usize,
     text: Vec<u8>,
-    chunks: Vec<(Syntax, u64, u64, Range<usize>, bool)>,
+    chunks: Vec<(Syntax, u64, u64, Range<usize>, Part)>,
 }
 
 impl Batch {
     fn chunk(&self, i: usize) -> Chunk<'_> {
-        let (syntax, at, line, range, item) = &self.chunks[i];
+        let (syntax, at, line, range, part) = &self.chunks[i];
         Chunk {
             syntax: *syntax,
             at: *at,
             line: *line,
             text: &self.text[range.clone()],
-            item: *item,
+            part: *part,
         }
     }
 
@@ -198,7 +198,7 @@ impl Batch {
             chunk.at,
             chunk.line,
             start..self.text.len(),
-            chunk.item,
+            chunk.part,
         ));
     }
 

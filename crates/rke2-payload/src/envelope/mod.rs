@@ -987,6 +987,27 @@ mod tests {
     }
 
     #[test]
+    fn a_stray_line_that_ends_the_items_early_is_reported_not_passed_over() {
+        // Items at column 2, one at column 0 by mistake: not YAML. The stream has handed over
+        // `a` when it sees that; it then reports the rest as unreadable instead of dropping `b`.
+        let value = "stringData: {format: cloud-config, value: \"#cloud-config\\n\"}";
+        let input = format!(
+            "apiVersion: v1\nitems:\n  - kind: Secret\n    metadata: {{name: a}}\n    {value}\n- kind: Secret\n  metadata: {{name: b}}\n  {value}\nkind: List\n"
+        );
+        assert!(Envelope::parse(input.as_bytes(), &DecodeOptions::default()).is_err());
+        let mut read = Vec::new();
+        stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
+            read.push((s.name().map(str::to_owned), s.value().is_ok()));
+            Ok::<(), Error>(())
+        })
+        .unwrap();
+        assert_eq!(read, [(Some("a".to_owned()), true), (None, false)]);
+        // A kubectl List reads around its items without a word.
+        let (names, summary) = streamed(list().as_bytes()).unwrap();
+        assert_eq!((names.len(), summary.skipped_objects), (1, 0));
+    }
+
+    #[test]
     fn a_machine_plan_is_skipped_and_counted_whatever_its_keys() {
         // The fast path reads the plan itself (it is not left to the full parser).
         let object = fast::object(PLAN).expect("the fast path reads the machine plan");

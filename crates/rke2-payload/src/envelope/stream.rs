@@ -112,8 +112,20 @@ pub(crate) struct Chunk<'t> {
     pub(crate) line: u64,
     /// Its text (a YAML `List` item dedented).
     pub(crate) text: &'t [u8],
-    /// It is an item of a `List` (an empty one is an object, not nothing).
-    pub(crate) item: bool,
+    /// What part of the input it is.
+    pub(crate) part: Part,
+}
+
+/// What part of an input a chunk is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// An item of a `List` (an empty one is an object, not nothing).
+    Item,
+    /// A whole document (or items read together).
+    Document,
+    /// A document whose items were handed over, without them: read only so that what does not
+    /// read (a stray line that ended the items early) is reported, not passed over.
+    Around,
 }
 
 /// How an input is read.
@@ -209,7 +221,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                     at,
                     line,
                     text,
-                    item: true,
+                    part: Part::Item,
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
@@ -233,18 +245,19 @@ pub(crate) fn split<R: Read, E: From<Error>>(
     let mut split = YamlSplit::new(reader, cap);
     loop {
         let piece = split.next_piece().map_err(io_error)?;
-        let (at, item) = match piece {
+        let (at, part) = match piece {
             YamlPiece::End => return Ok(Layout::Chunked(Syntax::Yaml)),
             YamlPiece::TooLarge(line) => return Err(too_large(format!("line {line}")).into()),
-            YamlPiece::Item(first_line) => (first_line, true),
-            YamlPiece::Document(first_line) => (first_line, false),
+            YamlPiece::Item(first_line) => (first_line, Part::Item),
+            YamlPiece::Document(first_line) => (first_line, Part::Document),
+            YamlPiece::Around(first_line) => (first_line, Part::Around),
         };
         chunk(Chunk {
             syntax: Syntax::Yaml,
             at,
             line: at,
             text: &split.text,
-            item,
+            part,
         })?;
     }
 }
@@ -279,15 +292,40 @@ pub(crate) fn parse_chunk<'t>(
     let mut counts = Counts::default();
     let mut next = index;
     match doc {
+        // What is around the items: they were read; it holds nothing more.
+        Ok(_) if chunk.part == Part::Around => {}
         Ok(Some(doc)) => envelope.add(doc, &mut next, &mut counts.others),
         // An empty item (`-` alone, `- ~`) is an object that is not a Secret, as the parser
         // reads it in its `List`; an empty document is nothing.
-        Ok(None) if chunk.item => envelope.add(
+        Ok(None) if chunk.part == Part::Item => envelope.add(
             Doc::Other("an empty document"),
             &mut next,
             &mut counts.others,
         ),
         Ok(None) => {}
+        Err(e) if chunk.part == Part::Around => {
+            // The lines around the items are not all next to each other: no position.
+            next += 1;
+            let message = match &e {
+                Error::Syntax { message, .. } => message.clone(),
+                other => other.to_string(),
+            };
+            let id = crate::error::SecretId {
+                namespace: None,
+                name: None,
+                index,
+            };
+            envelope.secrets.push(BootstrapSecret::broken(
+                id,
+                Vec::new(),
+                format!(
+                    "the document that starts at line {}, around its items, does not read: \
+                     {message}",
+                    chunk.line
+                ),
+                chunk.line,
+            ));
+        }
         Err(e) => {
             next += 1;
             match lenient_metadata(chunk, options) {
@@ -479,6 +517,9 @@ enum YamlPiece {
     Item(u64),
     /// A whole document that is not streamed item by item; its first line number.
     Document(u64),
+    /// What is around the items of a document that was streamed item by item (the items left
+    /// out); its first line number.
+    Around(u64),
     /// The end of the input.
     End,
     /// The object being read grew past the cap, at this line.
@@ -695,12 +736,18 @@ impl<R: BufRead> YamlSplit<R> {
         let piece = if let Some((rest, first)) = self.rest.take() {
             self.text = rest;
             Some(YamlPiece::Document(first))
-        } else {
-            (!self.doc_streamed && self.doc_content).then(|| {
-                self.text.clear();
-                std::mem::swap(&mut self.text, &mut self.doc);
+        } else if self.doc_content && (!self.doc_streamed || self.lines.anchors() == 0) {
+            // A streamed document is read around its items too (unless it defines anchors,
+            // which the items may hold): a line that ended the items early does not read.
+            self.text.clear();
+            std::mem::swap(&mut self.text, &mut self.doc);
+            Some(if self.doc_streamed {
+                YamlPiece::Around(self.doc_first)
+            } else {
                 YamlPiece::Document(self.doc_first)
             })
+        } else {
+            None
         };
         self.doc.clear();
         self.doc_content = false;
