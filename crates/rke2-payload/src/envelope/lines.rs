@@ -122,7 +122,6 @@ impl Lines {
                     }
                     return true;
                 }
-                self.open = Open::Nothing;
                 self.block(line, at, at as isize - 1);
                 false
             }
@@ -135,7 +134,6 @@ impl Lines {
                     // error the parser reports).
                     return true;
                 }
-                self.open = Open::Nothing;
                 self.block(line, at, at as isize - 1);
                 false
             }
@@ -145,6 +143,8 @@ impl Lines {
     /// Scans `line` from `i`, where a node may start in block context; `parent` is the
     /// indentation a plain or block scalar starting here must be continued beyond.
     fn block(&mut self, line: &[u8], mut i: usize, mut parent: isize) {
+        // Nothing open unless a node below says so.
+        self.open = Open::Nothing;
         self.pending = None;
         // Whether the node starting at `i` is the value of a key on this line.
         let mut value = false;
@@ -158,7 +158,6 @@ impl Lines {
             }
             let Some(&b) = line.get(i) else {
                 // The node, if any, is on the lines below.
-                self.open = Open::Nothing;
                 self.pending = expect.then_some(parent);
                 return;
             };
@@ -171,43 +170,29 @@ impl Lines {
                     i += 1;
                 }
                 b'#' => {
-                    self.open = Open::Nothing;
                     self.pending = expect.then_some(parent);
                     return;
                 }
-                b'"' | b'\'' => match quoted_end(line, i + 1, b) {
-                    Some(end) => match key_value(line, end) {
-                        Some(next) => {
-                            parent = props.take().unwrap_or(i) as isize;
-                            value = true;
-                            expect = true;
-                            i = next;
+                b'"' | b'\'' | b'[' | b'{' => {
+                    // A quoted scalar or a flow collection: open at the end of the line, or
+                    // closed here and then a key if `:` follows.
+                    let end = if b == b'"' || b == b'\'' {
+                        let end = quoted_end(line, i + 1, b);
+                        if end.is_none() {
+                            self.open = Open::Quoted(b);
                         }
-                        None => {
-                            self.open = Open::Nothing;
-                            return;
-                        }
-                    },
-                    None => {
-                        self.open = Open::Quoted(b);
+                        end
+                    } else {
+                        self.flow(line, i + 1, 1, None, true)
+                    };
+                    let Some(next) = end.and_then(|end| key_value(line, end)) else {
                         return;
-                    }
-                },
-                b'[' | b'{' => match self.flow(line, i + 1, 1, None, true) {
-                    Some(end) => match key_value(line, end) {
-                        Some(next) => {
-                            parent = props.take().unwrap_or(i) as isize;
-                            value = true;
-                            expect = true;
-                            i = next;
-                        }
-                        None => {
-                            self.open = Open::Nothing;
-                            return;
-                        }
-                    },
-                    None => return,
-                },
+                    };
+                    parent = props.take().unwrap_or(i) as isize;
+                    value = true;
+                    expect = true;
+                    i = next;
+                }
                 b'|' | b'>' => {
                     let digit = line[i + 1..]
                         .iter()
@@ -242,10 +227,7 @@ impl Lines {
                         expect = true;
                         i = colon + 1;
                     }
-                    PlainEnd::Comment => {
-                        self.open = Open::Nothing;
-                        return;
-                    }
+                    PlainEnd::Comment => return,
                     PlainEnd::Line => {
                         self.open = Open::Plain { parent };
                         return;

@@ -506,6 +506,22 @@ fn yaml_lines(text: &[u8]) -> impl Iterator<Item = &[u8]> {
     })
 }
 
+/// Appends `text` to `out`, each line (as YAML breaks them) after `first` or, from the second
+/// on, `other`.
+fn indented(out: &mut Vec<u8>, text: &[u8], first: &[u8], other: &[u8]) {
+    for (n, line) in yaml_lines(text).enumerate() {
+        out.extend_from_slice(if n == 0 { first } else { other });
+        out.extend_from_slice(line);
+    }
+}
+
+/// Whether a line of an item, dedented, could read as a document marker (`---`, `...`): the
+/// item is then shifted right by one column, which YAML reads the same.
+fn reads_as_marker(rest: &[u8]) -> bool {
+    (rest.starts_with(b"---") || rest.starts_with(b"..."))
+        && rest.get(3).is_none_or(|b| b.is_ascii_whitespace())
+}
+
 /// Where a `\r` that is not part of a `\r\n` ends the line (a line break to YAML).
 fn lone_cr(line: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\r', line).find(|&at| line.get(at + 1).is_some_and(|&b| b != b'\n'))
@@ -703,10 +719,7 @@ impl<R: BufRead> YamlSplit<R> {
             let (rest, _) = self
                 .rest
                 .get_or_insert_with(|| (b"items:\n".to_vec(), self.item_first.saturating_sub(1)));
-            for (n, line) in yaml_lines(&self.item).enumerate() {
-                rest.extend_from_slice(if n == 0 { b"- " } else { b"  " });
-                rest.extend_from_slice(line);
-            }
+            indented(rest, &self.item, b"- ", b"  ");
             if !rest.ends_with(b"\n") {
                 rest.push(b'\n');
             }
@@ -716,10 +729,7 @@ impl<R: BufRead> YamlSplit<R> {
         }
         self.text.clear();
         if std::mem::take(&mut self.item_shift) {
-            for line in yaml_lines(&self.item) {
-                self.text.push(b' ');
-                self.text.extend_from_slice(line);
-            }
+            indented(&mut self.text, &self.item, b" ", b" ");
             self.item.clear();
         } else {
             std::mem::swap(&mut self.text, &mut self.item);
@@ -827,8 +837,7 @@ impl<R: BufRead> YamlSplit<R> {
                     self.item_anchors = self.anchors_before;
                     if self.body().len() > dash + 1 {
                         let rest = &self.line[dash + 2..];
-                        self.item_shift |= (rest.starts_with(b"---") || rest.starts_with(b"..."))
-                            && rest.get(3).is_none_or(|b| b.is_ascii_whitespace());
+                        self.item_shift |= reads_as_marker(rest);
                         self.item.extend_from_slice(rest);
                     } else {
                         // A bare `-`: the item's content starts on the next line.
@@ -844,9 +853,7 @@ impl<R: BufRead> YamlSplit<R> {
                 if indent > dash || self.continued {
                     let cut = (dash + 2).min(indent);
                     let rest = &self.line[cut..];
-                    let marker = (rest.starts_with(b"---") || rest.starts_with(b"..."))
-                        && rest.get(3).is_none_or(|b| b.is_ascii_whitespace());
-                    self.item_shift |= marker;
+                    self.item_shift |= reads_as_marker(rest);
                     self.item.extend_from_slice(rest);
                     continue;
                 }
