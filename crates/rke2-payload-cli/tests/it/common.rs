@@ -3,7 +3,7 @@
 
 use sha2::Digest as _;
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command as Process;
 
 use assert_cmd::Command;
@@ -12,6 +12,49 @@ use serde_json::Value;
 /// The project's `testdata/`.
 pub(crate) fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+}
+
+/// A folder of the test's own, removed with everything in it when the value is dropped (also
+/// when the test fails).
+pub(crate) fn scratch() -> tempfile::TempDir {
+    tempfile::Builder::new()
+        .prefix("rke2-payload-test-")
+        .tempdir()
+        .expect("a temporary folder")
+}
+
+/// A path named `name` in a folder of its own; the folder goes when the value is dropped.
+pub(crate) struct TempPath {
+    path: PathBuf,
+    _dir: tempfile::TempDir,
+}
+
+impl std::ops::Deref for TempPath {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<Path> for TempPath {
+    fn as_ref(&self) -> &Path {
+        &self.path
+    }
+}
+
+impl AsRef<std::ffi::OsStr> for TempPath {
+    fn as_ref(&self) -> &std::ffi::OsStr {
+        self.path.as_os_str()
+    }
+}
+
+/// A path named `name` in a new folder of its own (nothing is written there yet).
+pub(crate) fn temp_path(name: &str) -> TempPath {
+    let dir = scratch();
+    TempPath {
+        path: dir.path().join(name),
+        _dir: dir,
+    }
 }
 
 /// The `rke2-payload` binary.
@@ -56,10 +99,8 @@ pub(crate) fn validator(program: &str) -> Option<String> {
 /// read). Returns whether a validator ran (none is installed outside CI).
 pub(crate) fn assert_valid(format: &str, bytes: &[u8], what: &str) -> bool {
     use std::sync::OnceLock;
-    use std::sync::atomic::{AtomicUsize, Ordering};
     static IGNITION: OnceLock<Option<String>> = OnceLock::new();
     static CLOUD_INIT: OnceLock<Option<String>> = OnceLock::new();
-    static N: AtomicUsize = AtomicUsize::new(0);
     let ignition = format == "ignition";
     let program = if ignition {
         IGNITION.get_or_init(|| validator("ignition-validate"))
@@ -69,11 +110,7 @@ pub(crate) fn assert_valid(format: &str, bytes: &[u8], what: &str) -> bool {
     let Some(program) = program else {
         return false;
     };
-    let target = std::env::temp_dir().join(format!(
-        "rke2-payload-validate-{}-{}",
-        std::process::id(),
-        N.fetch_add(1, Ordering::Relaxed)
-    ));
+    let target = temp_path("userdata");
     let body = if ignition {
         bytes
     } else {
@@ -85,7 +122,6 @@ pub(crate) fn assert_valid(format: &str, bytes: &[u8], what: &str) -> bool {
         run.args(["schema", "-c"]);
     }
     let out = run.arg(&target).output().expect("validator");
-    std::fs::remove_file(&target).expect("cleanup");
     assert!(
         out.status.success(),
         "{what}: {}{}",

@@ -155,10 +155,8 @@ fn the_cap_is_configurable() {
 
 #[test]
 fn output_file_is_never_clobbered_without_force() {
-    let dir = std::env::temp_dir().join(format!("rke2-payload-test-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let out = dir.join("userdata.txt");
-    let _ = std::fs::remove_file(&out);
+    let dir = scratch();
+    let out = dir.path().join("userdata.txt");
     let file = testdata().join("secrets/worker-ignition-gzip-online.yaml");
     cmd()
         .arg("decode")
@@ -185,7 +183,6 @@ fn output_file_is_never_clobbered_without_force() {
         .assert()
         .success();
     assert_ne!(std::fs::read(&out).expect("rewritten"), first);
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }
 
 #[test]

@@ -3,7 +3,7 @@
 
 use serde_json::Value;
 
-use crate::common::{cmd, fixtures, testdata};
+use crate::common::{cmd, fixtures, scratch, testdata};
 
 #[test]
 fn every_fixture_against_itself_is_no_difference() {
@@ -105,8 +105,8 @@ fn a_template_change_through_render_before_and_after() {
         );
         out.stdout
     };
-    let dir = std::env::temp_dir().join(format!("rke2-payload-diff-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let folder = scratch();
+    let dir = folder.path();
     // Different seeds: another token and other CAs, as two real clusters would have.
     std::fs::write(dir.join("a.yaml"), render(&before, "1")).expect("write");
     std::fs::write(dir.join("b.yaml"), render(&after, "2")).expect("write");
@@ -165,7 +165,6 @@ fn a_template_change_through_render_before_and_after() {
     assert!(md.starts_with("### Bootstrap data changes"), "{md}");
     assert!(md.contains("| ✏️ | config `kubelet-arg` |"), "{md}");
     assert!(md.contains("```diff"), "{md}");
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }
 
 #[test]
@@ -176,11 +175,8 @@ fn manifests_are_compared_as_what_caprke2_would_write() {
         "- max-pods=110\n        nodeLabels",
         "- max-pods=150\n        nodeLabels",
     );
-    let dir = std::env::temp_dir().join(format!(
-        "rke2-payload-diff-manifests-{}",
-        std::process::id()
-    ));
-    std::fs::create_dir_all(&dir).expect("dir");
+    let folder = scratch();
+    let dir = folder.path();
     std::fs::write(dir.join("before.yaml"), &before).expect("write");
     std::fs::write(dir.join("after.yaml"), &after).expect("write");
     let out = cmd()
@@ -222,5 +218,4 @@ fn manifests_are_compared_as_what_caprke2_would_write() {
         .output()
         .expect("run");
     assert_eq!(same.status.code(), Some(0));
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }

@@ -38,8 +38,8 @@ fn a_manual_page_for_the_tool_and_each_subcommand() {
         page.contains(".TH rke2-payload 1") && page.contains("inspect"),
         "{page}"
     );
-    let dir = std::env::temp_dir().join(format!("rke2-payload-man-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
+    let folder = scratch();
+    let dir = folder.path().join("man");
     cmd().args(["man", "--dir"]).arg(&dir).assert().success();
     for sub in [
         "decode", "inspect", "size", "lint", "encode", "redact", "clouds",
@@ -141,10 +141,8 @@ fn output(args: &[&str], stdin: Option<Vec<u8>>) -> Vec<u8> {
     out.stdout
 }
 
-fn write_temp(name: &str, bytes: &[u8]) -> std::path::PathBuf {
-    let dir = std::env::temp_dir().join(format!("rke2-payload-schemas-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let path = dir.join(name);
+fn write_temp(name: &str, bytes: &[u8]) -> TempPath {
+    let path = temp_path(name);
     std::fs::write(&path, bytes).expect("write");
     path
 }

@@ -3,17 +3,11 @@
 
 use crate::common::*;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::Output;
 use std::time::{Duration, Instant};
 
 use assert_cmd::Command;
-
-fn temp(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("rke2-payload-hostile-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir.join(name)
-}
 
 /// Runs the tool and checks the run was bounded and did not crash.
 fn run(args: &[&str], file: &Path, limit: Duration) -> Output {
@@ -83,21 +77,21 @@ fn yaml_alias_bomb() {
         bomb.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
     }
     bomb.push_str("kind: Secret\nmetadata: {name: x}\ndata:\n  value: eA==\n");
-    let file = temp("laughs.yaml");
+    let file = temp_path("laughs.yaml");
     std::fs::write(&file, bomb).expect("write");
     expect_error(&["inspect"], &file, "exceeds a reading limit");
 }
 
 #[test]
 fn deeply_nested_yaml_and_json() {
-    let file = temp("deep.yaml");
+    let file = temp_path("deep.yaml");
     std::fs::write(
         &file,
         format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
     )
     .expect("write");
     expect_error(&["decode"], &file, "no Secret");
-    let file = temp("deep-map.yaml");
+    let file = temp_path("deep-map.yaml");
     let mut text = String::from("kind: Secret\nmetadata:\n  name: x\n  annotations:\n");
     for depth in 0..2_000 {
         text.push_str(&" ".repeat(4 + depth * 2));
@@ -105,14 +99,14 @@ fn deeply_nested_yaml_and_json() {
     }
     std::fs::write(&file, text).expect("write");
     expect_error(&["decode"], &file, "not YAML");
-    let file = temp("deep.json");
+    let file = temp_path("deep.json");
     std::fs::write(
         &file,
         format!("{}1{}", "{\"a\":".repeat(100_000), "}".repeat(100_000)),
     )
     .expect("write");
     expect_error(&["decode"], &file, "");
-    let file = temp("deep-array.json");
+    let file = temp_path("deep-array.json");
     std::fs::write(
         &file,
         format!("{}{}", "[".repeat(100_000), "]".repeat(100_000)),
@@ -124,14 +118,14 @@ fn deeply_nested_yaml_and_json() {
 #[test]
 fn a_100_mb_base64_line() {
     let value = "A".repeat(100 << 20);
-    let file = temp("big.yaml");
+    let file = temp_path("big.yaml");
     std::fs::write(&file, secret_yaml(&value)).expect("write");
     expect_error(
         &["decode"],
         &file,
         "more than the 1048576 bytes a Kubernetes Secret can hold",
     );
-    let file = temp("big.json");
+    let file = temp_path("big.json");
     std::fs::write(
         &file,
         format!(
@@ -146,7 +140,7 @@ fn a_100_mb_base64_line() {
 
 #[test]
 fn invalid_utf8_and_nul_bytes() {
-    let file = temp("not-utf8-value.yaml");
+    let file = temp_path("not-utf8-value.yaml");
     std::fs::write(
         &file,
         secret_yaml(&b64(b"#cloud-config\nruncmd: [\xff\xfe]\n")),
@@ -178,7 +172,7 @@ fn invalid_utf8_and_nul_bytes() {
         &testdata().join("bad/not-yaml.txt"),
         "invalid UTF-8",
     );
-    let file = temp("nul.yaml");
+    let file = temp_path("nul.yaml");
     std::fs::write(
         &file,
         "apiVersion: v1\nkind: Secret\x00\nmetadata: {name: x}\n",
@@ -192,7 +186,7 @@ fn crlf_line_endings_work() {
     let original =
         std::fs::read_to_string(testdata().join("secrets/join-cloud-config-online.yaml"))
             .expect("fixture");
-    let file = temp("crlf.yaml");
+    let file = temp_path("crlf.yaml");
     std::fs::write(&file, original.replace('\n', "\r\n")).expect("write");
     let out = run(&["decode"], &file, Duration::from_secs(30));
     assert_eq!(out.status.code(), Some(0));
@@ -203,7 +197,7 @@ fn crlf_line_endings_work() {
     let userdata = String::from_utf8(expected)
         .expect("utf8")
         .replace('\n', "\r\n");
-    let file = temp("crlf-userdata.yaml");
+    let file = temp_path("crlf-userdata.yaml");
     std::fs::write(&file, secret_yaml(&b64(userdata.as_bytes()))).expect("write");
     let out = run(
         &["inspect", "--output", "json"],
@@ -245,14 +239,14 @@ fn truncation_trailing_data_and_broken_data_urls() {
     let original = std::fs::read(testdata().join("secrets/worker-ignition-gzip-online.yaml"))
         .expect("fixture");
     for cut in (1..original.len()).step_by(original.len() / 23 + 1) {
-        let file = temp("cut.yaml");
+        let file = temp_path("cut.yaml");
         std::fs::write(&file, &original[..cut]).expect("write");
         run(&["inspect"], &file, Duration::from_secs(30));
     }
     // The Ignition wrapper JSON cut inside the Secret's value.
     let wrapper = std::fs::read(testdata().join("secrets/worker-ignition-gzip-online.userdata"))
         .expect("userdata");
-    let file = temp("cut-ignition.yaml");
+    let file = temp_path("cut-ignition.yaml");
     let text = String::from_utf8(wrapper).expect("utf8");
     let cut = &text[..text.len() / 2];
     std::fs::write(
@@ -275,7 +269,7 @@ fn ignition_with_100000_files() {
         ));
     }
     json.push_str("]}}");
-    let file = temp("many.ign");
+    let file = temp_path("many.ign");
     std::fs::write(&file, json).expect("write");
     let out = run(
         &["lint", "--output", "json"],
@@ -297,7 +291,7 @@ fn corrupt_pem_and_duplicate_keys() {
         std::fs::read_to_string(testdata().join("secrets/init-cloud-config-online.userdata"))
             .expect("userdata");
     let corrupt = userdata.replacen("MII", "M*I", 1);
-    let file = temp("corrupt-pem.yaml");
+    let file = temp_path("corrupt-pem.yaml");
     std::fs::write(&file, secret_yaml(&b64(corrupt.as_bytes()))).expect("write");
     let out = run(
         &["inspect", "--output", "json"],
@@ -308,7 +302,7 @@ fn corrupt_pem_and_duplicate_keys() {
     let doc: serde_json::Value = serde_json::from_slice(&out.stdout).expect("json");
     assert!(doc.to_string().contains("pem-invalid"));
 
-    let file = temp("dup.yaml");
+    let file = temp_path("dup.yaml");
     std::fs::write(
         &file,
         "apiVersion: v1\nkind: Secret\nmetadata: {name: x}\ndata:\n  value: eA==\n  value: eQ==\n",

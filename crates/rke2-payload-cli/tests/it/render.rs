@@ -4,7 +4,7 @@
 
 use serde_json::Value;
 
-use crate::common::{assert_valid, cmd, testdata};
+use crate::common::{assert_valid, cmd, scratch, testdata};
 
 /// The generator's record of every variant it restated as manifests.
 fn variants() -> Vec<Value> {
@@ -557,10 +557,8 @@ fn what_render_cannot_read_is_one_sentence_and_exit_2() {
 #[test]
 fn a_rendered_file_is_private() {
     use std::os::unix::fs::PermissionsExt as _;
-    let dir = std::env::temp_dir().join(format!("rke2-payload-render-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).expect("dir");
-    let target = dir.join("preview.yaml");
-    let _ = std::fs::remove_file(&target);
+    let dir = scratch();
+    let target = dir.path().join("preview.yaml");
     let out = cmd()
         .args(["render", "--seed", "1", "--to-file"])
         .arg(&target)
@@ -579,7 +577,6 @@ fn a_rendered_file_is_private() {
         .mode()
         & 0o777;
     assert_eq!(mode, 0o600);
-    std::fs::remove_dir_all(&dir).expect("cleanup");
 }
 
 /// The variables of the example templates, as a pipeline would fill them.

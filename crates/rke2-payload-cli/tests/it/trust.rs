@@ -2,18 +2,9 @@
 //! size makes it crash or run away.
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use crate::common::*;
-
-fn dir(name: &str) -> PathBuf {
-    let dir =
-        std::env::temp_dir().join(format!("rke2-payload-trust-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("dir");
-    dir
-}
 
 fn mode(path: &std::path::Path) -> u32 {
     std::fs::metadata(path)
@@ -32,7 +23,8 @@ fn init() -> String {
 
 #[test]
 fn every_written_file_is_0600_whatever_the_umask_and_with_force() {
-    let dir = dir("modes");
+    let folder = scratch();
+    let dir = folder.path();
     let init = init();
     let runs: [(&str, &[&str]); 3] = [
         ("decode.txt", &["decode", init.as_str(), "--to-file"]),
@@ -70,7 +62,8 @@ fn shell_quote(s: &str) -> String {
 
 #[test]
 fn only_regular_files_are_replaced_and_dash_is_standard_output() {
-    let dir = dir("targets");
+    let folder = scratch();
+    let dir = folder.path();
     let init = init();
     let fifo = dir.join("fifo");
     assert!(
@@ -156,7 +149,8 @@ fn clean(bytes: &[u8]) -> bool {
 
 #[test]
 fn no_control_or_bidi_character_from_the_input_reaches_the_terminal() {
-    let dir = dir("terminal");
+    let folder = scratch();
+    let dir = folder.path();
     let file = dir.join("hostile.json");
     std::fs::write(&file, hostile_secret()).expect("write");
     let file = file.display().to_string();
@@ -337,7 +331,8 @@ fn dump_with_other_secrets() -> serde_json::Value {
 
 #[test]
 fn redact_replaces_every_value_of_the_other_secrets_and_their_applied_copies() {
-    let dir = dir("redact-list");
+    let folder = scratch();
+    let dir = folder.path();
     let dump = dump_with_other_secrets();
     let json = dir.join("dump.json");
     std::fs::write(&json, serde_json::to_vec_pretty(&dump).expect("JSON")).expect("write");

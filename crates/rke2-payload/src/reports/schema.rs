@@ -173,9 +173,8 @@ mod tests {
 
     #[test]
     fn validates_with_a_small_schema() {
-        let dir = std::env::temp_dir().join(format!("rke2-payload-schema-{}", std::process::id()));
-        std::fs::create_dir_all(&dir).unwrap();
-        let path = dir.join("schema.json");
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("schema.json");
         std::fs::write(
             &path,
             r#"{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","properties":{"runcmd":{"type":"array"}}}"#,
@@ -191,6 +190,5 @@ mod tests {
         );
         assert!(!problems[0].message.contains("s3cr3t"));
         assert!(schema.validate("#cloud-config\nruncmd: []\n").is_empty());
-        std::fs::remove_dir_all(&dir).unwrap();
     }
 }
