@@ -326,6 +326,9 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
                 }
                 Some(j)
             }
+            // `password = value` at the start of a line: an INI or TOML key (a cloud provider's
+            // config, `cloud.conf`); the value is the rest of the line.
+            b' ' | b'\t' if ini_key(bytes, start, j).is_some() => ini_key(bytes, start, j),
             // `--token value`: an option, then a value that is not another option.
             b' ' if name.starts_with("--") => {
                 let next = j + 1;
@@ -345,7 +348,9 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let opened = (start > 0 && matches!(bytes[start - 1], b'"' | b'\''))
             .then(|| bytes[start - 1])
             .filter(|_| sep == b'=' && !quoted_key);
+        let ini = matches!(sep, b' ' | b'\t');
         let range = match (opened, first) {
+            _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             (Some(quote), Some(f)) if f != quote => memchr::memchr(quote, &bytes[at..])
                 .map(|n| at..at + n)
                 .or_else(|| value_in(text, at, false)),
@@ -377,6 +382,36 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             spans.push(range);
         }
     }
+}
+
+/// Where the value of `name = value` starts, when the name (from `start`, ending at `end`) is the
+/// first thing on its line and white space then one `=` follow it.
+fn ini_key(bytes: &[u8], start: usize, end: usize) -> Option<usize> {
+    let line_start = bytes[..start]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(0, |n| n + 1);
+    if !bytes[line_start..start]
+        .iter()
+        .all(|b| matches!(b, b' ' | b'\t'))
+    {
+        return None;
+    }
+    let mut at = end;
+    while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    if bytes.get(at) != Some(&b'=') || bytes.get(at + 1) == Some(&b'=') {
+        return None;
+    }
+    at += 1;
+    while matches!(bytes.get(at), Some(b' ' | b'\t')) {
+        at += 1;
+    }
+    bytes
+        .get(at)
+        .is_some_and(|b| !matches!(b, b'\n' | b'\r'))
+        .then_some(at)
 }
 
 /// `Authorization: Bearer x`, `Authorization: Basic x`, `authorization=Bearer x`.
@@ -550,6 +585,17 @@ mod tests {
             .into_iter()
             .map(|r| &text[r])
             .collect()
+    }
+
+    #[test]
+    fn ini_and_toml_keys() {
+        let conf = "[Global]\nusername = admin\npassword = s3cr3t pw ; note\n\
+                    application-credential-secret=abc\n  token =\t\"q t\"\nregion = r1\n";
+        assert_eq!(found(conf), ["s3cr3t pw ; note", "abc", "q t"]);
+        // Not at the start of a line, a comparison, or an empty value: no INI key.
+        assert!(found("if [ \"$password\" = x ]; then").is_empty());
+        assert!(found("password == x\n").is_empty());
+        assert!(found("password =\nnext\n").is_empty());
     }
 
     #[test]
