@@ -120,7 +120,7 @@ fn text(out: &mut impl std::io::Write, report: &DiffReport) -> Result<()> {
             if let Some(d) = c
                 .detail
                 .as_deref()
-                .filter(|_| c.area == "file" || c.area == "command")
+                .filter(|_| matches!(c.area.as_ref(), "file" | "command" | "setting"))
             {
                 for l in d.lines() {
                     writeln!(out, "      {DIM}{}{DIM:#}", safe(l))?;
@@ -209,13 +209,22 @@ fn markdown(report: &DiffReport) -> String {
                 c.after.as_deref().map(cell).unwrap_or_default()
             ));
         }
-        for c in p.changes.iter().filter(|c| {
-            c.area == "file" && c.detail.as_deref().is_some_and(|d| d.starts_with("---"))
-        }) {
+        // Text diffs and a new order, folded: each line escaped on its own.
+        for c in &p.changes {
+            let Some(detail) = c.detail.as_deref() else {
+                continue;
+            };
+            let (summary, language) = match c.area.as_ref() {
+                "file" | "setting" if detail.starts_with("---") => (cell(&c.item), "diff"),
+                "command" => ("commands, in their new order".to_owned(), "text"),
+                _ => continue,
+            };
+            let body: String = detail
+                .lines()
+                .map(|l| format!("{}\n", safe(l).replace("```", "` ` `")))
+                .collect();
             out.push_str(&format!(
-                "\n<details><summary>{}</summary>\n\n```diff\n{}```\n\n</details>\n",
-                cell(&c.item),
-                safe(c.detail.as_deref().unwrap_or_default()).replace("```", "` ` `")
+                "\n<details><summary>{summary}</summary>\n\n```{language}\n{body}```\n\n</details>\n"
             ));
         }
         out.push('\n');

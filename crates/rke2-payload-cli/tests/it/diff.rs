@@ -219,3 +219,38 @@ fn manifests_are_compared_as_what_caprke2_would_write() {
         .expect("run");
     assert_eq!(same.status.code(), Some(0));
 }
+
+#[test]
+fn markdown_folds_text_diffs_and_new_orders_line_by_line() {
+    let folder = scratch();
+    let secret = |runcmd: &str, sysctl: &str| {
+        serde_json::json!({
+            "kind": "Secret",
+            "metadata": {"name": "w", "namespace": "capi"},
+            "stringData": {"format": "cloud-config", "value": format!(
+                "#cloud-config\nwrite_files:\n- path: /etc/sysctl.d/90.conf\n  content: |\n    a = 1\n    {sysctl}\nruncmd: [{runcmd}]\n"
+            )},
+        })
+        .to_string()
+    };
+    let (a, b) = (folder.path().join("a.json"), folder.path().join("b.json"));
+    std::fs::write(&a, secret("one, two", "b = 1")).expect("write");
+    std::fs::write(&b, secret("two, one", "b = 2")).expect("write");
+    let out = cmd()
+        .args(["diff", "-o", "markdown"])
+        .arg(&a)
+        .arg(&b)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let page = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        page.contains("```diff\n--- before\n+++ after\n") && page.contains("\n-b = 1\n+b = 2\n"),
+        "{page}"
+    );
+    assert!(
+        page.contains("<summary>commands, in their new order</summary>")
+            && page.contains("before:\none\ntwo\nafter:\ntwo\none\n"),
+        "{page}"
+    );
+}

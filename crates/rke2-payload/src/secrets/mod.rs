@@ -10,7 +10,7 @@ mod redactor;
 mod value;
 
 pub(crate) use classify::{classify, secret_key_name};
-pub(crate) use detect::credential_spans;
+pub(crate) use detect::{credential_spans, secret_name};
 pub(crate) use redactor::Redactor;
 pub(crate) use value::SecretValue;
 

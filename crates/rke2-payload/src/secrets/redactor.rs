@@ -60,6 +60,11 @@ impl Redactor {
         })
     }
 
+    /// Whether `text` is, whole, one of the known secret values.
+    pub(crate) fn knows(&self, text: &str) -> bool {
+        self.secrets.iter().any(|s| s.expose() == text)
+    }
+
     /// The text with every known secret replaced.
     pub(crate) fn redact(&self, text: &str) -> String {
         let mut out = text.to_owned();

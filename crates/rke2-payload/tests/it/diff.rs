@@ -1,7 +1,7 @@
 //! `diff` against the generator's own record: for every pair of fixture variants, the
 //! differences the diff names are exactly those between the facts the generator wrote into
 //! `testdata/secrets/INDEX.json` for the two (format, compression, role, server, tls-san,
-//! version, files, certificates, commands).
+//! version, files, certificates, commands, the `format` key). Settings are checked on their own.
 
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -41,6 +41,10 @@ fn expected(a: &Value, b: &Value) -> BTreeSet<(String, String, String)> {
     };
     if a["format"] != b["format"] {
         add("format", "", "changed");
+    }
+    // What the `format` key says, apart from what the content is.
+    if a["declared_format"] != b["declared_format"] {
+        add("format-key", "", "changed");
     }
     let compression = |e: &Value| (e["gzip"].as_bool(), e["ignition_wrapper"].as_bool());
     if compression(a) != compression(b) {
@@ -142,7 +146,7 @@ fn named(changes: &[Change]) -> BTreeSet<(String, String, String)> {
         .filter(|c| {
             !matches!(
                 c.area.as_ref(),
-                "command" | "config" | "install" | "size" | "token"
+                "command" | "config" | "install" | "size" | "token" | "setting"
             )
         })
         .map(|c| (c.area.to_string(), c.item.clone(), c.kind.to_string()))
@@ -281,4 +285,230 @@ fn credentials_in_commands_config_and_files_are_masked() {
     ] {
         assert!(!json.contains(secret), "{secret} in {json}");
     }
+}
+
+/// A Secret of the given format whose value is `userdata` (as `stringData`).
+fn secret_of(format: &str, userdata: &str) -> Vec<u8> {
+    serde_json::to_vec(&serde_json::json!({
+        "kind": "Secret",
+        "metadata": {"name": "w", "namespace": "capi"},
+        "stringData": {"format": format, "value": userdata},
+    }))
+    .expect("json")
+}
+
+fn changes_of(a: &[u8], b: &[u8], ignore: &[Ignore]) -> Vec<Change> {
+    let mut options = DiffOptions::default();
+    options.ignore = ignore.to_vec();
+    let report = diff(a, b, &options).expect("diff");
+    assert_eq!(report.pairs.len(), 1);
+    report.pairs[0].changes.clone()
+}
+
+fn triples(changes: &[Change]) -> Vec<(String, String, String)> {
+    changes
+        .iter()
+        .filter(|c| c.area != "size")
+        .map(|c| (c.area.to_string(), c.item.clone(), c.kind.to_string()))
+        .collect()
+}
+
+fn t(area: &str, item: &str, kind: &str) -> (String, String, String) {
+    (area.to_owned(), item.to_owned(), kind.to_owned())
+}
+
+#[test]
+fn every_other_cloud_config_key_is_compared() {
+    let before = "#cloud-config\nhostname: a\nntp:\n  servers: [ntp1.example.com]\nusers:\n- name: ops\n  ssh_authorized_keys: [ssh-ed25519 AAAAkey1 ops]\n  hashed_passwd: $6$salt$hashONE\nchpasswd:\n  list: |\n    ops:plainpass1\nwrite_files:\n- path: /etc/a.conf\n  content: x\n  defer: true\nmounts:\n- [/dev/sdb, /data]\n";
+    let after = "#cloud-config\nhostname: b\nntp:\n  servers: [ntp2.example.com]\nusers:\n- name: ops\n  ssh_authorized_keys: [ssh-ed25519 AAAAkey2 ops]\n  hashed_passwd: $6$salt$hashTWO\nchpasswd:\n  list: |\n    ops:plainpass2\nwrite_files:\n- path: /etc/a.conf\n  content: x\n  append: true\nmounts:\n- [/dev/sdc, /data]\npackages: [curl]\n";
+    let (a, b) = (
+        secret_of("cloud-config", before),
+        secret_of("cloud-config", after),
+    );
+    let changes = changes_of(&a, &b, &[]);
+    let mut got = triples(&changes);
+    got.sort();
+    let mut want = vec![
+        t("setting", "hostname", "changed"),
+        t("setting", "ntp.servers", "changed"),
+        t("setting", "users[ops].ssh_authorized_keys", "changed"),
+        t("setting", "users[ops].hashed_passwd", "changed"),
+        t("setting", "chpasswd.list", "changed"),
+        t("setting", "write_files[/etc/a.conf].defer", "removed"),
+        t("setting", "write_files[/etc/a.conf].append", "added"),
+        t("setting", "mounts", "changed"),
+        t("setting", "packages", "added"),
+    ];
+    want.sort();
+    assert_eq!(got, want, "{changes:#?}");
+    let ntp = changes
+        .iter()
+        .find(|c| c.item == "ntp.servers")
+        .expect("ntp");
+    assert_eq!(ntp.after.as_deref(), Some(r#"["ntp2.example.com"]"#));
+    // Password hashes and chpasswd's list by fingerprint only.
+    let json = serde_json::to_string(&changes).expect("json");
+    for secret in ["hashONE", "hashTWO", "plainpass1", "plainpass2"] {
+        assert!(!json.contains(secret), "{secret} in {json}");
+    }
+    assert!(changes_of(&a, &a, &[]).is_empty());
+}
+
+#[test]
+fn every_other_ignition_field_is_compared() {
+    let config = |unit_type: &str, device: &str, user: Option<&str>| {
+        let mut v = serde_json::json!({
+            "ignition": {"version": "3.3.0"},
+            "storage": {
+                "files": [{"path": "/etc/x", "mode": 420, "overwrite": true,
+                           "contents": {"source": "data:,x"}}],
+                "filesystems": [{"path": "/opt", "device": device, "format": "xfs"}],
+            },
+            "systemd": {"units": [{"name": "a.service", "enabled": true,
+                "contents": format!("[Service]\nType={unit_type}\nExecStart=/bin/true\n")}]},
+        });
+        if let Some(user) = user {
+            v["passwd"] = serde_json::json!({"users": [{"name": user,
+                "passwordHash": "$6$x$secrethash", "sshAuthorizedKeys": ["ssh-ed25519 AAAA k"]}]});
+        }
+        secret_of("ignition", &v.to_string())
+    };
+    let a = config("oneshot", "/dev/sdb", None);
+    let b = config("forking", "/dev/sdc", Some("core"));
+    let changes = changes_of(&a, &b, &[]);
+    let mut got = triples(&changes);
+    got.sort();
+    assert_eq!(
+        got,
+        vec![
+            t("setting", "passwd", "added"),
+            t("setting", "storage.filesystems[/opt].device", "changed"),
+            t("setting", "systemd.units[a.service].contents", "changed"),
+        ],
+        "{changes:#?}"
+    );
+    let unit = changes
+        .iter()
+        .find(|c| c.item == "systemd.units[a.service].contents")
+        .expect("unit");
+    let detail = unit.detail.as_deref().expect("a unified diff");
+    assert!(
+        detail.contains("-Type=oneshot") && detail.contains("+Type=forking"),
+        "{detail}"
+    );
+    let user = changes.iter().find(|c| c.item == "passwd").expect("passwd");
+    let shown = user.after.as_deref().expect("after");
+    assert!(
+        shown.contains("core") && shown.contains("ssh-ed25519 AAAA k"),
+        "{shown}"
+    );
+    assert!(!shown.contains("secrethash"), "{shown}");
+}
+
+#[test]
+fn the_format_key_bundles_commands_and_flags() {
+    let cc = "#cloud-config\nruncmd: [a, b, c]\n";
+    // The same content declared as Ignition: the key changed, nothing else.
+    let changes = changes_of(
+        &secret_of("cloud-config", cc),
+        &secret_of("ignition", cc),
+        &[],
+    );
+    assert_eq!(triples(&changes), vec![t("format-key", "", "changed")]);
+    // A command added and two swapped: one added, one reordered (not removed and added again).
+    let changes = changes_of(
+        &secret_of("cloud-config", cc),
+        &secret_of("cloud-config", "#cloud-config\nruncmd: [a, c, b, d]\n"),
+        &[],
+    );
+    assert_eq!(
+        triples(&changes),
+        vec![t("command", "", "added"), t("command", "", "reordered")],
+        "{changes:#?}"
+    );
+    // config.yaml values RKE2 reads into the same flag are the same.
+    let config = |body: &str| {
+        secret_of(
+            "cloud-config",
+            &format!(
+                "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n{}\n",
+                body.lines()
+                    .map(|l| format!("    {l}"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            ),
+        )
+    };
+    let changes = changes_of(
+        &config("cni: calico\netcd-snapshot-retention: \"10\"\ntls-san: a,b"),
+        &config("cni: [calico]\netcd-snapshot-retention: 10\ntls-san: [a, b]"),
+        &[],
+    );
+    assert!(triples(&changes).is_empty(), "{changes:#?}");
+}
+
+#[test]
+fn ignores_leave_out_the_churn_only() {
+    let join = |token: &str, mode: &str| {
+        secret_of(
+            "cloud-config",
+            &format!(
+                "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    token: {token}\n- path: /opt/join.sh\n  content: |\n    export RKE2_TOKEN={token}\n    echo {token} > /tmp/t\n- path: /var/lib/rancher/rke2/server/tls/server-ca.key\n  permissions: '{mode}'\n  content: x\n"
+            ),
+        )
+    };
+    let (a, b) = (
+        join("K10aaaaaaaaaaaaaaaaaaaa", "0600"),
+        join("K10bbbbbbbbbbbbbbbbbbbb", "0600"),
+    );
+    // Without the ignore: the token, and the script by a diff in which both sides are masked
+    // alike.
+    let changes = changes_of(&a, &b, &[]);
+    let script = changes
+        .iter()
+        .find(|c| c.item == "/opt/join.sh")
+        .expect("the script changed");
+    let json = serde_json::to_string(&changes).expect("json");
+    assert!(
+        !json.contains("aaaaaaaa") && !json.contains("bbbbbbbb"),
+        "{json}"
+    );
+    let detail = script.detail.as_deref().unwrap_or_default();
+    assert!(
+        !detail.contains("-export") || detail.contains("<redacted>"),
+        "{detail}"
+    );
+    // With it: nothing, the token inside the script too.
+    assert!(changes_of(&a, &b, &[Ignore::Token]).is_empty());
+    // `--ignore ca` leaves out a CA's content, not its mode.
+    let c = join("K10aaaaaaaaaaaaaaaaaaaa", "0644");
+    let changes = changes_of(&a, &c, &[Ignore::Ca]);
+    assert_eq!(
+        triples(&changes),
+        vec![t(
+            "file",
+            "/var/lib/rancher/rke2/server/tls/server-ca.key",
+            "changed"
+        )],
+        "{changes:#?}"
+    );
+}
+
+#[test]
+fn ini_passwords_are_masked() {
+    let conf = |pw: &str| {
+        secret_of(
+            "cloud-config",
+            &format!(
+                "#cloud-config\nwrite_files:\n- path: /etc/kubernetes/cloud.conf\n  content: |\n    [Global]\n    username = admin\n    password = {pw}\n    region = r1\n"
+            ),
+        )
+    };
+    let changes = changes_of(&conf("inipw1secret"), &conf("inipw2secret"), &[]);
+    let json = serde_json::to_string(&changes).expect("json");
+    assert!(json.contains("cloud.conf"), "{json}");
+    assert!(
+        !json.contains("inipw1") && !json.contains("inipw2"),
+        "{json}"
+    );
 }

@@ -1,10 +1,13 @@
 //! `diff`: what changed between two sets of bootstrap Secrets, said as facts: format and
 //! compression, role, server, tls-san, version and install step, every `config.yaml` key,
-//! files, commands, certificates and the size per cloud. Secret values are compared by
-//! fingerprint only; text is diffed with every known secret value masked.
+//! files, commands, certificates, every other setting of the user data (`settings`) and the
+//! size per cloud. Secret values are compared by fingerprint only; text is diffed with every
+//! known secret value masked.
 //!
-//! Secrets are paired by namespace and name, else by cluster and role, else (one left on each
-//! side) with each other; each pair says how it was made.
+//! Secrets are paired by namespace and name, else by cluster and role (the one with the same
+//! content first), else (one left on each side) with each other; each pair says how it was made.
+
+mod settings;
 
 use std::borrow::Cow;
 
@@ -18,6 +21,7 @@ use crate::error::Error;
 use crate::facts::{Facts, rke2};
 use crate::options::DecodeOptions;
 use crate::payload::Payload;
+use crate::secrets::Redactor;
 
 /// The schema id of `diff -o json`.
 pub const DIFF_SCHEMA: &str = "rke2-payload/diff/v1";
@@ -58,11 +62,12 @@ pub struct DiffOptions {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Change {
-    /// What it is about: `format`, `compression`, `role`, `server`, `tls-san`, `version`,
-    /// `install`, `token`, `config`, `file`, `command`, `certificate`, `size`.
+    /// What it is about: `format`, `format-key` (what the Secret's `format` key says),
+    /// `compression`, `role`, `server`, `tls-san`, `version`, `install`, `token`, `config`,
+    /// `file`, `command`, `certificate`, `setting` (any other key of the user data), `size`.
     pub area: Cow<'static, str>,
-    /// Which one: the config key, file path, certificate path, cloud id (empty for the
-    /// single-valued areas).
+    /// Which one: the config key, file path, certificate path, cloud id, the setting's key path
+    /// (`ntp.servers`, `users[ops].groups`; empty for the single-valued areas).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub item: String,
     /// `added`, `removed`, `changed` or `reordered`.
@@ -138,8 +143,14 @@ struct Read {
     /// `data.value` bytes.
     value_bytes: u64,
     format: String,
+    /// The `format` key as stored (`None`: no such key).
+    declared: Option<String>,
     compression: String,
     config: serde_json::Map<String, Value>,
+    /// The user data as a tree, less what the other areas compare.
+    tree: Option<Value>,
+    /// SHA-256 of `data.value`, to pair Secrets whose content is the same.
+    value_sha: String,
 }
 
 fn read_all(input: &[u8], options: &DiffOptions) -> Result<Vec<Read>, Error> {
@@ -169,8 +180,15 @@ fn read_one(secret: &BootstrapSecret<'_>, options: &DiffOptions) -> Result<Read,
             role: facts.role.map(|r| r.as_str().to_owned()),
         },
         format: payload.format().as_str().to_owned(),
+        declared: secret
+            .format_key()
+            .ok()
+            .flatten()
+            .map(|f| crate::codec::text::shorten(&f, 64)),
         compression: compression_name(payload.compression()),
         value_bytes: payload.value().len() as u64,
+        value_sha: crate::codec::digest::sha256_hex(payload.value()),
+        tree: settings::tree(&payload),
         config,
         facts,
     })
@@ -233,12 +251,18 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
     let mut still_open = Vec::new();
     for i in left_open {
         let l = &left[i];
-        let found = right.iter().enumerate().position(|(j, r)| {
+        let candidate = |j: usize, r: &Read| {
             !taken[j]
                 && l.side.role.is_some()
                 && l.side.cluster == r.side.cluster
                 && l.side.role == r.side.role
-        });
+        };
+        // Of several of the same cluster and role, the one with the same content first.
+        let found = right
+            .iter()
+            .enumerate()
+            .position(|(j, r)| candidate(j, r) && r.value_sha == l.value_sha)
+            .or_else(|| right.iter().enumerate().position(|(j, r)| candidate(j, r)));
         match found {
             Some(j) => {
                 taken[j] = true;
@@ -308,6 +332,33 @@ fn scalar(
     out.push(change(area, "", kind, before, after));
 }
 
+/// What both sides know as secret, hidden the same way in both sides' text: the known values of
+/// either side by the placeholder, then credentials found by their shape by their fingerprint.
+pub(super) struct Mask<'a> {
+    sides: [&'a Redactor; 2],
+    shapes: Redactor,
+}
+
+impl<'a> Mask<'a> {
+    fn new(l: &'a Read, r: &'a Read) -> Self {
+        Mask {
+            sides: [&l.facts.redactor, &r.facts.redactor],
+            shapes: Redactor::default(),
+        }
+    }
+
+    /// Text with every secret hidden.
+    pub(super) fn text(&self, text: &str) -> String {
+        let known = self.sides[1].redact(&self.sides[0].redact(text));
+        self.shapes.redact_all(&known)
+    }
+
+    /// Whether `text` is, whole, a secret value either side knows.
+    pub(super) fn knows(&self, text: &str) -> bool {
+        self.sides.iter().any(|s| s.knows(text))
+    }
+}
+
 /// A short fingerprint of a secret value (never the value).
 fn fingerprint(bytes: &[u8]) -> String {
     format!("sha256:{}", &crate::codec::digest::sha256_hex(bytes)[..16])
@@ -328,10 +379,18 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     let mut out = Vec::new();
     let ignore_token = ignore.contains(&Ignore::Token);
     let ignore_ca = ignore.contains(&Ignore::Ca);
+    let mask = Mask::new(l, r);
     scalar(
         "format",
         Some(l.format.clone()),
         Some(r.format.clone()),
+        &mut out,
+    );
+    // What the `format` key says (the infrastructure provider reads it), apart from the content.
+    scalar(
+        "format-key",
+        l.declared.clone(),
+        r.declared.clone(),
         &mut out,
     );
     scalar(
@@ -416,17 +475,16 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
         // `secrets-encryption-provider` names an algorithm, not a secret.
         let secret = crate::secrets::secret_key_name(key) && !key.ends_with("-provider");
         let show = |v: &Value| {
-            if secret {
-                fingerprint(value_text(v).as_bytes())
+            let text = value_text(v);
+            if secret || mask.knows(&text) {
+                fingerprint(text.as_bytes())
             } else {
                 // A credential inside an ordinary value (an argument, a URL) is masked too.
-                r.facts
-                    .redactor
-                    .redact_all(&l.facts.redactor.redact_all(&value_text(v)))
+                mask.text(&text)
             }
         };
         match (l.config.get(key), r.config.get(key)) {
-            (Some(a), Some(b)) if a == b => {}
+            (Some(a), Some(b)) if as_flag(a) == as_flag(b) => {}
             (Some(a), Some(b)) => out.push(change(
                 "config",
                 key.clone(),
@@ -447,11 +505,29 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             (None, None) => {}
         }
     }
-    files(l, r, ignore_ca, &mut out);
+    files(l, r, ignore, &mask, &mut out);
     commands(l, r, &mut out);
     certificates(l, r, ignore_ca, &mut out);
+    // Everything else the user data says, where both are of one format (across formats the
+    // trees have nothing in common: the facts above are what compares).
+    if let (Some(a), Some(b)) = (&l.tree, &r.tree)
+        && l.format == r.format
+    {
+        settings::settings(a, b, &mask, &mut out);
+    }
     sizes(l, r, &mut out);
     out
+}
+
+/// A `config.yaml` value as RKE2 reads it into a flag: text, a list joined by commas (RKE2
+/// splits slice flags at commas, so `a,b` and `[a, b]` are one value; `10` and `"10"` too).
+fn as_flag(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items.iter().map(as_flag).collect::<Vec<_>>().join(","),
+        Value::Null => String::new(),
+        other => other.to_string(),
+    }
 }
 
 fn is_ca_file(path: &str) -> bool {
@@ -479,9 +555,32 @@ fn describe(f: &File) -> String {
     format!("{mode} {owner}, {size}")
 }
 
-fn files(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
+/// The join tokens of a side (`token`, `agent-token`), to read past them under `--ignore token`.
+fn tokens(read: &Read) -> Vec<String> {
+    ["token", "agent-token"]
+        .iter()
+        .filter_map(|k| read.config.get(*k).map(value_text))
+        .filter(|t| t.len() >= 4)
+        .collect()
+}
+
+fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask<'_>, out: &mut Vec<Change>) {
+    let ignore_ca = ignore.contains(&Ignore::Ca);
+    let ignore_token = ignore.contains(&Ignore::Token);
     let (lf, rf) = (file_list(l), file_list(r));
-    let skip = |path: &str| (ignore_ca && is_ca_file(path)) || path == rke2::CONFIG_PATH;
+    // Under `--ignore token`, a text that differs only in the token (a join script) is the same.
+    let (lt, rt) = (tokens(l), tokens(r));
+    let same_but_tokens = |x: &[u8], y: &[u8]| {
+        let (Ok(x), Ok(y)) = (std::str::from_utf8(x), std::str::from_utf8(y)) else {
+            return false;
+        };
+        let mut x = x.to_owned();
+        for (a, b) in lt.iter().zip(&rt) {
+            x = x.replace(a.as_str(), b);
+        }
+        x == y
+    };
+    let skip = |path: &str| path == rke2::CONFIG_PATH;
     for (f, _) in &rf {
         if !skip(&f.path) && !lf.iter().any(|(g, _)| g.path == f.path) {
             out.push(change(
@@ -505,9 +604,6 @@ fn files(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
         }
     }
     for (a, secret_a) in &lf {
-        if ignore_ca && is_ca_file(&a.path) {
-            continue;
-        }
         // The last entry of a path is what the node ends up with.
         let Some((b, secret_b)) = rf.iter().rev().find(|(g, _)| g.path == a.path) else {
             continue;
@@ -540,8 +636,12 @@ fn files(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             (Content::Remote(x), Content::Remote(y)) => x != y,
             _ => ab != bb,
         };
-        // config.yaml's content is its keys, compared above.
-        let content_changed = content_changed && a.path != rke2::CONFIG_PATH;
+        // config.yaml's content is its keys, compared above; a CA's content is what
+        // `--ignore ca` leaves out (its mode and owner are still compared).
+        let content_changed = content_changed
+            && a.path != rke2::CONFIG_PATH
+            && !(ignore_ca && is_ca_file(&a.path))
+            && !(ignore_token && matches!((ab, bb), (Some(x), Some(y)) if same_but_tokens(x, y)));
         if what.is_empty() && !content_changed {
             continue;
         }
@@ -558,9 +658,7 @@ fn files(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             c.detail = Some(match texts {
                 (Some(x), Some(y)) if !secret => {
                     // Each side's known secrets masked in both texts, and credentials by shape.
-                    let mask =
-                        |t: &str| r.facts.redactor.redact_all(&l.facts.redactor.redact_all(t));
-                    let (x, y) = (mask(&x), mask(&y));
+                    let (x, y) = (mask.text(&x), mask.text(&y));
                     similar::TextDiff::from_lines(&x, &y)
                         .unified_diff()
                         .context_radius(2)
@@ -604,60 +702,45 @@ fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
     if a == b {
         return;
     }
-    let mut sa = a.clone();
-    let mut sb = b.clone();
-    sa.sort();
-    sb.sort();
-    if sa == sb {
+    // Removed and added as multisets (a line run twice and now once is one removed), then
+    // whether the lines both run come in another order.
+    let mut rest = b.clone();
+    let mut common_a = Vec::new();
+    for line in &a {
+        match rest.iter().position(|x| x == line) {
+            Some(k) => {
+                rest.remove(k);
+                common_a.push(line.clone());
+            }
+            None => out.push(change("command", "", "removed", Some(line.clone()), None)),
+        }
+    }
+    let mut left = a.clone();
+    let mut common_b = Vec::new();
+    for line in &b {
+        match left.iter().position(|x| x == line) {
+            Some(k) => {
+                left.remove(k);
+                common_b.push(line.clone());
+            }
+            None => out.push(change("command", "", "added", None, Some(line.clone()))),
+        }
+    }
+    if common_a != common_b {
         out.push(Change {
             detail: Some(format!(
                 "before:\n{}\nafter:\n{}",
-                a.join("\n"),
-                b.join("\n")
+                common_a.join("\n"),
+                common_b.join("\n")
             )),
             ..change("command", "", "reordered", None, None)
         });
-        return;
-    }
-    for op in similar::capture_diff_slices(similar::Algorithm::Myers, &a, &b) {
-        match op {
-            similar::DiffOp::Equal { .. } => {}
-            similar::DiffOp::Delete {
-                old_index, old_len, ..
-            } => {
-                for line in &a[old_index..old_index + old_len] {
-                    out.push(change("command", "", "removed", Some(line.clone()), None));
-                }
-            }
-            similar::DiffOp::Insert {
-                new_index, new_len, ..
-            } => {
-                for line in &b[new_index..new_index + new_len] {
-                    out.push(change("command", "", "added", None, Some(line.clone())));
-                }
-            }
-            similar::DiffOp::Replace {
-                old_index,
-                old_len,
-                new_index,
-                new_len,
-            } => {
-                for line in &a[old_index..old_index + old_len] {
-                    out.push(change("command", "", "removed", Some(line.clone()), None));
-                }
-                for line in &b[new_index..new_index + new_len] {
-                    out.push(change("command", "", "added", None, Some(line.clone())));
-                }
-            }
-        }
     }
 }
 
 fn certificates(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
-    if ignore_ca {
-        return;
-    }
-    let show = |c: &crate::facts::pki::Certificate| {
+    use crate::facts::pki::Certificate;
+    let show = |c: &Certificate| {
         format!(
             "{}, until {}, sha256:{}",
             c.subject,
@@ -669,36 +752,49 @@ fn certificates(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
         &l.facts.material.certificates,
         &r.facts.material.certificates,
     );
-    for c in rc {
-        if !lc.iter().any(|d| d.path == c.path) {
-            out.push(change(
-                "certificate",
-                c.path.clone(),
-                "added",
-                None,
-                Some(show(c)),
-            ));
+    // Paths in order of first appearance; a file may hold several (a bundle): they are
+    // compared by fingerprint.
+    let mut paths: Vec<&str> = Vec::new();
+    for c in lc.iter().chain(rc) {
+        if !paths.contains(&c.path.as_str()) {
+            paths.push(&c.path);
         }
     }
-    for c in lc {
-        match rc.iter().find(|d| d.path == c.path) {
-            None => out.push(change(
-                "certificate",
-                c.path.clone(),
-                "removed",
-                Some(show(c)),
-                None,
-            )),
-            Some(d) if d.sha256 != c.sha256 => {
-                out.push(change(
-                    "certificate",
-                    c.path.clone(),
-                    "changed",
-                    Some(show(c)),
-                    Some(show(d)),
-                ));
+    for path in paths {
+        let (a, b): (Vec<&Certificate>, Vec<&Certificate>) = (
+            lc.iter().filter(|c| c.path == path).collect(),
+            rc.iter().filter(|c| c.path == path).collect(),
+        );
+        let gone: Vec<&&Certificate> = a
+            .iter()
+            .filter(|c| !b.iter().any(|d| d.sha256 == c.sha256))
+            .collect();
+        let new: Vec<&&Certificate> = b
+            .iter()
+            .filter(|c| !a.iter().any(|d| d.sha256 == c.sha256))
+            .collect();
+        match (gone.as_slice(), new.as_slice()) {
+            ([], []) => {}
+            // One certificate replaced by another: what `--ignore ca` leaves out for a CA.
+            ([x], [y]) => {
+                if !(ignore_ca && is_ca_file(path)) {
+                    out.push(change(
+                        "certificate",
+                        path,
+                        "changed",
+                        Some(show(x)),
+                        Some(show(y)),
+                    ));
+                }
             }
-            Some(_) => {}
+            _ => {
+                for x in gone {
+                    out.push(change("certificate", path, "removed", Some(show(x)), None));
+                }
+                for y in new {
+                    out.push(change("certificate", path, "added", None, Some(show(y))));
+                }
+            }
         }
     }
 }
