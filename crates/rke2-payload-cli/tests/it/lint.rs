@@ -409,6 +409,23 @@ fn cluster_checks() {
     assert!(ids(&doc, 2).contains(&"token-mismatch".to_owned()));
     assert!(!ids(&doc, 1).contains(&"token-mismatch".to_owned()));
 
+    // An agent may join with the servers' agent-token instead; a server may not.
+    let agent_token = "fedcba9876543210fedcba9876543210";
+    let with_agent_token = init.replace(
+        &format!("      token: {token}\n"),
+        &format!("      token: {token}\n      agent-token: {agent_token}\n"),
+    );
+    assert_ne!(with_agent_token, init);
+    let text = format!(
+        "{}---\n{}---\n{}",
+        secret("init", "cloud-config", &with_agent_token),
+        secret("join", "cloud-config", &join.replace(token, agent_token)),
+        secret("worker", "cloud-config", &worker.replace(token, agent_token))
+    );
+    let (_, doc) = lint(&text, &[]);
+    assert!(!ids(&doc, 2).contains(&"token-mismatch".to_owned()), "{doc}");
+    assert!(ids(&doc, 1).contains(&"token-mismatch".to_owned()), "{doc}");
+
     let (_, doc) = lint(
         &cluster(&join, &worker.replace("10.0.1.10", "rke2.example.net")),
         &[],

@@ -399,6 +399,8 @@ pub(crate) struct ClusterFacts {
     config_found: bool,
     server: Option<String>,
     token_sha256: Option<String>,
+    /// The first control plane's `agent-token`: agents may join with it instead of the token.
+    agent_token_sha256: Option<String>,
     token_ca_hash: Option<String>,
     tls_san: Vec<String>,
     server_ca_sha256: Option<String>,
@@ -415,6 +417,9 @@ impl ClusterFacts {
             config_found: config.is_some(),
             server: config.and_then(|c| c.server.clone()),
             token_sha256: config.and_then(|c| c.token.as_ref()).map(|t| t.sha256()),
+            agent_token_sha256: config
+                .and_then(|c| c.agent_token.as_ref())
+                .map(|t| t.sha256()),
             token_ca_hash: config
                 .and_then(|c| c.token.as_ref())
                 .and_then(|t| rke2::token_ca_hash(t.expose()))
@@ -458,8 +463,13 @@ pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
             .filter(|(_, m)| matches!(m.facts.role, Some(Role::Server | Role::Agent)))
         {
             let r = join.facts;
+            // An agent may join with the servers' `agent-token` instead (RKE2 accepts either).
+            let agent_token = r.role == Some(Role::Agent)
+                && r.token_sha256.is_some()
+                && r.token_sha256 == init.facts.agent_token_sha256;
             if let (Some(a), Some(b)) = (&r.token_sha256, &init.facts.token_sha256)
                 && a != b
+                && !agent_token
             {
                 out.push((
                     *i,

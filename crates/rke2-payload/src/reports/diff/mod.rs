@@ -653,7 +653,10 @@ fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask<'_>, out: &mut Vec<C
             Some(describe(b)),
         );
         if content_changed {
-            let secret = secret_a.is_some() || secret_b.is_some();
+            // A private file (0600, 0400: read by its owner only, not run) is compared by
+            // fingerprint too: what else would be kept from the group and the world.
+            let private = |f: &File| f.mode.is_some_and(|m| m & 0o044 == 0 && m & 0o111 == 0);
+            let secret = secret_a.is_some() || secret_b.is_some() || private(a) || private(b);
             let texts = (a.text(), b.text());
             c.detail = Some(match texts {
                 (Some(x), Some(y)) if !secret => {
@@ -669,8 +672,10 @@ fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask<'_>, out: &mut Vec<C
                     "content {} → {}{}",
                     ab.map_or("unreadable".to_owned(), fingerprint),
                     bb.map_or("unreadable".to_owned(), fingerprint),
-                    if secret {
+                    if secret_a.is_some() || secret_b.is_some() {
                         " (it holds a secret: compared by fingerprint)"
+                    } else if secret {
+                        " (a private file: compared by fingerprint)"
                     } else {
                         " (binary)"
                     }
