@@ -1406,7 +1406,7 @@ fn every_ignition_field_converts_to_cloud_config_or_is_named() {
         (
             "systemd.units.mask",
             units(r#"{"name":"x.service","mask":true}"#),
-            Some("systemctl mask x.service"),
+            Some("systemctl mask --now x.service"),
         ),
         (
             "systemd.units.contents",

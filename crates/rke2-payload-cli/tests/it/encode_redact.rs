@@ -602,9 +602,9 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
     assert_eq!(
         names,
         // `systemctl enable --now hello.service`, last, enables a unit whose file the config
-        // writes: Ignition enables it at first boot, which is what the line did.
+        // writes, after `echo hi`: it stays in the script (a unit enabled at boot would start
+        // beside the commands, not after them).
         [
-            "hello.service",
             "rke2-bootcmd.service",
             "rke2-install.service",
             "var-lib-rancher.mount"
@@ -615,7 +615,7 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
         .args(["--path", "--suffix=mount", "/var/lib/rancher"])
         .output()
     {
-        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[3]);
+        assert_eq!(String::from_utf8_lossy(&out.stdout).trim(), names[2]);
     }
     let back = to_cloud_config(&ignition);
     assert_valid("cloud-config", &back, "Ignition → cloud-config");
@@ -629,8 +629,80 @@ runcmd:\n  - echo hi\n  - systemctl enable --now hello.service\n";
     ] {
         assert!(text.contains(shown), "{shown:?} not in\n{text}");
     }
+    // The script the unit runs holds the line, after `echo hi`.
+    let report: Value = serde_json::from_slice(&stdout(
+        &["inspect", "-o", "json", "-"],
+        Some(ignition.clone()),
+    ))
+    .expect("json");
+    let lines: Vec<&str> = report["secrets"][0]["commands"]
+        .as_array()
+        .expect("commands")
+        .iter()
+        .filter_map(|c| c["line"].as_str())
+        .collect();
+    let at = |line: &str| lines.iter().position(|l| *l == line);
+    assert!(
+        at("echo hi").is_some() && at("echo hi") < at("systemctl enable --now hello.service"),
+        "{lines:?}"
+    );
     // Once converted, the two forms convert into each other unchanged.
     let again = to_ignition(&back);
     assert_eq!(sorted_ignition(&again), doc);
     assert_eq!(to_cloud_config(&again), back);
+}
+
+#[test]
+fn what_ignition_would_not_do_as_cloud_init_does_is_refused_or_made_explicit() {
+    let refused = |cloud_config: &str, named: &[&str]| {
+        let out = cmd()
+            .args(["encode", "-", "--to", "ignition", "--emit", "value"])
+            .write_stdin(cloud_config.to_owned())
+            .output()
+            .expect("run");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{cloud_config}: {stderr}");
+        assert!(out.stdout.is_empty());
+        for name in named {
+            assert!(stderr.contains(name), "{name} not in {stderr}");
+        }
+    };
+    // A tmpfs is mounted over /run and /tmp after Ignition wrote there.
+    refused(
+        "#cloud-config\nwrite_files:\n- path: /run/app/env\n  content: x\n",
+        &["write_files[/run/app/env]", "tmpfs"],
+    );
+    // Ignition 3.3 sets no setuid, setgid or sticky bit.
+    refused(
+        "#cloud-config\nwrite_files:\n- path: /usr/local/bin/t\n  permissions: '4755'\n  content: x\n",
+        &["write_files[/usr/local/bin/t].permissions 4755"],
+    );
+    // Options systemd reads from /etc/fstab only.
+    refused(
+        "#cloud-config\nmounts:\n- [/dev/vdb1, /data, ext4, 'defaults,x-systemd.device-timeout=5s', '0', '2']\n",
+        &["x-systemd.device-timeout=5s", "/etc/fstab"],
+    );
+    // cloud-init sets 0644 and root:root on a file it appends to; Ignition would keep them.
+    let ignition = stdout(
+        &["encode", "-", "--to", "ignition", "--emit", "value"],
+        Some(b"#cloud-config\nwrite_files:\n- path: /etc/hosts\n  append: true\n  content: \"10.0.0.1 a\\n\"\n".to_vec()),
+    );
+    let doc: Value = serde_json::from_slice(&ignition).expect("json");
+    let file = &doc["storage"]["files"][0];
+    assert_eq!(file["mode"], 0o644, "{file}");
+    assert_eq!(
+        (
+            file["user"]["name"].as_str(),
+            file["group"]["name"].as_str()
+        ),
+        (Some("root"), Some("root"))
+    );
+    assert_valid("ignition", &ignition, "append");
+    // A directory made in /run stays a command of the script.
+    let ignition = stdout(
+        &["encode", "-", "--to", "ignition", "--emit", "value"],
+        Some(b"#cloud-config\nruncmd:\n- install -d -- /run/cluster-api\n- echo done\n".to_vec()),
+    );
+    let doc: Value = serde_json::from_slice(&ignition).expect("json");
+    assert!(doc["storage"].get("directories").is_none(), "{doc}");
 }

@@ -420,10 +420,17 @@ fn cluster_checks() {
         "{}---\n{}---\n{}",
         secret("init", "cloud-config", &with_agent_token),
         secret("join", "cloud-config", &join.replace(token, agent_token)),
-        secret("worker", "cloud-config", &worker.replace(token, agent_token))
+        secret(
+            "worker",
+            "cloud-config",
+            &worker.replace(token, agent_token)
+        )
     );
     let (_, doc) = lint(&text, &[]);
-    assert!(!ids(&doc, 2).contains(&"token-mismatch".to_owned()), "{doc}");
+    assert!(
+        !ids(&doc, 2).contains(&"token-mismatch".to_owned()),
+        "{doc}"
+    );
     assert!(ids(&doc, 1).contains(&"token-mismatch".to_owned()), "{doc}");
 
     let (_, doc) = lint(

@@ -523,12 +523,22 @@ fn private_files_are_compared_by_fingerprint() {
             ),
         )
     };
-    let changes = changes_of(&file("0600", "3f9a0c11d2e4"), &file("0600", "77b1e0aa9c02"), &[]);
+    let changes = changes_of(
+        &file("0600", "3f9a0c11d2e4"),
+        &file("0600", "77b1e0aa9c02"),
+        &[],
+    );
     let json = serde_json::to_string(&changes).expect("json");
     assert!(json.contains("a private file"), "{json}");
-    assert!(!json.contains("3f9a0c11d2e4") && !json.contains("77b1e0aa9c02"), "{json}");
+    assert!(
+        !json.contains("3f9a0c11d2e4") && !json.contains("77b1e0aa9c02"),
+        "{json}"
+    );
     // Readable by all: a unified diff.
     let changes = changes_of(&file("0644", "one"), &file("0644", "two"), &[]);
     let detail = changes[0].detail.as_deref().expect("detail");
-    assert!(detail.contains("-one") && detail.contains("+two"), "{detail}");
+    assert!(
+        detail.contains("-one") && detail.contains("+two"),
+        "{detail}"
+    );
 }

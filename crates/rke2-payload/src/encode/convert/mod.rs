@@ -406,12 +406,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
             run.push(c.line.as_str());
         }
     }
-    let unit_files: Vec<&str> = config
-        .files
-        .iter()
-        .filter_map(|f| f.path.strip_prefix("/etc/systemd/system/"))
-        .collect();
-    let split = split_runcmd(&run, &unit_files, &storage.mount_points);
+    let split = split_runcmd(&run, &storage.mount_points);
     let (directories, links) = storage_entries(&run[..split.lead.start]);
     let systemctl_lines: Vec<&str> = run[split.lead.clone()]
         .iter()
@@ -623,7 +618,9 @@ fn systemctl_line(line: &str) -> Option<Value> {
         ["systemctl", "disable", "--now", name] if unit(name) => {
             Some(json!({"enabled": false, "name": name}))
         }
-        ["systemctl", "mask", name] if unit(name) => Some(json!({"mask": true, "name": name})),
+        ["systemctl", "mask", name] | ["systemctl", "mask", "--now", name] if unit(name) => {
+            Some(json!({"mask": true, "name": name}))
+        }
         _ => None,
     }
 }
@@ -640,9 +637,10 @@ struct RuncmdSplit {
 ///
 /// `systemctl` lines are units when that cannot change what happens: before every other
 /// command (the unit exists already), or after them when they are only the install script a
-/// conversion keeps as a file, or when the config writes the units' files. Enabling, at first
-/// boot, a unit a command installs only later would do nothing.
-fn split_runcmd(run: &[&str], unit_files: &[&str], mount_points: &[String]) -> RuncmdSplit {
+/// conversion keeps as a file. Enabling, at first boot, a unit a command installs only later
+/// would do nothing, and one whose file the config writes would start beside the commands, not
+/// after them.
+fn split_runcmd(run: &[&str], mount_points: &[String]) -> RuncmdSplit {
     let storage = leading_storage_commands(run, mount_points);
     let units = |lines: &[&str]| {
         let parsed: Vec<Value> = lines.iter().filter_map(|l| systemctl_line(l)).collect();
@@ -670,12 +668,10 @@ fn split_runcmd(run: &[&str], unit_files: &[&str], mount_points: &[String]) -> R
         .count();
     let tail = &run[end - block..];
     let middle = &run[start..end - block];
-    let own_files = tail
-        .iter()
-        .filter_map(|l| systemctl_line(l))
-        .all(|u| u["name"].as_str().is_none_or(|n| unit_files.contains(&n)));
-    let trailing =
-        block > 0 && units(tail) && (middle.is_empty() || middle == [RUN_SCRIPT] || own_files);
+    // Not when other commands come first, even for units the config writes: a unit enabled at
+    // boot starts beside the install step, not after the commands it may need (a binary they
+    // fetch).
+    let trailing = block > 0 && units(tail) && (middle.is_empty() || middle == [RUN_SCRIPT]);
     RuncmdSplit {
         lead: storage..start,
         script: start..if trailing { end - block } else { end },
@@ -694,10 +690,16 @@ fn leading_storage_commands(run: &[&str], mount_points: &[String]) -> usize {
                 .is_some_and(|p| mount_points.iter().any(|m| storage::under(p, m)))
         })
     };
+    // Nor one in /run or /tmp, where the booted system mounts a tmpfs over what Ignition makes.
+    let in_volatile = |entry: &Value| {
+        ["directory", "link", "owner"]
+            .iter()
+            .any(|k| entry[*k]["path"].as_str().is_some_and(volatile))
+    };
     let read: Vec<Value> = run
         .iter()
         .map_while(|line| storage::read_command(line))
-        .take_while(|entry| !under_mount(entry))
+        .take_while(|entry| !under_mount(entry) && !in_volatile(entry))
         .collect();
     let mut taken = 0;
     for (at, entry) in read.iter().enumerate() {
@@ -1108,15 +1110,42 @@ fn groups_to_ignition(groups: &Value, users: &[Value]) -> Result<Vec<Value>, Con
     Ok(out)
 }
 
+/// Whether a path is in `/run` or `/tmp`, which the booted system mounts a tmpfs over: what
+/// Ignition writes there is hidden (cloud-init writes them in the running system).
+pub(super) fn volatile(path: &str) -> bool {
+    ["/run", "/tmp", "/var/run"]
+        .iter()
+        .any(|dir| path == *dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
+}
+
 fn ignition_file(file: &File) -> Result<Value, ConvertError> {
+    let path = crate::codec::text::terminal_safe(&file.path);
     if !file.path.starts_with('/') {
-        return Err(refuse("Ignition", format!("{}: relative path", file.path)));
+        return Err(refuse("Ignition", format!("{path}: relative path")));
+    }
+    if volatile(&file.path) {
+        return Err(refuse(
+            "Ignition",
+            format!(
+                "write_files[{path}]: in /run or /tmp (a tmpfs is mounted over what Ignition writes there)"
+            ),
+        ));
+    }
+    if let Some(mode) = file.mode.filter(|m| m & !0o777 != 0) {
+        return Err(refuse(
+            "Ignition",
+            format!(
+                "write_files[{path}].permissions {mode:04o} (Ignition 3.3 sets no setuid, setgid or sticky bit)"
+            ),
+        ));
     }
     let (user, group) = match file.owner.as_deref() {
         Some(owner) => match owner.split_once(':') {
             Some((u, g)) => (node(u.trim()), node(g.trim())),
             None => (node(owner.trim()), json!({})),
         },
+        // cloud-init sets root:root on a file it appends to; Ignition would keep the owner.
+        None if file.append => (json!({"name": "root"}), json!({"name": "root"})),
         None => (json!({}), json!({})),
     };
     let contents = match &file.content {
@@ -1164,7 +1193,10 @@ fn ignition_file(file: &File) -> Result<Value, ConvertError> {
             entry.insert("contents".to_owned(), contents);
         }
     }
-    if let Some(mode) = file.mode {
+    // cloud-init sets 0644 on a file it appends to unless told otherwise; Ignition would keep
+    // the mode.
+    let mode = file.mode.or(file.append.then_some(0o644));
+    if let Some(mode) = mode {
         entry.insert("mode".to_owned(), json!(mode));
     }
     Ok(Value::Object(entry))
@@ -1330,7 +1362,8 @@ fn to_cloud_config(
             unit_files.push(unit_file(dir, text));
         }
         if unit.mask == Some(true) {
-            systemctl.push(format!("systemctl mask {}", shell::quote(&unit.name)));
+            // `--now`: runcmd runs after the unit may have started; under Ignition it never ran.
+            systemctl.push(format!("systemctl mask --now {}", shell::quote(&unit.name)));
         } else if unit.enabled == Some(true) {
             systemctl.push(format!(
                 "systemctl enable --now {}",

@@ -584,6 +584,21 @@ fn mount(
             format!("{what}: x-systemd.automount (write a systemd .automount unit for it)"),
         ));
     }
+    // systemd reads these only from /etc/fstab (its fstab generator); a .mount unit ignores them.
+    let fstab_only: Vec<&str> = options
+        .iter()
+        .copied()
+        .filter(|o| o.starts_with("x-systemd.") || *o == "x-initrd.mount")
+        .collect();
+    if !fstab_only.is_empty() {
+        return Err(refuse(
+            TO_IGNITION,
+            format!(
+                "{what}: {} (systemd reads it from /etc/fstab only; a .mount unit ignores it)",
+                terminal_safe(&fstab_only.join(","))
+            ),
+        ));
+    }
     // Only a unit: cloud-init's mounts never formats, and mounts after write_files, so the
     // filesystem is not given a path for Ignition to mount while it writes files.
     let name = format!("{}.mount", escape_path(&path));
