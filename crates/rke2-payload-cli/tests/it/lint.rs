@@ -317,6 +317,19 @@ fn node_and_file_checks() {
     );
     assert!(ids(&doc, 0).contains(&"bare-kubectl".to_owned()));
     assert!(!doc.to_string().contains("s3cr3t-value"), "{doc}");
+    // runcmd is one script: an earlier PATH holds for the lines after it.
+    let (_, doc) = lint(
+        &secret(
+            "w",
+            "cloud-config",
+            &worker.replace(
+                "runcmd:\n",
+                "runcmd:\n  - 'export PATH=$PATH:/var/lib/rancher/rke2/bin'\n  - 'kubectl get nodes'\n",
+            ),
+        ),
+        &[],
+    );
+    assert!(!ids(&doc, 0).contains(&"bare-kubectl".to_owned()), "{doc}");
     let init = userdata(INIT);
     fires(
         "key-permissions",

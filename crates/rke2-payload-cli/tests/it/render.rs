@@ -466,7 +466,7 @@ fn the_guide_s_manifest_checks() {
         ),
         (
             "spec:\n  controlPlaneEndpoint",
-            "spec:\n  clusterNetwork: {serviceDomain: cluster.local}\n  controlPlaneEndpoint",
+            "spec:\n  clusterNetwork: {serviceDomain: corp.internal}\n  controlPlaneEndpoint",
             "manifest-cluster-network-ignored",
         ),
         (
@@ -495,6 +495,16 @@ fn the_guide_s_manifest_checks() {
             "ingress-controller-disabled",
         ),
     ];
+    // RKE2's own cluster domain and port change nothing.
+    let ids = lint_ids(&MINIMAL.replacen(
+        "spec:\n  controlPlaneEndpoint",
+        "spec:\n  clusterNetwork: {serviceDomain: cluster.local, apiServerPort: 6443}\n  controlPlaneEndpoint",
+        1,
+    ));
+    assert!(
+        !ids.iter().any(|c| c == "manifest-cluster-network-ignored"),
+        "{ids:?}"
+    );
     // Asking for a controller, or disabling another, is no finding.
     let ids = lint_ids(&MINIMAL.replacen(
         "    auditPolicySecret: {name: audit-policy}",
@@ -847,4 +857,96 @@ fn butane_additional_config_is_merged_into_the_ignition_worker() {
     assert_eq!(files.last(), Some(&"/etc/motd"), "{files:?}");
     assert_eq!(ign["passwd"]["users"][0]["name"], "ops");
     assert_valid("ignition", &userdata, "the worker with Butane merged");
+}
+
+/// The config.yaml facts of each rendered Secret: (role, server, tls-san).
+fn rendered_facts(manifests: &str, args: &[&str]) -> Vec<(String, Value, Value)> {
+    let out = cmd()
+        .args(["render", "--seed", "1"])
+        .args(args)
+        .write_stdin(manifests.to_owned())
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = cmd()
+        .args(["inspect", "-o", "json", "-"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    report["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .map(|s| {
+            (
+                s["role"].as_str().unwrap_or_default().to_owned(),
+                s["rke2"]["server"].clone(),
+                s["rke2"]["tls_san"].clone(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn an_endpoint_the_provider_fills_in_is_one_placeholder_for_tls_san_and_join_server() {
+    // The endpoint left to the infrastructure provider, nodes joining through it (the default).
+    let manifests = MINIMAL
+        .replacen(
+            "{host: demo.example.com, port: 6443}",
+            "{host: '', port: 0}",
+            1,
+        )
+        .replacen("  registrationMethod: internal-first\n", "", 1);
+    let facts = rendered_facts(&manifests, &[]);
+    let init = facts.iter().find(|f| f.0 == "init").expect("init");
+    assert!(
+        init.2
+            .as_array()
+            .is_some_and(|s| s.iter().any(|h| h == "192.0.2.10") && !s.iter().any(|h| h == "")),
+        "{facts:?}"
+    );
+    for (role, server, _) in facts.iter().filter(|f| f.0 != "init") {
+        assert_eq!(server, "https://192.0.2.10:9345", "{role}");
+    }
+    let ids = lint_ids(&manifests);
+    for id in ["tls-san-missing-server-host", "join-host-not-in-san"] {
+        assert!(!ids.iter().any(|c| c == id), "{id}: {ids:?}");
+    }
+    // `--server` names the endpoint too: in tls-san, and the join server.
+    let facts = rendered_facts(&manifests, &["--server", "lb.example.net"]);
+    let init = facts.iter().find(|f| f.0 == "init").expect("init");
+    assert!(
+        init.2
+            .as_array()
+            .is_some_and(|s| s.iter().any(|h| h == "lb.example.net")),
+        "{facts:?}"
+    );
+    for (_, server, _) in facts.iter().filter(|f| f.0 != "init") {
+        assert_eq!(server, "https://lb.example.net:9345");
+    }
+}
+
+#[test]
+fn without_a_version_caprke2_writes_nothing() {
+    let manifests = MINIMAL.replacen("version: v1.32.5+rke2r1", "version: ''", 1);
+    assert_ne!(manifests, MINIMAL);
+    let out = cmd()
+        .args(["render", "--seed", "1", "--role", "init"])
+        .write_stdin(manifests.clone())
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("manifest-render-fails") && stderr.contains("no RKE2 version"),
+        "{stderr}"
+    );
+    assert!(
+        !String::from_utf8_lossy(&out.stdout).contains("INSTALL_RKE2_VERSION="),
+        "a Secret was written"
+    );
 }

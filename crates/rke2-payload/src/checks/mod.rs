@@ -250,16 +250,16 @@ checks! {
         "CAPRKE2 v0.25 has a `node-name` key in its config struct but never fills it from `agentConfig.nodeName`, so the node registers with its hostname. Set the hostname in the infrastructure instead.";
     /// `manifest-cluster-network-ignored`.
     ManifestClusterNetworkIgnored = "manifest-cluster-network-ignored", Warning,
-        "clusterNetwork.apiServerPort or serviceDomain is set; RKE2 reads neither",
+        "clusterNetwork.apiServerPort or serviceDomain is set to other than RKE2's own; RKE2 reads neither",
         "RKE2's API server always listens on 6443 on the node, and its cluster domain comes from `serverConfig.clusterDomain`. A load balancer or DNS built from these fields does not match what the nodes run.";
     /// `manifest-additional-user-data-dropped`.
     ManifestAdditionalUserDataDropped = "manifest-additional-user-data-dropped", Warning,
         "additional user data sets keys CAPRKE2 drops",
         "CAPRKE2 writes `write_files`, `runcmd` and `ntp` itself and deletes them from `additionalUserData` (config and data) without a word. Put files in `files`, commands in `preRKE2Commands`/`postRKE2Commands`, and NTP servers in `agentConfig.ntp`.";
     /// `manifest-control-plane-endpoint-missing`.
-    ManifestControlPlaneEndpointMissing = "manifest-control-plane-endpoint-missing", Warning,
+    ManifestControlPlaneEndpointMissing = "manifest-control-plane-endpoint-missing", Info,
         "the Cluster has no control-plane endpoint",
-        "RKE2ControlPlane creates no Machine, not even the first, until `Cluster.spec.controlPlaneEndpoint` has a host and a port. If the infrastructure provider does not fill it in, set it in the template. Its host is also the last `tls-san` and the default join server.";
+        "RKE2ControlPlane creates no Machine, not even the first, until `Cluster.spec.controlPlaneEndpoint` has a host and a port. Most infrastructure providers fill it in (a load balancer's address); if yours does not, set it in the template. Its host is also the last `tls-san` and the default join server: the preview puts a placeholder there, or the host `--server` names.";
     /// `manifest-failure-domains-no-control-plane`.
     ManifestFailureDomainsNoControlPlane = "manifest-failure-domains-no-control-plane", Warning,
         "no failure domain is for control planes",

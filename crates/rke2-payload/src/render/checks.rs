@@ -254,8 +254,14 @@ fn config_spec(
 
 fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
     let v = &c.value;
-    for field in ["apiServerPort", "serviceDomain"] {
-        if at(v, &["spec", "clusterNetwork", field]).is_some_and(|x| !x.is_null()) {
+    // RKE2's own values (6443, cluster.local) change nothing.
+    for (field, default) in [
+        ("apiServerPort", "6443"),
+        ("serviceDomain", "cluster.local"),
+    ] {
+        if at(v, &["spec", "clusterNetwork", field]).is_some_and(|x| {
+            !x.is_null() && x.as_str().map_or_else(|| x.to_string(), str::to_owned) != default
+        }) {
             finding(
                 out,
                 Check::ManifestClusterNetworkIgnored,

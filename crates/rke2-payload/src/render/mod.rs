@@ -608,7 +608,7 @@ impl<'m> ClusterContext<'m> {
         };
         // The Cluster's endpoint, or (as Cluster API copies it from there) the infrastructure
         // cluster's.
-        let endpoint_host = c
+        let declared_endpoint = c
             .cluster
             .map(|o| {
                 let own = string(&o.value, &["spec", "controlPlaneEndpoint", "host"]);
@@ -631,31 +631,48 @@ impl<'m> ClusterContext<'m> {
             findings.push(Finding::new(
                 Check::ManifestMissingReference,
                 format!(
-                    "Cluster {}/{} is not in the input: its controlPlaneEndpoint (the last tls-san) and pod and service CIDRs are left empty",
+                    "Cluster {}/{} is not in the input: its controlPlaneEndpoint (the last tls-san) stands in as {PLACEHOLDER_SERVER} and its pod and service CIDRs are left empty",
                     crate::codec::text::terminal_safe(&c.namespace),
                     crate::codec::text::terminal_safe(&c.name)
                 ),
             ));
         }
+        let method = c
+            .control_plane
+            .map(|rcp| string(&rcp.value, &["spec", "registrationMethod"]))
+            .unwrap_or_default();
+        let by_endpoint = matches!(method.as_str(), "" | "control-plane-endpoint");
+        // CAPRKE2 creates no Machine before the endpoint is set (the infrastructure provider
+        // fills it in when the manifests leave it out), and always puts it in tls-san: so
+        // `--server` stands for it where the endpoint is how nodes join or where it is missing,
+        // else one placeholder does, the same as the join server's.
+        let (endpoint_host, endpoint_made_up) = match &options.server {
+            Some(server) if by_endpoint || declared_endpoint.is_empty() => (server.clone(), false),
+            _ if declared_endpoint.is_empty() => (PLACEHOLDER_SERVER.to_owned(), true),
+            _ => (declared_endpoint, false),
+        };
+        if endpoint_made_up {
+            generated.push(format!(
+                "the control plane endpoint ({PLACEHOLDER_SERVER}: the infrastructure provider fills it in; set it with --server)"
+            ));
+        }
         let server_host = match (&options.server, c.control_plane) {
             (Some(s), _) => Some((s.clone(), false)),
-            (None, Some(rcp)) => {
-                let method = string(&rcp.value, &["spec", "registrationMethod"]);
-                match method.as_str() {
-                    "" | "control-plane-endpoint" if !endpoint_host.is_empty() => {
-                        Some((endpoint_host.clone(), false))
-                    }
-                    "address"
-                        if !string(&rcp.value, &["spec", "registrationAddress"]).is_empty() =>
-                    {
-                        Some((string(&rcp.value, &["spec", "registrationAddress"]), false))
-                    }
-                    _ => Some((PLACEHOLDER_SERVER.to_owned(), true)),
+            (None, Some(rcp)) => match method.as_str() {
+                "" | "control-plane-endpoint" => Some((endpoint_host.clone(), endpoint_made_up)),
+                "address" if !string(&rcp.value, &["spec", "registrationAddress"]).is_empty() => {
+                    Some((string(&rcp.value, &["spec", "registrationAddress"]), false))
                 }
-            }
+                _ => Some((PLACEHOLDER_SERVER.to_owned(), true)),
+            },
             (None, None) => Some((PLACEHOLDER_SERVER.to_owned(), true)),
         };
-        if server_host.as_ref().is_some_and(|(_, made_up)| *made_up) {
+        // (The endpoint's note says it when the server is the endpoint.)
+        let server_is_endpoint =
+            by_endpoint && options.server.is_none() && c.control_plane.is_some();
+        if !(endpoint_made_up && server_is_endpoint)
+            && server_host.as_ref().is_some_and(|(_, made_up)| *made_up)
+        {
             generated.push(format!(
                 "the join server address ({PLACEHOLDER_SERVER}: the registration method takes it from the machines; set it with --server)"
             ));
@@ -874,6 +891,16 @@ fn render_one(
     let mut generated = ctx.generated.clone();
     let mut findings = ctx.findings.clone();
 
+    // CAPRKE2 finds no version to install (`GetDesiredVersion`) and writes nothing.
+    if job.version.is_empty() {
+        orphans.push(Finding::new(
+            Check::ManifestRenderFails,
+            format!(
+                "{owner}: CAPRKE2 cannot render this Machine's bootstrap data: no RKE2 version (the control plane's spec.version, a worker's Machine template spec.version)"
+            ),
+        ));
+        return Ok(None);
+    }
     let profile = string(agent, &["cisProfile"]);
     if !profile.is_empty() && !cis_profile_fits(&profile, &job.version) {
         orphans.push(Finding::new(
