@@ -706,3 +706,22 @@ fn what_ignition_would_not_do_as_cloud_init_does_is_refused_or_made_explicit() {
     let doc: Value = serde_json::from_slice(&ignition).expect("json");
     assert!(doc["storage"].get("directories").is_none(), "{doc}");
 }
+
+#[test]
+fn redact_masks_a_credential_inside_escaped_quotes() {
+    let secret = serde_json::json!({
+        "kind": "Secret",
+        "metadata": {"name": "w", "namespace": "capi"},
+        "stringData": {"format": "cloud-config", "value":
+            "#cloud-config\nruncmd:\n  - \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"\n"},
+    })
+    .to_string();
+    let redacted = stdout(&["redact", "-"], Some(secret.into_bytes()));
+    let back = stdout(&["decode", "-"], Some(redacted));
+    let text = String::from_utf8_lossy(&back);
+    assert!(!text.contains("Pw5BearerTok"), "{text}");
+    assert!(
+        text.contains(r#"Authorization: Bearer "#) && text.contains(r#"\" https://x""#),
+        "{text}"
+    );
+}

@@ -224,14 +224,17 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
         }
         return Some(at + 1..bytes.len());
     }
-    let end = bytes[at..]
-        .iter()
-        .position(|&b| {
+    // A backslash before a quote is the quote escaped in the text around (`"-H \"Bearer x\""` in
+    // a YAML or JSON string): the value ends before it, so masking keeps the escape whole.
+    let end = (at..bytes.len())
+        .find(|&i| {
+            let b = bytes[i];
             b.is_ascii_whitespace()
                 || matches!(b, b';' | b'&' | b'|' | b'`' | b')' | b'"' | b'\'')
+                || (b == b'\\' && matches!(bytes.get(i + 1), Some(b'"' | b'\'')))
                 || (document && matches!(b, b',' | b'}' | b']'))
         })
-        .map_or(bytes.len(), |n| at + n);
+        .unwrap_or(bytes.len());
     (end > at).then_some(at..end)
 }
 
@@ -352,7 +355,8 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let range = match (opened, first) {
             _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             (Some(quote), Some(f)) if f != quote => memchr::memchr(quote, &bytes[at..])
-                .map(|n| at..at + n)
+                // An escaped quote (`\"`) closes it too; the backslash stays in the text.
+                .map(|n| at..at + n - usize::from(n > 0 && bytes[at + n - 1] == b'\\'))
                 .or_else(|| value_in(text, at, false)),
             _ if yaml && matches!(first, Some(b'|' | b'>')) => {
                 // A block scalar: its lines are the value.
@@ -585,6 +589,15 @@ mod tests {
             .into_iter()
             .map(|r| &text[r])
             .collect()
+    }
+
+    #[test]
+    fn a_value_ends_before_an_escaped_quote() {
+        assert_eq!(
+            found(r#"- "curl -H \"Authorization: Bearer Pw5BearerTok\" https://x""#),
+            ["Pw5BearerTok"]
+        );
+        assert_eq!(found(r#"{"cmd": "DB_PASSWORD=hunter2\" x"}"#), ["hunter2"]);
     }
 
     #[test]
