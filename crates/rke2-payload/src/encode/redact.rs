@@ -96,6 +96,7 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     let mut edits: Vec<(usize, usize, String)> = Vec::new();
     let mut all_secrets: Vec<SecretValue> = Vec::new();
     let mut plain_secrets: Vec<SecretValue> = Vec::new();
+    let mut plain = false;
     for secret in &envelope.secrets {
         let payload = secret.decode(options)?;
         let (value, secrets) = redact_payload(&payload).map_err(|e| wrap(secret, e))?;
@@ -106,7 +107,10 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
                 }
             }
             // stringData: the user data is in the input as text.
-            None => plain_secrets.extend(secrets.iter().cloned()),
+            None => {
+                plain = true;
+                plain_secrets.extend(secrets.iter().cloned());
+            }
         }
         all_secrets.extend(secrets);
     }
@@ -142,7 +146,8 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         cursor = end;
     }
     out.push_str(&text[cursor..]);
-    if !plain_secrets.is_empty() {
+    // (Also with no value known: a credential found by its shape alone is masked there too.)
+    if plain {
         out = redact_text(&out, &redactor(&plain_secrets));
     }
     // `kubectl apply` keeps the whole object, data included, in an annotation.

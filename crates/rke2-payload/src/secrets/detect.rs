@@ -231,7 +231,11 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
             let b = bytes[i];
             b.is_ascii_whitespace()
                 || matches!(b, b';' | b'&' | b'|' | b'`' | b')' | b'"' | b'\'')
-                || (b == b'\\' && matches!(bytes.get(i + 1), Some(b'"' | b'\'')))
+                || (b == b'\\' && {
+                    // `\"`, and `\\\"` where that text is itself in a JSON string.
+                    let run = bytes[i..].iter().take_while(|&&c| c == b'\\').count();
+                    matches!(bytes.get(i + run), Some(b'"' | b'\''))
+                })
                 || (document && matches!(b, b',' | b'}' | b']'))
         })
         .unwrap_or(bytes.len());
@@ -356,7 +360,14 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             (Some(quote), Some(f)) if f != quote => memchr::memchr(quote, &bytes[at..])
                 // An escaped quote (`\"`) closes it too; the backslash stays in the text.
-                .map(|n| at..at + n - usize::from(n > 0 && bytes[at + n - 1] == b'\\'))
+                .map(|n| {
+                    let run = bytes[at..at + n]
+                        .iter()
+                        .rev()
+                        .take_while(|&&c| c == b'\\')
+                        .count();
+                    at..at + n - run
+                })
                 .or_else(|| value_in(text, at, false)),
             _ if yaml && matches!(first, Some(b'|' | b'>')) => {
                 // A block scalar: its lines are the value.
@@ -598,6 +609,11 @@ mod tests {
             ["Pw5BearerTok"]
         );
         assert_eq!(found(r#"{"cmd": "DB_PASSWORD=hunter2\" x"}"#), ["hunter2"]);
+        // The same text inside a JSON string: the escapes doubled.
+        assert_eq!(
+            found(r#""- \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"""#),
+            ["Pw5BearerTok"]
+        );
     }
 
     #[test]
