@@ -719,3 +719,42 @@ fn what_is_fetched_at_boot_is_reported_not_read() {
         );
     }
 }
+
+#[test]
+fn jinja_syntax_is_jinja_s_own_verdict() {
+    // cloud-init's own Jinja (python3-jinja2, a dependency of Debian's cloud-init).
+    let Some(python) = validator("cloud-init").map(|_| "/usr/bin/python3") else {
+        return;
+    };
+    let verdict = |text: &str| {
+        let out = std::process::Command::new(python)
+            .args([
+                "-c",
+                "import sys, jinja2\nt = sys.stdin.read()\nenv = jinja2.Environment()\ntry:\n    toks = [k for (_, k, _) in env.lex(t)]\n    env.parse(t)\nexcept jinja2.TemplateSyntaxError:\n    print('fails'); sys.exit()\nprint('drops' if 'comment_begin' in toks else 'ok')\n",
+            ])
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()
+            .and_then(|mut child| {
+                use std::io::Write as _;
+                child.stdin.take().expect("stdin").write_all(text.as_bytes())?;
+                child.wait_with_output()
+            })
+            .expect("python3 with jinja2");
+        String::from_utf8_lossy(&out.stdout).trim().to_owned()
+    };
+    for body in [
+        "runcmd:\n  - echo {{ v1.local_hostname }}\n",
+        "write_files:\n  - path: /var/lib/rancher/rke2/server/manifests/x.yaml\n    content: |\n      name: {{ .Release.Name }}\n",
+        "runcmd:\n  - 'n=${#arr[@]}; echo $n'\n",
+        "runcmd:\n  - 'echo {{ v1.x'\n",
+        "runcmd:\n  - \"{% raw %}docker inspect --format '{{ .State.Running }}' x{% endraw %}\"\n",
+        "runcmd:\n  - 'echo {$x} ${HOME} {}'\n",
+        "runcmd:\n  - \"docker inspect --format '{{ $x := 1 }}' y\"\n",
+    ] {
+        let text = format!("## template: jinja\n#cloud-config\n{body}");
+        let (_, doc) = lint(&secret("w", "cloud-config", &text), &[]);
+        let flagged = ids(&doc, 0).contains(&"jinja-syntax".to_owned());
+        assert_eq!(flagged, verdict(&text) != "ok", "{body}: {doc}");
+    }
+}

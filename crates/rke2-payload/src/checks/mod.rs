@@ -176,6 +176,10 @@ checks! {
     BareKubectl = "bare-kubectl", Warning,
         "a command calls kubectl without the RKE2 bin path",
         "RKE2 installs kubectl in /var/lib/rancher/rke2/bin, which is not on PATH at first boot; call it by full path with KUBECONFIG=/etc/rancher/rke2/rke2.yaml.";
+    /// `jinja-syntax`.
+    JinjaSyntax = "jinja-syntax", Error,
+        "the cloud-config is a Jinja template that does not render as meant",
+        "CAPRKE2 starts every cloud-config with `## template: jinja`, so cloud-init renders the whole text as a Jinja template before it reads the YAML. Go-template and Helm syntax (`{{ .Values.x }}`, `{{ $x }}`) or an unclosed `{{`/`{%` make the rendering fail, and cloud-init then applies none of the cloud-config; a shell `${#var}` opens a Jinja comment that swallows the text up to the next `#}`. Wrap such text in `{% raw %}`…`{% endraw %}`.";
     /// `key-permissions`.
     KeyPermissions = "key-permissions", Warning,
         "a private key file is not mode 0600",

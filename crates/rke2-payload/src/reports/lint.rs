@@ -264,6 +264,24 @@ pub(crate) fn lint_payload(
         }
     }
 
+    // Rendered as Jinja first (CAPRKE2's `## template: jinja`).
+    if let (UserDataKind::CloudConfig { jinja: true }, Some(text)) =
+        (payload.content(), payload.userdata_text())
+    {
+        for (line, what) in jinja_problems(text) {
+            out.push(Finding::located(
+                Check::JinjaSyntax,
+                format!("line {line}: {what}"),
+                None,
+                Some(crate::error::Position {
+                    line: line as u64,
+                    column: 1,
+                    offset: None,
+                }),
+            ));
+        }
+    }
+
     // runcmd is one script: a PATH that takes in RKE2's bin directory holds for what follows.
     let mut on_path: Vec<&str> = Vec::new();
     for (n, command) in facts.commands().iter().enumerate() {
@@ -837,6 +855,85 @@ fn is_ip(host: &str) -> bool {
     host.parse::<std::net::IpAddr>().is_ok()
 }
 
+/// Where a text read as a Jinja template (as cloud-init renders `## template: jinja` user
+/// data) fails or drops text: (1-based line, what), at most a few. Inside `{% raw %}` nothing
+/// is read. The messages never quote the text.
+fn jinja_problems(text: &str) -> Vec<(usize, &'static str)> {
+    let bytes = text.as_bytes();
+    let line_of = |at: usize| 1 + memchr::memchr_iter(b'\n', &bytes[..at]).count();
+    let mut out = Vec::new();
+    let mut at = 0;
+    while out.len() < 5 {
+        let Some(open) = memchr::memmem::find(&bytes[at..], b"{").map(|n| at + n) else {
+            break;
+        };
+        let close: &[u8] = match bytes.get(open + 1) {
+            Some(b'{') => b"}}",
+            Some(b'%') => b"%}",
+            Some(b'#') => b"#}",
+            _ => {
+                at = open + 1;
+                continue;
+            }
+        };
+        let body_start = open + 2;
+        let Some(end) = memchr::memmem::find(&bytes[body_start..], close).map(|n| body_start + n)
+        else {
+            out.push((
+                line_of(open),
+                match close {
+                    b"}}" => "`{{` is never closed by `}}`: Jinja fails and cloud-init applies none of the cloud-config",
+                    b"%}" => "`{%` is never closed by `%}`: Jinja fails and cloud-init applies none of the cloud-config",
+                    _ => "`{#` (a shell `${#var}`?) opens a Jinja comment that is never closed: Jinja fails and cloud-init applies none of the cloud-config",
+                },
+            ));
+            break;
+        };
+        let body =
+            text[body_start..end].trim_matches(|c: char| c.is_whitespace() || c == '-' || c == '+');
+        match close {
+            b"}}" if body.starts_with('.') || body.starts_with('$') => out.push((
+                line_of(open),
+                "`{{ .x }}` or `{{ $x }}` is Go-template (Helm) syntax, which Jinja does not read: it fails and cloud-init applies none of the cloud-config",
+            )),
+            b"#}" => out.push((
+                line_of(open),
+                "`{#` (a shell `${#var}`?) opens a Jinja comment: the text up to the next `#}` is dropped from the cloud-config",
+            )),
+            b"%}" if body == "raw" => {
+                // Up to `{% endraw %}` (with any spacing), nothing is Jinja.
+                let mut from = end + 2;
+                let mut closed = false;
+                while let Some(n) = memchr::memmem::find(&bytes[from..], b"{%") {
+                    let tag_start = from + n + 2;
+                    let Some(m) = memchr::memmem::find(&bytes[tag_start..], b"%}") else {
+                        break;
+                    };
+                    let tag = text[tag_start..tag_start + m]
+                        .trim_matches(|c: char| c.is_whitespace() || c == '-' || c == '+');
+                    from = tag_start + m + 2;
+                    if tag == "endraw" {
+                        closed = true;
+                        break;
+                    }
+                }
+                if !closed {
+                    out.push((
+                        line_of(open),
+                        "`{% raw %}` is never closed by `{% endraw %}`: Jinja fails and cloud-init applies none of the cloud-config",
+                    ));
+                    break;
+                }
+                at = from;
+                continue;
+            }
+            _ => {}
+        }
+        at = end + 2;
+    }
+    out
+}
+
 /// Whether a command line runs `kubectl` by bare name.
 fn calls_bare_kubectl(line: &str) -> bool {
     let mut rest = line;
@@ -860,6 +957,23 @@ fn calls_bare_kubectl(line: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn jinja_traps() {
+        let lines = |t: &str| jinja_problems(t).iter().map(|p| p.0).collect::<Vec<_>>();
+        // What CAPRKE2 and cloud-init users write: no problem.
+        assert!(lines("## template: jinja\n#cloud-config\nhostname: {{ v1.local_hostname }}\nruncmd: [echo {%- if x %}a{% endif %}]\n").is_empty());
+        assert!(lines("a: '{ x }'\nb: ${HOME}\nc: {\"k\": 1}\n").is_empty());
+        // Helm in a file, an unclosed expression, a shell length, raw blocks.
+        assert_eq!(lines("a: 1\nb: {{ .Release.Name }}\n"), [2]);
+        assert_eq!(lines("x\ny\nz: {{ v1.x\n"), [3]);
+        assert_eq!(lines("n=${#arr[@]}\n"), [1]);
+        assert!(
+            lines("{% raw %}{{ .Values.x }} ${#a}{% endraw %}\nb: {{ ds.meta_data.x }}\n")
+                .is_empty()
+        );
+        assert_eq!(lines("{% raw %}{{ .Values.x }}\n"), [1]);
+    }
 
     #[test]
     fn versions() {
