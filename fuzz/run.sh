@@ -20,7 +20,7 @@ elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render)
+  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render diff)
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 
@@ -61,6 +61,12 @@ for t in "${targets[@]}"; do
     payload|cloudconfig|ignition|convert) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
     pki) cp -n ../testdata/gen/keys/*.crt ../testdata/gen/keys/*.key "$corpus"/ 2>/dev/null || true ;;
     render) cp -n ../testdata/manifests/*.yaml "$corpus"/ 2>/dev/null || true ;;
+    diff)
+      # Two inputs in one, cut at a 0xFF byte: each fixture against the online worker.
+      for a in ../testdata/secrets/*.yaml; do
+        { cat "$a"; printf '\377'; cat ../testdata/secrets/worker-cloud-config-online.yaml; } \
+          > "$corpus/pair-$(basename "$a")"
+      done ;;
     *) ;;
   esac
   cp -n regressions/"$t"/* "$corpus"/ 2>/dev/null || true

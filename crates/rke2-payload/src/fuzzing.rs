@@ -14,6 +14,7 @@ use crate::facts::rke2::{self, Rke2Config};
 use crate::facts::{Facts, pki};
 use crate::options::DecodeOptions;
 use crate::payload::{DeclaredFormat, Format, Payload, ignition_gzip_wrapper};
+use crate::reports::diff::DiffOptions;
 use crate::reports::inspect::{InspectOptions, payload_report};
 use crate::reports::lint::{ClusterFacts, LintOptions, Member, lint_cluster, lint_payload};
 use crate::reports::size::{SizeOptions, measure};
@@ -42,6 +43,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("convert", convert),
     ("terminal", terminal),
     ("render", render),
+    ("diff", diff),
 ];
 
 /// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
@@ -250,6 +252,7 @@ const PLACES: &[&str] = &[
     "docker-auth",
     "cloud-init-password",
     "private-key",
+    "ini-password",
 ];
 
 /// Redaction: a payload built from the input with a secret in a place and an encoding the input
@@ -307,6 +310,10 @@ pub fn redact(data: &[u8]) {
             format!("{{\"auths\":{{\"r\":{{\"auth\":\"{secret}\"}}}}}}"),
         )),
         "cloud-init-password" => files.push(("/etc/app.conf", format!("passwd: {secret}\n"))),
+        "ini-password" => files.push((
+            "/etc/kubernetes/cloud.conf",
+            format!("[Global]\nusername = admin\npassword = {secret}\n"),
+        )),
         "private-key" => files.push((
             "/var/lib/rancher/rke2/server/tls/server-ca.key",
             format!("-----BEGIN RSA PRIVATE KEY-----\n{secret}\n-----END RSA PRIVATE KEY-----\n"),
@@ -530,6 +537,68 @@ pub fn render(data: &[u8]) {
     let from_json = Envelope::parse(json.as_bytes(), &DecodeOptions::default())
         .expect("the JSON preview reads");
     assert_eq!(from_json.secrets.len(), preview.secrets.len());
+}
+
+/// `diff`: the input is two inputs (cut at the first `0xFF` byte, else in half). Never panics;
+/// each side against itself differs in nothing; the report has no token of either side.
+pub fn diff(data: &[u8]) {
+    let (a, b) = match memchr::memchr(0xFF, data) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => data.split_at(data.len() / 2),
+    };
+    let options = DiffOptions {
+        decode: options(),
+        ..DiffOptions::default()
+    };
+    for side in [a, b] {
+        if let Ok(report) = crate::reports::diff::diff(side, side, &options) {
+            assert!(
+                !report.differs(),
+                "a side differs from itself: {:?}",
+                report
+                    .pairs
+                    .iter()
+                    .flat_map(|p| p.changes.iter().map(|c| (&c.area, &c.item, &c.kind)))
+                    .collect::<Vec<_>>()
+            );
+        }
+    }
+    let Ok(report) = crate::reports::diff::diff(a, b, &options) else {
+        return;
+    };
+    // What the report shows of values (`item` names a path or key, which the input chose).
+    let mut shown = serde_json::to_value(&report).expect("a report serializes");
+    if let Some(pairs) = shown["pairs"].as_array_mut() {
+        for pair in pairs {
+            for change in pair["changes"].as_array_mut().into_iter().flatten() {
+                if let Some(change) = change.as_object_mut() {
+                    change.remove("item");
+                }
+            }
+        }
+    }
+    let json = shown.to_string();
+    for side in [a, b] {
+        let Ok(envelope) = Envelope::parse(side, &options.decode) else {
+            continue;
+        };
+        for secret in &envelope.secrets {
+            let Ok(payload) = secret.decode(&options.decode) else {
+                continue;
+            };
+            let facts = Facts::read(&payload);
+            if let Some(token) = facts.config.as_ref().and_then(|c| c.token.as_ref())
+                // A token of its own shape (a word could be in the report for other reasons).
+                && token.expose().len() >= 16
+                && token.expose().bytes().all(|b| b.is_ascii_hexdigit())
+            {
+                assert!(
+                    !json.contains(token.expose()),
+                    "a token reaches the diff report"
+                );
+            }
+        }
+    }
 }
 
 /// Every saved fuzz input (`fuzz/regressions/<target>/`) and every fixture runs through the same

@@ -105,7 +105,8 @@ pub struct PairDiff {
     pub before: Side,
     /// The Secret of the second input.
     pub after: Side,
-    /// `name` (same namespace and name), `cluster and role`, or `only Secrets`.
+    /// `name` (same namespace and name), `cluster and role`, `only Secrets` (one left on each
+    /// side), or `order` (as many nameless ones left on each side).
     pub paired_by: Cow<'static, str>,
     /// What differs (empty: nothing, after the ignores).
     pub changes: Vec<Change>,
@@ -272,8 +273,19 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
         }
     }
     let right_open: Vec<usize> = (0..right.len()).filter(|&j| !taken[j]).collect();
+    let unnamed = |reads: &[Read], at: &[usize]| at.iter().all(|&k| reads[k].side.name.is_none());
     let (only_before, only_after) = if still_open.len() == 1 && right_open.len() == 1 {
         pairs.push((still_open[0], right_open[0], "only Secrets"));
+        (Vec::new(), Vec::new())
+    } else if !still_open.is_empty()
+        && still_open.len() == right_open.len()
+        && unnamed(&left, &still_open)
+        && unnamed(&right, &right_open)
+    {
+        // Nameless on both sides (user data documents), as many each: in their order.
+        for (&i, &j) in still_open.iter().zip(&right_open) {
+            pairs.push((i, j, "order"));
+        }
         (Vec::new(), Vec::new())
     } else {
         (
