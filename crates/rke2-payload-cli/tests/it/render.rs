@@ -950,3 +950,58 @@ fn without_a_version_caprke2_writes_nothing() {
         "a Secret was written"
     );
 }
+
+#[test]
+fn a_machine_pool_renders_the_rke2_config_it_names() {
+    let manifests = format!(
+        "{MINIMAL}---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachinePool
+metadata: {{name: pool, namespace: capi}}
+spec:
+  clusterName: demo
+  template:
+    spec:
+      clusterName: demo
+      version: v1.31.9+rke2r1
+      bootstrap:
+        configRef: {{apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2Config, name: pool-config}}
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: RKE2Config
+metadata: {{name: pool-config, namespace: capi}}
+spec:
+  agentConfig:
+    nodeLabels: [pool=yes]
+"
+    );
+    let out = cmd()
+        .args(["render", "--seed", "1", "--role", "worker"])
+        .write_stdin(manifests)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = cmd()
+        .args(["inspect", "-o", "json", "-"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let secrets = report["secrets"].as_array().expect("secrets");
+    // The MachineDeployment's worker, and one for the pool: named after its RKE2Config, with
+    // the pool's version and the config's labels (not a second worker of the config alone).
+    assert_eq!(secrets.len(), 2, "{report}");
+    let pool = secrets
+        .iter()
+        .find(|s| s["name"] == "pool-config")
+        .expect("the pool's Secret");
+    assert_eq!(pool["install"]["version"], "v1.31.9+rke2r1", "{pool}");
+    assert!(
+        pool["rke2"]["node_label"].to_string().contains("pool=yes"),
+        "{pool}"
+    );
+}

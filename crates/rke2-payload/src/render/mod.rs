@@ -783,6 +783,8 @@ fn render_cluster(
         }
     }
     if wants(RoleChoice::Worker) {
+        // The RKE2Configs a MachinePool renders (not again on their own).
+        let mut pooled: Vec<&Object> = Vec::new();
         for w in m.objects.iter().filter(|o| {
             matches!(o.kind(), "MachineDeployment" | "MachinePool")
                 && o.namespace() == ctx.c.namespace
@@ -794,15 +796,44 @@ fn render_cluster(
                 w.namespace(),
             );
             let version = string(&w.value, &["spec", "template", "spec", "version"]);
+            // A MachinePool names an RKE2Config itself (its bootstrap Secret bears that name);
+            // a MachineDeployment names a template.
+            let ref_kind = string(
+                &w.value,
+                &["spec", "template", "spec", "bootstrap", "configRef", "kind"],
+            );
+            if ref_kind == "RKE2Config"
+                && let Some(config) = config_ref.as_ref().and_then(|r| m.find("RKE2Config", r))
+            {
+                jobs.push(Job {
+                    role: Role::Agent,
+                    spec: config.get(&["spec"]).unwrap_or(&empty),
+                    version,
+                    source: config,
+                    name: config.name().to_owned(),
+                });
+                pooled.push(config);
+                continue;
+            }
             let template = config_ref
                 .as_ref()
                 .and_then(|r| m.find("RKE2ConfigTemplate", r));
             let (spec, source) = match template {
                 Some(t) => (t.get(&["spec", "template", "spec"]).unwrap_or(&empty), t),
                 None => {
+                    let kind = if ref_kind.is_empty() {
+                        "RKE2ConfigTemplate"
+                    } else {
+                        ref_kind.as_str()
+                    };
                     let what = config_ref.map_or_else(
                         || "no bootstrap.configRef".to_owned(),
-                        |r| format!("RKE2ConfigTemplate {r}, which is not in the input"),
+                        |r| {
+                            format!(
+                                "{} {r}, which is not in the input",
+                                crate::codec::text::terminal_safe(kind)
+                            )
+                        },
                     );
                     push_unique(
                         &mut preview.findings,
@@ -827,7 +858,9 @@ fn render_cluster(
             });
         }
         for config in m.of_kind("RKE2Config").filter(|o| {
-            o.namespace() == ctx.c.namespace && cluster_label(o).is_none_or(|c| c == ctx.c.name)
+            o.namespace() == ctx.c.namespace
+                && cluster_label(o).is_none_or(|c| c == ctx.c.name)
+                && !pooled.iter().any(|p| std::ptr::eq(*p, *o))
         }) {
             let control_plane = config
                 .get(&["metadata", "labels", "cluster.x-k8s.io/control-plane"])
