@@ -1005,3 +1005,42 @@ spec:
         "{pool}"
     );
 }
+
+#[test]
+fn an_auth_secret_without_its_keys_empties_registries_yaml_as_caprke2_does() {
+    let manifests = format!(
+        "{}---
+apiVersion: v1
+kind: Secret
+metadata: {{name: reg-auth, namespace: capi}}
+stringData: {{user: admin, pass: admin}}
+",
+        MINIMAL.replacen(
+            "    auditPolicySecret: {name: audit-policy}",
+            "    auditPolicySecret: {name: audit-policy}\n  privateRegistriesConfig:\n    mirrors:\n      docker.io: {endpoint: [https://mirror.example.com]}\n    configs:\n      mirror.example.com:\n        authSecret: {name: reg-auth}",
+            1,
+        )
+    );
+    assert!(manifests.contains("privateRegistriesConfig"));
+    let out = cmd()
+        .args(["render", "--seed", "1", "--role", "init"])
+        .write_stdin(manifests)
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("neither username and password nor identity-token"),
+        "{stderr}"
+    );
+    let userdata = cmd()
+        .args(["decode", "-"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&userdata.stdout);
+    assert!(
+        text.contains("configs: null\n      mirrors: null\n"),
+        "{text}"
+    );
+    assert!(!text.contains("mirror.example.com"), "{text}");
+}

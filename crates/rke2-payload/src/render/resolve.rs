@@ -175,8 +175,14 @@ impl Resolver<'_> {
         }
     }
 
-    /// The `auth` entries of a registry (`(value, registries.yaml key)`).
-    pub(crate) fn registry_auth(&mut self, owner: &str, r: &Ref) -> Vec<(String, &'static str)> {
+    /// The `auth` entries of a registry (`(value, registries.yaml key)`); `None` when the Secret
+    /// holds neither `username` and `password` nor `identity-token`, on which CAPRKE2 gives up on
+    /// the registries without an error and writes them empty.
+    pub(crate) fn registry_auth(
+        &mut self,
+        owner: &str,
+        r: &Ref,
+    ) -> Option<Vec<(String, &'static str)>> {
         let field = "spec.privateRegistriesConfig.configs.*.authSecret";
         let get = |m: &Manifests, key: &str| {
             m.secret_key(r, key)
@@ -195,7 +201,7 @@ impl Resolver<'_> {
             let password = String::from_utf8_lossy(&self.placeholder(40))
                 .trim()
                 .to_owned();
-            return vec![(password, "password"), (user, "username")];
+            return Some(vec![(password, "password"), (user, "username")]);
         };
         let mut out = Vec::new();
         if let (Some(u), Some(p)) = (user, password) {
@@ -206,15 +212,15 @@ impl Resolver<'_> {
             out.push((t, "identitytoken"));
         }
         if out.is_empty() {
-            self.missing_key(
-                owner,
-                field,
-                "Secret",
-                r,
-                "username and password, or identity-token",
+            self.finding(
+                Check::ManifestMissingKey,
+                format!(
+                    "{owner}: {field} names Secret {r}, which has neither username and password nor identity-token; CAPRKE2 then writes registries.yaml with no mirrors and no configs (and none of their TLS files), without an error"
+                ),
             );
+            return None;
         }
-        out
+        Some(out)
     }
 
     pub(crate) fn only_one_registry_config(&mut self, owner: &str, count: usize) {

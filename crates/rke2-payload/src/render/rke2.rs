@@ -600,8 +600,16 @@ pub(crate) fn registries(
             rc.insert("tls".to_owned(), Value::Object(tls));
         }
         if let Some(r) = Ref::at(config, &["authSecret"], namespace) {
+            let Some(entries) = resolver.registry_auth(owner, &r) else {
+                // CAPRKE2 returns an empty registry (and no files) and goes on.
+                let empty = serde_json::json!({"configs": null, "mirrors": null});
+                return (
+                    to_string(&Node::from_json_sorted(&empty), Style::V2),
+                    Vec::new(),
+                );
+            };
             let mut auth = serde_json::Map::new();
-            for (key, field) in resolver.registry_auth(owner, &r) {
+            for (key, field) in entries {
                 auth.insert(field.to_owned(), Value::String(key));
             }
             rc.insert("auth".to_owned(), Value::Object(auth));
