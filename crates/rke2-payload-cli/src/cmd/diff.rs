@@ -177,7 +177,15 @@ fn text(out: &mut impl std::io::Write, report: &DiffReport) -> Result<()> {
 
 /// Markdown for a pull-request comment: a table of changes per pair, text diffs folded.
 fn markdown(report: &DiffReport) -> String {
-    let cell = |s: &str| safe(s).replace('|', "\\|").replace('\n', " ");
+    // Markdown table cells: no `|`, no line break, no HTML tag from the input.
+    let cell = |s: &str| {
+        safe(s)
+            .replace('&', "&amp;")
+            .replace('<', "&lt;")
+            .replace('>', "&gt;")
+            .replace('|', "\\|")
+            .replace('\n', " ")
+    };
     let mut out = String::from("### Bootstrap data changes (rke2-payload diff)\n\n");
     if !report.differs() {
         out.push_str("No differences.\n");

@@ -228,7 +228,7 @@ fn markdown_folds_text_diffs_and_new_orders_line_by_line() {
             "kind": "Secret",
             "metadata": {"name": "w", "namespace": "capi"},
             "stringData": {"format": "cloud-config", "value": format!(
-                "#cloud-config\nwrite_files:\n- path: /etc/sysctl.d/90.conf\n  content: |\n    a = 1\n    {sysctl}\nruncmd: [{runcmd}]\n"
+                "#cloud-config\nwrite_files:\n- path: /etc/sysctl.d/<b>90.conf\n  content: |\n    a = 1\n    {sysctl}\nruncmd: [{runcmd}]\n"
             )},
         })
         .to_string()
@@ -246,6 +246,12 @@ fn markdown_folds_text_diffs_and_new_orders_line_by_line() {
     let page = String::from_utf8_lossy(&out.stdout);
     assert!(
         page.contains("```diff\n--- before\n+++ after\n") && page.contains("\n-b = 1\n+b = 2\n"),
+        "{page}"
+    );
+    // A path from the input opens no HTML tag, in the table or the summary.
+    assert!(!page.contains("<b>"), "{page}");
+    assert!(
+        page.contains("<summary>/etc/sysctl.d/&lt;b&gt;90.conf</summary>"),
         "{page}"
     );
     assert!(

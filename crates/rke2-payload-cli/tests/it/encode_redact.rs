@@ -705,23 +705,57 @@ fn what_ignition_would_not_do_as_cloud_init_does_is_refused_or_made_explicit() {
     );
     let doc: Value = serde_json::from_slice(&ignition).expect("json");
     assert!(doc["storage"].get("directories").is_none(), "{doc}");
+    // So does one with a sticky bit (Ignition 3.3 sets none).
+    let ignition = stdout(
+        &["encode", "-", "--to", "ignition", "--emit", "value"],
+        Some(
+            b"#cloud-config\nruncmd:\n- install -d -m 1777 -- /var/shared\n- echo done\n".to_vec(),
+        ),
+    );
+    let doc: Value = serde_json::from_slice(&ignition).expect("json");
+    assert!(doc["storage"].get("directories").is_none(), "{doc}");
 }
 
 #[test]
 fn redact_masks_a_credential_inside_escaped_quotes() {
-    let secret = serde_json::json!({
-        "kind": "Secret",
-        "metadata": {"name": "w", "namespace": "capi"},
-        "stringData": {"format": "cloud-config", "value":
-            "#cloud-config\nruncmd:\n  - \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"\n"},
-    })
-    .to_string();
-    let redacted = stdout(&["redact", "-"], Some(secret.into_bytes()));
+    use base64::Engine as _;
+    let userdata = "#cloud-config\nruncmd:\n  - \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"\n  - \"export DB_PASSWORD=\\\"hunter2xyz\\\" && run\"\n  - reboot\n";
+    let secret = |data: bool| {
+        let value = if data {
+            serde_json::json!({"data": {
+                "format": base64::engine::general_purpose::STANDARD.encode("cloud-config"),
+                "value": base64::engine::general_purpose::STANDARD.encode(userdata)}})
+        } else {
+            serde_json::json!({"stringData": {"format": "cloud-config", "value": userdata}})
+        };
+        let mut s =
+            serde_json::json!({"kind": "Secret", "metadata": {"name": "w", "namespace": "capi"}});
+        for (k, v) in value.as_object().expect("object") {
+            s[k] = v.clone();
+        }
+        s.to_string()
+    };
+    let redacted = stdout(&["redact", "-"], Some(secret(true).into_bytes()));
     let back = stdout(&["decode", "-"], Some(redacted));
     let text = String::from_utf8_lossy(&back);
-    assert!(!text.contains("Pw5BearerTok"), "{text}");
     assert!(
-        text.contains(r#"Authorization: Bearer "#) && text.contains(r#"\" https://x""#),
+        !text.contains("Pw5BearerTok") && !text.contains("hunter2xyz"),
         "{text}"
     );
+    // Every command is still there, its escapes whole.
+    assert!(
+        text.contains(r#"Authorization: Bearer REDACTED\" https://x""#)
+            && text.contains(r#"DB_PASSWORD=\"REDACTED\" && run""#)
+            && text.contains("- reboot\n"),
+        "{text}"
+    );
+    // In stringData the value is text inside the Secret's own quoting, which masking by shape
+    // could cut wrongly: refused, nothing written.
+    let out = cmd()
+        .args(["redact", "-"])
+        .write_stdin(secret(false))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
 }

@@ -1044,3 +1044,47 @@ stringData: {{user: admin, pass: admin}}
     );
     assert!(!text.contains("mirror.example.com"), "{text}");
 }
+
+#[test]
+fn a_standalone_rke2_config_takes_its_machine_s_version() {
+    let manifests = format!(
+        "{MINIMAL}---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: Machine
+metadata: {{name: m1, namespace: capi}}
+spec:
+  clusterName: demo
+  version: v1.31.1+rke2r1
+  bootstrap:
+    configRef: {{apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2Config, name: m1-config}}
+---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: RKE2Config
+metadata: {{name: m1-config, namespace: capi}}
+spec: {{}}
+"
+    );
+    let out = cmd()
+        .args(["render", "--seed", "1", "--role", "worker"])
+        .write_stdin(manifests)
+        .output()
+        .expect("run");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = cmd()
+        .args(["inspect", "-o", "json", "-"])
+        .write_stdin(out.stdout)
+        .output()
+        .expect("run");
+    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let config = report["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .find(|s| s["name"] == "m1-config")
+        .expect("the config's Secret");
+    assert_eq!(config["install"]["version"], "v1.31.1+rke2r1", "{config}");
+}

@@ -11,5 +11,4 @@ pub(crate) mod gzip;
 pub(crate) mod text;
 pub(crate) mod time;
 pub(crate) mod yaml;
-#[cfg(any(test, feature = "cloud-init-schema"))]
 pub(crate) mod yaml11;

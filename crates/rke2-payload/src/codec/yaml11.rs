@@ -144,7 +144,9 @@ impl<'a> Reader<'a> {
                     .find(|(a, _)| *a == id)
                     .map(|(_, v)| v.clone())
                     .ok_or_else(|| "an alias refers to no anchor".to_owned())?;
-                self.count(size(&value))?;
+                // Its text counts too (a node per 64 bytes): a long string repeated by many
+                // aliases is an alias bomb of few nodes.
+                self.count(size(&value).saturating_add(text_bytes(&value) / 64))?;
                 Ok(value)
             }
             _ => Err("unexpected YAML structure".to_owned()),
@@ -164,6 +166,16 @@ fn size(value: &Value) -> usize {
         Value::Array(items) => 1 + items.iter().map(size).sum::<usize>(),
         Value::Object(map) => 1 + map.values().map(size).sum::<usize>(),
         _ => 1,
+    }
+}
+
+/// How many bytes of text a value holds.
+fn text_bytes(value: &Value) -> usize {
+    match value {
+        Value::String(s) => s.len(),
+        Value::Array(items) => items.iter().map(text_bytes).sum(),
+        Value::Object(map) => map.iter().map(|(k, v)| k.len() + text_bytes(v)).sum(),
+        _ => 0,
     }
 }
 
@@ -372,6 +384,18 @@ fn float_of(text: &str) -> Option<Value> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn long_strings_repeated_by_aliases_are_a_bomb() {
+        let long = "x".repeat(20_000);
+        let text = format!(
+            "foo: &x \"{long}\"\nbar: [{}]\n",
+            vec!["*x"; 8000].join(", ")
+        );
+        assert!(first_document(&text).is_err());
+        // A few short aliases are fine.
+        assert!(first_document("a: &x [1, 2]\nb: *x\nc: *x\n").is_ok());
+    }
 
     fn one(text: &str) -> Value {
         first_document(&format!("v: {text}\n")).unwrap().unwrap()["v"].clone()

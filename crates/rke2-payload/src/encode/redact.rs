@@ -146,9 +146,11 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         cursor = end;
     }
     out.push_str(&text[cursor..]);
-    // (Also with no value known: a credential found by its shape alone is masked there too.)
+    // The known values only: masking by shape in the text around (a quoted scalar with its
+    // escapes, one physical line) could take in more than the value. A credential known by its
+    // shape alone is then still there, and the check below refuses.
     if plain {
-        out = redact_text(&out, &redactor(&plain_secrets));
+        out = without_key_bodies(&redactor(&plain_secrets).redact(&out));
     }
     // `kubectl apply` keeps the whole object, data included, in an annotation.
     if out.contains(LAST_APPLIED) {
@@ -572,7 +574,11 @@ fn userinfo_password(url: &str) -> Option<String> {
 /// Replaces secret values and private key bodies in a text (YAML block scalars keep their
 /// indentation).
 pub(crate) fn redact_text(text: &str, redactor: &Redactor) -> String {
-    let text = redactor.redact_all(text);
+    without_key_bodies(&redactor.redact_all(text))
+}
+
+/// Private key bodies replaced (YAML block scalars keep their indentation).
+fn without_key_bodies(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut in_key = false;
     let mut wrote_body = false;
@@ -824,6 +830,10 @@ fn verify(value: &[u8], secrets: &[SecretValue], options: &DecodeOptions) -> Res
         if let Some(bytes) = file.bytes() {
             texts.push((file.path.clone(), bytes.to_vec()));
         }
+    }
+    // Each command as the shell gets it (its text unescaped from the YAML or JSON string).
+    for command in document.commands() {
+        texts.push(("a command".to_owned(), command.line.clone().into_bytes()));
     }
     for (where_, bytes) in &texts {
         for secret in secrets {

@@ -872,10 +872,18 @@ fn render_cluster(
                     Role::Agent
                 },
                 spec: config.get(&["spec"]).unwrap_or(&empty),
-                version: ctx
-                    .c
-                    .control_plane
-                    .map(control_plane_version)
+                // The version of the Machine whose bootstrap.configRef names it (what
+                // CAPRKE2 installs), else the control plane's.
+                version: m
+                    .of_kind("Machine")
+                    .find(|machine| {
+                        machine.namespace() == config.namespace()
+                            && string(&machine.value, &["spec", "bootstrap", "configRef", "name"])
+                                == config.name()
+                    })
+                    .map(|machine| string(&machine.value, &["spec", "version"]))
+                    .filter(|v| !v.is_empty())
+                    .or_else(|| ctx.c.control_plane.map(control_plane_version))
                     .unwrap_or_default(),
                 source: config,
                 name: config.name().to_owned(),

@@ -26,9 +26,7 @@ use crate::error::{Error, StreamError};
 use crate::facts::Facts;
 use crate::facts::rke2::{self, Role};
 use crate::options::DecodeOptions;
-#[cfg(feature = "cloud-init-schema")]
-use crate::payload::UserDataKind;
-use crate::payload::{Compression, Format, Payload};
+use crate::payload::{Compression, Format, Payload, UserDataKind};
 use crate::secrets;
 
 /// The schema id of the lint JSON document.
@@ -285,7 +283,20 @@ pub(crate) fn lint_payload(
     // runcmd is one script: a PATH that takes in RKE2's bin directory holds for what follows.
     let mut on_path: Vec<&str> = Vec::new();
     for (n, command) in facts.commands().iter().enumerate() {
-        if command.line.contains("PATH=") && command.line.contains("/var/lib/rancher/rke2/bin") {
+        // `export PATH=…` or a line that is only `PATH=…` (not one that writes the text into a
+        // file, nor `PATH=… cmd`, which sets it for that command alone).
+        let line = command.line.trim();
+        let sets_path = line
+            .strip_prefix("export ")
+            .map(str::trim_start)
+            .unwrap_or(line)
+            .strip_prefix("PATH=")
+            .is_some_and(|value| {
+                value.contains("/var/lib/rancher/rke2/bin")
+                    && (line.starts_with("export ") || !value.contains(char::is_whitespace))
+                    && !value.contains(['>', ';', '&', '|'])
+            });
+        if sets_path {
             on_path.push(&command.origin);
         }
         if on_path.contains(&command.origin.as_str()) {

@@ -224,22 +224,58 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
         }
         return Some(at + 1..bytes.len());
     }
-    // A backslash before a quote is the quote escaped in the text around (`"-H \"Bearer x\""` in
-    // a YAML or JSON string): the value ends before it, so masking keeps the escape whole.
-    let end = (at..bytes.len())
-        .find(|&i| {
-            let b = bytes[i];
-            b.is_ascii_whitespace()
-                || matches!(b, b';' | b'&' | b'|' | b'`' | b')' | b'"' | b'\'')
-                || (b == b'\\' && {
-                    // `\"`, and `\\\"` where that text is itself in a JSON string.
-                    let run = bytes[i..].iter().take_while(|&&c| c == b'\\').count();
-                    matches!(bytes.get(i + run), Some(b'"' | b'\''))
-                })
-                || (document && matches!(b, b',' | b'}' | b']'))
-        })
-        .unwrap_or(bytes.len());
-    (end > at).then_some(at..end)
+    // A quote escaped in the text around (`\"`, or `\\\"` where that text is itself in a JSON
+    // string): at the start it opens the value, which runs to the same escaped quote; after the
+    // start it ends the value, so masking keeps the escape whole.
+    let escaped_quote = |i: usize| escaped_quote(bytes, i);
+    if let Some((run, quote)) = escaped_quote(at) {
+        let start = at + run + 1;
+        let mut i = start;
+        while i < bytes.len() {
+            match bytes[i] {
+                b'\\' => {
+                    let more = bytes[i..].iter().take_while(|&&c| c == b'\\').count();
+                    if more >= run && bytes.get(i + more) == Some(&quote) {
+                        return Some(start..i);
+                    }
+                    i += more;
+                }
+                b'\n' => return Some(start..i),
+                _ => i += 1,
+            }
+        }
+        return Some(start..bytes.len());
+    }
+    let mut i = at;
+    while i < bytes.len() {
+        let b = bytes[i];
+        if b.is_ascii_whitespace()
+            || matches!(b, b';' | b'&' | b'|' | b'`' | b')' | b'"' | b'\'')
+            || (document && matches!(b, b',' | b'}' | b']'))
+        {
+            break;
+        }
+        if b == b'\\' {
+            // The whole run at once: counted again at each of its bytes, it would be quadratic.
+            if escaped_quote(i).is_some() {
+                break;
+            }
+            i += bytes[i..].iter().take_while(|&&c| c == b'\\').count();
+            continue;
+        }
+        i += 1;
+    }
+    (i > at).then_some(at..i)
+}
+
+/// The backslashes and the quote of an escaped quote at `i` (`\"`, `\\\"`): (their count, the
+/// quote).
+fn escaped_quote(bytes: &[u8], i: usize) -> Option<(usize, u8)> {
+    let run = bytes[i..].iter().take_while(|&&c| c == b'\\').count();
+    match bytes.get(i + run) {
+        Some(&q @ (b'"' | b'\'')) if run > 0 => Some((run, q)),
+        _ => None,
+    }
 }
 
 /// A YAML plain value after `key: `: the rest of the line, less a trailing comment and spaces.
@@ -358,17 +394,19 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let ini = matches!(sep, b' ' | b'\t');
         let range = match (opened, first) {
             _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
-            (Some(quote), Some(f)) if f != quote => memchr::memchr(quote, &bytes[at..])
-                // An escaped quote (`\"`) closes it too; the backslash stays in the text.
-                .map(|n| {
-                    let run = bytes[at..at + n]
-                        .iter()
-                        .rev()
-                        .take_while(|&&c| c == b'\\')
-                        .count();
-                    at..at + n - run
-                })
-                .or_else(|| value_in(text, at, false)),
+            (Some(quote), Some(f)) if f != quote && escaped_quote(bytes, at).is_none() => {
+                memchr::memchr(quote, &bytes[at..])
+                    // An escaped quote (`\"`) closes it too; the backslash stays in the text.
+                    .map(|n| {
+                        let run = bytes[at..at + n]
+                            .iter()
+                            .rev()
+                            .take_while(|&&c| c == b'\\')
+                            .count();
+                        at..at + n - run
+                    })
+                    .or_else(|| value_in(text, at, false))
+            }
             _ if yaml && matches!(first, Some(b'|' | b'>')) => {
                 // A block scalar: its lines are the value.
                 yaml_block(text, start, at, spans);
@@ -402,14 +440,14 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
 /// Where the value of `name = value` starts, when the name (from `start`, ending at `end`) is the
 /// first thing on its line and white space then one `=` follow it.
 fn ini_key(bytes: &[u8], start: usize, end: usize) -> Option<usize> {
-    let line_start = bytes[..start]
+    // Back over spaces and tabs only (a scan to the line's start would be quadratic on a long
+    // line of words).
+    let indent = bytes[..start]
         .iter()
-        .rposition(|&b| b == b'\n')
-        .map_or(0, |n| n + 1);
-    if !bytes[line_start..start]
-        .iter()
-        .all(|b| matches!(b, b' ' | b'\t'))
-    {
+        .rev()
+        .take_while(|b| matches!(b, b' ' | b'\t'))
+        .count();
+    if start > indent && bytes[start - indent - 1] != b'\n' {
         return None;
     }
     let mut at = end;
@@ -609,6 +647,12 @@ mod tests {
             ["Pw5BearerTok"]
         );
         assert_eq!(found(r#"{"cmd": "DB_PASSWORD=hunter2\" x"}"#), ["hunter2"]);
+        // A value that starts with an escaped quote runs to the next one.
+        assert_eq!(
+            found(r#"- "export DB_PASSWORD=\"hunter2xyz\" && run""#),
+            ["hunter2xyz"]
+        );
+        assert_eq!(found(r#"x: "--password=\\\"p w\\\" y""#), ["p w"]);
         // The same text inside a JSON string: the escapes doubled.
         assert_eq!(
             found(r#""- \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"""#),

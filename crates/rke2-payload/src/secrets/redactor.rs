@@ -60,6 +60,15 @@ impl Redactor {
         })
     }
 
+    /// One redactor with the known values of both (longest first), this one's placeholder.
+    pub(crate) fn merged(&self, other: &Redactor) -> Redactor {
+        let mut out = self.clone();
+        for secret in &other.secrets {
+            out.add(secret);
+        }
+        out
+    }
+
     /// Whether `text` is, whole, one of the known secret values.
     pub(crate) fn knows(&self, text: &str) -> bool {
         self.secrets.iter().any(|s| s.expose() == text)

@@ -1126,11 +1126,11 @@ pub(super) fn read_command(line: &str) -> Option<Value> {
             while let Some(flag) = it.next() {
                 let value = it.next()?;
                 match *flag {
+                    // Ignition 3.3 sets no setuid, setgid or sticky bit: such a line stays a
+                    // command.
                     "-m" => {
-                        d.insert(
-                            "mode".to_owned(),
-                            json!(u32::from_str_radix(value, 8).ok()?),
-                        );
+                        let mode = u32::from_str_radix(value, 8).ok().filter(|m| *m <= 0o777)?;
+                        d.insert("mode".to_owned(), json!(mode));
                     }
                     "-o" => {
                         d.insert("user".to_owned(), node(value));

@@ -346,28 +346,28 @@ fn scalar(
 
 /// What both sides know as secret, hidden the same way in both sides' text: the known values of
 /// either side by the placeholder, then credentials found by their shape by their fingerprint.
-pub(super) struct Mask<'a> {
-    sides: [&'a Redactor; 2],
+pub(super) struct Mask {
+    /// Both sides' known values, longest first (a value that contains another is hidden whole).
+    known: Redactor,
     shapes: Redactor,
 }
 
-impl<'a> Mask<'a> {
-    fn new(l: &'a Read, r: &'a Read) -> Self {
+impl Mask {
+    fn new(l: &Read, r: &Read) -> Self {
         Mask {
-            sides: [&l.facts.redactor, &r.facts.redactor],
+            known: l.facts.redactor.merged(&r.facts.redactor),
             shapes: Redactor::default(),
         }
     }
 
     /// Text with every secret hidden.
     pub(super) fn text(&self, text: &str) -> String {
-        let known = self.sides[1].redact(&self.sides[0].redact(text));
-        self.shapes.redact_all(&known)
+        self.shapes.redact_all(&self.known.redact(text))
     }
 
     /// Whether `text` is, whole, a secret value either side knows.
     pub(super) fn knows(&self, text: &str) -> bool {
-        self.sides.iter().any(|s| s.knows(text))
+        self.known.knows(text)
     }
 }
 
@@ -525,7 +525,12 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     if let (Some(a), Some(b)) = (&l.tree, &r.tree)
         && l.format == r.format
     {
-        settings::settings(a, b, &mask, &mut out);
+        let same: Vec<(String, String)> = if ignore_token {
+            tokens(l).into_iter().zip(tokens(r)).collect()
+        } else {
+            Vec::new()
+        };
+        settings::settings(a, b, &same, &mask, &mut out);
     }
     sizes(l, r, &mut out);
     out
@@ -576,7 +581,7 @@ fn tokens(read: &Read) -> Vec<String> {
         .collect()
 }
 
-fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask<'_>, out: &mut Vec<Change>) {
+fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask, out: &mut Vec<Change>) {
     let ignore_ca = ignore.contains(&Ignore::Ca);
     let ignore_token = ignore.contains(&Ignore::Token);
     let (lf, rf) = (file_list(l), file_list(r));
@@ -674,11 +679,20 @@ fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask<'_>, out: &mut Vec<C
                 (Some(x), Some(y)) if !secret => {
                     // Each side's known secrets masked in both texts, and credentials by shape.
                     let (x, y) = (mask.text(&x), mask.text(&y));
-                    similar::TextDiff::from_lines(&x, &y)
-                        .unified_diff()
-                        .context_radius(2)
-                        .header("before", "after")
-                        .to_string()
+                    if x == y {
+                        // Masked alike, the texts are one: only secret values differ.
+                        format!(
+                            "only secret values differ (masked alike): content {} → {}",
+                            ab.map_or("unreadable".to_owned(), fingerprint),
+                            bb.map_or("unreadable".to_owned(), fingerprint),
+                        )
+                    } else {
+                        similar::TextDiff::from_lines(&x, &y)
+                            .unified_diff()
+                            .context_radius(2)
+                            .header("before", "after")
+                            .to_string()
+                    }
                 }
                 _ => format!(
                     "content {} → {}{}",

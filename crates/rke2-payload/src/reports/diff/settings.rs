@@ -55,9 +55,38 @@ pub(super) fn tree(payload: &Payload<'_>) -> Option<Value> {
     }
 }
 
-/// The settings that differ between two trees of the same format.
-pub(super) fn settings(a: &Value, b: &Value, mask: &Mask<'_>, out: &mut Vec<Change>) {
-    walk(&mut String::new(), Some(a), Some(b), false, mask, out);
+/// The settings that differ between two trees of the same format. `same` pairs each text of
+/// the first with the one of the second it stands for (the join tokens, under `--ignore token`):
+/// replaced in the first before comparing.
+pub(super) fn settings(
+    a: &Value,
+    b: &Value,
+    same: &[(String, String)],
+    mask: &Mask,
+    out: &mut Vec<Change>,
+) {
+    if same.is_empty() {
+        walk(&mut String::new(), Some(a), Some(b), false, mask, out);
+        return;
+    }
+    let mut a = a.clone();
+    replace_texts(&mut a, same);
+    walk(&mut String::new(), Some(&a), Some(b), false, mask, out);
+}
+
+fn replace_texts(value: &mut Value, same: &[(String, String)]) {
+    match value {
+        Value::String(s) => {
+            for (from, to) in same {
+                if s.contains(from.as_str()) {
+                    *s = s.replace(from.as_str(), to);
+                }
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(|v| replace_texts(v, same)),
+        Value::Object(map) => map.values_mut().for_each(|v| replace_texts(v, same)),
+        _ => {}
+    }
 }
 
 /// The field of a list's entries that names them, if every entry on both sides has a distinct
@@ -84,9 +113,15 @@ fn identity(a: &[Value], b: &[Value]) -> Option<&'static str> {
 /// is (cloud-init's `chpasswd` list, `ssh_keys` host keys). A mapping under a secret-sounding key
 /// (Ignition's `passwd` section) is read key by key.
 fn secret_under(key: &str, value: Option<&Value>) -> bool {
-    matches!(key, "chpasswd" | "ssh_keys")
+    let lower = key.to_ascii_lowercase();
+    // Whole subtrees: passwords, host keys, HTTP headers (`Authorization`), in cloud-init's and
+    // Ignition's own keys.
+    matches!(key, "chpasswd" | "ssh_keys" | "httpHeaders" | "headers")
+        // A key or pre-shared key a module takes (`activation-key`, `registration_key`, `psk`).
+        || ((lower.ends_with("key") || lower == "psk")
+            && !matches!(lower.as_str(), "public_key" | "pubkey" | "publickey"))
         || ((crate::secrets::secret_key_name(key) || crate::secrets::secret_name(key))
-            && !value.is_some_and(Value::is_object))
+            && value.is_some_and(|v| !v.is_object()))
 }
 
 fn walk(
@@ -94,7 +129,7 @@ fn walk(
     a: Option<&Value>,
     b: Option<&Value>,
     secret: bool,
-    mask: &Mask<'_>,
+    mask: &Mask,
     out: &mut Vec<Change>,
 ) {
     if a == b {
@@ -110,7 +145,8 @@ fn walk(
                 }
                 path.push_str(key);
                 let (p, q) = (x.get(key), y.get(key));
-                let secret = secret || secret_under(key, p.or(q));
+                // Either side's value decides (a mapping on one, a password on the other).
+                let secret = secret || secret_under(key, p) || secret_under(key, q);
                 walk(path, p, q, secret, mask, out);
                 path.truncate(len);
             }
@@ -175,7 +211,7 @@ fn leaf(
     a: Option<&Value>,
     b: Option<&Value>,
     secret: bool,
-    mask: &Mask<'_>,
+    mask: &Mask,
     out: &mut Vec<Change>,
 ) {
     let kind = match (a, b) {
@@ -218,7 +254,7 @@ fn hidden(text: &str) -> bool {
 
 /// A value as the report shows it: text masked, a collection as compact JSON with each of its
 /// secret or [`hidden`] values replaced by its fingerprint.
-fn shown(v: &Value, secret: bool, mask: &Mask<'_>) -> String {
+fn shown(v: &Value, secret: bool, mask: &Mask) -> String {
     let masked = masked(v, secret, mask);
     let text = match &masked {
         Value::String(s) => s.clone(),
@@ -236,7 +272,7 @@ fn shown(v: &Value, secret: bool, mask: &Mask<'_>) -> String {
     text
 }
 
-fn masked(v: &Value, secret: bool, mask: &Mask<'_>) -> Value {
+fn masked(v: &Value, secret: bool, mask: &Mask) -> Value {
     match v {
         Value::String(s) if secret || hidden(s) || mask.knows(s) => {
             Value::String(fingerprint(s.as_bytes()))
