@@ -330,6 +330,27 @@ fn node_and_file_checks() {
         &[],
     );
     assert!(!ids(&doc, 0).contains(&"bare-kubectl".to_owned()), "{doc}");
+    // As one step of a line, or a line of a script.
+    for first in [
+        "export PATH=$PATH:/var/lib/rancher/rke2/bin && echo ok",
+        "set -e\\nexport PATH=$PATH:/var/lib/rancher/rke2/bin",
+    ] {
+        let (_, doc) = lint(
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace(
+                    "runcmd:\n",
+                    &format!("runcmd:\n  - \"{first}\"\n  - 'kubectl get nodes'\n"),
+                ),
+            ),
+            &[],
+        );
+        assert!(
+            !ids(&doc, 0).contains(&"bare-kubectl".to_owned()),
+            "{first}: {doc}"
+        );
+    }
     // Not a PATH written into a file, nor one set for one command.
     for first in [
         "echo 'export PATH=$PATH:/var/lib/rancher/rke2/bin' >> /root/.bashrc",

@@ -877,9 +877,12 @@ fn render_cluster(
                 version: m
                     .of_kind("Machine")
                     .find(|machine| {
+                        let at = |field: &str| {
+                            string(&machine.value, &["spec", "bootstrap", "configRef", field])
+                        };
                         machine.namespace() == config.namespace()
-                            && string(&machine.value, &["spec", "bootstrap", "configRef", "name"])
-                                == config.name()
+                            && at("name") == config.name()
+                            && matches!(at("kind").as_str(), "" | "RKE2Config")
                     })
                     .map(|machine| string(&machine.value, &["spec", "version"]))
                     .filter(|v| !v.is_empty())

@@ -283,19 +283,24 @@ pub(crate) fn lint_payload(
     // runcmd is one script: a PATH that takes in RKE2's bin directory holds for what follows.
     let mut on_path: Vec<&str> = Vec::new();
     for (n, command) in facts.commands().iter().enumerate() {
-        // `export PATH=…` or a line that is only `PATH=…` (not one that writes the text into a
-        // file, nor `PATH=… cmd`, which sets it for that command alone).
-        let line = command.line.trim();
-        let sets_path = line
-            .strip_prefix("export ")
-            .map(str::trim_start)
-            .unwrap_or(line)
-            .strip_prefix("PATH=")
-            .is_some_and(|value| {
-                value.contains("/var/lib/rancher/rke2/bin")
-                    && (line.starts_with("export ") || !value.contains(char::is_whitespace))
-                    && !value.contains(['>', ';', '&', '|'])
-            });
+        // `export PATH=…` or a bare `PATH=…`, as a line or a step of one (`… && kubectl`), not
+        // in a pipeline (a subshell) nor `PATH=… cmd` (that command alone) nor text written to
+        // a file.
+        let sets_path = command.line.lines().any(|line| {
+            !line.contains('|')
+                && !line.contains('>')
+                && line.split(';').flat_map(|s| s.split("&&")).any(|step| {
+                    let step = step.trim();
+                    let exported = step.strip_prefix("export ").map(str::trim_start);
+                    exported
+                        .unwrap_or(step)
+                        .strip_prefix("PATH=")
+                        .is_some_and(|value| {
+                            value.contains("/var/lib/rancher/rke2/bin")
+                                && !value.contains(char::is_whitespace)
+                        })
+                })
+        });
         if sets_path {
             on_path.push(&command.origin);
         }

@@ -235,11 +235,18 @@ fn value_in(text: &str, at: usize, document: bool) -> Option<Range<usize>> {
             match bytes[i] {
                 b'\\' => {
                     let more = bytes[i..].iter().take_while(|&&c| c == b'\\').count();
-                    if more >= run && bytes.get(i + more) == Some(&quote) {
-                        return Some(start..i);
+                    if bytes.get(i + more) == Some(&quote) {
+                        // As escaped as the opening quote, or less (the text around closing):
+                        // the end. More escaped: a quote inside the value.
+                        if more <= run {
+                            return Some(start..i);
+                        }
+                        i += more + 1;
+                    } else {
+                        i += more;
                     }
-                    i += more;
                 }
+                b if b == quote => return Some(start..i),
                 b'\n' => return Some(start..i),
                 _ => i += 1,
             }
@@ -653,6 +660,12 @@ mod tests {
             ["hunter2xyz"]
         );
         assert_eq!(found(r#"x: "--password=\\\"p w\\\" y""#), ["p w"]);
+        // A quote escaped once more is inside the value; an unescaped one ends it.
+        assert_eq!(
+            found(r#"sh -c "PASSWORD=\"a\\\"bcd\" run""#),
+            [r#"a\\\"bcd"#]
+        );
+        assert_eq!(found(r#"["DB_PASSWORD=\"abc", "next"]"#), ["abc"]);
         // The same text inside a JSON string: the escapes doubled.
         assert_eq!(
             found(r#""- \"curl -H \\\"Authorization: Bearer Pw5BearerTok\\\" https://x\"""#),

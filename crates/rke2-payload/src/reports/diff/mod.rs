@@ -526,7 +526,7 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
         && l.format == r.format
     {
         let same: Vec<(String, String)> = if ignore_token {
-            tokens(l).into_iter().zip(tokens(r)).collect()
+            tokens(l, r)
         } else {
             Vec::new()
         };
@@ -572,12 +572,13 @@ fn describe(f: &File) -> String {
     format!("{mode} {owner}, {size}")
 }
 
-/// The join tokens of a side (`token`, `agent-token`), to read past them under `--ignore token`.
-fn tokens(read: &Read) -> Vec<String> {
+/// Each join token of the first side with the second's of the same key (`token`,
+/// `agent-token`), to read past them under `--ignore token`.
+fn tokens(l: &Read, r: &Read) -> Vec<(String, String)> {
     ["token", "agent-token"]
         .iter()
-        .filter_map(|k| read.config.get(*k).map(value_text))
-        .filter(|t| t.len() >= 4)
+        .filter_map(|k| Some((value_text(l.config.get(*k)?), value_text(r.config.get(*k)?))))
+        .filter(|(a, _)| a.len() >= 4)
         .collect()
 }
 
@@ -586,13 +587,13 @@ fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask, out: &mut Vec<Chang
     let ignore_token = ignore.contains(&Ignore::Token);
     let (lf, rf) = (file_list(l), file_list(r));
     // Under `--ignore token`, a text that differs only in the token (a join script) is the same.
-    let (lt, rt) = (tokens(l), tokens(r));
+    let same = tokens(l, r);
     let same_but_tokens = |x: &[u8], y: &[u8]| {
         let (Ok(x), Ok(y)) = (std::str::from_utf8(x), std::str::from_utf8(y)) else {
             return false;
         };
         let mut x = x.to_owned();
-        for (a, b) in lt.iter().zip(&rt) {
+        for (a, b) in &same {
             x = x.replace(a.as_str(), b);
         }
         x == y
