@@ -859,8 +859,9 @@ fn butane_additional_config_is_merged_into_the_ignition_worker() {
     assert_valid("ignition", &userdata, "the worker with Butane merged");
 }
 
-/// The config.yaml facts of each rendered Secret: (role, server, tls-san).
-fn rendered_facts(manifests: &str, args: &[&str]) -> Vec<(String, Value, Value)> {
+/// `inspect -o json` of what `render --seed 1 ARGS` writes for the manifests (which must
+/// render).
+fn rendered_report(manifests: &str, args: &[&str]) -> Value {
     let out = cmd()
         .args(["render", "--seed", "1"])
         .args(args)
@@ -877,7 +878,12 @@ fn rendered_facts(manifests: &str, args: &[&str]) -> Vec<(String, Value, Value)>
         .write_stdin(out.stdout)
         .output()
         .expect("run");
-    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    serde_json::from_slice(&report.stdout).expect("json")
+}
+
+/// The config.yaml facts of each rendered Secret: (role, server, tls-san).
+fn rendered_facts(manifests: &str, args: &[&str]) -> Vec<(String, Value, Value)> {
+    let report = rendered_report(manifests, args);
     report["secrets"]
         .as_array()
         .expect("secrets")
@@ -975,22 +981,7 @@ spec:
     nodeLabels: [pool=yes]
 "
     );
-    let out = cmd()
-        .args(["render", "--seed", "1", "--role", "worker"])
-        .write_stdin(manifests)
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = cmd()
-        .args(["inspect", "-o", "json", "-"])
-        .write_stdin(out.stdout)
-        .output()
-        .expect("run");
-    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let report = rendered_report(&manifests, &["--role", "worker"]);
     let secrets = report["secrets"].as_array().expect("secrets");
     // The MachineDeployment's worker, and one for the pool: named after its RKE2Config, with
     // the pool's version and the config's labels (not a second worker of the config alone).
@@ -1064,22 +1055,7 @@ metadata: {{name: m1-config, namespace: capi}}
 spec: {{}}
 "
     );
-    let out = cmd()
-        .args(["render", "--seed", "1", "--role", "worker"])
-        .write_stdin(manifests)
-        .output()
-        .expect("run");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let report = cmd()
-        .args(["inspect", "-o", "json", "-"])
-        .write_stdin(out.stdout)
-        .output()
-        .expect("run");
-    let report: Value = serde_json::from_slice(&report.stdout).expect("json");
+    let report = rendered_report(&manifests, &["--role", "worker"]);
     let config = report["secrets"]
         .as_array()
         .expect("secrets")

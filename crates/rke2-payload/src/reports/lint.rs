@@ -880,7 +880,7 @@ fn jinja_problems(text: &str) -> Vec<(usize, &'static str)> {
     let mut out = Vec::new();
     let mut at = 0;
     while out.len() < 5 {
-        let Some(open) = memchr::memmem::find(&bytes[at..], b"{").map(|n| at + n) else {
+        let Some(open) = memchr::memchr(b'{', &bytes[at..]).map(|n| at + n) else {
             break;
         };
         let close: &[u8] = match bytes.get(open + 1) {

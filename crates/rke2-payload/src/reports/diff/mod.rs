@@ -517,7 +517,13 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             (None, None) => {}
         }
     }
-    files(l, r, ignore, &mask, &mut out);
+    // Under `--ignore token`, each token of the first side stands for the second's.
+    let same = if ignore_token {
+        tokens(l, r)
+    } else {
+        Vec::new()
+    };
+    files(l, r, ignore_ca, &same, &mask, &mut out);
     commands(l, r, &mut out);
     certificates(l, r, ignore_ca, &mut out);
     // Everything else the user data says, where both are of one format (across formats the
@@ -525,11 +531,6 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     if let (Some(a), Some(b)) = (&l.tree, &r.tree)
         && l.format == r.format
     {
-        let same: Vec<(String, String)> = if ignore_token {
-            tokens(l, r)
-        } else {
-            Vec::new()
-        };
         settings::settings(a, b, &same, &mask, &mut out);
     }
     sizes(l, r, &mut out);
@@ -582,18 +583,26 @@ fn tokens(l: &Read, r: &Read) -> Vec<(String, String)> {
         .collect()
 }
 
-fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask, out: &mut Vec<Change>) {
-    let ignore_ca = ignore.contains(&Ignore::Ca);
-    let ignore_token = ignore.contains(&Ignore::Token);
+/// The files' changes. `same`: the tokens `--ignore token` reads past (a text that differs only
+/// in them, a join script, is the same).
+fn files(
+    l: &Read,
+    r: &Read,
+    ignore_ca: bool,
+    same: &[(String, String)],
+    mask: &Mask,
+    out: &mut Vec<Change>,
+) {
     let (lf, rf) = (file_list(l), file_list(r));
-    // Under `--ignore token`, a text that differs only in the token (a join script) is the same.
-    let same = tokens(l, r);
     let same_but_tokens = |x: &[u8], y: &[u8]| {
+        if same.is_empty() {
+            return false;
+        }
         let (Ok(x), Ok(y)) = (std::str::from_utf8(x), std::str::from_utf8(y)) else {
             return false;
         };
         let mut x = x.to_owned();
-        for (a, b) in &same {
+        for (a, b) in same {
             x = x.replace(a.as_str(), b);
         }
         x == y
@@ -659,7 +668,7 @@ fn files(l: &Read, r: &Read, ignore: &[Ignore], mask: &Mask, out: &mut Vec<Chang
         let content_changed = content_changed
             && a.path != rke2::CONFIG_PATH
             && !(ignore_ca && is_ca_file(&a.path))
-            && !(ignore_token && matches!((ab, bb), (Some(x), Some(y)) if same_but_tokens(x, y)));
+            && !matches!((ab, bb), (Some(x), Some(y)) if same_but_tokens(x, y));
         if what.is_empty() && !content_changed {
             continue;
         }

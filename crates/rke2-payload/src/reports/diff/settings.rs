@@ -9,7 +9,7 @@
 
 use std::collections::HashMap;
 
-use serde_json::{Map, Value};
+use serde_json::Value;
 
 use super::{Change, Mask, change, fingerprint};
 use crate::payload::{Format, Payload, UserDataKind};
@@ -124,10 +124,10 @@ fn secret_under(key: &str, value: Option<&Value>) -> bool {
             && value.is_some_and(|v| !v.is_object()))
 }
 
-fn walk(
+fn walk<'a>(
     path: &mut String,
-    a: Option<&Value>,
-    b: Option<&Value>,
+    a: Option<&'a Value>,
+    b: Option<&'a Value>,
     secret: bool,
     mask: &Mask,
     out: &mut Vec<Change>,
@@ -153,41 +153,28 @@ fn walk(
         }
         (Some(Value::Array(x)), Some(Value::Array(y))) => {
             if let Some(id) = identity(x, y) {
-                let named = |list: &'_ [Value]| -> Vec<(String, Value)> {
-                    list.iter()
-                        .map(|v| {
-                            let name = v.get(id).and_then(Value::as_str).unwrap_or_default();
-                            let mut rest = v.as_object().cloned().unwrap_or_else(Map::new);
-                            rest.remove(id);
-                            (name.to_owned(), Value::Object(rest))
-                        })
-                        .collect()
-                };
-                let (x, y) = (named(x), named(y));
-                let index = |list: &'_ [(String, Value)]| -> HashMap<String, Value> {
-                    list.iter().cloned().collect()
-                };
-                let (xs, ys) = (index(&x), index(&y));
+                // Entries by name, borrowed (the name compares equal in a pair, so it is no
+                // change of its own).
+                let name = |v: &'a Value| entry_name(v, id);
+                let (xs, ys) = (by_name(x, id), by_name(y, id));
                 let order = x
                     .iter()
-                    .map(|(n, _)| n)
-                    .chain(y.iter().map(|(n, _)| n).filter(|n| !xs.contains_key(*n)));
-                for name in order {
+                    .map(name)
+                    .chain(y.iter().map(name).filter(|n| !xs.contains_key(n)));
+                for entry in order {
                     let len = path.len();
                     path.push('[');
-                    path.push_str(name);
+                    path.push_str(entry);
                     path.push(']');
-                    let (p, q) = (xs.get(name).cloned(), ys.get(name).cloned());
+                    let (p, q) = (xs.get(entry).copied(), ys.get(entry).copied());
                     match (&p, &q) {
                         // A file added or removed: the files area says so.
                         (Some(_), None) | (None, Some(_))
                             if FILE_LISTS.contains(&path.split('[').next().unwrap_or_default()) => {
                         }
                         // A named entry added or removed is one change, not one per field.
-                        (Some(_), None) | (None, Some(_)) => {
-                            leaf(path, p.as_ref(), q.as_ref(), secret, mask, out)
-                        }
-                        _ => walk(path, p.as_ref(), q.as_ref(), secret, mask, out),
+                        (Some(_), None) | (None, Some(_)) => leaf(path, p, q, secret, mask, out),
+                        _ => walk(path, p, q, secret, mask, out),
                     }
                     path.truncate(len);
                 }
@@ -204,6 +191,16 @@ fn walk(
         }
         _ => leaf(path, a, b, secret, mask, out),
     }
+}
+
+/// The name of a list entry (its `id` field).
+fn entry_name<'a>(v: &'a Value, id: &str) -> &'a str {
+    v.get(id).and_then(Value::as_str).unwrap_or_default()
+}
+
+/// A list's entries by name, borrowed.
+fn by_name<'a>(list: &'a [Value], id: &str) -> HashMap<&'a str, &'a Value> {
+    list.iter().map(|v| (entry_name(v, id), v)).collect()
 }
 
 fn leaf(
