@@ -10,5 +10,6 @@ pub(crate) mod digest;
 pub(crate) mod gzip;
 pub(crate) mod text;
 pub(crate) mod time;
+pub(crate) mod tree;
 pub(crate) mod yaml;
 pub(crate) mod yaml11;

@@ -1,4 +1,6 @@
-//! What the hand-written YAML fast paths share: the characters a YAML stream may hold.
+//! What the YAML readers share: the characters a YAML stream may hold (the hand-written fast
+//! paths check it first), and the repair of the unquoted sequence item CAPRKE2 writes for
+//! `airGappedChecksum` (the cloud-config reader and `redact` read the document as repaired).
 
 /// Whether every character may stand in a YAML stream (tab and line feed are the only control
 /// characters allowed here; carriage returns are left to the full parser).
@@ -8,3 +10,63 @@ pub(crate) fn yaml_printable(text: &str) -> bool {
             || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
     })
 }
+
+/// Finds the unquoted sequence item that most likely broke the parse (the error is often reported
+/// a line or more after it), and quotes its value. Returns the 1-based line and column of the
+/// item's value, and the repaired text.
+pub(crate) fn quote_item_near(text: &str, error_line: u64) -> Option<(u64, u64, String)> {
+    let lines: Vec<&str> = text.split_inclusive('\n').collect();
+    let last = usize::try_from(error_line).ok()?.min(lines.len());
+    let item = |l: &str| -> Option<(usize, char)> {
+        let body = l.trim_end_matches(['\n', '\r']);
+        let indent = body.len() - body.trim_start().len();
+        let rest = body.trim_start().strip_prefix("- ")?;
+        let first = rest.trim_start().chars().next()?;
+        Some((indent + 2 + (rest.len() - rest.trim_start().len()), first))
+    };
+    // Nearest item above the error whose value starts with a flow or indicator character.
+    let candidate = (last.saturating_sub(12)..last)
+        .rev()
+        .find(|&i| item(lines[i]).is_some_and(|(_, c)| "[{*&!%@`|>".contains(c)))
+        .or_else(|| {
+            let i = last.checked_sub(1)?;
+            item(lines[i])
+                .filter(|(_, c)| !matches!(c, '\'' | '"'))
+                .map(|_| i)
+        })?;
+    let (column, _) = item(lines[candidate])?;
+    let mut out = String::with_capacity(text.len() + 16);
+    for (i, l) in lines.iter().enumerate() {
+        if i == candidate {
+            let body = l.trim_end_matches(['\n', '\r']);
+            out.push_str(&body[..column]);
+            out.push('\'');
+            out.push_str(&body[column..].replace('\'', "''"));
+            out.push('\'');
+            out.push_str(&l[body.len()..]);
+        } else {
+            out.push_str(l);
+        }
+    }
+    Some((candidate as u64 + 1, column as u64 + 1, out))
+}
+
+/// The text with unquoted sequence items quoted until it parses (at most `MAX_REPAIRS`), or
+/// `None` when no repair makes it read.
+pub(crate) fn repaired(text: &str, mut error_line: usize) -> Option<String> {
+    let mut current = text.to_owned();
+    for _ in 0..MAX_REPAIRS {
+        let (_, _, fixed) = quote_item_near(&current, error_line as u64)?;
+        match super::tree::parse(&fixed) {
+            Ok(_) => return Some(fixed),
+            Err(e) => {
+                error_line = e.line;
+                current = fixed;
+            }
+        }
+    }
+    None
+}
+
+/// The most items quoted to read one document.
+const MAX_REPAIRS: usize = 32;

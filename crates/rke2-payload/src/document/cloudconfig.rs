@@ -240,7 +240,7 @@ impl CloudConfig {
                     let at = position(&e);
                     let message = clean_message(&e);
                     let repaired = (repaired_lines.len() < MAX_REPAIRS)
-                        .then(|| quote_item_near(&current, at.line))
+                        .then(|| crate::codec::yaml::quote_item_near(&current, at.line))
                         .flatten();
                     let Some((line, column, fixed)) = repaired else {
                         return Err(DocumentError::Yaml { message, at });
@@ -586,46 +586,6 @@ fn position(e: &serde_saphyr::Error) -> Position {
 
 fn clean_message(e: &serde_saphyr::Error) -> String {
     crate::codec::text::parser_message(&e.to_string())
-}
-
-/// Finds the unquoted sequence item that most likely broke the parse (the error is often reported
-/// a line or more after it), and quotes its value. Returns the 1-based line and column of the
-/// item's value, and the repaired text.
-fn quote_item_near(text: &str, error_line: u64) -> Option<(u64, u64, String)> {
-    let lines: Vec<&str> = text.split_inclusive('\n').collect();
-    let last = usize::try_from(error_line).ok()?.min(lines.len());
-    let item = |l: &str| -> Option<(usize, char)> {
-        let body = l.trim_end_matches(['\n', '\r']);
-        let indent = body.len() - body.trim_start().len();
-        let rest = body.trim_start().strip_prefix("- ")?;
-        let first = rest.trim_start().chars().next()?;
-        Some((indent + 2 + (rest.len() - rest.trim_start().len()), first))
-    };
-    // Nearest item above the error whose value starts with a flow or indicator character.
-    let candidate = (last.saturating_sub(12)..last)
-        .rev()
-        .find(|&i| item(lines[i]).is_some_and(|(_, c)| "[{*&!%@`|>".contains(c)))
-        .or_else(|| {
-            let i = last.checked_sub(1)?;
-            item(lines[i])
-                .filter(|(_, c)| !matches!(c, '\'' | '"'))
-                .map(|_| i)
-        })?;
-    let (column, _) = item(lines[candidate])?;
-    let mut out = String::with_capacity(text.len() + 16);
-    for (i, l) in lines.iter().enumerate() {
-        if i == candidate {
-            let body = l.trim_end_matches(['\n', '\r']);
-            out.push_str(&body[..column]);
-            out.push('\'');
-            out.push_str(&body[column..].replace('\'', "''"));
-            out.push('\'');
-            out.push_str(&l[body.len()..]);
-        } else {
-            out.push_str(l);
-        }
-    }
-    Some((candidate as u64 + 1, column as u64 + 1, out))
 }
 
 /// Whether the value that starts at byte `offset` is tagged `!!binary`: the token before it

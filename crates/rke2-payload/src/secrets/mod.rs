@@ -6,6 +6,8 @@
 
 mod classify;
 mod detect;
+pub(crate) mod mask;
+mod rke2_flags;
 mod redactor;
 mod value;
 

@@ -1,0 +1,340 @@
+//! The check of what `redact` wrote, by readers other than the ones that decided what to mask:
+//! the envelope reader and the payload decoder the tool reads every input with, and
+//! serde-saphyr and serde_json for every layer (the masking read the text with its own span
+//! tree). Each layer is peeled the same way on both sides: base64, gzip, `data:` URLs, YAML or
+//! JSON documents inside strings.
+//!
+//! Two requirements, either failing refuses:
+//! - **Nothing but secrets changed**: the same documents, keys in the same order, lists of the
+//!   same length, values of the same type; every string equal to the input's, or the input's
+//!   with parts replaced by the placeholder (a masked number may become the placeholder).
+//! - **No secret is left**: no secret value the masking found appears in any string of any
+//!   decoded layer of the output, nor any 12-character window of a long one.
+
+use std::borrow::Cow;
+
+use serde_json::Value;
+
+use super::Refusal;
+use crate::codec::{b64, dataurl, gzip};
+use crate::envelope::Envelope;
+use crate::options::DecodeOptions;
+use crate::secrets::PLACEHOLDER;
+use crate::secrets::mask::Known;
+
+/// How deep layers are peeled (a string in a file in a data URL in a config in a Secret …).
+const MAX_LAYERS: usize = 10;
+/// The most bytes one peeled layer may inflate to.
+const INFLATE_CAP: u64 = 64 << 20;
+/// The window of a long secret that must not be left either.
+const WINDOW: usize = 12;
+
+/// Checks the output of `redact` against its input.
+pub(super) fn output(
+    input: &[u8],
+    output: &[u8],
+    known: &Known,
+    options: &DecodeOptions,
+    bare: bool,
+) -> Result<(), Refusal> {
+    // It reads as any input does: every Secret's value decodes.
+    let envelope = Envelope::parse(output, options).map_err(|_| Refusal::Leftover {
+        where_: "the redacted input does not read".to_owned(),
+    })?;
+    for secret in &envelope.secrets {
+        secret.decode(options).map_err(|_| Refusal::Leftover {
+            where_: format!("{} does not decode", secret.id()),
+        })?;
+    }
+    let before = documents(input, bare).ok_or_else(|| Refusal::Unreadable {
+        part: "the input".to_owned(),
+        why: "it does not read as YAML or JSON".to_owned(),
+    })?;
+    let after = documents(output, bare).ok_or_else(|| Refusal::Leftover {
+        where_: "the redacted input does not read as YAML or JSON".to_owned(),
+    })?;
+    if before.len() != after.len() {
+        return Err(Refusal::Changed {
+            where_: "the number of documents".to_owned(),
+        });
+    }
+    let mut path = String::new();
+    for (i, (a, b)) in before.iter().zip(&after).enumerate() {
+        path.clear();
+        path.push_str(&format!("document {}", i + 1));
+        compare(a, b, &mut path, 0)?;
+    }
+    let mut texts = Vec::new();
+    for (i, doc) in after.iter().enumerate() {
+        strings(doc, &format!("document {}", i + 1), 0, &mut texts);
+    }
+    leftovers(&texts, known)
+}
+
+/// The documents of a whole input: YAML (JSON read as YAML by another parser than the
+/// masking's), or bare user data as one string.
+fn documents(bytes: &[u8], bare: bool) -> Option<Vec<Value>> {
+    if bare {
+        let peeled = gunzip(bytes)?;
+        return Some(vec![Value::String(
+            String::from_utf8_lossy(&peeled).into_owned(),
+        )]);
+    }
+    let text = std::str::from_utf8(bytes).ok()?;
+    parse_all(text)
+}
+
+fn parse_all(text: &str) -> Option<Vec<Value>> {
+    let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
+    if trimmed.starts_with('{') || trimmed.starts_with('[') {
+        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
+            return Some(vec![v]);
+        }
+    }
+    let mut options = serde_saphyr::Options::default();
+    options.with_snippet = false;
+    options.ignore_binary_tag_for_string = true;
+    let docs: Vec<Option<Value>> =
+        serde_saphyr::from_str_multiple_with_options(text, options).ok()?;
+    Some(docs.into_iter().map(|d| d.unwrap_or(Value::Null)).collect())
+}
+
+/// A string that holds a document of its own (a cloud-config, a `config.yaml`, an Ignition
+/// config): its collections, or `None` when it is plain text. CAPRKE2's unquoted
+/// `airGappedChecksum` item is read as the cloud-config reader repairs it.
+fn parse_document(text: &str) -> Option<Vec<Value>> {
+    if !text.contains(['\n', '{', '[']) {
+        return None;
+    }
+    let docs = parse_all(text).or_else(|| {
+        let first_error = crate::codec::tree::parse(text).err()?;
+        let fixed = crate::codec::yaml::repaired(text, first_error.line)?;
+        parse_all(&fixed)
+    })?;
+    docs.iter()
+        .any(|d| matches!(d, Value::Object(_) | Value::Array(_)))
+        .then_some(docs)
+}
+
+fn changed(path: &str) -> Refusal {
+    Refusal::Changed {
+        where_: crate::codec::text::shorten(path, 200),
+    }
+}
+
+fn compare(a: &Value, b: &Value, path: &mut String, depth: usize) -> Result<(), Refusal> {
+    match (a, b) {
+        (Value::Object(x), Value::Object(y)) => {
+            if !x.keys().eq(y.keys()) {
+                return Err(changed(path));
+            }
+            for ((k, va), vb) in x.iter().zip(y.values()) {
+                let len = path.len();
+                path.push('.');
+                path.push_str(&crate::codec::text::shorten(k, 60));
+                compare(va, vb, path, depth)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        (Value::Array(x), Value::Array(y)) => {
+            if x.len() != y.len() {
+                return Err(changed(path));
+            }
+            for (i, (va, vb)) in x.iter().zip(y).enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                compare(va, vb, path, depth)?;
+                path.truncate(len);
+            }
+            Ok(())
+        }
+        (Value::String(x), Value::String(y)) => compare_text(x, y, path, depth),
+        (Value::Number(_), Value::String(y)) if y == PLACEHOLDER => Ok(()),
+        (x, y) if x == y => Ok(()),
+        _ => Err(changed(path)),
+    }
+}
+
+fn compare_text(a: &str, b: &str, path: &mut String, depth: usize) -> Result<(), Refusal> {
+    if a == b {
+        return Ok(());
+    }
+    if depth >= MAX_LAYERS {
+        return if masked_from(a, b) {
+            Ok(())
+        } else {
+            Err(changed(path))
+        };
+    }
+    // A value masked whole and encoded again (`data` of a Secret).
+    if peel(b).is_some_and(|y| y == PLACEHOLDER.as_bytes()) {
+        return Ok(());
+    }
+    // An encoded layer on both sides: compared decoded.
+    if let (Some(x), Some(y)) = (peel(a), peel(b))
+        && let (Ok(x), Ok(y)) = (std::str::from_utf8(&x), std::str::from_utf8(&y))
+    {
+        return compare_text(x, y, path, depth + 1);
+    }
+    if masked_from(a, b) {
+        return Ok(());
+    }
+    // A document inside the string: compared value by value.
+    if let (Some(x), Some(y)) = (parse_document(a), parse_document(b))
+        && x.len() == y.len()
+    {
+        for (va, vb) in x.iter().zip(&y) {
+            compare(va, vb, path, depth + 1)?;
+        }
+        return Ok(());
+    }
+    Err(changed(path))
+}
+
+/// Whether `b` is `a` with some parts replaced by the placeholder.
+fn masked_from(a: &str, b: &str) -> bool {
+    if !b.contains(PLACEHOLDER) {
+        return false;
+    }
+    let pieces: Vec<&str> = b.split(PLACEHOLDER).collect();
+    let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else {
+        return false;
+    };
+    if !a.starts_with(first) || !a.ends_with(last) || a.len() < first.len() + last.len() {
+        return false;
+    }
+    let mut at = first.len();
+    let end = a.len() - last.len();
+    for piece in &pieces[1..pieces.len() - 1] {
+        match a[at..end].find(piece) {
+            Some(i) => at += i + piece.len(),
+            None => return false,
+        }
+    }
+    at <= end
+}
+
+/// The bytes under one layer of encoding: a `data:` URL, or base64 (at least 8 characters),
+/// gzip undone in either.
+fn peel(s: &str) -> Option<Vec<u8>> {
+    let bytes: Cow<'_, [u8]> = if s.get(..5).is_some_and(|p| p.eq_ignore_ascii_case("data:")) {
+        dataurl::decode(s).ok()?
+    } else {
+        let compact: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
+        if compact.len() < 8
+            || compact.len() % 4 != 0
+            || !compact
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+        {
+            return None;
+        }
+        Cow::Owned(b64::decode(&compact).ok()?)
+    };
+    gunzip(&bytes)
+}
+
+/// The bytes with gzip undone, if they are gzip.
+fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
+    if gzip::is_gzip(bytes) {
+        gzip::inflate(bytes, INFLATE_CAP).ok()
+    } else {
+        Some(bytes.to_vec())
+    }
+}
+
+/// Every key and string of a value, and of every layer under each string, with where it is.
+fn strings(value: &Value, path: &str, depth: usize, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            for (k, v) in map {
+                let p = format!("{path}.{}", crate::codec::text::shorten(k, 60));
+                out.push((p.clone(), k.clone()));
+                strings(v, &p, depth, out);
+            }
+        }
+        Value::Array(items) => {
+            for (i, v) in items.iter().enumerate() {
+                strings(v, &format!("{path}[{i}]"), depth, out);
+            }
+        }
+        Value::String(s) => {
+            out.push((path.to_owned(), s.clone()));
+            if depth >= MAX_LAYERS {
+                return;
+            }
+            if let Some(inner) = peel(s)
+                && inner.as_slice() != s.as_bytes()
+            {
+                let text = String::from_utf8_lossy(&inner).into_owned();
+                strings(&Value::String(text), path, depth + 1, out);
+            } else if let Some(docs) = parse_document(s) {
+                for doc in &docs {
+                    strings(doc, path, depth + 1, out);
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Refuses when a secret, or a window of a long one, is in any string.
+fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
+    for secret in known.searched() {
+        let mut needles: Vec<&str> = vec![secret];
+        // Windows of a long secret without spaces (a token, a key), every 4 characters: a
+        // piece of 15 or more characters left anywhere holds one of them.
+        if secret.len() >= 2 * WINDOW && !secret.contains(char::is_whitespace) && secret.is_ascii() {
+            let mut at = 0;
+            while at + WINDOW <= secret.len() {
+                needles.push(&secret[at..at + WINDOW]);
+                at += 4;
+            }
+        }
+        for needle in needles {
+            let finder = memchr::memmem::Finder::new(needle.as_bytes());
+            if let Some((path, _)) = texts
+                .iter()
+                .find(|(_, t)| finder.find(t.as_bytes()).is_some())
+            {
+                return Err(Refusal::Leftover {
+                    where_: format!(
+                        "at {}",
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
+                    ),
+                });
+            }
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn masked_text_matches_its_input() {
+        assert!(masked_from("token: abc123", "token: REDACTED"));
+        assert!(masked_from("a x b y c", "a REDACTED b REDACTED c"));
+        assert!(!masked_from("token: abc123", "token: REDACTED\nmore"));
+        assert!(!masked_from("abc", "abc"));
+    }
+
+    #[test]
+    fn structure_changes_are_named() {
+        let a: Value = serde_json::json!({"a": {"username": "x", "tls": {"f": "/p"}}});
+        let b: Value = serde_json::json!({"a": {"tls": {"f": "/p"}}});
+        let err = compare(&a, &b, &mut "document 1".to_owned(), 0).expect_err("changed");
+        assert_eq!(
+            err,
+            Refusal::Changed {
+                where_: "document 1.a".to_owned()
+            }
+        );
+        let c: Value = serde_json::json!({"lock": false});
+        let d: Value = serde_json::json!({"lock": "REDACTED"});
+        assert!(compare(&c, &d, &mut String::new(), 0).is_err());
+    }
+}

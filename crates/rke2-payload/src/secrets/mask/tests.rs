@@ -1,0 +1,57 @@
+use super::*;
+
+fn masked(text: &str) -> String {
+    userdata(text, &Known::default()).expect("masked").text
+}
+
+#[test]
+fn rke2_config_is_an_allow_list() {
+    let config = "token: Zq8vK2mLp4XwT9nB\n't': Zq8vK2mLp4XwT9nC\nAGENT_TOKEN: [Zq8vK2mLp4XwT9nD]\ncni: Zq8vK2mLp4XwT9nB\nmy-flag: {a: Zq8vK2mLp4XwT9nE}\nnode-label+: [a=b]\ndatastore-endpoint: postgres://postgres:postgres@db:5432/postgres\n";
+    let userdata_text = format!(
+        "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2//config.yaml\n  content: {}\n",
+        tree::quoted(config)
+    );
+    let out = masked(&userdata_text);
+    assert!(!out.contains("Zq8vK2mLp4XwT9n"), "{out}");
+    let docs = tree::parse(&out).expect("parses");
+    let content = docs[0].get("write_files").and_then(|f| match f {
+        Node::Seq(items) => items[0].get("content").and_then(Node::as_str).map(str::to_owned),
+        _ => None,
+    });
+    let content = content.expect("content");
+    assert!(content.contains("node-label+: [a=b]"), "{content}");
+    assert!(content.contains("postgres://postgres:REDACTED@db:5432/postgres"), "{content}");
+    assert!(content.contains("my-flag: {a: REDACTED}"), "{content}");
+}
+
+#[test]
+fn in_place_keeps_comments_and_types() {
+    let text = "#cloud-config\n# a comment\nusers:\n- name: ops\n  lock_passwd: false\n  passwd: $6$abc$Zq8vK2mLp4XwT9nB\nruncmd:\n- [rke2, agent, --token, Zq8vK2mLp4XwT9nQ]\n- rke2 agent -t Zq8vK2mLp4XwT9nR\n";
+    let out = masked(text);
+    assert_eq!(
+        out,
+        "#cloud-config\n# a comment\nusers:\n- name: ops\n  lock_passwd: false\n  passwd: REDACTED\nruncmd:\n- [rke2, agent, --token, REDACTED]\n- \"rke2 agent -t REDACTED\"\n"
+    );
+}
+
+#[test]
+fn folded_values_are_written_again() {
+    let text = "#cloud-config\nwrite_files:\n- path: /var/lib/rancher/rke2/server/token\n  content: >\n    Zq8vK2mLp4XwT9nB\n    Zq8vK2mLp4XwT9nC\n";
+    let out = masked(text);
+    assert!(!out.contains("Zq8v"), "{out}");
+    assert!(out.starts_with("#cloud-config\n{"), "{out}");
+}
+
+#[test]
+fn ignition_sources_and_headers() {
+    let key = "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n";
+    let text = format!(
+        "{{\"ignition\":{{\"version\":\"3.3.0\",\"security\":{{\"tls\":{{\"certificateAuthorities\":[{{\"source\":\"data:;base64,{}\"}}]}}}}}},\"storage\":{{\"files\":[{{\"path\":\"/x\",\"contents\":{{\"source\":\"https://h/x\",\"httpHeaders\":[{{\"name\":\"Authorization\",\"value\":\"Bearer Zq8vK2mLp4XwT9nB\"}}]}}}}],\"luks\":[{{\"name\":\"d\",\"keyFile\":{{\"source\":\"data:,Zq8vK2mLp4XwT9nC\"}}}}]}}}}",
+        b64::encode(key.as_bytes())
+    );
+    let out = masked(&text);
+    assert!(!out.contains("Zq8v"), "{out}");
+    assert!(!out.contains(&b64::encode(key.as_bytes())), "{out}");
+    assert!(out.contains("\"name\":\"Authorization\""), "{out}");
+    serde_json::from_str::<serde_json::Value>(&out).expect("JSON");
+}

@@ -1,0 +1,443 @@
+//! Free text (a command, a script, a unit, an environment file, a file of no known structure):
+//! the parts of it that are secret.
+//!
+//! What is masked: credentials by their shape (the detector of [`super::super::detect`]), the
+//! value after a secret option in a command's words (`--token X`, `-t X` for `rke2`/`k3s`,
+//! `-pX` for the MySQL clients, `sshpass -p X`), private keys in every armour (PEM and OpenSSH,
+//! PGP, age, PuTTY), long high-entropy runs that are not known to be public, and every known
+//! secret value wherever it appears. Certificates, public keys, `ssh-*` public keys and digests
+//! (40, 64, 96 or 128 hex digits, `sha256:…`) stay.
+
+use std::ops::Range;
+
+use super::Known;
+
+/// The byte ranges of `text` that are secret, in order and merged.
+pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
+    let mut spans: Vec<Range<usize>> = crate::secrets::credential_spans(text)
+        .into_iter()
+        .filter(|r| !harmless(&text[r.clone()]))
+        .collect();
+    let public = public_blocks(text);
+    key_bodies(text, &mut spans);
+    for (start, line) in lines(text) {
+        words(line, start, &mut spans);
+    }
+    entropy(text, &public, &mut spans);
+    known.occurrences(text, &mut spans);
+    merge(spans)
+}
+
+/// A value no secret is: a boolean or null word, or an absolute path.
+pub(crate) fn harmless(value: &str) -> bool {
+    let v = value.trim_matches(['"', '\'']);
+    matches!(
+        v.to_ascii_lowercase().as_str(),
+        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "none" | ""
+    ) || (v.starts_with('/')
+        && v.len() > 1
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
+        && v[1..].bytes().any(|b| b.is_ascii_alphabetic()))
+}
+
+/// Sorted, overlapping or touching ranges joined.
+pub(crate) fn merge(mut spans: Vec<Range<usize>>) -> Vec<Range<usize>> {
+    spans.retain(|r| r.start < r.end);
+    spans.sort_by_key(|r| (r.start, std::cmp::Reverse(r.end)));
+    let mut out: Vec<Range<usize>> = Vec::with_capacity(spans.len());
+    for span in spans {
+        match out.last_mut() {
+            Some(last) if span.start <= last.end => last.end = last.end.max(span.end),
+            _ => out.push(span),
+        }
+    }
+    out
+}
+
+/// Each line of `text` with the offset it starts at (without its line break).
+fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    let mut at = 0;
+    text.split_inclusive('\n').map(move |l| {
+        let start = at;
+        at += l.len();
+        (start, l.trim_end_matches(['\n', '\r']))
+    })
+}
+
+/// The ranges of PEM blocks that are public (certificates, public keys, CRLs): no entropy
+/// masking inside them.
+fn public_blocks(text: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(i) = text[from..].find("-----BEGIN ") {
+        let start = from + i;
+        let label_start = start + "-----BEGIN ".len();
+        let Some(label_len) = text[label_start..].find("-----") else {
+            break;
+        };
+        let label = &text[label_start..label_start + label_len];
+        let body = label_start + label_len + 5;
+        let end = text[body..]
+            .find("-----END ")
+            .map_or(text.len(), |e| body + e);
+        if !label.contains("PRIVATE") {
+            out.push(start..end);
+        }
+        from = body.max(start + 1);
+    }
+    out
+}
+
+/// Private keys: the body of every armoured block whose label says private (PEM, OpenSSH,
+/// PGP `PRIVATE KEY BLOCK`), an age secret key, and the private lines and MAC of a PuTTY key.
+fn key_bodies(text: &str, spans: &mut Vec<Range<usize>>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("-----BEGIN ") {
+        let start = from + i;
+        let label_start = start + "-----BEGIN ".len();
+        let Some(label_len) = text[label_start..].find("-----") else {
+            break;
+        };
+        let label = &text[label_start..label_start + label_len];
+        let body = label_start + label_len + 5;
+        from = body;
+        if !label.contains("PRIVATE") && !label.contains("SECRET") {
+            continue;
+        }
+        // The body: from the line after the BEGIN line (or right after it, on one line) to the
+        // END marker, or to the end of the text.
+        let end = text[body..]
+            .find("-----END ")
+            .map_or(text.len(), |e| body + e);
+        let body_start = if text[body..end].starts_with('\n') {
+            body + 1
+        } else if text[body..end].starts_with("\r\n") {
+            body + 2
+        } else {
+            body
+        };
+        // Keep the line break before END.
+        let mut body_end = end;
+        while body_end > body_start && matches!(text.as_bytes()[body_end - 1], b'\n' | b'\r') {
+            body_end -= 1;
+        }
+        if body_end > body_start {
+            spans.push(body_start..body_end);
+        }
+        from = end.max(body);
+    }
+    // age: `AGE-SECRET-KEY-1` and its Bech32 characters.
+    let mut from = 0;
+    while let Some(i) = text[from..].find("AGE-SECRET-KEY-") {
+        let start = from + i;
+        let len = text[start..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || *b == b'-')
+            .count();
+        spans.push(start + "AGE-SECRET-KEY-".len()..start + len);
+        from = start + len.max(1);
+    }
+    // PuTTY: `Private-Lines: N` then N lines, and `Private-MAC: …`.
+    if text.contains("PuTTY-User-Key-File-") {
+        let all: Vec<(usize, &str)> = lines(text).collect();
+        let mut i = 0;
+        while i < all.len() {
+            let (start, line) = all[i];
+            if let Some(n) = line.strip_prefix("Private-Lines:") {
+                let n: usize = n.trim().parse().unwrap_or(0);
+                let last = (i + n).min(all.len() - 1);
+                if n > 0 {
+                    let (from, _) = all[i + 1];
+                    let (to, l) = all[last];
+                    spans.push(from..to + l.len());
+                }
+                i = last + 1;
+                continue;
+            }
+            if let Some(v) = line.strip_prefix("Private-MAC:") {
+                let pad = v.len() - v.trim_start().len();
+                spans.push(start + "Private-MAC:".len() + pad..start + line.len());
+            }
+            i += 1;
+        }
+    }
+}
+
+/// One word of a command line: where it is, and its text without quotes.
+struct Word {
+    span: Range<usize>,
+    text: String,
+}
+
+/// A line split into words as a shell would (quotes grouped, not expanded further).
+fn split_words(line: &str, base: usize) -> Vec<Word> {
+    let bytes = line.as_bytes();
+    let mut words = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')') {
+            i += 1;
+        }
+        if i >= bytes.len() {
+            break;
+        }
+        let start = i;
+        let mut text = String::new();
+        let mut quote: Option<u8> = None;
+        while i < bytes.len() {
+            let b = bytes[i];
+            match quote {
+                Some(q) if b == q => quote = None,
+                Some(b'"') if b == b'\\' && i + 1 < bytes.len() => {
+                    i += 1;
+                    text.push(char::from(bytes[i]));
+                }
+                Some(_) => text.push(char::from(b)),
+                None if b == b'"' || b == b'\'' => quote = Some(b),
+                None if matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')') => break,
+                None => text.push(char::from(b)),
+            }
+            i += 1;
+        }
+        // Only ASCII was pushed byte by byte; take the text itself when it is not ASCII.
+        let raw = &line[start..i];
+        let text = if raw.is_ascii() {
+            text
+        } else {
+            raw.trim_matches(['"', '\'']).to_owned()
+        };
+        words.push(Word {
+            span: base + start..base + i,
+            text,
+        });
+    }
+    words
+}
+
+/// The span of a word's value without its quotes.
+fn unquoted(line_base: usize, line: &str, span: &Range<usize>) -> Range<usize> {
+    let raw = &line[span.start - line_base..span.end - line_base];
+    let lead = raw.len() - raw.trim_start_matches(['"', '\'']).len();
+    let trail = raw.len() - raw.trim_end_matches(['"', '\'']).len();
+    if lead + trail >= raw.len() {
+        return span.clone();
+    }
+    span.start + lead..span.end - trail
+}
+
+/// Options whose next word is a secret: in any command (long names that say so), and per
+/// program.
+fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if !line.contains('-') {
+        return;
+    }
+    let words = split_words(line, base);
+    let program = |w: &Word| {
+        let t = w.text.rsplit(['/', '=']).next().unwrap_or("");
+        t.to_owned()
+    };
+    let rke2 = words
+        .iter()
+        .any(|w| matches!(program(w).as_str(), "rke2" | "k3s"));
+    let mysql = words.iter().any(|w| {
+        matches!(
+            program(w).as_str(),
+            "mysql" | "mysqladmin" | "mysqldump" | "mariadb" | "mariadb-dump"
+        )
+    });
+    let sshpass = words.iter().any(|w| program(w) == "sshpass");
+    let value_at = |i: usize| words.get(i).map(|w| unquoted(base, line, &w.span));
+    for (i, w) in words.iter().enumerate() {
+        let t = w.text.as_str();
+        let long = t.strip_prefix("--").filter(|n| !n.is_empty());
+        if let Some(name) = long {
+            if let Some((n, v)) = name.split_once('=') {
+                if super::secret_key(n) && !harmless(v) {
+                    let s = unquoted(base, line, &w.span);
+                    let eq = line[s.start - base..s.end - base].find('=').map_or(0, |e| e + 1);
+                    spans.push(s.start + eq..s.end);
+                }
+            } else if super::secret_key(name)
+                && let Some(v) = value_at(i + 1)
+                && !harmless(&words[i + 1].text)
+            {
+                spans.push(v);
+            }
+            continue;
+        }
+        if (rke2 && t == "-t") || (sshpass && t == "-p") {
+            if let Some(v) = value_at(i + 1) {
+                spans.push(v);
+            }
+        } else if mysql && t.starts_with("-p") && t.len() > 2 && !t.starts_with("--") {
+            let s = unquoted(base, line, &w.span);
+            spans.push(s.start + 2..s.end);
+        } else if mysql
+            && let Some(v) = t.strip_prefix("--password=")
+            && !v.is_empty()
+        {
+            let s = unquoted(base, line, &w.span);
+            spans.push(s.end - v.len()..s.end);
+        }
+    }
+}
+
+/// An argv-form command (`[rke2, agent, --token, X]`): the indices of the words that are
+/// secret, and for a word whose tail only is (`--token=X`, `-pX`), the byte offset it starts
+/// at.
+pub(crate) fn argv_secrets(argv: &[&str]) -> Vec<(usize, usize)> {
+    let line = argv
+        .iter()
+        .map(|w| w.replace([' ', '\t', ';', '&', '|', '(', ')', '"', '\''], "_"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let mut spans = Vec::new();
+    words(&line, 0, &mut spans);
+    // Word boundaries in the joined line.
+    let mut starts = Vec::with_capacity(argv.len());
+    let mut at = 0;
+    for w in argv {
+        starts.push(at);
+        at += w.len() + 1;
+    }
+    let mut out = Vec::new();
+    for span in spans {
+        if let Some(i) = starts.iter().rposition(|&s| s <= span.start) {
+            out.push((i, span.start - starts[i]));
+        }
+    }
+    out
+}
+
+/// Long runs of base64 or hex characters that look random and are not known to be public.
+fn entropy(text: &str, public: &[Range<usize>], spans: &mut Vec<Range<usize>>) {
+    let bytes = text.as_bytes();
+    let run_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
+    let mut i = 0;
+    while i < bytes.len() {
+        if !run_byte(bytes[i]) {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        while i < bytes.len() && run_byte(bytes[i]) {
+            i += 1;
+        }
+        let end = i;
+        if end - start < 24 || public.iter().any(|p| p.start <= start && end <= p.end) {
+            continue;
+        }
+        let run = &text[start..end];
+        if random_looking(run) && !public_context(text, start, run) {
+            spans.push(start..end);
+        }
+    }
+}
+
+/// Whether a run of characters looks like a random secret.
+fn random_looking(run: &str) -> bool {
+    let core = run.trim_end_matches('=');
+    let hex = core.bytes().all(|b| b.is_ascii_hexdigit());
+    if hex {
+        // Digests of artifacts and images keep their usual lengths.
+        return core.len() >= 32 && !matches!(core.len(), 40 | 64 | 96 | 128);
+    }
+    // A path, an option or a name with separators is not a random run.
+    if core.starts_with('/') || core.starts_with('-') || core.contains("//") {
+        return false;
+    }
+    let parts = core.split(['/', '-', '_']).filter(|p| !p.is_empty()).count();
+    if core.len() < 32 || parts > 3 {
+        return false;
+    }
+    let (mut upper, mut lower, mut digit) = (0, 0, 0);
+    for b in core.bytes() {
+        if b.is_ascii_uppercase() {
+            upper += 1;
+        } else if b.is_ascii_lowercase() {
+            lower += 1;
+        } else if b.is_ascii_digit() {
+            digit += 1;
+        }
+    }
+    upper >= 2 && lower >= 2 && digit >= 2 && shannon(core) >= 3.8
+}
+
+fn shannon(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[usize::from(b)] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Whether the run is the body of an SSH public key, a digest or an SRI hash.
+fn public_context(text: &str, start: usize, run: &str) -> bool {
+    let before = text[..start].trim_end_matches([' ', '\t']);
+    let word = before
+        .rsplit([' ', '\t', '\n', '"', '\''])
+        .next()
+        .unwrap_or("");
+    word.starts_with("ssh-")
+        || word.starts_with("ecdsa-sha2-")
+        || word.starts_with("sk-")
+        || before.ends_with("sha256:")
+        || before.ends_with("sha512:")
+        || run.starts_with("AAAA") && (word.contains("ssh") || word.contains("ecdsa"))
+        || run.starts_with("sha256-")
+        || run.starts_with("sha512-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn masked(text: &str) -> Vec<&str> {
+        spans(text, &Known::default())
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
+    }
+
+    #[test]
+    fn options_and_armours() {
+        assert_eq!(masked("rke2 agent -t Zq8vK2mLp4 --debug"), ["Zq8vK2mLp4"]);
+        assert_eq!(masked("ExecStart=/usr/bin/rke2 server --token 'Zq8v K2'"), ["Zq8v K2"]);
+        assert_eq!(masked("mysql -uroot -pZq8vK2mLp4 db"), ["Zq8vK2mLp4"]);
+        assert_eq!(masked("lock_passwd: false"), Vec::<&str>::new());
+        let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
+        assert_eq!(masked(key), ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA"]);
+        assert_eq!(
+            masked("# key\nAGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ\n"),
+            ["1QYQSZQGPQYQSZQGPQYQSZQGPQYQ"]
+        );
+    }
+
+    #[test]
+    fn random_runs_but_not_digests_or_public_keys() {
+        assert_eq!(
+            masked("echo aGVsbG8gd29ybGQhIFRoaXMgaXMgYSBzZWNyZXQK9xZ | base64 -d"),
+            ["aGVsbG8gd29ybGQhIFRoaXMgaXMgYSBzZWNyZXQK9xZ"]
+        );
+        let sum = "a".repeat(63) + "b";
+        assert!(masked(&format!("echo '{sum}  /opt/x' | sha256sum -c")).is_empty());
+        assert!(masked("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1Y2t5Q2hhcm1zNzc3Nzc3Nzc3 me").is_empty());
+        assert!(masked("https://github.com/rancher/rke2/releases/download/v1.31.1%2Brke2r1/rke2-images.linux-amd64.tar.zst").is_empty());
+    }
+
+    #[test]
+    fn argv_words() {
+        assert_eq!(argv_secrets(&["rke2", "agent", "--token", "X1"]), [(3, 0)]);
+        assert_eq!(argv_secrets(&["mysql", "-pZq8vK2"]), [(1, 2)]);
+        assert!(argv_secrets(&["echo", "--tokenless"]).is_empty());
+    }
+}
