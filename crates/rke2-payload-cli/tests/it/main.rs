@@ -13,6 +13,7 @@ mod kubectl;
 mod lint;
 mod main_branch;
 mod readme;
+mod redact_corpus;
 mod render;
 mod replicas;
 mod size;

@@ -364,23 +364,27 @@ fn redact_replaces_every_value_of_the_other_secrets_and_their_applied_copies() {
 }
 
 #[test]
-fn redact_refuses_what_it_cannot_read() {
+fn redact_refuses_what_it_cannot_read_and_follows_every_layer_it_can() {
     let token = "K10abcdef0123456789::server:s3cr3tpassw0rd";
     let config = format!("token: {token}\n");
     let cloud_config = |body: &str| format!("#cloud-config\n{body}");
-    let cases = [
+    let run = |format: &str, userdata: &str| {
+        let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+            "metadata": {"name": "w", "namespace": "d"},
+            "data": {"format": b64(format), "value": b64(userdata)}});
+        cmd()
+            .arg("redact")
+            .write_stdin(secret.to_string())
+            .output()
+            .expect("run")
+    };
+    // What does not read as its format is refused: nothing written, the value never quoted.
+    let refused = [
         (
-            "yaml error",
+            "config.yaml that is not YAML",
             "cloud-config",
             cloud_config(&format!(
                 "write_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {config}  bad: [unclosed\n"
-            )),
-        ),
-        (
-            "repeated key in an item",
-            "cloud-config",
-            cloud_config(&format!(
-                "write_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {config}  content: other\n"
             )),
         ),
         (
@@ -389,6 +393,30 @@ fn redact_refuses_what_it_cannot_read() {
             format!(
                 r#"{{"ignition":{{"version":"3.3.0"}},"storage":{{"files":[{{"path":"/etc/rancher/rke2/config.yaml","mode":"0644","contents":{{"source":"data:,token%3A%20{token}"}}}}]}}}}"#
             ),
+        ),
+        (
+            "a MIME multi-part",
+            "cloud-config",
+            format!("Content-Type: multipart/mixed; boundary=b\n\n--b\n\ntoken: {token}\n--b--\n"),
+        ),
+    ];
+    for (what, format, userdata) in refused {
+        let out = run(format, &userdata);
+        assert_eq!(out.status.code(), Some(2), "{what}");
+        assert!(out.stdout.is_empty(), "{what}: wrote something");
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(stderr.contains("refusing"), "{what}: {stderr}");
+        assert!(!stderr.contains("s3cr3t"), "{what}: {stderr}");
+    }
+    // Every layer that reads is followed: a key given twice (both masked), a nested merged
+    // config, a script.
+    let handled = [
+        (
+            "repeated key in an item",
+            "cloud-config",
+            cloud_config(&format!(
+                "write_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {config}  content: other\n"
+            )),
         ),
         (
             "nested config.merge",
@@ -406,22 +434,37 @@ fn redact_refuses_what_it_cannot_read() {
             format!("#!/bin/sh\necho {token} > /etc/rancher/rke2/token\n"),
         ),
     ];
-    for (what, format, userdata) in cases {
-        let secret = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
-            "metadata": {"name": "w", "namespace": "d"},
-            "data": {"format": b64(format), "value": b64(&userdata)}});
-        let out = cmd()
-            .arg("redact")
-            .write_stdin(secret.to_string())
-            .output()
-            .expect("run");
-        assert_eq!(out.status.code(), Some(2), "{what}");
-        assert!(out.stdout.is_empty(), "{what}: wrote something");
+    for (what, format, userdata) in handled {
+        let out = run(format, &userdata);
         assert!(
-            String::from_utf8_lossy(&out.stderr).contains("refusing"),
+            out.status.success(),
             "{what}: {}",
             String::from_utf8_lossy(&out.stderr)
         );
+        let decoded = cmd()
+            .args(["decode", "-"])
+            .write_stdin(out.stdout)
+            .output()
+            .expect("decode");
+        let text = String::from_utf8_lossy(&decoded.stdout);
+        assert!(!text.contains("s3cr3t"), "{what}: {text}");
+        assert!(
+            text.contains("REDACTED") || what == "nested config.merge",
+            "{what}: {text}"
+        );
+        if what == "nested config.merge" {
+            let merged = text
+                .split("base64,")
+                .nth(1)
+                .and_then(|b| b.split('"').next())
+                .expect("a data URL");
+            let inner = String::from_utf8(
+                base64::Engine::decode(&base64::engine::general_purpose::STANDARD, merged)
+                    .expect("base64"),
+            )
+            .expect("text");
+            assert!(!inner.contains("s3cr3t") && inner.contains("data:,REDACTED"), "{inner}");
+        }
     }
 }
 

@@ -22,7 +22,9 @@ use crate::codec::tree::{self, Node};
 use crate::codec::{b64, gzip};
 use crate::envelope::{Envelope, Selector};
 use crate::error::{Error, Syntax};
+use crate::document::Document;
 use crate::options::DecodeOptions;
+use crate::payload::{Payload, UserDataKind};
 use crate::secrets::PLACEHOLDER;
 use crate::secrets::mask::{self, Change, Known, MaskError, Masker};
 
@@ -111,13 +113,15 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
         && only.is_bare()
     {
         let what = only.id().to_string();
+        readable(&only.decode(options)?).map_err(|r| refused(what.clone(), r))?;
         let (out, known) = payload(input).map_err(|r| refused(what.clone(), r))?;
         check::output(input, &out, &known, options, true).map_err(|r| refused(what, r))?;
         return Ok(out);
     }
-    // Every Secret must decode, as for any other command.
+    // Every Secret must decode, as for any other command, and its document read as its format
+    // says (an Ignition config with a field the spec does not have is not guessed at).
     for secret in &envelope.secrets {
-        secret.decode(options)?;
+        readable(&secret.decode(options)?).map_err(|r| refused(secret.id().to_string(), r))?;
     }
     drop(envelope);
     let text = std::str::from_utf8(input).map_err(|e| Error::Syntax {
@@ -147,6 +151,17 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     check::output(input, &out, &objects.known, options, false)
         .map_err(|r| refused("the redacted input", r))?;
     Ok(out)
+}
+
+/// Refuses a payload whose document does not read as its format (a script or MIME part is
+/// left to the masking, which reads a script as text and refuses the rest).
+fn readable(payload: &Payload<'_>) -> Result<(), Refusal> {
+    if payload.content() == UserDataKind::OtherCloudInit {
+        return Ok(());
+    }
+    Document::parse(payload)
+        .map(drop)
+        .map_err(|e| unreadable("the user data", e.to_string()))
 }
 
 /// A payload's stored bytes masked (gzip undone and done again), and what was masked.

@@ -283,9 +283,12 @@ fn strings(value: &Value, path: &str, depth: usize, out: &mut Vec<(String, Strin
 fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
     for secret in known.searched() {
         let mut needles: Vec<&str> = vec![secret];
-        // Windows of a long secret without spaces (a token, a key), every 4 characters: a
-        // piece of 15 or more characters left anywhere holds one of them.
-        if secret.len() >= 2 * WINDOW && !secret.contains(char::is_whitespace) && secret.is_ascii() {
+        // Windows of a long secret without spaces (a token, a key; not a whole document),
+        // every 4 characters: a piece of 15 or more characters left anywhere holds one.
+        if (2 * WINDOW..=256).contains(&secret.len())
+            && !secret.contains(char::is_whitespace)
+            && secret.is_ascii()
+        {
             let mut at = 0;
             while at + WINDOW <= secret.len() {
                 needles.push(&secret[at..at + WINDOW]);
@@ -294,6 +297,7 @@ fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
         }
         for needle in needles {
             let finder = memchr::memmem::Finder::new(needle.as_bytes());
+            if std::env::var_os("RKE2_DEBUG_CHECK").is_some() && texts.iter().any(|(_, t)| t.contains(needle)) { eprintln!("needle {needle:?} of {secret:?}"); }
             if let Some((path, _)) = texts
                 .iter()
                 .find(|(_, t)| finder.find(t.as_bytes()).is_some())

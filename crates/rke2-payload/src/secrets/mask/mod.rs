@@ -41,6 +41,8 @@ const INFLATE_CAP: u64 = 64 << 20;
 /// Known values shorter than this are masked where they stand, not searched for elsewhere
 /// (they would mask ordinary words).
 pub(crate) const MIN_SEARCHED: usize = 6;
+/// Longer values (a whole copy of an object in an annotation) are masked where they stand.
+const MAX_SEARCHED: usize = 64 << 10;
 
 /// Why a part could not be masked: it could hold a secret and cannot be read.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -68,11 +70,14 @@ pub(crate) struct Known {
 }
 
 impl Known {
-    /// Adds a secret value.
+    /// Adds a secret value (a document's text, a JSON or YAML collection, is masked where it
+    /// stands but not searched for: its pieces are ordinary text).
     pub(crate) fn add(&mut self, value: &str) {
         let value = value.trim();
         if value.len() >= MIN_SEARCHED
+            && value.len() <= MAX_SEARCHED
             && value != PLACEHOLDER
+            && !value.starts_with(['{', '['])
             && !text::harmless(value)
             && !self.values.iter().any(|v| v == value)
         {
@@ -126,9 +131,17 @@ impl Known {
     }
 }
 
-/// Whether a key's name says its value is secret.
+/// Whether a key's name says its value is secret. A key with spaces (a command line YAML read
+/// as a mapping: `curl -H 'Authorization: …'`) is judged by its last word.
 pub(crate) fn secret_key(name: &str) -> bool {
+    let last = name
+        .rsplit([' ', '\t'])
+        .next()
+        .unwrap_or(name)
+        .trim_matches(['"', '\'']);
     super::secret_name(name)
+        || super::secret_name(last)
+        || last.to_ascii_lowercase().ends_with("authorization")
 }
 
 /// One scalar to write again.
@@ -146,6 +159,9 @@ pub(crate) struct Change {
 pub(crate) struct Masker {
     /// Secrets found so far (and, on the second run, every one of the first).
     pub(crate) known: Known,
+    /// Files `config.yaml` names as holding a token (`token-file`, `agent-token-file`): masked
+    /// whole wherever they are written.
+    token_files: Vec<String>,
 }
 
 /// User data with its secrets masked, and what was masked.
@@ -165,10 +181,12 @@ pub(crate) struct Masked {
 pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
     let mut first = Masker {
         known: known.clone(),
+        token_files: Vec::new(),
     };
     first.userdata(text)?;
     let mut second = Masker {
         known: first.known.clone(),
+        token_files: first.token_files.clone(),
     };
     let out = second.userdata(text)?;
     second.known.extend(&first.known);
@@ -691,7 +709,8 @@ impl Masker {
         let name = path.rsplit('/').next().unwrap_or("");
         // A key file in armour keeps its armour (and any certificate beside the key).
         let armoured = memchr::memmem::find(bytes, b"-----BEGIN ").is_some();
-        if whole_secret_file(&path) && !armoured {
+        let token_file = self.token_files.iter().any(|t| normalise(t) == path);
+        if (token_file || whole_secret_file(&path)) && !armoured {
             if bytes.is_empty() {
                 return Ok(Vec::new());
             }
@@ -753,7 +772,15 @@ impl Masker {
                 self.mask_all(v, out);
                 continue;
             };
-            match rke2_key(key) {
+            let kind = rke2_key(key);
+            if kind == Rke2Key::Public
+                && key.trim_end_matches('+').replace('_', "-").to_ascii_lowercase().ends_with("token-file")
+                && let Some(path) = v.as_str()
+                && !self.token_files.iter().any(|t| t == path)
+            {
+                self.token_files.push(path.to_owned());
+            }
+            match kind {
                 Rke2Key::Public => self.public_value(v, out),
                 Rke2Key::Args => self.rke2_args(v, out),
                 Rke2Key::Url => match v {
