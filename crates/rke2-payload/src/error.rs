@@ -221,12 +221,13 @@ pub enum Error {
 
     /// The `format` key names a format this tool does not know.
     #[error(
-        "{secret}: unknown format {format:?} in the `format` key (expected `cloud-config` or `ignition`)"
+        "{secret}: unknown format in the `format` key (value {format}; expected `cloud-config` or `ignition`)"
     )]
     UnknownFormat {
         /// The Secret.
         secret: SecretId,
-        /// The format as stored (not secret: it is a short enum-like word; shortened to 40 chars).
+        /// The fingerprint of the stored value (`sha256:` and 16 hex digits), never the value:
+        /// an unexpected `format` could hold anything.
         format: String,
     },
 

@@ -463,7 +463,10 @@ fn redact_refuses_what_it_cannot_read_and_follows_every_layer_it_can() {
                     .expect("base64"),
             )
             .expect("text");
-            assert!(!inner.contains("s3cr3t") && inner.contains("data:,REDACTED"), "{inner}");
+            assert!(
+                !inner.contains("s3cr3t") && inner.contains("data:,REDACTED"),
+                "{inner}"
+            );
         }
     }
 }

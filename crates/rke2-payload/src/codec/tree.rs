@@ -131,9 +131,7 @@ pub(crate) fn plain_kind(value: &str) -> PlainKind {
     ) {
         return PlainKind::Bool;
     }
-    let digits = lower
-        .trim_start_matches(['+', '-'])
-        .replace(['_', ':'], "");
+    let digits = lower.trim_start_matches(['+', '-']).replace(['_', ':'], "");
     let number = !digits.is_empty()
         && (digits.bytes().all(|b| b.is_ascii_digit())
             || digits
@@ -402,7 +400,7 @@ pub(crate) fn scalar_text(
     original: &str,
 ) -> Option<String> {
     match style {
-        Style::Plain if plain_safe(value) => Some(value.to_owned()),
+        Style::Plain if plain_safe(value) || plain_like(original, value) => Some(value.to_owned()),
         Style::Plain | Style::Single | Style::Double => Some(quoted(value)),
         Style::Literal => {
             let mut out = literal(column, value)?;
@@ -423,7 +421,10 @@ pub(crate) fn scalar_text(
 pub(crate) fn quoted(value: &str) -> String {
     let mut out = serde_json::to_string(value).unwrap_or_else(|_| "\"\"".to_owned());
     // DEL and the C1 controls are not printable in YAML: escape them too.
-    if out.chars().any(|c| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c)) {
+    if out
+        .chars()
+        .any(|c| c == '\u{7f}' || ('\u{80}'..='\u{9f}').contains(&c))
+    {
         out = out
             .chars()
             .map(|c| {
@@ -451,6 +452,20 @@ fn plain_safe(value: &str) -> bool {
             .bytes()
             .next()
             .is_some_and(|b| b.is_ascii_alphanumeric() || b == b'/' || b == b'.')
+        && plain_kind(value) == PlainKind::String
+}
+
+/// Whether a one-line plain scalar can hold `value` in its place: every character of it but
+/// letters and digits was in the original (a part replaced by a word), so nothing new can end
+/// or change the scalar.
+fn plain_like(original: &str, value: &str) -> bool {
+    !original.contains('\n')
+        && !value.contains('\n')
+        && !value.starts_with([' ', '\t'])
+        && !value.ends_with([' ', '\t', ':'])
+        && value
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || original.contains(c))
         && plain_kind(value) == PlainKind::String
 }
 
@@ -598,11 +613,15 @@ mod tests {
 
     #[test]
     fn spans_cover_each_style() {
-        let text = "a: |\n  l1\n  l2\nb: \"x\\ty\"\n? c\n: plain\n  folded\nd: &x [1, {e: f}]\ng: *x\n";
+        let text =
+            "a: |\n  l1\n  l2\nb: \"x\\ty\"\n? c\n: plain\n  folded\nd: &x [1, {e: f}]\ng: *x\n";
         let docs = parse(text).expect("parses");
         let mut out = Vec::new();
         scalars(&docs[0], &mut out, text);
-        assert_eq!(out[1], ("l1\nl2\n".into(), Style::Literal, "l1\n  l2\n".into()));
+        assert_eq!(
+            out[1],
+            ("l1\nl2\n".into(), Style::Literal, "l1\n  l2\n".into())
+        );
         assert_eq!(out[3], ("x\ty".into(), Style::Double, "\"x\\ty\"".into()));
         assert_eq!(out[5].0, "plain folded");
         // The alias copies the anchored nodes with their spans.
@@ -613,21 +632,44 @@ mod tests {
     fn edits_and_flow_keep_what_is_not_replaced() {
         let text = "#cloud-config\nk: v # note\nlock: false\nn: 0600\nl: |\n  a\n  b\n";
         let docs = parse(text).expect("parses");
-        let Some(Node::Scalar { span, style, column, .. }) = docs[0].get("l") else {
+        let Some(Node::Scalar {
+            span,
+            style,
+            column,
+            ..
+        }) = docs[0].get("l")
+        else {
             panic!("scalar")
         };
-        let new = scalar_text(*style, *column, "a\nREDACTED\n", &text[span.clone()]).expect("literal");
-        let out = apply(text, &mut [Edit { span: span.clone(), text: new }]);
-        assert_eq!(out, "#cloud-config\nk: v # note\nlock: false\nn: 0600\nl: |\n  a\n  REDACTED\n");
+        let new =
+            scalar_text(*style, *column, "a\nREDACTED\n", &text[span.clone()]).expect("literal");
+        let out = apply(
+            text,
+            &mut [Edit {
+                span: span.clone(),
+                text: new,
+            }],
+        );
+        assert_eq!(
+            out,
+            "#cloud-config\nk: v # note\nlock: false\nn: 0600\nl: |\n  a\n  REDACTED\n"
+        );
         let flow = to_flow(&docs[0], &|_| None);
-        assert_eq!(flow, "{\"k\": \"v\", \"lock\": false, \"n\": 0600, \"l\": \"a\\nb\\n\"}");
+        assert_eq!(
+            flow,
+            "{\"k\": \"v\", \"lock\": false, \"n\": 0600, \"l\": \"a\\nb\\n\"}"
+        );
     }
 
     #[test]
     fn alias_bombs_are_refused() {
         let mut text = String::from("a: &a [x, x, x, x, x, x, x, x, x, x]\n");
         for i in 0..8 {
-            let prev = if i == 0 { "a".to_owned() } else { format!("b{}", i - 1) };
+            let prev = if i == 0 {
+                "a".to_owned()
+            } else {
+                format!("b{}", i - 1)
+            };
             text.push_str(&format!(
                 "b{i}: &b{i} [*{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}, *{prev}]\n"
             ));

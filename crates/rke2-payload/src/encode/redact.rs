@@ -20,9 +20,9 @@ mod check;
 use crate::codec::text::terminal_safe;
 use crate::codec::tree::{self, Node};
 use crate::codec::{b64, gzip};
+use crate::document::Document;
 use crate::envelope::{Envelope, Selector};
 use crate::error::{Error, Syntax};
-use crate::document::Document;
 use crate::options::DecodeOptions;
 use crate::payload::{Payload, UserDataKind};
 use crate::secrets::PLACEHOLDER;
@@ -142,8 +142,15 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     let out = if objects.changes.is_empty() {
         text.to_owned()
     } else {
-        mask::write(text, &docs, objects.changes)
-            .ok_or_else(|| refused("the input", unreadable("the input", "it could not be written again with its secrets masked")))?
+        mask::write(text, &docs, objects.changes).ok_or_else(|| {
+            refused(
+                "the input",
+                unreadable(
+                    "the input",
+                    "it could not be written again with its secrets masked",
+                ),
+            )
+        })?
     };
     let out = out.into_bytes();
     let masker_known = std::mem::take(&mut objects.masker.known);
@@ -167,7 +174,8 @@ fn readable(payload: &Payload<'_>) -> Result<(), Refusal> {
 /// A payload's stored bytes masked (gzip undone and done again), and what was masked.
 fn payload(value: &[u8]) -> Result<(Vec<u8>, Known), Refusal> {
     if gzip::is_gzip(value) {
-        let inner = gzip::inflate(value, 64 << 20).map_err(|e| unreadable("the user data", e.to_string()))?;
+        let inner = gzip::inflate(value, 64 << 20)
+            .map_err(|e| unreadable("the user data", e.to_string()))?;
         let (out, known) = payload(&inner)?;
         if out == inner {
             return Ok((value.to_vec(), known));
@@ -222,7 +230,11 @@ impl Objects {
         let what = if name.is_empty() {
             format!("object #{}", index + 1)
         } else {
-            format!("{} {}", if kind.is_empty() { "object" } else { kind }, terminal_safe(name))
+            format!(
+                "{} {}",
+                if kind.is_empty() { "object" } else { kind },
+                terminal_safe(name)
+            )
         };
         let values = matches!(kind, "Secret" | "ConfigMap");
         let bootstrap = kind == "Secret"
@@ -237,7 +249,12 @@ impl Objects {
                         self.masker.mask_all(v, &mut self.changes);
                         continue;
                     };
-                    let encoded = section != "stringData";
+                    // A Secret's `data` and a ConfigMap's `binaryData` are base64.
+                    let encoded = if kind == "Secret" {
+                        section != "stringData"
+                    } else {
+                        section == "binaryData"
+                    };
                     for (key, value) in fields {
                         let key = key.as_str().unwrap_or("");
                         if bootstrap && key == "value" {
@@ -280,14 +297,24 @@ impl Objects {
                         }
                     }
                 }
-                ("name" | "namespace" | "labels" | "uid" | "resourceVersion" | "creationTimestamp" | "generation" | "ownerReferences" | "managedFields" | "finalizers", _) => {}
+                (
+                    "name" | "namespace" | "labels" | "uid" | "resourceVersion"
+                    | "creationTimestamp" | "generation" | "ownerReferences" | "managedFields"
+                    | "finalizers",
+                    _,
+                ) => {}
                 _ => self.masker.generic(v, &mut self.changes),
             }
         }
     }
 
     /// The payload of a bootstrap Secret: decoded, masked, encoded again.
-    fn bootstrap_value(&mut self, node: &Node, encoded: bool, what: &str) -> Result<(), RedactError> {
+    fn bootstrap_value(
+        &mut self,
+        node: &Node,
+        encoded: bool,
+        what: &str,
+    ) -> Result<(), RedactError> {
         let Some(value) = node.as_str() else {
             self.masker.mask_all(node, &mut self.changes);
             return Ok(());
@@ -317,11 +344,16 @@ impl Objects {
     fn format(&mut self, node: &Node, encoded: bool) {
         let value = node.as_str().unwrap_or("");
         let decoded = if encoded {
-            b64::decode(value.trim()).ok().and_then(|b| String::from_utf8(b).ok())
+            b64::decode(value.trim())
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
         } else {
             Some(value.to_owned())
         };
-        if !matches!(decoded.as_deref().map(str::trim), Some("cloud-config" | "ignition")) {
+        if !matches!(
+            decoded.as_deref().map(str::trim),
+            Some("cloud-config" | "ignition")
+        ) {
             self.other_value(node, encoded);
         }
     }
@@ -453,4 +485,3 @@ pub fn redact_selected(
     }
     Ok(out.into_bytes())
 }
-

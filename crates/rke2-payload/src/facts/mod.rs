@@ -88,6 +88,12 @@ impl Facts {
             for value in &sensitive.values {
                 redactor.add(value);
             }
+            // What `redact` masks in it is hidden in every report too.
+            if let Some(bytes) = file.bytes() {
+                for value in secrets::mask::file_secrets(&file.path, bytes) {
+                    redactor.add(&SecretValue::new(value));
+                }
+            }
             secret_files.push(sensitive.what);
         }
         Facts {

@@ -290,9 +290,13 @@ impl<'a> BootstrapSecret<'a> {
             "" => Ok(DeclaredFormat::Empty),
             "cloud-config" => Ok(DeclaredFormat::CloudConfig),
             "ignition" => Ok(DeclaredFormat::Ignition),
+            // Never the value itself: an unexpected `format` could hold anything.
             other => Err(Error::UnknownFormat {
                 secret: self.id().clone(),
-                format: shorten(other, 40),
+                format: format!(
+                    "sha256:{}",
+                    &crate::codec::digest::sha256_hex(other.as_bytes())[..16]
+                ),
             }),
         }
     }

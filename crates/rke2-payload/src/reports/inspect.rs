@@ -544,13 +544,19 @@ fn rke2_report(
         .map(str::to_owned);
     report.agent_token_sha256 = c.agent_token.as_ref().map(SecretValue::sha256);
     report.agent_token = show(&c.agent_token);
-    report.tls_san = c.tls_san.clone();
-    report.cni = c.cni.clone();
-    report.ingress_controller = c.ingress_controller.clone();
-    report.cluster_cidr = c.cluster_cidr.clone();
-    report.service_cidr = c.service_cidr.clone();
-    report.node_name = c.node_name.clone();
-    report.node_ip = c.node_ip.clone();
+    // Every value shown goes through the redactor: a known secret given under another key
+    // (`cni: <the token>`) is hidden there too.
+    let all = |values: &[String]| -> Vec<String> {
+        values.iter().map(|v| shown(redactor, v, options)).collect()
+    };
+    let one = |value: &Option<String>| value.as_deref().map(|v| shown(redactor, v, options));
+    report.tls_san = all(&c.tls_san);
+    report.cni = all(&c.cni);
+    report.ingress_controller = all(&c.ingress_controller);
+    report.cluster_cidr = one(&c.cluster_cidr);
+    report.service_cidr = one(&c.service_cidr);
+    report.node_name = one(&c.node_name);
+    report.node_ip = all(&c.node_ip);
     report.node_label = c
         .node_label
         .iter()
@@ -567,14 +573,14 @@ fn rke2_report(
         .map(|a| shown(redactor, a, options))
         .collect();
     report.provider_id = c.provider_id().map(str::to_owned);
-    report.cloud_provider_name = c.cloud_provider_name.clone();
-    report.profile = c.profile.clone();
+    report.cloud_provider_name = one(&c.cloud_provider_name);
+    report.profile = one(&c.profile);
     report.etcd_s3 = c.etcd_s3.as_ref().map(|s| EtcdS3Report {
         enabled: s.enabled,
-        bucket: s.bucket.clone(),
-        endpoint: s.endpoint.clone(),
-        region: s.region.clone(),
-        folder: s.folder.clone(),
+        bucket: one(&s.bucket),
+        endpoint: one(&s.endpoint),
+        region: one(&s.region),
+        folder: one(&s.folder),
         access_key_sha256: s.access_key.as_ref().map(SecretValue::sha256),
         secret_key_sha256: s.secret_key.as_ref().map(SecretValue::sha256),
     });

@@ -398,7 +398,8 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         let opened = (start > 0 && matches!(bytes[start - 1], b'"' | b'\''))
             .then(|| bytes[start - 1])
             .filter(|_| sep == b'=' && !quoted_key);
-        let ini = matches!(sep, b' ' | b'\t');
+        // `--token value` is one word; `password = a b` (INI) the rest of the line.
+        let ini = matches!(sep, b' ' | b'\t') && !name.starts_with("--");
         let range = match (opened, first) {
             _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             (Some(quote), Some(f)) if f != quote && escaped_quote(bytes, at).is_none() => {

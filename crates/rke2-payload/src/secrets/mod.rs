@@ -7,8 +7,8 @@
 mod classify;
 mod detect;
 pub(crate) mod mask;
-mod rke2_flags;
 mod redactor;
+mod rke2_flags;
 mod value;
 
 pub(crate) use classify::{classify, secret_key_name};

@@ -297,7 +297,11 @@ fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
         }
         for needle in needles {
             let finder = memchr::memmem::Finder::new(needle.as_bytes());
-            if std::env::var_os("RKE2_DEBUG_CHECK").is_some() && texts.iter().any(|(_, t)| t.contains(needle)) { eprintln!("needle {needle:?} of {secret:?}"); }
+            if std::env::var_os("RKE2_DEBUG_CHECK").is_some()
+                && texts.iter().any(|(_, t)| t.contains(needle))
+            {
+                eprintln!("needle {needle:?} of {secret:?}");
+            }
             if let Some((path, _)) = texts
                 .iter()
                 .find(|(_, t)| finder.find(t.as_bytes()).is_some())

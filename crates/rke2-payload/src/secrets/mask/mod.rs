@@ -131,6 +131,29 @@ impl Known {
     }
 }
 
+/// Whether a key names a reference to a secret rather than the secret (`client-secret-file`,
+/// `client-id`, `token_path`, `auth-url`): its last part says so.
+fn reference_name(name: &str) -> bool {
+    let lower = name.to_ascii_lowercase();
+    let last = lower.rsplit(['-', '_', '.']).next().unwrap_or("");
+    matches!(
+        last,
+        "file"
+            | "path"
+            | "dir"
+            | "ref"
+            | "name"
+            | "type"
+            | "mode"
+            | "url"
+            | "endpoint"
+            | "id"
+            | "region"
+            | "username"
+            | "user"
+    ) || lower.ends_with("id") && lower.len() > 2 && lower[..lower.len() - 2].ends_with(['-', '_'])
+}
+
 /// Whether a key's name says its value is secret. A key with spaces (a command line YAML read
 /// as a mapping: `curl -H 'Authorization: …'`) is judged by its last word.
 pub(crate) fn secret_key(name: &str) -> bool {
@@ -248,7 +271,8 @@ impl Masker {
         let mut out = String::with_capacity(text.len());
         let mut cursor = 0;
         for span in spans {
-            let (Some(before), Some(secret)) = (text.get(cursor..span.start), text.get(span.clone()))
+            let (Some(before), Some(secret)) =
+                (text.get(cursor..span.start), text.get(span.clone()))
             else {
                 continue;
             };
@@ -340,6 +364,17 @@ impl Masker {
     fn secret_value(&mut self, node: &Node, out: &mut Vec<Change>) {
         match node {
             Node::Scalar { value, .. } if text::harmless(value) => {}
+            // A mapping under `auth:` or `credentials:`: every value masked but those whose
+            // key names a reference (a file, a path, an id, a URL).
+            Node::Map(entries) => {
+                for (k, v) in entries {
+                    if reference_name(k.as_str().unwrap_or("")) {
+                        self.generic(v, out);
+                    } else {
+                        self.secret_value(v, out);
+                    }
+                }
+            }
             _ => self.mask_all(node, out),
         }
     }
@@ -362,7 +397,10 @@ impl Masker {
     fn binary(&mut self, node: &Node, out: &mut Vec<Change>) {
         let Some(value) = node.as_str() else { return };
         let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
-        match b64::decode(&compact).ok().and_then(|b| String::from_utf8(b).ok()) {
+        match b64::decode(&compact)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+        {
             Some(decoded) => {
                 let new = self.free(&decoded);
                 if new != decoded {
@@ -400,7 +438,11 @@ impl Masker {
             return value.to_owned();
         };
         let scheme = &value[..scheme_end];
-        if scheme.is_empty() || !scheme.bytes().all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b)) {
+        if scheme.is_empty()
+            || !scheme
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || b"+.-".contains(&b))
+        {
             return value.to_owned();
         }
         self.known.add_public(scheme);
@@ -508,7 +550,9 @@ impl Masker {
                     Node::Map(keys) => {
                         for (name, key) in keys {
                             let name = name.as_str().unwrap_or("");
-                            if name.contains("private") || (!name.contains("public") && !name.contains("cert")) {
+                            if name.contains("private")
+                                || (!name.contains("public") && !name.contains("cert"))
+                            {
                                 self.mask_all(key, out);
                             } else {
                                 self.public_value(key, out);
@@ -563,8 +607,16 @@ impl Masker {
                 "passwd" | "hashed_passwd" | "plain_text_passwd" | "password" => {
                     self.mask_all(v, out);
                 }
-                "ssh_authorized_keys" | "ssh-authorized-keys" | "name" | "gecos" | "groups"
-                | "shell" | "sudo" | "homedir" | "primary_group" | "ssh_import_id" => {
+                "ssh_authorized_keys"
+                | "ssh-authorized-keys"
+                | "name"
+                | "gecos"
+                | "groups"
+                | "shell"
+                | "sudo"
+                | "homedir"
+                | "primary_group"
+                | "ssh_import_id" => {
                     self.public_value(v, out);
                 }
                 _ => self.generic_keyed(k, v, out),
@@ -668,7 +720,15 @@ impl Masker {
             self.mask_all(node, out);
             return Ok(());
         };
-        let gz = matches!(encoding, "gz" | "gzip" | "gz+base64" | "gzip+base64" | "gz+b64" | "gzip+b64" | "application/x-gzip");
+        let gz = matches!(
+            encoding,
+            "gz" | "gzip"
+                | "gz+base64"
+                | "gzip+base64"
+                | "gz+b64"
+                | "gzip+b64"
+                | "application/x-gzip"
+        );
         let base64 = encoding.contains("b64")
             || encoding.contains("base64")
             || tag.as_deref().is_some_and(|t| t.ends_with(":binary"));
@@ -730,11 +790,10 @@ impl Masker {
             }
             return Ok(PLACEHOLDER.as_bytes().to_vec());
         };
-        let rke2_dir = path.starts_with("/etc/rancher/rke2/") || path.starts_with("/etc/rancher/k3s/");
+        let rke2_dir =
+            path.starts_with("/etc/rancher/rke2/") || path.starts_with("/etc/rancher/k3s/");
         let out = if rke2_dir
-            && (name == "config.yaml"
-                || name == "config.yml"
-                || path.contains("/config.yaml.d/"))
+            && (name == "config.yaml" || name == "config.yml" || path.contains("/config.yaml.d/"))
         {
             self.document(text, &path, &mut |m, node, out| {
                 m.rke2_config(node, out);
@@ -747,12 +806,11 @@ impl Masker {
             })?
         } else if structured(name, text) {
             match tree::parse(text) {
-                Ok(docs) if docs.iter().any(|d| !matches!(d, Node::Scalar { .. })) => {
-                    self.document(text, &path, &mut |m, node, out| {
+                Ok(docs) if docs.iter().any(|d| !matches!(d, Node::Scalar { .. })) => self
+                    .document(text, &path, &mut |m, node, out| {
                         m.generic(node, out);
                         Ok(())
-                    })?
-                }
+                    })?,
                 _ => self.free(text),
             }
         } else {
@@ -774,7 +832,11 @@ impl Masker {
             };
             let kind = rke2_key(key);
             if kind == Rke2Key::Public
-                && key.trim_end_matches('+').replace('_', "-").to_ascii_lowercase().ends_with("token-file")
+                && key
+                    .trim_end_matches('+')
+                    .replace('_', "-")
+                    .to_ascii_lowercase()
+                    .ends_with("token-file")
                 && let Some(path) = v.as_str()
                 && !self.token_files.iter().any(|t| t == path)
             {
@@ -880,7 +942,9 @@ impl Masker {
                 &owned
             }
         };
-        self.document(text, "the Ignition config", &mut |m, node, out| m.ignition_root(node, out))
+        self.document(text, "the Ignition config", &mut |m, node, out| {
+            m.ignition_root(node, out)
+        })
     }
 
     fn ignition_root(&mut self, node: &Node, out: &mut Vec<Change>) -> Result<(), MaskError> {
@@ -954,7 +1018,12 @@ impl Masker {
     }
 
     /// Every resource (`source` + `compression`) below `node`, masked as free text.
-    fn walk_resources(&mut self, node: &Node, out: &mut Vec<Change>, what: &str) -> Result<(), MaskError> {
+    fn walk_resources(
+        &mut self,
+        node: &Node,
+        out: &mut Vec<Change>,
+        what: &str,
+    ) -> Result<(), MaskError> {
         match node {
             Node::Map(_) if node.get("source").is_some() => {
                 let what = what.to_owned();
@@ -1026,7 +1095,11 @@ impl Masker {
                                 } else if url.base64 {
                                     format!("data:{};base64,{}", url.media_type, b64::encode(&new))
                                 } else {
-                                    format!("data:{},{}", url.media_type, dataurl::percent_encode(&new))
+                                    format!(
+                                        "data:{},{}",
+                                        url.media_type,
+                                        dataurl::percent_encode(&new)
+                                    )
                                 };
                                 self.set(v, encoded, out);
                             }
@@ -1054,8 +1127,21 @@ impl Masker {
                 for item in items {
                     match item {
                         Node::Map(fields) => {
+                            // Headers that only describe the content keep their values.
+                            let public = item.get("name").and_then(Node::as_str).is_some_and(|n| {
+                                matches!(
+                                    n.to_ascii_lowercase().as_str(),
+                                    "accept"
+                                        | "accept-encoding"
+                                        | "accept-language"
+                                        | "content-type"
+                                        | "user-agent"
+                                        | "cache-control"
+                                        | "if-none-match"
+                                )
+                            });
                             for (f, v) in fields {
-                                if f.as_str() == Some("name") {
+                                if f.as_str() == Some("name") || public {
                                     self.public_value(v, out);
                                 } else {
                                     self.mask_all(v, out);
@@ -1100,7 +1186,9 @@ impl Masker {
                                         PLACEHOLDER.as_bytes().to_vec()
                                     })
                                 })?,
-                                "clevis" | "options" | "openOptions" => self.walk_secret_text(value, out),
+                                "clevis" | "options" | "openOptions" => {
+                                    self.walk_secret_text(value, out)
+                                }
                                 _ => self.generic_keyed(f, value, out),
                             }
                         }
@@ -1122,7 +1210,11 @@ impl Masker {
             self.generic(node, out);
             return Ok(());
         };
-        let path = node.get("path").and_then(Node::as_str).unwrap_or("").to_owned();
+        let path = node
+            .get("path")
+            .and_then(Node::as_str)
+            .unwrap_or("")
+            .to_owned();
         for (k, v) in entries {
             match (k.as_str().unwrap_or(""), v) {
                 ("contents", _) => {
@@ -1169,6 +1261,27 @@ impl Masker {
             }
         }
     }
+}
+
+/// The secret values of one file as `redact` decides them, for the reports' redactor (one
+/// classification for every output): RKE2's `config.yaml` and drop-ins (aliases, unknown keys
+/// and values of any type included), `registries.yaml`, token files. Other files are left to
+/// the detector the reports run on every text they show.
+pub(crate) fn file_secrets(path: &str, bytes: &[u8]) -> Vec<String> {
+    let normal = normalise(path);
+    let name = normal.rsplit('/').next().unwrap_or("");
+    let relevant = normal.starts_with("/etc/rancher/")
+        && (name.starts_with("config.y")
+            || normal.contains("/config.yaml.d/")
+            || name.starts_with("registries.y"))
+        || whole_secret_file(&normal);
+    if !relevant {
+        return Vec::new();
+    }
+    let mut masker = Masker::default();
+    // A file that does not read keeps what the reports' own readers find in it.
+    let _ = masker.file(path, bytes);
+    masker.known.values
 }
 
 /// How RKE2 reads a `config.yaml` key.
@@ -1239,11 +1352,14 @@ fn whole_secret_file(path: &str) -> bool {
         .iter()
         .any(|p| path.starts_with(p));
     (rancher
-        && (matches!(name, "token" | "agent-token" | "node-token" | "passwd" | "node-passwd")
-            || path.contains("/server/cred/") && !name.ends_with(".json") && !name.ends_with(".yaml")))
+        && (matches!(
+            name,
+            "token" | "agent-token" | "node-token" | "passwd" | "node-passwd"
+        ) || path.contains("/server/cred/")
+            && !name.ends_with(".json")
+            && !name.ends_with(".yaml")))
         || path == "/etc/rancher/node/password"
         || name.ends_with(".key")
-        || name.ends_with(".ppk")
         || (name.starts_with("id_") && !name.ends_with(".pub") && path.contains("/.ssh/"))
         || {
             let stem = name.split('.').next().unwrap_or("");
@@ -1272,8 +1388,10 @@ fn splice(text: &str, spans: &[Range<usize>]) -> String {
         if span.start < cursor {
             continue;
         }
-        let (Some(before), true) = (text.get(cursor..span.start), text.is_char_boundary(span.end))
-        else {
+        let (Some(before), true) = (
+            text.get(cursor..span.start),
+            text.is_char_boundary(span.end),
+        ) else {
             continue;
         };
         out.push_str(before);
@@ -1311,7 +1429,13 @@ pub(crate) fn write(text: &str, docs: &[Node], changes: Vec<Change>) -> Option<S
     let in_place: Option<Vec<Edit>> = by_span
         .iter()
         .map(|c| {
-            tree::scalar_text(c.style, c.column, &c.value, text.get(c.span.clone()).unwrap_or("")).map(|t| Edit {
+            tree::scalar_text(
+                c.style,
+                c.column,
+                &c.value,
+                text.get(c.span.clone()).unwrap_or(""),
+            )
+            .map(|t| Edit {
                 span: c.span.clone(),
                 text: t,
             })
@@ -1352,18 +1476,14 @@ fn same(old: &Node, new: &Node, lookup: &dyn Fn(&Range<usize>) -> Option<String>
     match (old, new) {
         (Node::Scalar { value, span, .. }, Node::Scalar { value: v2, .. }) => match lookup(span) {
             Some(expected) => *v2 == expected,
-            None => {
-                value == v2
-                    && old.is_plain_non_string() == new.is_plain_non_string()
-            }
+            None => value == v2 && old.is_plain_non_string() == new.is_plain_non_string(),
         },
         (Node::Seq(a), Node::Seq(b)) => {
             a.len() == b.len() && a.iter().zip(b).all(|(x, y)| same(x, y, lookup))
         }
         (Node::Map(a), Node::Map(b)) => {
             a.len() == b.len()
-                && a
-                    .iter()
+                && a.iter()
                     .zip(b)
                     .all(|((k1, v1), (k2, v2))| same(k1, k2, lookup) && same(v1, v2, lookup))
         }

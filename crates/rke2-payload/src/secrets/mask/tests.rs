@@ -15,12 +15,18 @@ fn rke2_config_is_an_allow_list() {
     assert!(!out.contains("Zq8vK2mLp4XwT9n"), "{out}");
     let docs = tree::parse(&out).expect("parses");
     let content = docs[0].get("write_files").and_then(|f| match f {
-        Node::Seq(items) => items[0].get("content").and_then(Node::as_str).map(str::to_owned),
+        Node::Seq(items) => items[0]
+            .get("content")
+            .and_then(Node::as_str)
+            .map(str::to_owned),
         _ => None,
     });
     let content = content.expect("content");
     assert!(content.contains("node-label+: [a=b]"), "{content}");
-    assert!(content.contains("postgres://postgres:REDACTED@db:5432/postgres"), "{content}");
+    assert!(
+        content.contains("postgres://postgres:REDACTED@db:5432/postgres"),
+        "{content}"
+    );
     assert!(content.contains("my-flag: {a: REDACTED}"), "{content}");
 }
 

@@ -86,6 +86,18 @@ fn public_blocks(text: &str) -> Vec<Range<usize>> {
         }
         from = body.max(start + 1);
     }
+    // A PuTTY key's public lines.
+    if text.contains("PuTTY-User-Key-File-") {
+        let all: Vec<(usize, &str)> = lines(text).collect();
+        for (i, (start, line)) in all.iter().enumerate() {
+            if let Some(n) = line.strip_prefix("Public-Lines:") {
+                let n: usize = n.trim().parse().unwrap_or(0);
+                let last = (i + n).min(all.len() - 1);
+                let (to, l) = all[last];
+                out.push(*start..to + l.len());
+            }
+        }
+    }
     out
 }
 
@@ -176,7 +188,8 @@ fn split_words(line: &str, base: usize) -> Vec<Word> {
     let mut words = Vec::new();
     let mut i = 0;
     while i < bytes.len() {
-        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')') {
+        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')')
+        {
             i += 1;
         }
         if i >= bytes.len() {
@@ -255,7 +268,9 @@ fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
             if let Some((n, v)) = name.split_once('=') {
                 if super::secret_key(n) && !harmless(v) {
                     let s = unquoted(base, line, &w.span);
-                    let eq = line[s.start - base..s.end - base].find('=').map_or(0, |e| e + 1);
+                    let eq = line[s.start - base..s.end - base]
+                        .find('=')
+                        .map_or(0, |e| e + 1);
                     spans.push(s.start + eq..s.end);
                 }
             } else if super::secret_key(name)
@@ -313,7 +328,8 @@ pub(crate) fn argv_secrets(argv: &[&str]) -> Vec<(usize, usize)> {
 /// Long runs of base64 or hex characters that look random and are not known to be public.
 fn entropy(text: &str, public: &[Range<usize>], spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
-    let run_byte = |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
+    let run_byte =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
     let mut i = 0;
     while i < bytes.len() {
         if !run_byte(bytes[i]) {
@@ -347,7 +363,10 @@ fn random_looking(run: &str) -> bool {
     if core.starts_with('/') || core.starts_with('-') || core.contains("//") {
         return false;
     }
-    let parts = core.split(['/', '-', '_']).filter(|p| !p.is_empty()).count();
+    let parts = core
+        .split(['/', '-', '_'])
+        .filter(|p| !p.is_empty())
+        .count();
     if core.len() < 32 || parts > 3 {
         return false;
     }
@@ -411,7 +430,10 @@ mod tests {
     #[test]
     fn options_and_armours() {
         assert_eq!(masked("rke2 agent -t Zq8vK2mLp4 --debug"), ["Zq8vK2mLp4"]);
-        assert_eq!(masked("ExecStart=/usr/bin/rke2 server --token 'Zq8v K2'"), ["Zq8v K2"]);
+        assert_eq!(
+            masked("ExecStart=/usr/bin/rke2 server --token 'Zq8v K2'"),
+            ["Zq8v K2"]
+        );
         assert_eq!(masked("mysql -uroot -pZq8vK2mLp4 db"), ["Zq8vK2mLp4"]);
         assert_eq!(masked("lock_passwd: false"), Vec::<&str>::new());
         let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
@@ -430,7 +452,10 @@ mod tests {
         );
         let sum = "a".repeat(63) + "b";
         assert!(masked(&format!("echo '{sum}  /opt/x' | sha256sum -c")).is_empty());
-        assert!(masked("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1Y2t5Q2hhcm1zNzc3Nzc3Nzc3 me").is_empty());
+        assert!(
+            masked("ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1Y2t5Q2hhcm1zNzc3Nzc3Nzc3 me")
+                .is_empty()
+        );
         assert!(masked("https://github.com/rancher/rke2/releases/download/v1.31.1%2Brke2r1/rke2-images.linux-amd64.tar.zst").is_empty());
     }
 
