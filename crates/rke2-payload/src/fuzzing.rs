@@ -253,6 +253,26 @@ const PLACES: &[&str] = &[
     "cloud-init-password",
     "private-key",
     "ini-password",
+    "quoted-key",
+    "spaced-key",
+    "explicit-key",
+    "escaped-key",
+    "escaped-value",
+    "binary-value",
+    "list-value",
+    "map-value",
+    "alias-key",
+    "drop-in",
+    "double-slash-path",
+    "unknown-key",
+    "argv-token",
+    "short-flag",
+    "mysql-password",
+    "token-file",
+    "node-password",
+    "openssh-key",
+    "age-key",
+    "folded-value",
 ];
 
 /// Redaction: a payload built from the input with a secret in a place and an encoding the input
@@ -260,8 +280,14 @@ const PLACES: &[&str] = &[
 /// refuses or writes an output in which the secret is found nowhere: not in its text, not in the
 /// user data it decodes to, not in any file of that user data.
 pub fn redact(data: &[u8]) {
+    redact_planted(data);
+}
+
+/// [`redact`], telling whether the payload was redacted (and checked) rather than refused or
+/// not built.
+fn redact_planted(data: &[u8]) -> bool {
     let [place, encoding, format, gzip_value, rest @ ..] = data else {
-        return;
+        return false;
     };
     let secret: String = rest
         .iter()
@@ -273,7 +299,7 @@ pub fn redact(data: &[u8]) {
         .take(24)
         .collect();
     if secret.len() < 6 {
-        return;
+        return false;
     }
     let secret = format!("Zq{secret}");
     let place = PLACES[usize::from(*place) % PLACES.len()];
@@ -313,6 +339,56 @@ pub fn redact(data: &[u8]) {
         "ini-password" => files.push((
             "/etc/kubernetes/cloud.conf",
             format!("[Global]\nusername = admin\npassword = {secret}\n"),
+        )),
+        "quoted-key" => config.push_str(&format!("'token': {secret}\n")),
+        "spaced-key" => config.push_str(&format!("agent-token : {secret}\n")),
+        "explicit-key" => config.push_str(&format!("? agent-token\n: {secret}\n")),
+        "escaped-key" => config.push_str(&format!("\"\\x74oken\": {secret}\n")),
+        "escaped-value" => {
+            let escaped: String = secret
+                .chars()
+                .map(|c| format!("\\x{:02x}", u32::from(c)))
+                .collect();
+            config.push_str(&format!("agent-token: \"{escaped}\"\n"));
+        }
+        "binary-value" => config.push_str(&format!(
+            "agent-token: !!binary {}\n",
+            b64::encode(secret.as_bytes())
+        )),
+        "list-value" => config.push_str(&format!("agent-token: [{secret}]\n")),
+        "map-value" => config.push_str(&format!("agent-token: {{a: {secret}}}\n")),
+        "alias-key" => config.push_str(&format!("t: {secret}\ncni: {secret}\n")),
+        "unknown-key" => config.push_str(&format!("my-flag: {secret}\n")),
+        "drop-in" => files.push((
+            "/etc/rancher/rke2/config.yaml.d/50-x.yaml",
+            format!("token: {secret}\n"),
+        )),
+        "double-slash-path" => files.push((
+            "/etc/rancher/rke2//config.yaml",
+            format!("token: {secret}\n"),
+        )),
+        "argv-token" => commands.push(format!("rke2 agent --token {secret} --debug")),
+        "short-flag" => commands.push(format!("rke2 agent -t {secret}")),
+        "mysql-password" => commands.push(format!("mysql -uroot -p{secret} db")),
+        "token-file" => files.push((
+            "/var/lib/rancher/rke2/server/agent-token",
+            format!("{secret}\n"),
+        )),
+        "node-password" => files.push(("/etc/rancher/node/password", format!("{secret}\n"))),
+        "openssh-key" => files.push((
+            "/home/ops/.ssh/deploy",
+            format!(
+                "-----BEGIN OPENSSH PRIVATE KEY-----\n{secret}\n-----END OPENSSH PRIVATE KEY-----\n"
+            ),
+        )),
+        "age-key" => files.push((
+            "/etc/sops/age.txt",
+            format!("AGE-SECRET-KEY-1{}\n", secret.to_ascii_uppercase()),
+        )),
+        "folded-value" => config.push_str(&format!(
+            "agent-token: \"{}\\\n  {}\"\n",
+            &secret[..secret.len() / 2],
+            &secret[secret.len() / 2..]
         )),
         "private-key" => files.push((
             "/var/lib/rancher/rke2/server/tls/server-ca.key",
@@ -388,7 +464,13 @@ pub fn redact(data: &[u8]) {
         "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
     .to_string();
     let Ok(out) = crate::encode::redact::redact(input.as_bytes(), &options()) else {
-        return;
+        return false;
+    };
+    // The age key is planted in upper case (Bech32 is case-insensitive).
+    let secret = if place == "age-key" {
+        secret.to_ascii_uppercase()
+    } else {
+        secret
     };
     let text = String::from_utf8_lossy(&out);
     assert!(
@@ -415,9 +497,69 @@ pub fn redact(data: &[u8]) {
                     "the secret ({place}) survives in {}",
                     file.path
                 );
+                // A YAML file read by another parser: no string of it holds the secret.
+                if let Ok(value) = serde_saphyr::from_str::<serde_json::Value>(&bytes) {
+                    assert!(
+                        !strings(&value).iter().any(|s| s.contains(&secret)),
+                        "the secret ({place}) survives in a value of {}",
+                        file.path
+                    );
+                }
             }
         }
+        // The structure of the user data is unchanged: the same keys and list lengths.
+        assert_eq!(
+            shape(&userdata, fmt),
+            shape(&String::from_utf8_lossy(payload.userdata()), fmt),
+            "redact changed the structure ({place})"
+        );
     }
+    true
+}
+
+/// Every string of a value, keys included.
+fn strings(value: &serde_json::Value) -> Vec<String> {
+    match value {
+        serde_json::Value::String(s) => vec![s.clone()],
+        serde_json::Value::Array(items) => items.iter().flat_map(strings).collect(),
+        serde_json::Value::Object(map) => map
+            .iter()
+            .flat_map(|(k, v)| std::iter::once(k.clone()).chain(strings(v)))
+            .collect(),
+        _ => Vec::new(),
+    }
+}
+
+/// The shape of user data: its keys and list lengths, with every scalar left out.
+fn shape(userdata: &str, format: Format) -> String {
+    fn walk(value: &serde_json::Value, out: &mut String) {
+        match value {
+            serde_json::Value::Array(items) => {
+                out.push_str(&format!("[{}", items.len()));
+                items.iter().for_each(|i| walk(i, out));
+                out.push(']');
+            }
+            serde_json::Value::Object(map) => {
+                out.push('{');
+                for (k, v) in map {
+                    out.push_str(k);
+                    out.push(':');
+                    walk(v, out);
+                }
+                out.push('}');
+            }
+            _ => out.push('.'),
+        }
+    }
+    let value = match format {
+        Format::CloudConfig => serde_saphyr::from_str::<serde_json::Value>(userdata).ok(),
+        Format::Ignition => serde_json::from_str::<serde_json::Value>(userdata).ok(),
+    };
+    let mut out = String::new();
+    if let Some(value) = value {
+        walk(&value, &mut out);
+    }
+    out
 }
 
 /// Conversion: whatever a payload is, converting it to the other format either names what cannot
@@ -629,6 +771,34 @@ mod tests {
             .collect();
         out.sort();
         out
+    }
+
+    /// The redaction property on every place a secret is planted, in every format, encoding
+    /// and compression the target picks (and a few secrets each).
+    #[test]
+    fn redact_hides_every_planted_secret_in_every_encoding() {
+        for place in 0..super::PLACES.len() {
+            for encoding in 0..3u8 {
+                for format in 0..2u8 {
+                    for gzip in 0..2u8 {
+                        for seed in [7u8, 91, 200] {
+                            let mut data = vec![
+                                u8::try_from(place).expect("few places"),
+                                encoding,
+                                format,
+                                gzip,
+                            ];
+                            data.extend((0..24u8).map(|i| seed.wrapping_mul(i).wrapping_add(i)));
+                            assert!(
+                                super::redact_planted(&data),
+                                "refused: place {}, encoding {encoding}, format {format}, gzip {gzip}",
+                                super::PLACES[place]
+                            );
+                        }
+                    }
+                }
+            }
+        }
     }
 
     #[test]

@@ -123,6 +123,18 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     for secret in &envelope.secrets {
         readable(&secret.decode(options)?).map_err(|r| refused(secret.id().to_string(), r))?;
     }
+    // Which objects are bootstrap Secrets is the envelope reader's decision (a plan Secret, or
+    // the `<cluster>-token` Secret's `value`, is not user data).
+    let bootstrap: Vec<(String, String)> = envelope
+        .secrets
+        .iter()
+        .map(|s| {
+            (
+                s.namespace().unwrap_or("").to_owned(),
+                s.name().unwrap_or("").to_owned(),
+            )
+        })
+        .collect();
     drop(envelope);
     let text = std::str::from_utf8(input).map_err(|e| Error::Syntax {
         syntax: Syntax::Yaml,
@@ -135,7 +147,10 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
             unreadable("the input", format!("{} at line {}", e.message, e.line)),
         )
     })?;
-    let mut objects = Objects::default();
+    let mut objects = Objects {
+        bootstrap,
+        ..Objects::default()
+    };
     for doc in &docs {
         objects.document(doc)?;
     }
@@ -190,6 +205,8 @@ fn payload(value: &[u8]) -> Result<(Vec<u8>, Known), Refusal> {
 /// The masking of the objects of an input: every change and every secret found.
 #[derive(Default)]
 struct Objects {
+    /// The namespace and name of each bootstrap Secret.
+    bootstrap: Vec<(String, String)>,
     masker: Masker,
     known: Known,
     changes: Vec<Change>,
@@ -237,7 +254,15 @@ impl Objects {
             )
         };
         let values = matches!(kind, "Secret" | "ConfigMap");
+        let namespace = object
+            .get("metadata")
+            .and_then(|m| m.get("namespace"))
+            .and_then(Node::as_str)
+            .unwrap_or("");
         let bootstrap = kind == "Secret"
+            && self.bootstrap.iter().any(|(ns, n)| {
+                n == name && (ns == namespace || namespace.is_empty() || ns.is_empty())
+            })
             && ["data", "stringData"]
                 .iter()
                 .any(|s| object.get(s).and_then(|d| d.get("value")).is_some());

@@ -298,28 +298,6 @@ pub struct Envelope<'a> {
     pub skipped_objects: usize,
     /// The last Secret skipped for having no `value` key, for the error message.
     missing_value: Option<SecretId>,
-    /// Every value of a Secret that `redact` must replace besides the bootstrap payloads: each
-    /// key of a Secret without bootstrap data, and the other keys of a bootstrap Secret; public
-    /// certificates (`*.crt`) are kept.
-    pub(crate) skipped_sensitive: Vec<Sensitive<'a>>,
-}
-
-/// A value of a Secret that is not bootstrap data, as it is stored.
-#[derive(Clone)]
-pub(crate) struct Sensitive<'a> {
-    /// Where: the Secret and the key, for messages.
-    pub(crate) secret: SecretId,
-    /// The key.
-    pub(crate) key: String,
-    /// The value as stored: base64 text under `data`, the text itself under `stringData`.
-    pub(crate) text: Cow<'a, str>,
-    /// Whether it is under `data` (base64).
-    pub(crate) base64: bool,
-}
-
-/// Whether a key of a Secret holds a public certificate, which `redact` keeps.
-fn public_certificate(key: &str) -> bool {
-    key.ends_with(".crt")
 }
 
 impl std::fmt::Debug for Envelope<'_> {
@@ -329,7 +307,6 @@ impl std::fmt::Debug for Envelope<'_> {
             .field("secrets", &self.secrets)
             .field("skipped_secrets", &self.skipped_secrets)
             .field("skipped_objects", &self.skipped_objects)
-            .field("skipped_sensitive_values", &self.skipped_sensitive.len())
             .finish_non_exhaustive()
     }
 }
@@ -412,7 +389,6 @@ impl<'a> Envelope<'a> {
             skipped_secrets: 0,
             skipped_objects: 0,
             missing_value: None,
-            skipped_sensitive: Vec::new(),
         }
     }
 
@@ -487,39 +463,13 @@ impl<'a> Envelope<'a> {
                 .and_then(|p: &Pairs<'a>| p.get(key))
                 .map(|v| Stored::Base64(v.clone()))
         };
-        // Every value but public certificates (and, of a bootstrap Secret, its payload).
-        let keep_sensitive = |this: &mut Self, id: &SecretId, bootstrap: bool| {
-            let stored = data
-                .iter()
-                .flat_map(|p| p.0.iter().map(|kv| (kv, true)))
-                .chain(
-                    string_data
-                        .iter()
-                        .flat_map(|p| p.0.iter().map(|kv| (kv, false))),
-                );
-            for ((key, value), base64) in stored {
-                let payload = bootstrap && matches!(key.0.as_ref(), "value" | "format");
-                if payload || public_certificate(&key.0) || value.0.is_empty() {
-                    continue;
-                }
-                this.skipped_sensitive.push(Sensitive {
-                    secret: id.clone(),
-                    key: key.0.clone().into_owned(),
-                    text: value.0.clone(),
-                    base64,
-                });
-            }
-        };
         if secret_type.as_ref().is_some_and(|t| never_bootstrap(&t.0)) {
-            // A machine plan: its values are kept for `redact` (a plan carries files and
-            // commands), never read as a payload.
+            // A machine plan: never read as a payload.
             self.skipped_secrets += 1;
-            keep_sensitive(self, &id, false);
             return;
         }
         let Some(value) = pick("value") else {
             self.skipped_secrets += 1;
-            keep_sensitive(self, &id, false);
             self.missing_value = Some(id);
             return;
         };
@@ -528,10 +478,8 @@ impl<'a> Envelope<'a> {
             // A `value` without `format` that is not user data: CAPRKE2's `<cluster>-token`
             // Secret, or another Secret that happens to use the key.
             self.skipped_secrets += 1;
-            keep_sensitive(self, &id, false);
             return;
         }
-        keep_sensitive(self, &id, true);
         let labels = metadata
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
@@ -1025,14 +973,6 @@ mod tests {
             let names: Vec<_> = envelope.secrets.iter().map(|s| s.name()).collect();
             assert_eq!(names, [Some("demo-md-0-a")], "{input}");
             assert_eq!(envelope.skipped_secrets, 1);
-            // Its every value (its `value` and `format` too) is left for `redact` to replace.
-            let mut kept: Vec<&str> = envelope
-                .skipped_sensitive
-                .iter()
-                .map(|s| s.key.as_str())
-                .collect();
-            kept.sort_unstable();
-            assert_eq!(kept, ["applied-checksum", "format", "plan", "value"]);
             // Streamed (the kubectl fast path, the JSON item splitter): the same.
             let (names, summary) = streamed(input.as_bytes()).unwrap();
             assert_eq!(names, ["demo-md-0-a"]);

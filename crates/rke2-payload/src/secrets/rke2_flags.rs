@@ -166,6 +166,7 @@ pub(super) const PUBLIC_KEYS: &[&str] = &[
 ];
 
 /// Long names whose values are, or can embed, a credential (sorted).
+#[cfg(test)]
 pub(super) const SECRET_KEYS: &[&str] = &[
     "agent-token",
     "cloud-controller-manager-extra-env",

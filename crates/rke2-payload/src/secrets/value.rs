@@ -27,11 +27,6 @@ impl SecretValue {
     pub(crate) fn sha256(&self) -> String {
         sha256_hex(self.0.as_bytes())
     }
-
-    /// Whether the value is empty.
-    pub(crate) fn is_empty(&self) -> bool {
-        self.0.is_empty()
-    }
 }
 
 impl std::fmt::Debug for SecretValue {

@@ -86,10 +86,10 @@ fn documents(bytes: &[u8], bare: bool) -> Option<Vec<Value>> {
 
 fn parse_all(text: &str) -> Option<Vec<Value>> {
     let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
-    if trimmed.starts_with('{') || trimmed.starts_with('[') {
-        if let Ok(v) = serde_json::from_str::<Value>(trimmed) {
-            return Some(vec![v]);
-        }
+    if trimmed.starts_with(['{', '['])
+        && let Ok(v) = serde_json::from_str::<Value>(trimmed)
+    {
+        return Some(vec![v]);
     }
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
@@ -223,7 +223,7 @@ fn peel(s: &str) -> Option<Vec<u8>> {
     } else {
         let compact: String = s.chars().filter(|c| !c.is_ascii_whitespace()).collect();
         if compact.len() < 8
-            || compact.len() % 4 != 0
+            || !compact.len().is_multiple_of(4)
             || !compact
                 .bytes()
                 .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
@@ -297,11 +297,6 @@ fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
         }
         for needle in needles {
             let finder = memchr::memmem::Finder::new(needle.as_bytes());
-            if std::env::var_os("RKE2_DEBUG_CHECK").is_some()
-                && texts.iter().any(|(_, t)| t.contains(needle))
-            {
-                eprintln!("needle {needle:?} of {secret:?}");
-            }
             if let Some((path, _)) = texts
                 .iter()
                 .find(|(_, t)| finder.find(t.as_bytes()).is_some())

@@ -124,11 +124,6 @@ impl Known {
             self.add_public(p);
         }
     }
-
-    /// The secret values (for the check of the written output).
-    pub(crate) fn values(&self) -> &[String] {
-        &self.values
-    }
 }
 
 /// Whether a key names a reference to a secret rather than the secret (`client-secret-file`,
@@ -175,6 +170,11 @@ pub(crate) struct Change {
     column: usize,
     value: String,
 }
+
+/// How a document of a known kind is walked.
+type Walk<'a> = dyn FnMut(&mut Masker, &Node, &mut Vec<Change>) -> Result<(), MaskError> + 'a;
+/// What is done to the bytes under a resource's `data:` URL.
+type Inner<'a> = dyn FnMut(&mut Masker, Vec<u8>) -> Result<Vec<u8>, MaskError> + 'a;
 
 /// Decides and writes; one per payload, run twice (the second run knows every secret the first
 /// one found, and masks where they reappear).
@@ -293,7 +293,7 @@ impl Masker {
         &mut self,
         text: &str,
         part: &str,
-        walk: &mut dyn FnMut(&mut Self, &Node, &mut Vec<Change>) -> Result<(), MaskError>,
+        walk: &mut Walk<'_>,
     ) -> Result<String, MaskError> {
         let (docs, repaired) = match tree::parse(text) {
             Ok(docs) => (docs, None),
@@ -1058,7 +1058,7 @@ impl Masker {
         &mut self,
         node: &Node,
         out: &mut Vec<Change>,
-        inner: &mut dyn FnMut(&mut Self, Vec<u8>) -> Result<Vec<u8>, MaskError>,
+        inner: &mut Inner<'_>,
     ) -> Result<(), MaskError> {
         let Node::Map(entries) = node else {
             self.generic(node, out);
