@@ -36,7 +36,7 @@ fn in_place_keeps_comments_and_types() {
     let out = masked(text);
     assert_eq!(
         out,
-        "#cloud-config\n# a comment\nusers:\n- name: ops\n  lock_passwd: false\n  passwd: REDACTED\nruncmd:\n- [rke2, agent, --token, REDACTED]\n- \"rke2 agent -t REDACTED\"\n"
+        "#cloud-config\n# a comment\nusers:\n- name: ops\n  lock_passwd: false\n  passwd: REDACTED\nruncmd:\n- [rke2, agent, --token, REDACTED]\n- rke2 agent -t REDACTED\n"
     );
 }
 
