@@ -287,7 +287,7 @@ impl Objects {
                         } else if bootstrap && key == "format" {
                             self.format(value, encoded);
                         } else {
-                            self.other_value(value, encoded);
+                            self.other_value(key, value, encoded);
                         }
                     }
                 }
@@ -379,13 +379,13 @@ impl Objects {
             decoded.as_deref().map(str::trim),
             Some("cloud-config" | "ignition")
         ) {
-            self.other_value(node, encoded);
+            self.other_value("format", node, encoded);
         }
     }
 
     /// Any other value of a Secret or ConfigMap: a certificate without a private key stays,
     /// everything else is the placeholder.
-    fn other_value(&mut self, node: &Node, encoded: bool) {
+    fn other_value(&mut self, key: &str, node: &Node, encoded: bool) {
         let Some(value) = node.as_str() else {
             return self.masker.mask_all(node, &mut self.changes);
         };
@@ -407,13 +407,15 @@ impl Objects {
         if public_certificate || value.is_empty() {
             return;
         }
-        // Searched for elsewhere only when it looks like a credential (one short word): a
-        // document's text would match ordinary text.
+        // Searched for elsewhere only when it looks like a credential (one word, under a key
+        // that says secret or random-looking): a document's text, or a word such as
+        // `cloud-config` or `production`, would match ordinary text.
         if let Some(d) = &decoded
             && let Ok(t) = std::str::from_utf8(d)
             && t.trim().len() <= 128
             && !t.trim().contains(char::is_whitespace)
             && !t.trim().starts_with(['{', '['])
+            && (mask::secret_key(key) || mask::text::looks_random(t.trim()))
         {
             self.known.add(t);
             self.masker.known.add(t);

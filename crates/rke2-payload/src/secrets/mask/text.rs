@@ -351,6 +351,17 @@ fn entropy(text: &str, public: &[Range<usize>], spans: &mut Vec<Range<usize>>) {
     }
 }
 
+/// Whether a word looks like a generated credential: 16 characters or more of letters and
+/// digits (and `+/=_-`), with both letters and digits.
+pub(crate) fn looks_random(word: &str) -> bool {
+    word.len() >= 16
+        && word
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"+/=_-".contains(&b))
+        && word.bytes().any(|b| b.is_ascii_digit())
+        && word.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
 /// Whether a run of characters looks like a random secret.
 fn random_looking(run: &str) -> bool {
     let core = run.trim_end_matches('=');
