@@ -546,10 +546,15 @@ fn rke2_report(
     report.agent_token = show(&c.agent_token);
     // Every value shown goes through the redactor: a known secret given under another key
     // (`cni: <the token>`) is hidden there too.
-    let all = |values: &[String]| -> Vec<String> {
-        values.iter().map(|v| shown(redactor, v, options)).collect()
+    let known = |v: &str| {
+        if options.show_secrets {
+            v.to_owned()
+        } else {
+            redactor.redact(v)
+        }
     };
-    let one = |value: &Option<String>| value.as_deref().map(|v| shown(redactor, v, options));
+    let all = |values: &[String]| -> Vec<String> { values.iter().map(|v| known(v)).collect() };
+    let one = |value: &Option<String>| value.as_deref().map(known);
     report.tls_san = all(&c.tls_san);
     report.cni = all(&c.cni);
     report.ingress_controller = all(&c.ingress_controller);
