@@ -1283,7 +1283,9 @@ pub(crate) fn file_secrets(path: &str, bytes: &[u8]) -> Vec<String> {
     // reports' detector finds by shape.
     let no_auth =
         name.starts_with("registries.y") && memchr::memmem::find(bytes, b"auth").is_none();
-    if !relevant || no_auth || plain_rke2_config(&normal, bytes) {
+    // A key in armour is the reports' own to describe (its body is never shown).
+    let armoured = memchr::memmem::find(bytes, b"-----BEGIN ").is_some();
+    if !relevant || no_auth || armoured || plain_rke2_config(&normal, bytes) {
         return Vec::new();
     }
     let mut masker = Masker {
