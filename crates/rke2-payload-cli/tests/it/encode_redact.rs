@@ -765,3 +765,60 @@ fn redact_masks_a_credential_inside_escaped_quotes() {
         "{text}"
     );
 }
+
+/// cloud-init's own example cloud-configs (Debian's `cloud-init` ships them), written elsewhere:
+/// every one is redacted, not refused, keeps its comments, and a password repeated in a comment
+/// is masked there too.
+#[test]
+fn redact_handles_every_cloud_init_example() {
+    let Some(_) = validator("cloud-init") else {
+        return;
+    };
+    let dir = std::path::Path::new("/usr/share/doc/cloud-init/examples");
+    let mut seen = 0;
+    for entry in std::fs::read_dir(dir).expect("examples") {
+        let path = entry.expect("entry").path();
+        let name = path
+            .file_name()
+            .expect("name")
+            .to_string_lossy()
+            .into_owned();
+        if !name.starts_with("cloud-config") {
+            continue;
+        }
+        let bytes = std::fs::read(&path).expect("read");
+        let text = if name.ends_with(".gz") {
+            let mut out = Vec::new();
+            std::io::Read::read_to_end(&mut flate2::read::GzDecoder::new(&bytes[..]), &mut out)
+                .expect("gunzip");
+            out
+        } else {
+            bytes
+        };
+        let out = cmd()
+            .args(["redact", "-"])
+            .write_stdin(text.clone())
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let (before, after) = (
+            String::from_utf8_lossy(&text),
+            String::from_utf8_lossy(&out.stdout),
+        );
+        let comments = |t: &str| {
+            t.lines()
+                .filter(|l| l.trim_start().starts_with('#'))
+                .count()
+        };
+        assert_eq!(comments(&before), comments(&after), "{name}: comments lost");
+        if name == "cloud-config.txt.gz" {
+            assert!(!after.contains("passw0rd") && after.contains("# password: REDACTED"));
+        }
+        seen += 1;
+    }
+    assert!(seen >= 20, "{seen} examples");
+}

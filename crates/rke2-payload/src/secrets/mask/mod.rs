@@ -318,18 +318,51 @@ impl Masker {
         if changes.is_empty() || self.collect_only {
             return Ok(text.to_owned());
         }
-        write(source, &docs, changes).ok_or_else(|| {
+        let out = write(source, &docs, changes).ok_or_else(|| {
             refuse(
                 part,
                 "it could not be written again with its secrets masked",
             )
+        })?;
+        // A known secret in a comment (`# password: …` beside the real key) goes too.
+        let commented = self.comments(&out);
+        Ok(match tree::parse(&commented) {
+            Ok(again) if again == tree::parse(&out).unwrap_or_default() => commented,
+            _ => out,
         })
+    }
+
+    /// `text` with every known secret in its comments masked.
+    fn comments(&self, text: &str) -> String {
+        if !text.contains('#') {
+            return text.to_owned();
+        }
+        let mut out = String::with_capacity(text.len());
+        for line in text.split_inclusive('\n') {
+            let trimmed = line.trim_start();
+            let at = if trimmed.starts_with('#') {
+                Some(line.len() - trimmed.len())
+            } else {
+                line.find(" #")
+            };
+            match at {
+                Some(at) => {
+                    let (code, comment) = line.split_at(at);
+                    let mut spans = Vec::new();
+                    self.known.occurrences(comment, &mut spans);
+                    out.push_str(code);
+                    out.push_str(&splice(comment, &text::merge(spans)));
+                }
+                None => out.push_str(line),
+            }
+        }
+        out
     }
 
     // ---- values --------------------------------------------------------------------------
 
     /// Writes `value` in place of a scalar's.
-    pub(crate) fn set(&mut self, node: &Node, value: String, out: &mut Vec<Change>) {
+    pub(crate) fn set(&mut self, node: &Node, mut value: String, out: &mut Vec<Change>) {
         if let Node::Scalar {
             span,
             style,
@@ -339,6 +372,12 @@ impl Masker {
         } = node
             && *old != value
         {
+            // A block scalar keeps its final line breaks (its header's chomping decides them,
+            // and the header stays): the placeholder of `|` text ends as the text did.
+            if matches!(style, Style::Literal | Style::Folded) && !value.ends_with('\n') {
+                let breaks = old.len() - old.trim_end_matches('\n').len();
+                value.push_str(&"\n".repeat(breaks));
+            }
             out.push(Change {
                 span: span.clone(),
                 style: *style,
@@ -351,12 +390,24 @@ impl Masker {
     /// Every scalar of a subtree masked (booleans and nulls carry no text and stay).
     pub(crate) fn mask_all(&mut self, node: &Node, out: &mut Vec<Change>) {
         match node {
-            Node::Scalar { value, .. } => {
+            Node::Scalar { value, tag, .. } => {
                 if node.is_plain_bool_or_null() || value.is_empty() || value == PLACEHOLDER {
                     return;
                 }
                 self.known.add(value);
-                self.set(node, PLACEHOLDER.to_owned(), out);
+                // A `!!binary` value stays binary: the placeholder's bytes, base64-encoded.
+                let binary = tag.as_deref().is_some_and(|t| t.ends_with(":binary"));
+                if binary {
+                    let compact: String = value.chars().filter(|c| !c.is_whitespace()).collect();
+                    if let Ok(decoded) = b64::decode(&compact)
+                        && let Ok(text) = String::from_utf8(decoded)
+                    {
+                        self.known.add(&text);
+                    }
+                    self.set(node, b64::encode(PLACEHOLDER.as_bytes()), out);
+                } else {
+                    self.set(node, PLACEHOLDER.to_owned(), out);
+                }
             }
             Node::Seq(items) => items.iter().for_each(|i| self.mask_all(i, out)),
             Node::Map(entries) => entries.iter().for_each(|(_, v)| self.mask_all(v, out)),
@@ -557,7 +608,12 @@ impl Masker {
                             if name.contains("private")
                                 || (!name.contains("public") && !name.contains("cert"))
                             {
-                                self.mask_all(key, out);
+                                // A key in armour keeps its armour; its body goes.
+                                if key.as_str().is_some_and(|k| k.contains("-----BEGIN ")) {
+                                    self.text_value(key, out);
+                                } else {
+                                    self.mask_all(key, out);
+                                }
                             } else {
                                 self.public_value(key, out);
                             }
