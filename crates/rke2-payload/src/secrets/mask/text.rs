@@ -65,9 +65,17 @@ fn lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     })
 }
 
-/// The ranges of PEM blocks that are public (certificates, public keys, CRLs): no entropy
-/// masking inside them.
-fn public_blocks(text: &str) -> Vec<Range<usize>> {
+/// An armoured block (`-----BEGIN LABEL-----` … `-----END`): where it starts, its label, where
+/// its body starts (right after the BEGIN marker) and where its END marker is (or the text's end).
+struct Armour<'a> {
+    start: usize,
+    label: &'a str,
+    body: usize,
+    end: usize,
+}
+
+/// Every armoured block of a text, in order.
+fn armours(text: &str) -> Vec<Armour<'_>> {
     let mut out = Vec::new();
     let mut from = 0;
     while let Some(i) = text[from..].find("-----BEGIN ") {
@@ -76,16 +84,35 @@ fn public_blocks(text: &str) -> Vec<Range<usize>> {
         let Some(label_len) = text[label_start..].find("-----") else {
             break;
         };
-        let label = &text[label_start..label_start + label_len];
         let body = label_start + label_len + 5;
-        let end = text[body..]
-            .find("-----END ")
-            .map_or(text.len(), |e| body + e);
-        if !label.contains("PRIVATE") {
-            out.push(start..end);
-        }
-        from = body.max(start + 1);
+        // A block without its END marker ends where the next one begins.
+        let end = [
+            text[body..].find("-----END "),
+            text[body..].find("-----BEGIN "),
+        ]
+        .into_iter()
+        .flatten()
+        .min()
+        .map_or(text.len(), |e| body + e);
+        out.push(Armour {
+            start,
+            label: &text[label_start..label_start + label_len],
+            body,
+            end,
+        });
+        from = end.max(body);
     }
+    out
+}
+
+/// The ranges of PEM blocks that are public (certificates, public keys, CRLs): no entropy
+/// masking inside them.
+fn public_blocks(text: &str) -> Vec<Range<usize>> {
+    let mut out: Vec<Range<usize>> = armours(text)
+        .into_iter()
+        .filter(|a| !a.label.contains("PRIVATE"))
+        .map(|a| a.start..a.end)
+        .collect();
     // A PuTTY key's public lines.
     if text.contains("PuTTY-User-Key-File-") {
         let all: Vec<(usize, &str)> = lines(text).collect();
@@ -104,24 +131,15 @@ fn public_blocks(text: &str) -> Vec<Range<usize>> {
 /// Private keys: the body of every armoured block whose label says private (PEM, OpenSSH,
 /// PGP `PRIVATE KEY BLOCK`), an age secret key, and the private lines and MAC of a PuTTY key.
 fn key_bodies(text: &str, spans: &mut Vec<Range<usize>>) {
-    let mut from = 0;
-    while let Some(i) = text[from..].find("-----BEGIN ") {
-        let start = from + i;
-        let label_start = start + "-----BEGIN ".len();
-        let Some(label_len) = text[label_start..].find("-----") else {
-            break;
-        };
-        let label = &text[label_start..label_start + label_len];
-        let body = label_start + label_len + 5;
-        from = body;
+    for Armour {
+        label, body, end, ..
+    } in armours(text)
+    {
         if !label.contains("PRIVATE") && !label.contains("SECRET") {
             continue;
         }
         // The body: from the line after the BEGIN line (or right after it, on one line) to the
         // END marker, or to the end of the text.
-        let end = text[body..]
-            .find("-----END ")
-            .map_or(text.len(), |e| body + e);
         let body_start = if text[body..end].starts_with('\n') {
             body + 1
         } else if text[body..end].starts_with("\r\n") {
@@ -137,7 +155,6 @@ fn key_bodies(text: &str, spans: &mut Vec<Range<usize>>) {
         if body_end > body_start {
             spans.push(body_start..body_end);
         }
-        from = end.max(body);
     }
     // age: `AGE-SECRET-KEY-1` and its Bech32 characters.
     let mut from = 0;
@@ -453,6 +470,12 @@ mod tests {
             masked("# key\nAGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ\n"),
             ["1QYQSZQGPQYQSZQGPQYQSZQGPQYQ"]
         );
+    }
+
+    #[test]
+    fn a_block_without_its_end_does_not_hide_the_next_key() {
+        let text = "-----BEGIN CERTIFICATE-----\nMIIB\n-----BEGIN PRIVATE KEY-----\nMIIEsecretkeybody\n-----END PRIVATE KEY-----\n";
+        assert_eq!(masked(text), ["MIIEsecretkeybody"]);
     }
 
     #[test]
