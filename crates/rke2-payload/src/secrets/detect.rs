@@ -620,23 +620,6 @@ fn k10_tokens(text: &str, spans: &mut Vec<Range<usize>>) {
     }
 }
 
-/// `text` with every credential value replaced by `replace(value)`.
-pub(crate) fn mask_credentials(text: &str, replace: impl Fn(&str) -> String) -> String {
-    let spans = credential_spans(text);
-    if spans.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut cursor = 0;
-    for span in spans {
-        out.push_str(&text[cursor..span.start]);
-        out.push_str(&replace(&text[span.clone()]));
-        cursor = span.end;
-    }
-    out.push_str(&text[cursor..]);
-    out
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

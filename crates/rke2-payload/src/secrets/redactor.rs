@@ -44,13 +44,14 @@ impl Redactor {
         }
     }
 
-    /// The text with every known secret replaced, and every credential found by its shape
-    /// (`--token=…`, `PASSWORD=…`, URL user-info, `Authorization:`, K10 tokens): by the
+    /// The text with every known secret replaced, and every secret part the classification of
+    /// free text finds (credentials by their shape, `--token X`, `-t X`, `-pX`, private key
+    /// bodies, long random runs; [`super::mask::text`]): by the
     /// placeholder, or, for the default redactor (what reports show), by its fingerprint
     /// `sha256:<16 hex>`.
     pub(crate) fn redact_all(&self, text: &str) -> String {
         let known = self.redact(text);
-        super::detect::mask_credentials(&known, |value| {
+        super::mask::text::mask_with(&known, |value| {
             if self.fingerprint_shapes {
                 let sha = crate::codec::digest::sha256_hex(value.as_bytes());
                 format!("sha256:{}", &sha[..16])

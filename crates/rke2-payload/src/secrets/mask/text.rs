@@ -28,6 +28,24 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
     merge(spans)
 }
 
+/// `text` with every secret part (as [`spans`] finds them, no value known beforehand) replaced
+/// by `replace(part)`: what the reports show in place of free text.
+pub(crate) fn mask_with(text: &str, replace: impl Fn(&str) -> String) -> String {
+    let spans = spans(text, &Known::default());
+    if spans.is_empty() {
+        return text.to_owned();
+    }
+    let mut out = String::with_capacity(text.len());
+    let mut cursor = 0;
+    for span in spans {
+        out.push_str(&text[cursor..span.start]);
+        out.push_str(&replace(&text[span.clone()]));
+        cursor = span.end;
+    }
+    out.push_str(&text[cursor..]);
+    out
+}
+
 /// A value no secret is: a boolean or null word, or an absolute path.
 pub(crate) fn harmless(value: &str) -> bool {
     let v = value.trim_matches(['"', '\'']);
