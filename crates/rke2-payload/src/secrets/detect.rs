@@ -788,7 +788,7 @@ mod tests {
     #[test]
     fn masking_replaces_every_value() {
         assert_eq!(
-            mask_credentials("a --token=x1 b PASSWORD=y2", |_| "R".to_owned()),
+            crate::secrets::mask::text::mask_with("a --token=x1 b PASSWORD=y2", |_| "R".to_owned()),
             "a --token=R b PASSWORD=R"
         );
     }
