@@ -298,3 +298,57 @@ fn an_input_that_cannot_be_read_leaves_standard_output_empty() {
         assert!(!out.stderr.is_empty(), "{command}");
     }
 }
+
+/// A token written in any spelling RKE2 reads (a list, a map, quoted or spaced keys, another
+/// case, `_`, an alias, an escape, `!!binary`, a key RKE2 does not know) and repeated under a
+/// public key is shown by neither `inspect` (every output) nor `diff`.
+#[test]
+fn a_token_in_any_spelling_is_hidden_wherever_it_reappears() {
+    let secret = "Zq8vK2mLp4XwT9nBspell";
+    let escaped: String = secret
+        .chars()
+        .map(|c| format!("\\x{:02x}", u32::from(c)))
+        .collect();
+    let spellings = [
+        format!("token: [{secret}]"),
+        format!("token: {{a: {secret}}}"),
+        format!("token : {secret}"),
+        format!("'token': {secret}"),
+        format!("TOKEN: {secret}"),
+        format!("agent_token: {secret}"),
+        format!("t: {secret}"),
+        format!("my-flag: {secret}"),
+        format!("token: {secret} # a comment"),
+        format!("token: \"{escaped}\""),
+        format!("token: !!binary {}", b64(secret)),
+    ];
+    let folder = scratch();
+    for spelling in spellings {
+        let userdata = format!(
+            "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    {spelling}\n    cni: {secret}\n"
+        );
+        let (a, b) = (folder.path().join("a.yaml"), folder.path().join("b.yaml"));
+        std::fs::write(&a, &userdata).expect("write");
+        std::fs::write(&b, format!("{userdata}runcmd: [reboot]\n")).expect("write");
+        for args in [
+            vec!["inspect", "-v"],
+            vec!["inspect", "-o", "json"],
+            vec!["inspect", "-o", "yaml"],
+        ] {
+            let out = cmd().args(&args).arg(&a).output().expect("run");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(out.status.success(), "{spelling}: {args:?}");
+            assert!(!text.contains(secret), "{spelling}: {args:?}: {text}");
+        }
+        for format in ["text", "json", "markdown"] {
+            let out = cmd()
+                .args(["diff", "-o", format])
+                .arg(&a)
+                .arg(&b)
+                .output()
+                .expect("run");
+            let text = String::from_utf8_lossy(&out.stdout);
+            assert!(!text.contains(secret), "{spelling}: diff {format}: {text}");
+        }
+    }
+}

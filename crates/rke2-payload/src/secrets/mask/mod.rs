@@ -1371,13 +1371,20 @@ fn plain_rke2_config(path: &str, bytes: &[u8]) -> bool {
         if matches!(first, b' ' | b'-' | b'#') {
             return true;
         }
-        let Some((key, _)) = line.split_once(':') else {
+        let Some((key, value)) = line.split_once(':') else {
             return false;
         };
+        // The tokens, when written as one plain word (the reader takes no other shape).
+        let plain_token = matches!(key, "token" | "agent-token")
+            && value
+                .trim()
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric())
+            && !value.contains([' ', '#']);
         key.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
-            && (matches!(key, "token" | "agent-token")
-                || matches!(rke2_key(key), Rke2Key::Public | Rke2Key::Args))
+            && (plain_token || matches!(rke2_key(key), Rke2Key::Public | Rke2Key::Args))
             && key.len() > 1
     })
 }
