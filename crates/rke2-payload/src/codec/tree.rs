@@ -11,10 +11,12 @@ use std::ops::Range;
 
 use serde_saphyr::granit_parser::{Event, Parser, ScalarStyle, Span};
 
-/// The most nodes the documents of one text may expand to.
+/// The most nodes the documents of one text may expand to, at least (a larger text may hold a
+/// node for every two of its bytes).
 const MAX_NODES: usize = 500_000;
-/// The most bytes of scalar text they may expand to (aliases repeating long text).
-const MAX_BYTES: usize = 256 << 20;
+/// The most bytes of scalar text they may expand to (aliases repeating long text), at least (a
+/// larger text may expand to twice its length).
+const MAX_BYTES: usize = 64 << 20;
 /// The deepest nesting.
 const MAX_DEPTH: usize = 256;
 
@@ -183,6 +185,8 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Node>, TreeError> {
         nodes: 0,
         bytes: 0,
         line: 1,
+        max_nodes: MAX_NODES.max(text.len() / 2),
+        max_bytes: MAX_BYTES.max(text.len().saturating_mul(2)),
     };
     let mut docs = Vec::new();
     loop {
@@ -220,6 +224,8 @@ struct Reader<'a> {
     nodes: usize,
     bytes: usize,
     line: usize,
+    max_nodes: usize,
+    max_bytes: usize,
 }
 
 impl<'a> Reader<'a> {
@@ -270,10 +276,10 @@ impl<'a> Reader<'a> {
         let (n, b) = size(node);
         self.nodes = self.nodes.saturating_add(n);
         self.bytes = self.bytes.saturating_add(b);
-        if self.nodes > MAX_NODES {
+        if self.nodes > self.max_nodes {
             return Err(self.limit("nodes"));
         }
-        if self.bytes > MAX_BYTES {
+        if self.bytes > self.max_bytes {
             return Err(self.limit("bytes"));
         }
         Ok(())

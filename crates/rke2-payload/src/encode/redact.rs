@@ -17,6 +17,8 @@
 
 mod check;
 
+use std::collections::HashSet;
+
 use crate::codec::text::terminal_safe;
 use crate::codec::tree::{self, Node};
 use crate::codec::{b64, gzip};
@@ -125,7 +127,7 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     }
     // Which objects are bootstrap Secrets is the envelope reader's decision (a plan Secret, or
     // the `<cluster>-token` Secret's `value`, is not user data).
-    let bootstrap: Vec<(String, String)> = envelope
+    let bootstrap: HashSet<(String, String)> = envelope
         .secrets
         .iter()
         .map(|s| {
@@ -206,7 +208,7 @@ fn payload(value: &[u8]) -> Result<(Vec<u8>, Known), Refusal> {
 #[derive(Default)]
 struct Objects {
     /// The namespace and name of each bootstrap Secret.
-    bootstrap: Vec<(String, String)>,
+    bootstrap: HashSet<(String, String)>,
     masker: Masker,
     known: Known,
     changes: Vec<Change>,
@@ -215,8 +217,9 @@ struct Objects {
 
 impl Objects {
     fn document(&mut self, doc: &Node) -> Result<(), RedactError> {
+        // A List, or what kubectl reads as one: `items` and no other kind.
         let kind = doc.get("kind").and_then(Node::as_str).unwrap_or("");
-        if kind.ends_with("List")
+        if (kind.ends_with("List") || kind.is_empty())
             && let Some(Node::Seq(items)) = doc.get("items")
         {
             for item in items {
@@ -260,13 +263,22 @@ impl Objects {
             .and_then(Node::as_str)
             .unwrap_or("");
         let bootstrap = kind == "Secret"
-            && self.bootstrap.iter().any(|(ns, n)| {
-                n == name && (ns == namespace || namespace.is_empty() || ns.is_empty())
-            })
+            && (self
+                .bootstrap
+                .contains(&(namespace.to_owned(), name.to_owned()))
+                || self.bootstrap.contains(&(String::new(), name.to_owned())))
             && ["data", "stringData"]
                 .iter()
                 .any(|s| object.get(s).and_then(|d| d.get("value")).is_some());
-        for (k, v) in entries {
+        // What this object's values hide is searched for in the rest of it (its metadata):
+        // its values first, with what this object alone found.
+        self.known.extend(&std::mem::take(&mut self.masker.known));
+        let is_values = |k: &Node| matches!(k.as_str(), Some("data" | "stringData" | "binaryData"));
+        let values_first = entries
+            .iter()
+            .filter(|(k, _)| is_values(k))
+            .chain(entries.iter().filter(|(k, _)| !is_values(k)));
+        for (k, v) in values_first {
             match k.as_str().unwrap_or("") {
                 "metadata" => self.metadata(v),
                 section @ ("data" | "stringData" | "binaryData") if values => {

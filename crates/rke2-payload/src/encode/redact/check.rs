@@ -12,6 +12,8 @@
 //!   decoded layer of the output, nor any 12-character window of a long one.
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
+use std::rc::Rc;
 
 use serde_json::Value;
 
@@ -42,8 +44,8 @@ pub(super) fn output(
         where_: "the redacted input does not read".to_owned(),
     })?;
     for secret in &envelope.secrets {
-        secret.decode(options).map_err(|_| Refusal::Leftover {
-            where_: format!("{} does not decode", secret.id()),
+        secret.decode(options).map_err(|_| Refusal::Changed {
+            where_: format!("{}, whose value no longer decodes", secret.id()),
         })?;
     }
     let before = documents(input, bare).ok_or_else(|| Refusal::Unreadable {
@@ -66,7 +68,7 @@ pub(super) fn output(
     }
     let mut texts = Vec::new();
     for (i, doc) in after.iter().enumerate() {
-        strings(doc, &format!("document {}", i + 1), 0, &mut texts);
+        strings(doc, &Rc::from(format!("document {}", i + 1)), 0, &mut texts);
     }
     leftovers(&texts, known)
 }
@@ -94,6 +96,15 @@ fn parse_all(text: &str) -> Option<Vec<Value>> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     options.ignore_binary_tag_for_string = true;
+    // Limits that grow with the text (a fleet's List), as the masking's reader's do.
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = budget.max_events.max(text.len());
+    budget.max_nodes = budget.max_nodes.max(text.len() / 2);
+    budget.max_total_scalar_bytes = budget
+        .max_total_scalar_bytes
+        .max(text.len().saturating_mul(2));
+    budget.max_documents = budget.max_documents.max(text.len() / 64);
+    options.budget = Some(budget);
     let docs: Vec<Option<Value>> =
         serde_saphyr::from_str_multiple_with_options(text, options).ok()?;
     Some(docs.into_iter().map(|d| d.unwrap_or(Value::Null)).collect())
@@ -244,23 +255,31 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     }
 }
 
-/// Every key and string of a value, and of every layer under each string, with where it is.
-fn strings(value: &Value, path: &str, depth: usize, out: &mut Vec<(String, String)>) {
+/// Every key and string of a value, and of every layer under each string, with where it is
+/// (the path is kept to the first levels: a Secret of a List, its key).
+fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, String)>) {
+    let deeper = |segment: std::fmt::Arguments<'_>| -> Rc<str> {
+        if path.matches(['.', '[']).count() < 4 {
+            Rc::from(format!("{path}{segment}"))
+        } else {
+            Rc::clone(path)
+        }
+    };
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                let p = format!("{path}.{}", crate::codec::text::shorten(k, 60));
-                out.push((p.clone(), k.clone()));
+                let p = deeper(format_args!(".{}", crate::codec::text::shorten(k, 60)));
+                out.push((Rc::clone(&p), k.clone()));
                 strings(v, &p, depth, out);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                strings(v, &format!("{path}[{i}]"), depth, out);
+                strings(v, &deeper(format_args!("[{i}]")), depth, out);
             }
         }
         Value::String(s) => {
-            out.push((path.to_owned(), s.clone()));
+            out.push((Rc::clone(path), s.clone()));
             if depth >= MAX_LAYERS {
                 return;
             }
@@ -279,34 +298,60 @@ fn strings(value: &Value, path: &str, depth: usize, out: &mut Vec<(String, Strin
     }
 }
 
-/// Refuses when a secret, or a window of a long one, is in any string.
-fn leftovers(texts: &[(String, String)], known: &Known) -> Result<(), Refusal> {
+/// Refuses when a secret, or a window of a long one, is in any string. Linear in the text:
+/// every secret shorter than a window, and every fourth window of a longer one (a piece of 15
+/// characters or more left anywhere holds one), is looked up at each position by its length.
+fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> {
+    let mut by_len: HashMap<usize, HashSet<&[u8]>> = HashMap::new();
     for secret in known.searched() {
-        let mut needles: Vec<&str> = vec![secret];
-        // Windows of a long secret without spaces (a token, a key; not a whole document),
-        // every 4 characters: a piece of 15 or more characters left anywhere holds one.
-        if (2 * WINDOW..=256).contains(&secret.len())
-            && !secret.contains(char::is_whitespace)
-            && secret.is_ascii()
-        {
+        if secret.len() <= WINDOW && !secret.contains(char::is_whitespace) {
+            by_len
+                .entry(secret.len())
+                .or_default()
+                .insert(secret.as_bytes());
+            continue;
+        }
+        // A long secret, or the lines of a key body: the windows of each run without spaces.
+        let windows = by_len.entry(WINDOW).or_default();
+        for run in secret.split_whitespace().map(str::as_bytes) {
             let mut at = 0;
-            while at + WINDOW <= secret.len() {
-                needles.push(&secret[at..at + WINDOW]);
+            while at + WINDOW <= run.len() {
+                windows.insert(&run[at..at + WINDOW]);
                 at += 4;
             }
+            if run.len() >= WINDOW {
+                windows.insert(&run[run.len() - WINDOW..]);
+            }
         }
-        for needle in needles {
-            let finder = memchr::memmem::Finder::new(needle.as_bytes());
-            if let Some((path, _)) = texts
-                .iter()
-                .find(|(_, t)| finder.find(t.as_bytes()).is_some())
+    }
+    // A first filter on each needle's first two bytes.
+    let filters: Vec<(usize, HashSet<&[u8]>, HashSet<[u8; 2]>)> = by_len
+        .into_iter()
+        .filter(|(_, set)| !set.is_empty())
+        .map(|(len, set)| {
+            let firsts = set.iter().map(|w| [w[0], w[1]]).collect();
+            (len, set, firsts)
+        })
+        .collect();
+    let found = |path: &Rc<str>| Refusal::Leftover {
+        where_: format!(
+            "at {}",
+            crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
+        ),
+    };
+    let mut seen: HashSet<&str> = HashSet::new();
+    for (path, text) in texts {
+        if !seen.insert(text.as_str()) {
+            continue;
+        }
+        let bytes = text.as_bytes();
+        for (len, set, firsts) in &filters {
+            if bytes.len() >= *len
+                && bytes
+                    .windows(*len)
+                    .any(|w| firsts.contains(&[w[0], w[1]]) && set.contains(w))
             {
-                return Err(Refusal::Leftover {
-                    where_: format!(
-                        "at {}",
-                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
-                    ),
-                });
+                return Err(found(path));
             }
         }
     }

@@ -27,6 +27,8 @@
 
 pub(crate) mod text;
 
+use std::cell::OnceCell;
+use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
 use crate::codec::tree::{self, Edit, Node, Style};
@@ -65,8 +67,12 @@ fn refuse(part: impl Into<String>, why: impl Into<String>) -> MaskError {
 /// secret equal to one of them cannot be told from.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Known {
+    /// In the order found.
     values: Vec<String>,
-    public: Vec<String>,
+    seen: HashSet<String>,
+    public: HashSet<String>,
+    /// The values searched for, longest first (made again after each change).
+    searched: OnceCell<Vec<String>>,
 }
 
 impl Known {
@@ -79,29 +85,32 @@ impl Known {
             && value != PLACEHOLDER
             && !value.starts_with(['{', '['])
             && !text::harmless(value)
-            && !self.values.iter().any(|v| v == value)
+            && self.seen.insert(value.to_owned())
         {
             self.values.push(value.to_owned());
+            self.searched = OnceCell::new();
         }
     }
 
     /// Adds a part decided public.
     fn add_public(&mut self, value: &str) {
-        if !value.is_empty() && !self.public.iter().any(|v| v == value) {
-            self.public.push(value.to_owned());
+        if !value.is_empty() && self.public.insert(value.to_owned()) {
+            self.searched = OnceCell::new();
         }
     }
 
     /// The secret values to search for: longest first, without those equal to a public part.
-    pub(crate) fn searched(&self) -> Vec<&str> {
-        let mut out: Vec<&str> = self
-            .values
-            .iter()
-            .filter(|v| !self.public.iter().any(|p| p == *v))
-            .map(String::as_str)
-            .collect();
-        out.sort_by_key(|v| std::cmp::Reverse(v.len()));
-        out
+    pub(crate) fn searched(&self) -> &[String] {
+        self.searched.get_or_init(|| {
+            let mut out: Vec<String> = self
+                .values
+                .iter()
+                .filter(|v| !self.public.contains(*v))
+                .cloned()
+                .collect();
+            out.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            out
+        })
     }
 
     /// Every occurrence of a searched value in `text`.
@@ -1513,23 +1522,27 @@ pub(crate) fn write(text: &str, docs: &[Node], changes: Vec<Change>) -> Option<S
     // One change per span: two decisions on one value (an anchor reached twice) keep the
     // placeholder if either masked it whole.
     let mut by_span: Vec<Change> = Vec::with_capacity(changes.len());
+    let mut index: HashMap<(usize, usize), usize> = HashMap::with_capacity(changes.len());
     for change in changes {
-        match by_span.iter_mut().find(|c| c.span == change.span) {
-            Some(existing) => {
+        match index.get(&(change.span.start, change.span.end)) {
+            Some(&i) => {
+                let existing = &mut by_span[i];
                 if existing.value != change.value && change.value == PLACEHOLDER {
                     existing.value = change.value;
                 } else if existing.value != change.value && existing.value != PLACEHOLDER {
                     existing.value = PLACEHOLDER.to_owned();
                 }
             }
-            None => by_span.push(change),
+            None => {
+                index.insert((change.span.start, change.span.end), by_span.len());
+                by_span.push(change);
+            }
         }
     }
     let lookup = |span: &Range<usize>| {
-        by_span
-            .iter()
-            .find(|c| &c.span == span)
-            .map(|c| c.value.clone())
+        index
+            .get(&(span.start, span.end))
+            .map(|&i| by_span[i].value.clone())
     };
     let in_place: Option<Vec<Edit>> = by_span
         .iter()
