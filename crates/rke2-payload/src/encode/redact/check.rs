@@ -298,6 +298,13 @@ fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, 
     }
 }
 
+/// Needles of one length, and the first two bytes of each.
+struct Needles<'a> {
+    len: usize,
+    set: HashSet<&'a [u8]>,
+    firsts: HashSet<[u8; 2]>,
+}
+
 /// Refuses when a secret, or a window of a long one, is in any string. Linear in the text:
 /// every secret shorter than a window, and every fourth window of a longer one (a piece of 15
 /// characters or more left anywhere holds one), is looked up at each position by its length.
@@ -325,12 +332,13 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
         }
     }
     // A first filter on each needle's first two bytes.
-    let filters: Vec<(usize, HashSet<&[u8]>, HashSet<[u8; 2]>)> = by_len
+    let filters: Vec<Needles<'_>> = by_len
         .into_iter()
         .filter(|(_, set)| !set.is_empty())
-        .map(|(len, set)| {
-            let firsts = set.iter().map(|w| [w[0], w[1]]).collect();
-            (len, set, firsts)
+        .map(|(len, set)| Needles {
+            len,
+            firsts: set.iter().map(|w| [w[0], w[1]]).collect(),
+            set,
         })
         .collect();
     let found = |path: &Rc<str>| Refusal::Leftover {
@@ -345,7 +353,7 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
             continue;
         }
         let bytes = text.as_bytes();
-        for (len, set, firsts) in &filters {
+        for Needles { len, set, firsts } in &filters {
             if bytes.len() >= *len
                 && bytes
                     .windows(*len)
