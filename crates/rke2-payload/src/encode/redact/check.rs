@@ -298,6 +298,51 @@ fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, 
     }
 }
 
+/// Whether a text still holds a private key: an armoured block whose label says private with
+/// a body other than the placeholder, an age secret key, or a PuTTY key's private lines.
+fn private_key_left(text: &str) -> bool {
+    let mut rest = text;
+    while let Some(i) = rest.find("-----BEGIN ") {
+        let after = &rest[i + "-----BEGIN ".len()..];
+        let Some(label_end) = after.find("-----") else {
+            break;
+        };
+        let label = &after[..label_end];
+        let body_and_rest = &after[label_end + "-----".len()..];
+        let body = body_and_rest
+            .find("-----")
+            .map_or(body_and_rest, |end| &body_and_rest[..end]);
+        rest = &body_and_rest[body.len()..];
+        // A key on one line of escaped text (`\n`) reads the same.
+        let body: String = body
+            .replace("\\n", "\n")
+            .chars()
+            // Whitespace, quotes, and the `#` of a key written in comment lines.
+            .filter(|c| !c.is_whitespace() && !matches!(c, '"' | '\'' | '#'))
+            .collect();
+        if (label.contains("PRIVATE") || label.contains("SECRET"))
+            && !body.is_empty()
+            && body != PLACEHOLDER
+        {
+            return true;
+        }
+    }
+    if let Some(i) = text.find("AGE-SECRET-KEY-")
+        && !text[i + "AGE-SECRET-KEY-".len()..].starts_with(PLACEHOLDER)
+    {
+        return true;
+    }
+    if text.contains("PuTTY-User-Key-File-") {
+        let mut lines = text.lines();
+        while let Some(line) = lines.next() {
+            if line.starts_with("Private-Lines:") {
+                return lines.next().is_some_and(|l| l.trim() != PLACEHOLDER);
+            }
+        }
+    }
+    false
+}
+
 /// Needles of one length, and the first two bytes of each.
 struct Needles<'a> {
     len: usize,
@@ -311,24 +356,24 @@ struct Needles<'a> {
 fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> {
     let mut by_len: HashMap<usize, HashSet<&[u8]>> = HashMap::new();
     for secret in known.searched() {
-        if secret.len() <= WINDOW && !secret.contains(char::is_whitespace) {
-            by_len
-                .entry(secret.len())
-                .or_default()
-                .insert(secret.as_bytes());
-            continue;
-        }
-        // A long secret, or the lines of a key body: the windows of each run without spaces.
-        let windows = by_len.entry(WINDOW).or_default();
-        for run in secret.split_whitespace().map(str::as_bytes) {
+        let bytes = secret.as_bytes();
+        if secret.contains(char::is_whitespace) {
+            // A key body or a phrase: its first long run whole (a body's lines share structure
+            // with public keys, so its windows would match them; armours are checked apart).
+            if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
+                by_len.entry(run.len()).or_default().insert(run.as_bytes());
+            }
+        } else if bytes.len() <= WINDOW {
+            by_len.entry(bytes.len()).or_default().insert(bytes);
+        } else {
+            // A token or a password: every fourth window, and the last.
+            let windows = by_len.entry(WINDOW).or_default();
             let mut at = 0;
-            while at + WINDOW <= run.len() {
-                windows.insert(&run[at..at + WINDOW]);
+            while at + WINDOW <= bytes.len() {
+                windows.insert(&bytes[at..at + WINDOW]);
                 at += 4;
             }
-            if run.len() >= WINDOW {
-                windows.insert(&run[run.len() - WINDOW..]);
-            }
+            windows.insert(&bytes[bytes.len() - WINDOW..]);
         }
     }
     // A first filter on each needle's first two bytes.
@@ -351,6 +396,9 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
     for (path, text) in texts {
         if !seen.insert(text.as_str()) {
             continue;
+        }
+        if private_key_left(text) {
+            return Err(found(path));
         }
         let bytes = text.as_bytes();
         for Needles { len, set, firsts } in &filters {
@@ -376,6 +424,21 @@ mod tests {
         assert!(masked_from("a x b y c", "a REDACTED b REDACTED c"));
         assert!(!masked_from("token: abc123", "token: REDACTED\nmore"));
         assert!(!masked_from("abc", "abc"));
+    }
+
+    #[test]
+    fn a_private_key_left_is_found_in_any_armour() {
+        assert!(private_key_left(
+            "-----BEGIN OPENSSH PRIVATE KEY-----\nb3Bl\n-----END OPENSSH PRIVATE KEY-----"
+        ));
+        assert!(private_key_left(
+            r#""-----BEGIN EC PRIVATE KEY-----\nMHcC\n-----END""#
+        ));
+        assert!(!private_key_left(
+            "-----BEGIN RSA PRIVATE KEY-----\nREDACTED\n-----END RSA PRIVATE KEY-----\n-----BEGIN CERTIFICATE-----\nMIIB\n-----END CERTIFICATE-----"
+        ));
+        assert!(private_key_left("AGE-SECRET-KEY-1QYQSZQGPQYQSZ"));
+        assert!(!private_key_left("AGE-SECRET-KEY-REDACTED"));
     }
 
     #[test]

@@ -43,6 +43,8 @@ const INFLATE_CAP: u64 = 64 << 20;
 /// Known values shorter than this are masked where they stand, not searched for elsewhere
 /// (they would mask ordinary words).
 pub(crate) const MIN_SEARCHED: usize = 6;
+/// How deep documents may nest in one another.
+const MAX_NESTING: usize = 16;
 /// Longer values (a whole copy of an object in an annotation) are masked where they stand.
 const MAX_SEARCHED: usize = 64 << 10;
 
@@ -196,6 +198,8 @@ pub(crate) struct Masker {
     token_files: Vec<String>,
     /// Only find the secrets (for the reports): nothing is written.
     collect_only: bool,
+    /// How many documents the one being read is inside.
+    depth: usize,
 }
 
 /// User data with its secrets masked, and what was masked.
@@ -217,12 +221,14 @@ pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
         known: known.clone(),
         token_files: Vec::new(),
         collect_only: false,
+        depth: 0,
     };
     first.userdata(text)?;
     let mut second = Masker {
         known: first.known.clone(),
         token_files: first.token_files.clone(),
         collect_only: false,
+        depth: 0,
     };
     let out = second.userdata(text)?;
     second.known.extend(&first.known);
@@ -321,18 +327,33 @@ impl Masker {
         };
         let source = repaired.as_deref().unwrap_or(text);
         let mut changes = Vec::new();
-        for doc in &docs {
-            walk(self, doc, &mut changes)?;
+        // Documents inside documents (a config in a data URL in a merged config …) nest only
+        // so deep.
+        if self.depth >= MAX_NESTING {
+            return Err(refuse(
+                part,
+                format!("it nests documents more than {MAX_NESTING} deep"),
+            ));
         }
-        if changes.is_empty() || self.collect_only {
+        self.depth += 1;
+        let walked: Result<(), MaskError> = docs
+            .iter()
+            .try_for_each(|doc| walk(self, doc, &mut changes));
+        self.depth -= 1;
+        walked?;
+        if self.collect_only {
             return Ok(text.to_owned());
         }
-        let out = write(source, &docs, changes).ok_or_else(|| {
-            refuse(
-                part,
-                "it could not be written again with its secrets masked",
-            )
-        })?;
+        let out = if changes.is_empty() {
+            text.to_owned()
+        } else {
+            write(source, &docs, changes).ok_or_else(|| {
+                refuse(
+                    part,
+                    "it could not be written again with its secrets masked",
+                )
+            })?
+        };
         // A known secret in a comment (`# password: …` beside the real key) goes too.
         let commented = self.comments(&out);
         Ok(match tree::parse(&commented) {
@@ -347,8 +368,33 @@ impl Masker {
             return text.to_owned();
         }
         let mut out = String::with_capacity(text.len());
+        // A private key written in comment lines: its body lines become `#`, the first one
+        // `# REDACTED`.
+        let mut key_body: Option<bool> = None;
         for line in text.split_inclusive('\n') {
             let trimmed = line.trim_start();
+            if trimmed.starts_with('#') {
+                let indent = &line[..line.len() - trimmed.len()];
+                let break_ = &line[line.trim_end_matches(['\n', '\r']).len()..];
+                match key_body {
+                    Some(first) if !trimmed.contains("-----END ") => {
+                        out.push_str(indent);
+                        out.push_str(if first { "# REDACTED" } else { "#" });
+                        out.push_str(break_);
+                        key_body = Some(false);
+                        continue;
+                    }
+                    Some(_) => key_body = None,
+                    None if trimmed.contains("-----BEGIN ")
+                        && (trimmed.contains("PRIVATE") || trimmed.contains("SECRET")) =>
+                    {
+                        key_body = Some(true);
+                    }
+                    None => {}
+                }
+            } else {
+                key_body = None;
+            }
             let at = if trimmed.starts_with('#') {
                 Some(line.len() - trimmed.len())
             } else {

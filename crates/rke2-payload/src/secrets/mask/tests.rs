@@ -61,3 +61,25 @@ fn ignition_sources_and_headers() {
     assert!(out.contains("\"name\":\"Authorization\""), "{out}");
     serde_json::from_str::<serde_json::Value>(&out).expect("JSON");
 }
+
+#[test]
+fn nesting_is_bounded() {
+    let mut config = String::from("{\"ignition\":{\"version\":\"3.3.0\"}}");
+    for _ in 0..40 {
+        config = format!(
+            "{{\"ignition\":{{\"version\":\"3.3.0\",\"config\":{{\"merge\":[{{\"source\":\"data:;base64,{}\"}}]}}}}}}",
+            b64::encode(config.as_bytes())
+        );
+    }
+    let err = userdata(&config, &Known::default()).expect_err("refused");
+    assert!(err.why.contains("deep"), "{err:?}");
+}
+
+#[test]
+fn keys_and_known_secrets_in_comments_are_masked() {
+    let text = "#cloud-config\n# -----BEGIN OPENSSH PRIVATE KEY-----\n# b3BlbnNzaC1rZXktdjEAAAAA\n# AAAABG5vbmU\n# -----END OPENSSH PRIVATE KEY-----\npassword: Zq8vK2mLp4XwT9nB # was Zq8vK2mLp4XwT9nB\n";
+    assert_eq!(
+        masked(text),
+        "#cloud-config\n# -----BEGIN OPENSSH PRIVATE KEY-----\n# REDACTED\n#\n# -----END OPENSSH PRIVATE KEY-----\npassword: REDACTED # was REDACTED\n"
+    );
+}
