@@ -1437,13 +1437,10 @@ fn plain_rke2_config(path: &str, bytes: &[u8]) -> bool {
             return false;
         };
         // The tokens, when written as one plain word (the reader takes no other shape).
+        let value = value.trim();
         let plain_token = matches!(key, "token" | "agent-token")
-            && value
-                .trim()
-                .bytes()
-                .next()
-                .is_some_and(|b| b.is_ascii_alphanumeric())
-            && !value.contains([' ', '#']);
+            && value.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+            && !value.contains([' ', '\t', '#']);
         key.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && (plain_token || matches!(rke2_key(key), Rke2Key::Public | Rke2Key::Args))

@@ -277,7 +277,18 @@ fn unquoted(line_base: usize, line: &str, span: &Range<usize>) -> Range<usize> {
 /// Options whose next word is a secret: in any command (long names that say so), and per
 /// program.
 fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
-    if !line.contains('-') {
+    // Most lines hold none of what a rule needs: a long option with a secret's stem, `-t`
+    // beside rke2 or k3s, `-p` beside a MySQL client or sshpass.
+    let long = line.contains("--") && {
+        let lower = line.to_ascii_lowercase();
+        ["tok", "secret", "pass", "cred", "auth", "key", "bearer"]
+            .iter()
+            .any(|stem| lower.contains(stem))
+    };
+    let short_t = line.contains("-t") && (line.contains("rke2") || line.contains("k3s"));
+    let short_p = line.contains("-p")
+        && (line.contains("mysql") || line.contains("mariadb") || line.contains("sshpass"));
+    if !(long || short_t || short_p) {
         return;
     }
     let words = split_words(line, base);
