@@ -350,6 +350,16 @@ impl<'a> Reader<'a> {
                         break;
                     }
                     let key = self.node(event, depth + 1)?;
+                    // A merge key takes keys from elsewhere: what a key is would no longer be
+                    // what is written beside it (cloud-init's reader expands it; this one does
+                    // not, so it refuses).
+                    if matches!(&key, Node::Scalar { value, style: Style::Plain, tag: None, .. } if value == "<<")
+                    {
+                        return Err(TreeError {
+                            message: "a merge key (<<), which is not read here".to_owned(),
+                            line: self.line,
+                        });
+                    }
                     let value_event = self.next()?.ok_or_else(|| self.limit("end of input"))?;
                     let value = self.node(value_event, depth + 1)?;
                     entries.push((key, value));

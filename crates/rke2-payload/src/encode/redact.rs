@@ -169,9 +169,12 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
             )
         })?
     };
-    let out = out.into_bytes();
+    // Comments of the objects too, with what every object hides.
     let masker_known = std::mem::take(&mut objects.masker.known);
     objects.known.extend(&masker_known);
+    let out = Masker::knowing(objects.known.clone())
+        .mask_comments(out)
+        .into_bytes();
     check::output(input, &out, &objects.known, options, false)
         .map_err(|r| refused("the redacted input", r))?;
     Ok(out)

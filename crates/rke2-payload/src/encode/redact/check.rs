@@ -39,6 +39,29 @@ pub(super) fn output(
     options: &DecodeOptions,
     bare: bool,
 ) -> Result<(), Refusal> {
+    // Every layer of both sides is read within one budget: sixteen times the input, at
+    // least 256 MiB.
+    let budget = (input.len() as u64).saturating_mul(16).max(256 << 20);
+    INFLATE_BUDGET.with(|b| b.set(Some(budget)));
+    let result = checked(input, output, known, options, bare);
+    let exhausted = INFLATE_BUDGET.with(std::cell::Cell::get).is_none();
+    INFLATE_BUDGET.with(|b| b.set(None));
+    if exhausted {
+        return Err(Refusal::Unreadable {
+            part: "the redacted output".to_owned(),
+            why: format!("its layers inflate past {budget} bytes"),
+        });
+    }
+    result
+}
+
+fn checked(
+    input: &[u8],
+    output: &[u8],
+    known: &Known,
+    options: &DecodeOptions,
+    bare: bool,
+) -> Result<(), Refusal> {
     // It reads as any input does: every Secret's value decodes.
     let envelope = Envelope::parse(output, options).map_err(|_| Refusal::Leftover {
         where_: "the redacted input does not read".to_owned(),
@@ -136,7 +159,13 @@ fn changed(path: &str) -> Refusal {
 fn compare(a: &Value, b: &Value, path: &mut String, depth: usize) -> Result<(), Refusal> {
     match (a, b) {
         (Value::Object(x), Value::Object(y)) => {
-            if !x.keys().eq(y.keys()) {
+            // The same keys in the same order (a key that held a secret, masked in place).
+            if x.len() != y.len()
+                || !x
+                    .keys()
+                    .zip(y.keys())
+                    .all(|(a, b)| a == b || masked_from(a, b))
+            {
                 return Err(changed(path));
             }
             for ((k, va), vb) in x.iter().zip(y.values()) {
@@ -246,13 +275,22 @@ fn peel(s: &str) -> Option<Vec<u8>> {
     gunzip(&bytes)
 }
 
-/// The bytes with gzip undone, if they are gzip.
+thread_local! {
+    /// What one check may still inflate, all strings together (many small gzip bombs are as bad
+    /// as a large one); `None` once it ran out.
+    static INFLATE_BUDGET: std::cell::Cell<Option<u64>> = const { std::cell::Cell::new(None) };
+}
+
+/// The bytes with gzip undone, if they are gzip, within the check's budget.
 fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
-    if gzip::is_gzip(bytes) {
-        gzip::inflate(bytes, INFLATE_CAP).ok()
-    } else {
-        Some(bytes.to_vec())
+    if !gzip::is_gzip(bytes) {
+        return Some(bytes.to_vec());
     }
+    let left = INFLATE_BUDGET.with(std::cell::Cell::get)?;
+    let out = gzip::inflate(bytes, INFLATE_CAP.min(left)).ok();
+    let used = out.as_ref().map_or(left, |o| o.len() as u64);
+    INFLATE_BUDGET.with(|b| b.set(left.checked_sub(used).filter(|l| *l > 0)));
+    out
 }
 
 /// Every key and string of a value, and of every layer under each string, with where it is
@@ -358,8 +396,11 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
     for secret in known.searched() {
         let bytes = secret.as_bytes();
         if secret.contains(char::is_whitespace) {
-            // A key body or a phrase: its first long run whole (a body's lines share structure
-            // with public keys, so its windows would match them; armours are checked apart).
+            // A phrase whole; a key body by its first long run (its lines share structure with
+            // public keys, so its windows would match them; armours are checked apart).
+            if secret.len() <= 128 {
+                by_len.entry(bytes.len()).or_default().insert(bytes);
+            }
             if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
                 by_len.entry(run.len()).or_default().insert(run.as_bytes());
             }

@@ -87,6 +87,7 @@ impl Known {
             && value != PLACEHOLDER
             && !value.starts_with(['{', '['])
             && !text::harmless(value)
+            && !dictionary_word(value)
             && self.seen.insert(value.to_owned())
         {
             self.values.push(value.to_owned());
@@ -135,6 +136,12 @@ impl Known {
             self.add_public(p);
         }
     }
+}
+
+/// A short word of lower-case letters (`rancher`, `postgres`): masked where it stands as a
+/// secret, but not searched for elsewhere, where it is far more often a name or a path.
+fn dictionary_word(value: &str) -> bool {
+    value.len() < 12 && value.bytes().all(|b| b.is_ascii_lowercase())
 }
 
 /// Whether a key names a reference to a secret rather than the secret (`client-secret-file`,
@@ -239,6 +246,14 @@ pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
 }
 
 impl Masker {
+    /// A masker that knows these secrets already.
+    pub(crate) fn knowing(known: Known) -> Self {
+        Masker {
+            known,
+            ..Masker::default()
+        }
+    }
+
     /// User data: Ignition (JSON), cloud-config, or a script.
     pub(crate) fn userdata(&mut self, text: &str) -> Result<String, MaskError> {
         let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
@@ -246,6 +261,22 @@ impl Masker {
             return self.ignition(text);
         }
         let first = trimmed.lines().next().unwrap_or("");
+        // cloud-init reads a MIME message wherever its headers are, and an archive or include
+        // list by its first line: parts redact does not read.
+        let head = trimmed
+            .get(..trimmed.len().min(4096))
+            .unwrap_or(trimmed)
+            .to_ascii_lowercase();
+        if head.contains("mime-version:")
+            || head.starts_with("content-type:")
+            || first.starts_with("#include")
+            || first.starts_with("#cloud-config-archive")
+        {
+            return Err(refuse(
+                "the user data",
+                "it is a MIME multi-part, an archive or an include list, which redact does not read",
+            ));
+        }
         let jinja = first.starts_with("## template:");
         let cloud_config = first.starts_with("#cloud-config")
             || (jinja
@@ -261,12 +292,6 @@ impl Masker {
         }
         if first.starts_with("#!") || jinja {
             return Ok(self.free(text));
-        }
-        if first.starts_with("Content-Type:") || first.starts_with("#include") {
-            return Err(refuse(
-                "the user data",
-                "it is a MIME multi-part or include list, which redact does not read",
-            ));
         }
         // Anything else cloud-init would not run as a cloud-config; read it as YAML if it is,
         // as text otherwise.
@@ -354,10 +379,16 @@ impl Masker {
                 )
             })?
         };
-        // A known secret in a comment (`# password: …` beside the real key) goes too.
+        Ok(self.mask_comments(out))
+    }
+
+    /// `text` (a YAML document written again) with its comments masked too: a private key
+    /// written in comment lines, known secrets and what the detector finds (`# password: …`
+    /// beside the real key). Kept only if the documents still read the same.
+    pub(crate) fn mask_comments(&self, out: String) -> String {
         let commented = self.comments(&out);
         if commented == out {
-            return Ok(out);
+            return out;
         }
         // Comments only: the documents read the same (their spans moved).
         let same_documents = match (tree::parse(&commented), tree::parse(&out)) {
@@ -366,10 +397,10 @@ impl Masker {
             }
             _ => false,
         };
-        Ok(if same_documents { commented } else { out })
+        if same_documents { commented } else { out }
     }
 
-    /// `text` with every known secret in its comments masked.
+    /// `text` with the secret parts of its comments masked.
     fn comments(&self, text: &str) -> String {
         if !text.contains('#') {
             return text.to_owned();
@@ -410,10 +441,8 @@ impl Masker {
             match at {
                 Some(at) => {
                     let (code, comment) = line.split_at(at);
-                    let mut spans = Vec::new();
-                    self.known.occurrences(comment, &mut spans);
                     out.push_str(code);
-                    out.push_str(&splice(comment, &text::merge(spans)));
+                    out.push_str(&splice(comment, &text::spans(comment, &self.known)));
                 }
                 None => out.push_str(line),
             }
@@ -578,7 +607,12 @@ impl Masker {
                     spans.push(start..start + password.len());
                     self.known.add(password);
                 }
-                _ => self.known.add_public(userinfo),
+                // `https://<token>@host`: user-info alone is often a token.
+                _ if !userinfo.is_empty() => {
+                    spans.push(rest_start..rest_start + userinfo.trim_end_matches(':').len());
+                    self.known.add(userinfo.trim_end_matches(':'));
+                }
+                _ => {}
             }
             let host = &rest[at + 1..authority_end];
             self.known.add_public(host);
@@ -587,9 +621,6 @@ impl Masker {
             }
         } else {
             self.known.add_public(&rest[..authority_end]);
-        }
-        for segment in rest[authority_end..query].split('/') {
-            self.known.add_public(segment);
         }
         // Query values under secret names.
         if query < rest.len() {
@@ -618,6 +649,7 @@ impl Masker {
             Node::Map(entries) => {
                 let secret_object = node.get("kind").and_then(Node::as_str) == Some("Secret");
                 for (k, v) in entries {
+                    self.key(k, out);
                     let key = k.as_str().unwrap_or("");
                     if secret_object && matches!(key, "data" | "stringData") {
                         self.mask_all(v, out);
@@ -689,8 +721,20 @@ impl Masker {
         }
     }
 
+    /// A key of a mapping of no known schema: free text too (a command line YAML read as a
+    /// mapping has half of it in its key).
+    fn key(&mut self, key: &Node, out: &mut Vec<Change>) {
+        if let Node::Scalar { value, .. } = key
+            && !key.is_plain_non_string()
+        {
+            let new = self.free(value);
+            self.set(key, new, out);
+        }
+    }
+
     /// A key and its value in a mapping of no known schema.
     fn generic_keyed(&mut self, key: &Node, value: &Node, out: &mut Vec<Change>) {
+        self.key(key, out);
         if secret_key(key.as_str().unwrap_or("")) {
             self.secret_value(value, out);
         } else {
@@ -1065,7 +1109,9 @@ impl Masker {
             }
         };
         self.document(text, "the Ignition config", &mut |m, node, out| {
-            m.ignition_root(node, out)
+            // Ignition reads its keys whatever their case (Go's JSON decoder): so are they
+            // here, on a copy whose values keep their places.
+            m.ignition_root(&lower_keys(node), out)
         })
     }
 
@@ -1234,7 +1280,7 @@ impl Masker {
                         }
                     }
                 }
-                "httpHeaders" => self.headers(v, out),
+                "httpheaders" => self.headers(v, out),
                 "verification" | "compression" => self.public_value(v, out),
                 _ => self.generic_keyed(k, v, out),
             }
@@ -1298,7 +1344,7 @@ impl Masker {
                         };
                         for (f, value) in fields {
                             match f.as_str().unwrap_or("") {
-                                "keyFile" => self.resource(value, out, &mut |m, bytes| {
+                                "keyfile" => self.resource(value, out, &mut |m, bytes| {
                                     if let Ok(t) = std::str::from_utf8(&bytes) {
                                         m.known.add(t.trim());
                                     }
@@ -1308,7 +1354,7 @@ impl Masker {
                                         PLACEHOLDER.as_bytes().to_vec()
                                     })
                                 })?,
-                                "clevis" | "options" | "openOptions" => {
+                                "clevis" | "options" | "openoptions" => {
                                     self.walk_secret_text(value, out)
                                 }
                                 _ => self.generic_keyed(f, value, out),
@@ -1370,8 +1416,8 @@ impl Masker {
                         };
                         for (f, value) in fields {
                             match f.as_str().unwrap_or("") {
-                                "passwordHash" => self.mask_all(value, out),
-                                "sshAuthorizedKeys" | "name" | "groups" | "shell" | "homeDir" => {
+                                "passwordhash" => self.mask_all(value, out),
+                                "sshauthorizedkeys" | "name" | "groups" | "shell" | "homedir" => {
                                     self.public_value(value, out);
                                 }
                                 _ => self.generic_keyed(f, value, out),
@@ -1439,13 +1485,48 @@ fn plain_rke2_config(path: &str, bytes: &[u8]) -> bool {
         // The tokens, when written as one plain word (the reader takes no other shape).
         let value = value.trim();
         let plain_token = matches!(key, "token" | "agent-token")
-            && value.bytes().next().is_some_and(|b| b.is_ascii_alphanumeric())
+            && value
+                .bytes()
+                .next()
+                .is_some_and(|b| b.is_ascii_alphanumeric())
             && !value.contains([' ', '\t', '#']);
         key.bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
             && (plain_token || matches!(rke2_key(key), Rke2Key::Public | Rke2Key::Args))
             && key.len() > 1
     })
+}
+
+/// A copy of a tree with every key in lower case (values and their places unchanged).
+fn lower_keys(node: &Node) -> Node {
+    match node {
+        Node::Scalar { .. } => node.clone(),
+        Node::Seq(items) => Node::Seq(items.iter().map(lower_keys).collect()),
+        Node::Map(entries) => Node::Map(
+            entries
+                .iter()
+                .map(|(k, v)| {
+                    let key = match k {
+                        Node::Scalar {
+                            value,
+                            style,
+                            tag,
+                            span,
+                            column,
+                        } => Node::Scalar {
+                            value: value.to_ascii_lowercase(),
+                            style: *style,
+                            tag: tag.clone(),
+                            span: span.clone(),
+                            column: *column,
+                        },
+                        other => lower_keys(other),
+                    };
+                    (key, lower_keys(v))
+                })
+                .collect(),
+        ),
+    }
 }
 
 /// How RKE2 reads a `config.yaml` key.
@@ -1526,8 +1607,14 @@ fn whole_secret_file(path: &str) -> bool {
         || name.ends_with(".key")
         || (name.starts_with("id_") && !name.ends_with(".pub") && path.contains("/.ssh/"))
         || {
-            let stem = name.split('.').next().unwrap_or("");
-            !stem.is_empty() && secret_key(stem) && !name.ends_with(".sh")
+            // A file named for a secret, with no extension or a plain-text one (not a unit,
+            // a script or a configuration that merely mentions one: `token-refresh.service`,
+            // `/etc/pam.d/passwd`).
+            let (stem, extension) = name.split_once('.').unwrap_or((name, ""));
+            !stem.is_empty()
+                && secret_key(stem)
+                && matches!(extension, "" | "txt" | "env" | "secret")
+                && !path.starts_with("/etc/pam.d/")
         }
 }
 

@@ -92,33 +92,44 @@ struct Armour<'a> {
     end: usize,
 }
 
-/// Every armoured block of a text, in order.
+/// Every armoured block of a text, in order (each marker found once: linear in the text).
 fn armours(text: &str) -> Vec<Armour<'_>> {
+    let begins: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), b"-----BEGIN ").collect();
+    if begins.is_empty() {
+        return Vec::new();
+    }
+    let ends: Vec<usize> = memchr::memmem::find_iter(text.as_bytes(), b"-----END ").collect();
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(i) = text[from..].find("-----BEGIN ") {
-        let start = from + i;
+    for (n, &start) in begins.iter().enumerate() {
+        if start < from {
+            continue;
+        }
         let label_start = start + "-----BEGIN ".len();
-        let Some(label_len) = text[label_start..].find("-----") else {
-            break;
+        // The label ends at the next `-----` on its line.
+        let line_end = text[label_start..]
+            .find('\n')
+            .map_or(text.len(), |e| label_start + e);
+        let Some(label_len) = text[label_start..line_end].find("-----") else {
+            continue;
         };
         let body = label_start + label_len + 5;
-        // A block without its END marker ends where the next one begins.
-        let end = [
-            text[body..].find("-----END "),
-            text[body..].find("-----BEGIN "),
-        ]
-        .into_iter()
-        .flatten()
-        .min()
-        .map_or(text.len(), |e| body + e);
+        // It ends at its END marker, or where the next block begins, or at the text's end.
+        let next_end = ends[ends.partition_point(|&e| e < body)..].first().copied();
+        let next_begin = begins.get(n + 1).copied();
+        let end = [next_end, next_begin]
+            .into_iter()
+            .flatten()
+            .filter(|&e| e >= body)
+            .min()
+            .unwrap_or(text.len());
         out.push(Armour {
             start,
             label: &text[label_start..label_start + label_len],
             body,
             end,
         });
-        from = end.max(body);
+        from = end;
     }
     out
 }
@@ -137,7 +148,7 @@ fn public_blocks(text: &str) -> Vec<Range<usize>> {
         for (i, (start, line)) in all.iter().enumerate() {
             if let Some(n) = line.strip_prefix("Public-Lines:") {
                 let n: usize = n.trim().parse().unwrap_or(0);
-                let last = (i + n).min(all.len() - 1);
+                let last = i.saturating_add(n).min(all.len() - 1);
                 let (to, l) = all[last];
                 out.push(*start..to + l.len());
             }
@@ -192,14 +203,15 @@ fn key_bodies(text: &str, spans: &mut Vec<Range<usize>>) {
         while i < all.len() {
             let (start, line) = all[i];
             if let Some(n) = line.strip_prefix("Private-Lines:") {
+                // The lines that follow, as many as it says and as there are.
                 let n: usize = n.trim().parse().unwrap_or(0);
-                let last = (i + n).min(all.len() - 1);
-                if n > 0 {
+                let last = i.saturating_add(n).min(all.len() - 1);
+                if last > i {
                     let (from, _) = all[i + 1];
                     let (to, l) = all[last];
                     spans.push(from..to + l.len());
                 }
-                i = last + 1;
+                i = last.max(i) + 1;
                 continue;
             }
             if let Some(v) = line.strip_prefix("Private-MAC:") {
@@ -458,7 +470,12 @@ fn shannon(s: &str) -> f64 {
 
 /// Whether the run is the body of an SSH public key, a digest or an SRI hash.
 fn public_context(text: &str, start: usize, run: &str) -> bool {
-    let before = text[..start].trim_end_matches([' ', '\t']);
+    // A look back of a few words at most.
+    let mut from = start.saturating_sub(96);
+    while !text.is_char_boundary(from) {
+        from += 1;
+    }
+    let before = text[from..start].trim_end_matches([' ', '\t']);
     let word = before
         .rsplit([' ', '\t', '\n', '"', '\''])
         .next()
@@ -520,6 +537,19 @@ mod tests {
                 .is_empty()
         );
         assert!(masked("https://github.com/rancher/rke2/releases/download/v1.31.1%2Brke2r1/rke2-images.linux-amd64.tar.zst").is_empty());
+    }
+
+    #[test]
+    fn putty_counts_never_run_past_the_text() {
+        for text in [
+            "PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 1",
+            "PuTTY-User-Key-File-2: ssh-rsa\nPrivate-Lines: 18446744073709551615\nabc\n",
+            "PuTTY-User-Key-File-2: ssh-rsa\nPublic-Lines: 18446744073709551615\n",
+        ] {
+            let _ = masked(text);
+        }
+        let armours = "-----BEGIN X-----\n".repeat(20_000);
+        let _ = masked(&armours);
     }
 
     #[test]
