@@ -166,6 +166,8 @@ pub(crate) struct TreeError {
     pub(crate) message: String,
     /// The 1-based line it went wrong on.
     pub(crate) line: usize,
+    /// Whether the text is not YAML (rather than YAML this reader declines or a limit).
+    pub(crate) syntax: bool,
 }
 
 impl std::fmt::Display for TreeError {
@@ -238,6 +240,7 @@ impl<'a> Reader<'a> {
                     return Err(TreeError {
                         message: super::text::parser_message(&e.to_string()),
                         line,
+                        syntax: true,
                     });
                 }
                 Some(Ok((event, span))) => {
@@ -269,6 +272,7 @@ impl<'a> Reader<'a> {
                 "the YAML exceeds a reading limit ({what}): an alias bomb, or an input too large to read safely"
             ),
             line: self.line,
+            syntax: false,
         }
     }
 
@@ -322,6 +326,7 @@ impl<'a> Reader<'a> {
                     .ok_or_else(|| TreeError {
                         message: "an alias names no anchor".to_owned(),
                         line: self.line,
+                        syntax: true,
                     })?;
                 self.count(&node)?;
                 Ok(node)
@@ -358,6 +363,7 @@ impl<'a> Reader<'a> {
                         return Err(TreeError {
                             message: "a merge key (<<), which is not read here".to_owned(),
                             line: self.line,
+                            syntax: false,
                         });
                     }
                     let value_event = self.next()?.ok_or_else(|| self.limit("end of input"))?;
@@ -374,6 +380,7 @@ impl<'a> Reader<'a> {
             _ => Err(TreeError {
                 message: "an unexpected YAML event".to_owned(),
                 line: self.line,
+                syntax: true,
             }),
         }
     }

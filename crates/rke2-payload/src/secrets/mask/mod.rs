@@ -28,6 +28,8 @@
 pub(crate) mod text;
 
 use std::cell::OnceCell;
+
+use aho_corasick::{AhoCorasick, MatchKind};
 use std::collections::{HashMap, HashSet};
 use std::ops::Range;
 
@@ -73,8 +75,9 @@ pub(crate) struct Known {
     values: Vec<String>,
     seen: HashSet<String>,
     public: HashSet<String>,
-    /// The values searched for, longest first (made again after each change).
-    searched: OnceCell<Vec<String>>,
+    /// The values searched for, longest first, and their automaton (made again after each
+    /// change).
+    searched: OnceCell<(Vec<String>, Option<AhoCorasick>)>,
 }
 
 impl Known {
@@ -104,6 +107,10 @@ impl Known {
 
     /// The secret values to search for: longest first, without those equal to a public part.
     pub(crate) fn searched(&self) -> &[String] {
+        &self.search().0
+    }
+
+    fn search(&self) -> &(Vec<String>, Option<AhoCorasick>) {
         self.searched.get_or_init(|| {
             let mut out: Vec<String> = self
                 .values
@@ -112,18 +119,22 @@ impl Known {
                 .cloned()
                 .collect();
             out.sort_by_key(|v| std::cmp::Reverse(v.len()));
-            out
+            let automaton = (!out.is_empty())
+                .then(|| {
+                    AhoCorasick::builder()
+                        .match_kind(MatchKind::LeftmostLongest)
+                        .build(&out)
+                        .ok()
+                })
+                .flatten();
+            (out, automaton)
         })
     }
 
-    /// Every occurrence of a searched value in `text`.
+    /// Every occurrence of a searched value in `text` (all values at once: linear in the text).
     pub(crate) fn occurrences(&self, text: &str, spans: &mut Vec<Range<usize>>) {
-        for value in self.searched() {
-            let mut from = 0;
-            while let Some(i) = memchr::memmem::find(&text.as_bytes()[from..], value.as_bytes()) {
-                spans.push(from + i..from + i + value.len());
-                from += i + value.len();
-            }
+        if let (_, Some(automaton)) = self.search() {
+            spans.extend(automaton.find_iter(text).map(|m| m.start()..m.end()));
         }
     }
 
@@ -341,6 +352,8 @@ impl Masker {
     ) -> Result<String, MaskError> {
         let (docs, repaired) = match tree::parse(text) {
             Ok(docs) => (docs, None),
+            // A merge key is refused as it is, never "repaired" into text.
+            Err(e) if !e.syntax => return Err(refuse(part, e.message)),
             Err(e) => {
                 // CAPRKE2's unquoted `airGappedChecksum` item: read as the document layer
                 // repairs it.
