@@ -83,3 +83,28 @@ fn keys_and_known_secrets_in_comments_are_masked() {
         "#cloud-config\n# -----BEGIN OPENSSH PRIVATE KEY-----\n# REDACTED\n#\n# -----END OPENSSH PRIVATE KEY-----\npassword: REDACTED # was REDACTED\n"
     );
 }
+
+#[test]
+fn review_cases() {
+    // Ignition keys in any case.
+    let ignition = r#"{"ignition":{"version":"3.3.0"},"Storage":{"Files":[{"Path":"/etc/rancher/rke2/config.yaml","Contents":{"Source":"data:,t%3A%20abcsecret99"}}]}}"#;
+    assert!(!masked(ignition).contains("abcsecret99"));
+    // A token as URL user-info, a known token reappearing there.
+    let config = "token: K9xQ2mZp7Lw4\nserver: https://K9xQ2mZp7Lw4@10.0.0.1:9345\n";
+    let text = format!(
+        "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: {}\n",
+        tree::quoted(config)
+    );
+    assert!(!masked(&text).contains("K9xQ2mZp7Lw4"));
+    // The detector in comments.
+    let out = masked("#cloud-config\n# password: hunter2xyz\nruncmd: [reboot]\n");
+    assert!(!out.contains("hunter2xyz"), "{out}");
+    // A merge key, a MIME message past its first line: refused.
+    for refused in [
+        "#cloud-config\nwrite_files:\n- <<: {path: /etc/rancher/rke2/config.yaml, content: 't: abcsecret99'}\n",
+        "X-Note: x\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\nt: abcsecret99\n--b--\n",
+        "#cloud-config-archive\n- content: 't: abcsecret99'\n",
+    ] {
+        assert!(userdata(refused, &Known::default()).is_err(), "{refused}");
+    }
+}
