@@ -1581,6 +1581,10 @@ fn rke2_key(key: &str) -> Rke2Key {
 
 /// A path as the node resolves it: `//` and `/./` collapsed, `..` taken back.
 pub(crate) fn normalise(path: &str) -> String {
+    if path.starts_with('/') && !path.contains("//") && !path.contains("/.") && !path.ends_with('/')
+    {
+        return path.to_owned();
+    }
     let mut parts: Vec<&str> = Vec::new();
     for part in path.split('/') {
         match part {
@@ -1624,10 +1628,10 @@ fn whole_secret_file(path: &str) -> bool {
             // a script or a configuration that merely mentions one: `token-refresh.service`,
             // `/etc/pam.d/passwd`).
             let (stem, extension) = name.split_once('.').unwrap_or((name, ""));
-            !stem.is_empty()
-                && secret_key(stem)
-                && matches!(extension, "" | "txt" | "env" | "secret")
+            matches!(extension, "" | "txt" | "env" | "secret")
+                && !stem.is_empty()
                 && !path.starts_with("/etc/pam.d/")
+                && secret_key(stem)
         }
 }
 

@@ -18,12 +18,25 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
         .into_iter()
         .filter(|r| !harmless(&text[r.clone()]))
         .collect();
-    let public = public_blocks(text);
-    key_bodies(text, &mut spans);
-    for (start, line) in lines(text) {
-        words(line, start, &mut spans);
+    // Each finder runs only where the text holds what it looks for (most commands hold none).
+    let bytes = text.as_bytes();
+    let armoured = ["-----BEGIN ", "AGE-SECRET-KEY-", "PuTTY-User-Key-File-"]
+        .iter()
+        .any(|m| memchr::memmem::find(bytes, m.as_bytes()).is_some());
+    let public = if armoured {
+        key_bodies(text, &mut spans);
+        public_blocks(text)
+    } else {
+        Vec::new()
+    };
+    if memchr::memmem::find(bytes, b"-").is_some() {
+        for (start, line) in lines(text) {
+            words(line, start, &mut spans);
+        }
     }
-    entropy(text, &public, &mut spans);
+    if text.len() >= 24 {
+        entropy(text, &public, &mut spans);
+    }
     known.occurrences(text, &mut spans);
     merge(spans)
 }
