@@ -78,6 +78,9 @@ pub(crate) struct Known {
     /// The values searched for, longest first, and their automaton (made again after each
     /// change).
     searched: OnceCell<(Vec<String>, Option<AhoCorasick>)>,
+    /// Whether values are searched for yet: not while they are still being found (a first
+    /// pass, the reports' collection), where each new value would build the automaton again.
+    quiet: bool,
 }
 
 impl Known {
@@ -133,6 +136,9 @@ impl Known {
 
     /// Every occurrence of a searched value in `text` (all values at once: linear in the text).
     pub(crate) fn occurrences(&self, text: &str, spans: &mut Vec<Range<usize>>) {
+        if self.quiet {
+            return;
+        }
         if let (_, Some(automaton)) = self.search() {
             spans.extend(automaton.find_iter(text).map(|m| m.start()..m.end()));
         }
@@ -235,15 +241,20 @@ pub(crate) struct Masked {
 /// # Errors
 /// A part that could hold a secret and cannot be read.
 pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
+    // The first pass finds; the second masks, with every value found, where they reappear.
+    let mut quiet = known.clone();
+    quiet.quiet = true;
     let mut first = Masker {
-        known: known.clone(),
+        known: quiet,
         token_files: Vec::new(),
         collect_only: false,
         depth: 0,
     };
     first.userdata(text)?;
+    let mut found = first.known.clone();
+    found.quiet = false;
     let mut second = Masker {
-        known: first.known.clone(),
+        known: found,
         token_files: first.token_files.clone(),
         collect_only: false,
         depth: 0,
@@ -1469,6 +1480,7 @@ pub(crate) fn file_secrets(path: &str, bytes: &[u8]) -> Vec<String> {
         collect_only: true,
         ..Masker::default()
     };
+    masker.known.quiet = true;
     // A file that does not read keeps what the reports' own readers find in it.
     let _ = masker.file(path, bytes);
     masker.known.values
