@@ -192,9 +192,14 @@ pub(crate) fn secret_key(name: &str) -> bool {
         .next()
         .unwrap_or(name)
         .trim_matches(['"', '\'']);
+    let lower = last.to_ascii_lowercase().replace('_', "-");
     super::secret_name(name)
         || super::secret_name(last)
-        || last.to_ascii_lowercase().ends_with("authorization")
+        || lower.ends_with("authorization")
+        // cloud-init modules' keys: `rh_subscription.activation-key`,
+        // `landscape.client.registration_key`.
+        || lower.ends_with("activation-key")
+        || lower.ends_with("registration-key")
 }
 
 /// One scalar to write again.

@@ -108,3 +108,14 @@ fn review_cases() {
         assert!(userdata(refused, &Known::default()).is_err(), "{refused}");
     }
 }
+
+#[test]
+fn cloud_init_module_keys() {
+    let out = masked(
+        "#cloud-config\nrh_subscription:\n  activation-key: ab12cd\n  org: 1234\nlandscape:\n  client:\n    registration_key: xy99zz\n",
+    );
+    assert!(
+        !out.contains("ab12cd") && !out.contains("xy99zz") && out.contains("org: 1234"),
+        "{out}"
+    );
+}
