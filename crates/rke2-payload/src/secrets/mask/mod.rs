@@ -69,7 +69,7 @@ fn refuse(part: impl Into<String>, why: impl Into<String>) -> MaskError {
 /// Values known to be secret (searched for wherever text is kept), and the parts of
 /// structured values that were decided public (a URL's scheme, user, host and path), which a
 /// secret equal to one of them cannot be told from.
-#[derive(Debug, Clone, Default)]
+#[derive(Clone, Default)]
 pub(crate) struct Known {
     /// In the order found.
     values: Vec<String>,
@@ -81,6 +81,16 @@ pub(crate) struct Known {
     /// Whether values are searched for yet: not while they are still being found (a first
     /// pass, the reports' collection), where each new value would build the automaton again.
     quiet: bool,
+}
+
+/// Counts only: the values are secrets.
+impl std::fmt::Debug for Known {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Known")
+            .field("values", &self.values.len())
+            .field("public", &self.public.len())
+            .finish_non_exhaustive()
+    }
 }
 
 impl Known {
@@ -333,28 +343,13 @@ impl Masker {
         }
     }
 
-    /// Free text with its secret parts masked.
+    /// Free text with its secret parts masked (each part found is known from then on).
     pub(crate) fn free(&mut self, text: &str) -> String {
         let spans = text::spans(text, &self.known);
-        if spans.is_empty() {
-            return text.to_owned();
-        }
-        let mut out = String::with_capacity(text.len());
-        let mut cursor = 0;
-        for span in spans {
-            let (Some(before), Some(secret)) =
-                (text.get(cursor..span.start), text.get(span.clone()))
-            else {
-                continue;
-            };
-            out.push_str(before);
+        text::replace_spans(text, &spans, |secret| {
             self.known.add(secret);
-            // A masked key body keeps its line structure: one placeholder line.
-            out.push_str(PLACEHOLDER);
-            cursor = span.end;
-        }
-        out.push_str(text.get(cursor..).unwrap_or(""));
-        out
+            PLACEHOLDER.to_owned()
+        })
     }
 
     /// Parses a YAML (or JSON) text, walks each document with `walk`, and writes the text
@@ -1664,27 +1659,7 @@ fn structured(name: &str, text: &str) -> bool {
 
 /// `text` with each span replaced by the placeholder.
 fn splice(text: &str, spans: &[Range<usize>]) -> String {
-    if spans.is_empty() {
-        return text.to_owned();
-    }
-    let mut out = String::with_capacity(text.len());
-    let mut cursor = 0;
-    for span in spans {
-        if span.start < cursor {
-            continue;
-        }
-        let (Some(before), true) = (
-            text.get(cursor..span.start),
-            text.is_char_boundary(span.end),
-        ) else {
-            continue;
-        };
-        out.push_str(before);
-        out.push_str(PLACEHOLDER);
-        cursor = span.end;
-    }
-    out.push_str(text.get(cursor..).unwrap_or(""));
-    out
+    text::replace_spans(text, spans, |_| PLACEHOLDER.to_owned())
 }
 
 /// The text with the changes written at their places, or the documents written again in flow

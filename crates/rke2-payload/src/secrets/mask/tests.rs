@@ -119,3 +119,11 @@ fn cloud_init_module_keys() {
         "{out}"
     );
 }
+
+#[test]
+fn debug_never_shows_a_known_value() {
+    let mut known = Known::default();
+    known.add("Zq8vK2mLp4XwT9nBdebug");
+    let masker = Masker::knowing(known);
+    assert!(!format!("{masker:?}").contains("Zq8v"));
+}

@@ -43,19 +43,34 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
 
 /// `text` with every secret part (as [`spans`] finds them, no value known beforehand) replaced
 /// by `replace(part)`: what the reports show in place of free text.
-pub(crate) fn mask_with(text: &str, replace: impl Fn(&str) -> String) -> String {
-    let spans = spans(text, &Known::default());
+pub(crate) fn mask_with(text: &str, replace: impl FnMut(&str) -> String) -> String {
+    replace_spans(text, &spans(text, &Known::default()), replace)
+}
+
+/// `text` with each span (in order) replaced by `replace(its text)`; a span that overlaps the
+/// one before it, or does not fall on character boundaries, is left as it is.
+pub(crate) fn replace_spans(
+    text: &str,
+    spans: &[Range<usize>],
+    mut replace: impl FnMut(&str) -> String,
+) -> String {
     if spans.is_empty() {
         return text.to_owned();
     }
     let mut out = String::with_capacity(text.len());
     let mut cursor = 0;
     for span in spans {
-        out.push_str(&text[cursor..span.start]);
-        out.push_str(&replace(&text[span.clone()]));
+        let (Some(before), Some(part)) = (
+            text.get(cursor..span.start.max(cursor)),
+            text.get(span.clone()).filter(|_| span.start >= cursor),
+        ) else {
+            continue;
+        };
+        out.push_str(before);
+        out.push_str(&replace(part));
         cursor = span.end;
     }
-    out.push_str(&text[cursor..]);
+    out.push_str(text.get(cursor..).unwrap_or(""));
     out
 }
 
