@@ -131,7 +131,7 @@ mod secrets;
 pub mod fuzzing;
 
 pub use batch::MAX_JOBS;
-pub use checks::{Check, Finding, Severity};
+pub use checks::{Check, Finding, ManifestSite, Severity};
 pub use codec::dataurl::DataUrlError;
 pub use codec::gzip::GzipError;
 pub use codec::text::terminal_safe;
@@ -141,7 +141,7 @@ pub use encode::redact::{RedactError, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
     BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
-    Selector, SelectorError, StreamSummary, for_each_secret, read_input,
+    RENDERED_FROM_ANNOTATION, Selector, SelectorError, StreamSummary, for_each_secret, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};
@@ -153,7 +153,9 @@ pub use render::{
     RenderOptions, RoleChoice, SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests,
     render,
 };
-pub use reports::clouds::{CLOUDS, Cloud, Confidence, Counted, GzipSafety, find_cloud};
+pub use reports::clouds::{
+    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,
+};
 pub use reports::diff::{
     Change, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, Side, diff,
 };

@@ -24,13 +24,16 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let path = args.input.path();
     let selector = selector(&args.input)?;
     let targets = cloud_targets(&args.cloud)?;
-    let size = (!targets.is_empty()).then(|| {
+    // Without --cloud, a Secret rendered from manifests is still held to the limit of the
+    // path its infrastructure template sends it by.
+    let size = {
         let mut size = SizeOptions::default();
+        size.follow_delivery = targets.is_empty();
         size.targets = targets;
         size.headroom_percent = args.headroom;
         size.contributors = false;
-        size
-    });
+        Some(size)
+    };
     let mut lint = LintOptions::default();
     lint.cert_expiry_days = args.cert_expiry_days;
     lint.size = size;
@@ -58,7 +61,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         }
         LintFormat::Yaml => out.write_all(yaml(&serde_json::to_value(&report)?)?.as_bytes())?,
         LintFormat::Sarif => {
-            let sarif = serde_json::to_vec_pretty(&sarif(&report.secrets, path))?;
+            let sarif = serde_json::to_vec_pretty(&sarif(&report, path))?;
             out.write_all(&escape_unsafe(&sarif, false))?;
             writeln!(out)?;
         }
@@ -142,6 +145,14 @@ fn title(s: &LintedSecret) -> String {
 
 fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
     let (linted, summary) = (&report.secrets, &report.summary);
+    if !report.manifests.is_empty() {
+        writeln!(out, "{BOLD}manifests{BOLD:#}")?;
+        let mut findings: Vec<&Finding> = report.manifests.iter().collect();
+        findings.sort_by_key(|f| f.severity);
+        for f in findings {
+            finding_line(out, f, &manifest_at(f))?;
+        }
+    }
     for s in linted {
         if let Some(e) = &s.error {
             writeln!(
@@ -166,18 +177,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         let mut findings: Vec<&Finding> = s.findings.iter().collect();
         findings.sort_by_key(|f| f.severity);
         for f in findings {
-            let (style, label) = match f.severity {
-                Severity::Error => (ERROR, "error"),
-                Severity::Warning => (WARN, "warning"),
-                _ => (INFO, "info"),
-            };
-            let at = crate::render::finding_at(f);
-            writeln!(
-                out,
-                "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
-                f.id(),
-                safe(&f.message)
-            )?;
+            finding_line(out, f, &crate::render::finding_at(f))?;
         }
     }
     write!(
@@ -193,6 +193,84 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
     }
     writeln!(out)?;
     Ok(())
+}
+
+/// One finding as a line of the text report.
+fn finding_line(out: &mut impl Write, f: &Finding, at: &str) -> Result<()> {
+    let (style, label) = match f.severity {
+        Severity::Error => (ERROR, "error"),
+        Severity::Warning => (WARN, "warning"),
+        _ => (INFO, "info"),
+    };
+    writeln!(
+        out,
+        "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
+        f.id(),
+        safe(&f.message)
+    )?;
+    Ok(())
+}
+
+/// Where a manifest finding is, after its message in the text report (`  (file:line)`).
+fn manifest_at(f: &Finding) -> String {
+    match &f.manifest {
+        Some(site) => match site.line {
+            Some(line) => format!("  ({}:{line})", safe(&site.file)),
+            None => format!("  ({})", safe(&site.file)),
+        },
+        None => String::new(),
+    }
+}
+
+/// Every finding of a report with where the CI formats place it: the Secret's findings at the
+/// line of its value in the input file, the manifests' at their object's line in the file it
+/// came from (the input, or a file `render` read).
+struct Placed<'r> {
+    finding: &'r Finding,
+    /// The Secret or object, in words (with the file and line inside the payload).
+    place: String,
+    /// `Kind namespace/name` or the Secret's title: what the message is about.
+    who: String,
+    file: Option<String>,
+    line: Option<u64>,
+    /// What identifies the finding from run to run.
+    key: String,
+}
+
+fn placed<'r>(report: &'r LintReport, path: &std::path::Path) -> Vec<Placed<'r>> {
+    let input = input_file(path);
+    let mut out = Vec::new();
+    for f in &report.manifests {
+        let (who, file, line) = match &f.manifest {
+            Some(site) => (
+                site.object.clone(),
+                (site.file != "-").then(|| site.file.clone()),
+                site.line,
+            ),
+            None => ("manifests".to_owned(), input.clone(), None),
+        };
+        out.push(Placed {
+            finding: f,
+            place: who.clone(),
+            key: format!("{}\n{who}\n\n{}", f.id(), f.message),
+            who,
+            file,
+            line,
+        });
+    }
+    for s in &report.secrets {
+        for f in &s.findings {
+            out.push(Placed {
+                finding: f,
+                place: place(s, f),
+                who: title(s),
+                file: input.clone(),
+                line: s.line,
+                key: finding_key(s, f),
+            });
+        }
+    }
+    out
 }
 
 /// Where a finding is, in words: the Secret, the file of its payload, the line in the user data.
@@ -222,56 +300,60 @@ fn github(out: &mut impl Write, report: &LintReport, path: &std::path::Path) -> 
             .replace('\n', "%0A")
     };
     let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
-    let file = input_file(path);
-    for s in &report.secrets {
-        for f in &s.findings {
-            let level = match f.severity {
-                Severity::Error => "error",
-                Severity::Warning => "warning",
-                _ => "notice",
-            };
-            let mut props = Vec::new();
-            if let Some(file) = &file {
-                props.push(format!("file={}", property(file)));
-                if let Some(line) = s.line {
-                    props.push(format!("line={line}"));
-                }
+    for p in placed(report, path) {
+        let f = p.finding;
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            _ => "notice",
+        };
+        let mut props = Vec::new();
+        if let Some(file) = &p.file {
+            props.push(format!("file={}", property(file)));
+            if let Some(line) = p.line {
+                props.push(format!("line={line}"));
             }
-            props.push(format!(
-                "title={}",
-                property(&format!("{} ({})", f.id(), place(s, f)))
-            ));
-            writeln!(
-                out,
-                "::{level} {}::{}",
-                props.join(","),
-                data(&format!("{}: {}", title(s), f.message))
-            )?;
         }
+        props.push(format!(
+            "title={}",
+            property(&format!("{} ({})", f.id(), p.place))
+        ));
+        // A manifest finding's message names its object already.
+        let message = if f.manifest.is_some() {
+            f.message.clone()
+        } else {
+            format!("{}: {}", p.who, f.message)
+        };
+        writeln!(out, "::{level} {}::{}", props.join(","), data(&message))?;
     }
     Ok(())
 }
 
 /// A GitLab Code Quality report: one issue per finding, with a stable fingerprint.
 fn gitlab(report: &LintReport, path: &std::path::Path) -> serde_json::Value {
-    let file = input_file(path).unwrap_or_else(|| "standard-input".to_owned());
     let mut issues = Vec::new();
-    for s in &report.secrets {
-        for f in &s.findings {
-            let severity = match f.severity {
-                Severity::Error => "critical",
-                Severity::Warning => "major",
-                _ => "info",
-            };
-            let key = finding_key(s, f);
-            issues.push(serde_json::json!({
-                "description": format!("{}: {}", place(s, f), f.message),
-                "check_name": f.id(),
-                "fingerprint": fingerprint(&key),
-                "severity": severity,
-                "location": {"path": file, "lines": {"begin": s.line.unwrap_or(1)}},
-            }));
-        }
+    for p in placed(report, path) {
+        let f = p.finding;
+        let severity = match f.severity {
+            Severity::Error => "critical",
+            Severity::Warning => "major",
+            _ => "info",
+        };
+        let description = if f.manifest.is_some() {
+            f.message.clone()
+        } else {
+            format!("{}: {}", p.place, f.message)
+        };
+        issues.push(serde_json::json!({
+            "description": description,
+            "check_name": f.id(),
+            "fingerprint": fingerprint(&p.key),
+            "severity": severity,
+            "location": {
+                "path": p.file.as_deref().unwrap_or("standard-input"),
+                "lines": {"begin": p.line.unwrap_or(1)},
+            },
+        }));
     }
     serde_json::Value::Array(issues)
 }
@@ -380,7 +462,7 @@ fn help_uri() -> String {
 /// the input file and the line of the Secret's value in it (none for standard input); the place
 /// inside the decoded payload (Secret, file, line) is the logical location and is in the
 /// message.
-fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value {
+fn sarif(report: &LintReport, input: &std::path::Path) -> serde_json::Value {
     let rules: Vec<serde_json::Value> = Check::ALL
         .iter()
         .map(|&check| {
@@ -398,41 +480,50 @@ fn sarif(linted: &[LintedSecret], input: &std::path::Path) -> serde_json::Value 
             })
         })
         .collect();
-    let uri = input_file(input).map(|p| uri_reference(&p));
     let mut results = Vec::new();
-    for s in linted {
-        for f in &s.findings {
-            let mut decoded = title(s);
-            if let Some(p) = &f.path {
-                decoded.push_str(&format!(":{p}"));
-            }
-            if let Some(l) = f.line {
-                decoded.push_str(&format!(":{l}"));
-            }
-            let mut location = serde_json::json!({
-                "logicalLocations": [{
-                    "fullyQualifiedName": decoded,
-                    "kind": "resource",
-                }],
-            });
-            if let Some(uri) = &uri {
-                let mut physical = serde_json::json!({"artifactLocation": {"uri": uri}});
-                if let Some(line) = s.line {
-                    physical["region"] = serde_json::json!({"startLine": line});
-                }
-                location["physicalLocation"] = physical;
-            }
-            let rule_index = Check::ALL.iter().position(|&c| c == f.check).unwrap_or(0);
-            results.push(serde_json::json!({
-                "ruleId": f.id(),
-                "ruleIndex": rule_index,
-                "level": level(f.severity),
-                "message": {"text": format!("{}: {}", place(s, f), f.message)},
-                "locations": [location],
-                "partialFingerprints": {"rke2PayloadFinding/v1": fingerprint(&finding_key(s, f))},
-                "properties": {"secret": title(s), "rule": f.check.summary()},
-            }));
+    for p in placed(report, input) {
+        let f = p.finding;
+        let mut decoded = p.who.clone();
+        if let Some(path) = &f.path {
+            decoded.push_str(&format!(":{path}"));
         }
+        if let Some(l) = f.line {
+            decoded.push_str(&format!(":{l}"));
+        }
+        let mut location = serde_json::json!({
+            "logicalLocations": [{
+                "fullyQualifiedName": decoded,
+                "kind": "resource",
+            }],
+        });
+        if let Some(file) = &p.file {
+            let mut physical =
+                serde_json::json!({"artifactLocation": {"uri": uri_reference(file)}});
+            if let Some(line) = p.line {
+                physical["region"] = serde_json::json!({"startLine": line});
+            }
+            location["physicalLocation"] = physical;
+        }
+        let rule_index = Check::ALL.iter().position(|&c| c == f.check).unwrap_or(0);
+        let message = if f.manifest.is_some() {
+            f.message.clone()
+        } else {
+            format!("{}: {}", p.place, f.message)
+        };
+        let properties = if f.manifest.is_some() {
+            serde_json::json!({"object": p.who, "rule": f.check.summary()})
+        } else {
+            serde_json::json!({"secret": p.who, "rule": f.check.summary()})
+        };
+        results.push(serde_json::json!({
+            "ruleId": f.id(),
+            "ruleIndex": rule_index,
+            "level": level(f.severity),
+            "message": {"text": message},
+            "locations": [location],
+            "partialFingerprints": {"rke2PayloadFinding/v1": fingerprint(&p.key)},
+            "properties": properties,
+        }));
     }
     serde_json::json!({
         "version": "2.1.0",

@@ -145,12 +145,31 @@ pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
 /// The Secrets of the input: streamed as they are, or, when the input holds manifests, the
 /// bootstrap Secrets `render` makes of them (seed 0, so that reports are repeatable).
 pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
+    Ok(secrets_and_refusals(args)?.0)
+}
+
+/// As [`secrets_input`], with the findings of the manifests that say CAPRKE2 (or the API
+/// server) refuses an object ([`rke2_payload::Finding::is_refusal`]): a gate fails on them.
+pub(crate) fn secrets_and_refusals(
+    args: &InputArgs,
+) -> Result<(Box<dyn std::io::Read>, Vec<rke2_payload::Finding>)> {
     match manifests_or_stream(args)? {
-        Input::Stream(reader) => Ok(reader),
-        Input::Manifests(bytes) => Ok(Box::new(std::io::Cursor::new(rendered(
-            &input_name(args.path()),
-            &bytes,
-        )?))),
+        Input::Stream(reader) => Ok((reader, Vec::new())),
+        Input::Manifests(bytes) => {
+            let (list, refusals) = rendered_checked(&input_name(args.path()), &bytes)?;
+            Ok((Box::new(std::io::Cursor::new(list)), refusals))
+        }
+    }
+}
+
+/// Says on standard error what CAPRKE2 refuses, one finding a line.
+pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
+    for f in refusals {
+        eprintln!(
+            "rke2-payload: error: {}: {}",
+            f.check.id(),
+            crate::render::safe(&f.message)
+        );
     }
 }
 
@@ -158,6 +177,11 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> 
 /// the two sides of a diff) have the same generated token and CAs. Nothing rendered is an error
 /// that says why.
 pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
+    Ok(rendered_checked(name, bytes)?.0)
+}
+
+/// As [`rendered`], with the refusals among the manifest findings.
+fn rendered_checked(name: &str, bytes: &[u8]) -> Result<(Vec<u8>, Vec<rke2_payload::Finding>)> {
     let sources = [rke2_payload::Source { name, bytes }];
     let preview = rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
         .with_context(|| format!("rendering the manifests of {name}"))?;
@@ -169,7 +193,13 @@ pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
             .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
         anyhow::bail!("rendering the manifests of {name}: nothing was rendered: {why}");
     }
-    Ok(preview.to_yaml().into_bytes())
+    let refusals = preview
+        .findings
+        .iter()
+        .filter(|f| f.is_refusal())
+        .cloned()
+        .collect();
+    Ok((preview.to_yaml().into_bytes(), refusals))
 }
 
 /// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a

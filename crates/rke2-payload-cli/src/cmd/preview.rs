@@ -89,7 +89,12 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     if preview.secrets.is_empty() {
         bail!("nothing was rendered (see the findings above)");
     }
-    Ok(Outcome::Ok)
+    // What CAPRKE2 (or the API server) refuses: the preview is written, and it fails.
+    Ok(if preview.findings.iter().any(|f| f.is_refusal()) {
+        Outcome::CheckFailed
+    } else {
+        Outcome::Ok
+    })
 }
 
 /// A file, or every manifest file under a directory (recursively, in name order).

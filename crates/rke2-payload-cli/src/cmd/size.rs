@@ -9,8 +9,8 @@ use rke2_payload::{
 };
 
 use super::{
-    Items, Layout, Outcome, decode_options, error_item, raw_stdout, secrets_input, selector,
-    streamed, styled, unreadable_secrets,
+    Items, Layout, Outcome, decode_options, error_item, raw_stdout, report_refusals,
+    secrets_and_refusals, selector, streamed, styled, unreadable_secrets,
 };
 use crate::cli::{SizeArgs, SizeFormat};
 use crate::render::{BOLD, DIM, ERROR, OK, WARN, group, safe, secret_title, xml};
@@ -33,10 +33,11 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let mut junit_items = Vec::new();
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options, decode_options(&args.input));
+    let (input, refusals) = secrets_and_refusals(&args.input)?;
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     streamed(
         sizer.for_each(
-            secrets_input(&args.input)?,
+            input,
             &selector,
             args.input.jobs,
             |sizer, secret| -> Result<(bool, Rendered)> {
@@ -104,7 +105,9 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     items.finish(&mut out, &[("fits", fits.to_string())])?;
     out.flush()?;
     unreadable_secrets(path, &unreadable)?;
-    Ok(if fits {
+    // What CAPRKE2 would refuse fails the gate, whatever the sizes.
+    report_refusals(&refusals);
+    Ok(if fits && refusals.is_empty() {
         Outcome::Ok
     } else {
         Outcome::CheckFailed
@@ -131,6 +134,9 @@ enum JunitItem {
 
 fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
     let mut targets = cloud_targets(&args.cloud)?;
+    // Platforms the user names are measured as named; otherwise a Secret rendered from
+    // manifests is measured against its infrastructure template's path.
+    let follow_delivery = targets.is_empty();
     if let Some((limit_bytes, counted)) = args.budget {
         targets.push(Target::Budget {
             limit_bytes,
@@ -150,6 +156,7 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
     options.targets = targets;
     options.headroom_percent = args.headroom;
     options.contributors = args.output == SizeFormat::Text;
+    options.follow_delivery = follow_delivery;
     Ok(options)
 }
 
@@ -274,6 +281,14 @@ fn bar_line(out: &mut impl Write, v: &Verdict, width: usize) -> Result<()> {
     )?;
     for advice in &v.advice {
         writeln!(out, "  {:<width$}  {DIM}→ {advice}{DIM:#}", "")?;
+    }
+    if !v.path.is_empty() {
+        let by = if v.chosen_by_manifests {
+            "path, from the manifests"
+        } else {
+            "assumes"
+        };
+        writeln!(out, "  {:<width$}  {DIM}{by}: {}{DIM:#}", "", safe(&v.path))?;
     }
     Ok(())
 }

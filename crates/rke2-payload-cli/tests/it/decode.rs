@@ -233,8 +233,8 @@ fn clouds_lists_every_required_platform() {
     ] {
         assert!(ids.contains(&id), "{id} missing");
     }
-    let aws = &doc["clouds"][0];
-    assert_eq!(aws["id"], "aws");
+    let aws = &doc["clouds"][1];
+    assert_eq!(aws["id"], "aws-user-data");
     assert_eq!(aws["limit_bytes"], 16384);
     assert_eq!(aws["counted"], "raw");
     cmd()

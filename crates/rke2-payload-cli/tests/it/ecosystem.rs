@@ -159,7 +159,14 @@ fn sarif_passes_the_official_2_1_0_schema_and_points_at_the_secret() {
         (
             "broken.sarif",
             output(
-                &["lint", &broken_path, "-o", "sarif", "--cloud", "aws"],
+                &[
+                    "lint",
+                    &broken_path,
+                    "-o",
+                    "sarif",
+                    "--cloud",
+                    "aws-user-data",
+                ],
                 None,
             ),
         ),

@@ -281,7 +281,11 @@ fn ignition_with_100000_files() {
         Some(1),
         "no config.yaml: an error finding"
     );
-    let out = run(&["size", "--cloud", "aws"], &file, Duration::from_secs(60));
+    let out = run(
+        &["size", "--cloud", "aws-user-data"],
+        &file,
+        Duration::from_secs(60),
+    );
     assert_eq!(out.status.code(), Some(1), "far over AWS's limit");
 }
 

@@ -524,7 +524,7 @@ fn cloud_size_checks_and_sarif() {
             .output()
             .expect("run")
     };
-    let out = run(&["--output", "json", "--cloud", "aws"]);
+    let out = run(&["--output", "json", "--cloud", "aws-user-data"]);
     let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
     assert!(doc.to_string().contains("size-over-limit"));
     assert_eq!(out.status.code(), Some(1));

@@ -348,9 +348,9 @@ fn a_gate_is_one_pipe() {
         .output()
         .expect("run");
     assert!(out.status.success());
-    // size --cloud aws: the init payload with everything is over 16 KiB raw: exit 1.
+    // size --cloud aws-user-data: the init payload with everything is over 16 KiB raw: exit 1.
     let size = cmd()
-        .args(["size", "--cloud", "aws"])
+        .args(["size", "--cloud", "aws-user-data"])
         .write_stdin(out.stdout.clone())
         .output()
         .expect("run");
@@ -367,11 +367,11 @@ fn a_gate_is_one_pipe() {
         .output()
         .expect("run");
     let report: Value = serde_json::from_slice(&lint.stdout).expect("json");
-    let ids: Vec<&str> = report["secrets"]
+    // Manifest findings are the report's, once each; the Secrets' are their payloads'.
+    let ids: Vec<&str> = report["manifests"]
         .as_array()
-        .expect("secrets")
+        .expect("manifests")
         .iter()
-        .flat_map(|s| s["findings"].as_array().into_iter().flatten())
         .filter_map(|f| f["id"].as_str())
         .collect();
     assert!(
@@ -395,15 +395,38 @@ fn lint_reads_manifests_directly() {
     let report: Value = serde_json::from_slice(&out.stdout).expect("json");
     let secrets = report["secrets"].as_array().expect("secrets");
     assert_eq!(secrets.len(), 1, "the rendered init Secret");
-    let ids: Vec<&str> = secrets[0]["findings"]
+    let ids: Vec<&str> = report["manifests"]
         .as_array()
-        .expect("findings")
+        .expect("manifests")
         .iter()
         .filter_map(|f| f["id"].as_str())
         .collect();
     assert!(
         ids.contains(&"manifest-additional-user-data-dropped"),
         "{ids:?}"
+    );
+    // Located at the object in the manifest file, once.
+    let dropped: Vec<&Value> = report["manifests"]
+        .as_array()
+        .expect("manifests")
+        .iter()
+        .filter(|f| f["id"] == "manifest-additional-user-data-dropped")
+        .collect();
+    assert_eq!(dropped.len(), 1, "{dropped:?}");
+    assert!(
+        dropped[0]["manifest"]["file"]
+            .as_str()
+            .is_some_and(|f| f.ends_with("init-cloud-config-extras.yaml")),
+        "{dropped:?}"
+    );
+    assert!(
+        dropped[0]["manifest"]["line"].as_u64().is_some(),
+        "{dropped:?}"
+    );
+    assert!(
+        !secrets[0]["findings"]
+            .to_string()
+            .contains("manifest-additional-user-data-dropped")
     );
 }
 
@@ -421,6 +444,7 @@ fn lint_ids(manifests: &str) -> Vec<String> {
         .expect("secrets")
         .iter()
         .flat_map(|s| s["findings"].as_array().cloned().unwrap_or_default())
+        .chain(report["manifests"].as_array().cloned().unwrap_or_default())
         .filter_map(|f| f["id"].as_str().map(str::to_owned))
         .collect();
     ids.sort();
@@ -681,8 +705,8 @@ fn the_example_templates_render_fit_and_lint_clean() {
             "{template}: the control planes are gzipped, the worker not"
         );
         for gate in [
-            &["size", "--cloud", "aws"][..],
-            &["lint", "--cloud", "aws"][..],
+            &["size", "--cloud", "aws-user-data"][..],
+            &["lint", "--cloud", "aws-user-data"][..],
         ] {
             let out = cmd()
                 .args(gate)
@@ -948,7 +972,7 @@ fn without_a_version_caprke2_writes_nothing() {
         .expect("run");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(
-        stderr.contains("manifest-render-fails") && stderr.contains("no RKE2 version"),
+        stderr.contains("manifest-render-fails") && stderr.contains("spec.version is required"),
         "{stderr}"
     );
     assert!(

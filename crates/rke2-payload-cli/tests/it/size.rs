@@ -7,7 +7,8 @@ use serde_json::Value;
 /// The limits and counting rules, restated here from the platforms' documentation so that the
 /// test does not read them from the code it checks.
 const RULES: &[(&str, u64, bool)] = &[
-    ("aws", 16_384, false),
+    ("aws-user-data", 16_384, false),
+    ("aws", 1_048_576, false),
     ("azure", 65_535, false),
     ("openstack", 65_535, true),
     ("hetzner", 32_768, false),
@@ -90,8 +91,14 @@ fn exit_codes_follow_budget_and_headroom() {
     assert_eq!(run(&["--budget", "19184:base64"]), Some(0));
     assert_eq!(run(&["--budget", "19183:base64"]), Some(1));
     // AWS 16,384 with 10% headroom keeps 14,745: fits; with 15% keeps 13,926: does not.
-    assert_eq!(run(&["--cloud", "aws", "--headroom", "10"]), Some(0));
-    assert_eq!(run(&["--cloud", "aws", "--headroom", "15"]), Some(1));
+    assert_eq!(
+        run(&["--cloud", "aws-user-data", "--headroom", "10"]),
+        Some(0)
+    );
+    assert_eq!(
+        run(&["--cloud", "aws-user-data", "--headroom", "15"]),
+        Some(1)
+    );
     assert_eq!(run(&["--cloud", "nope"]), Some(2));
     assert_eq!(run(&["--budget", "12:bits"]), Some(2));
     assert_eq!(run(&["--headroom", "100"]), Some(2));
@@ -102,7 +109,7 @@ fn advice_where_it_applies() {
     let out = cmd()
         .arg("size")
         .arg(testdata().join("secrets/init-cloud-config-extras.yaml"))
-        .args(["--cloud", "aws,hetzner", "--output", "json"])
+        .args(["--cloud", "aws-user-data,hetzner", "--output", "json"])
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(1));
@@ -132,7 +139,7 @@ fn junit_has_one_case_per_secret_and_cloud() {
     let out = cmd()
         .arg("size")
         .arg(testdata().join("secrets/list-all.yaml"))
-        .args(["--cloud", "aws,openstack", "--output", "junit"])
+        .args(["--cloud", "aws-user-data,openstack", "--output", "junit"])
         .output()
         .expect("run");
     assert_eq!(
@@ -175,11 +182,11 @@ fn text_has_a_bar_per_cloud() {
     let out = cmd()
         .arg("size")
         .arg(testdata().join("secrets/init-cloud-config-online.yaml"))
-        .args(["--cloud", "aws,openstack"])
+        .args(["--cloud", "aws-user-data,openstack"])
         .output()
         .expect("run");
     let text = String::from_utf8(out.stdout).expect("utf8");
-    assert!(text.contains("aws "), "{text}");
+    assert!(text.contains("aws-user-data "), "{text}");
     assert!(text.contains("88%  14,387 of 16,384 raw bytes"), "{text}");
     assert!(
         text.contains("29%  19,184 of 65,535 base64 bytes"),

@@ -330,6 +330,22 @@ pub struct Finding {
     /// 1-based column, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub column: Option<u64>,
+    /// For a finding about a manifest (from `render`): the object and where it is written.
+    /// Such a finding is reported once per object and fact, at this place, not per Secret.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub manifest: Option<ManifestSite>,
+}
+
+/// Where a manifest finding's object is written: the file, the object, and its line.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+pub struct ManifestSite {
+    /// The file the object came from, as it was named (`-` for standard input).
+    pub file: String,
+    /// `Kind namespace/name`.
+    pub object: String,
+    /// 1-based line of the object (its first key) in `file`, if known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
 }
 
 impl Finding {
@@ -342,6 +358,7 @@ impl Finding {
             path: None,
             line: None,
             column: None,
+            manifest: None,
         }
     }
 
@@ -378,6 +395,26 @@ impl Finding {
         self.line = Some(line);
         self.column = Some(column);
         self
+    }
+
+    /// Sets the manifest object the finding is about.
+    pub fn in_manifest(mut self, site: ManifestSite) -> Self {
+        self.manifest = Some(site);
+        self
+    }
+
+    /// Whether the finding says that CAPRKE2 (or the API server, validating its CRDs) refuses
+    /// the object, so that no bootstrap data, or not this one, is written: `render` and `size`
+    /// fail on these as `lint` fails on every error.
+    pub fn is_refusal(&self) -> bool {
+        self.severity == Severity::Error
+            && matches!(
+                self.check,
+                Check::ManifestRenderFails
+                    | Check::ManifestMissingKey
+                    | Check::ManifestVersionPattern
+                    | Check::ManifestUnsubstitutedVariable
+            )
     }
 
     /// The check's stable id.

@@ -148,7 +148,10 @@ impl<'a> Parser<'a> {
         match (value, self.peek()) {
             (Value::Block, Some((i, c))) if i > indent && !is_item(c) => {
                 self.mapping(i, &mut |p, key, v, ind| {
-                    if key == super::FINDINGS_ANNOTATION || key.contains('"') || key.contains('\'')
+                    if key == super::FINDINGS_ANNOTATION
+                        || key == super::RENDERED_FROM_ANNOTATION
+                        || key.contains('"')
+                        || key.contains('\'')
                     {
                         return None;
                     }

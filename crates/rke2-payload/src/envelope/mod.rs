@@ -47,6 +47,12 @@ pub const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
 /// Secret (a JSON list of `{"id", "severity", "message"}`), so that `lint` reports them.
 pub const FINDINGS_ANNOTATION: &str = "rke2-payload/findings";
 
+/// The annotation in which `render` says where a rendered Secret comes from: a JSON object with
+/// the manifest file, the object, its line, and the path its user data takes to the machine
+/// (`{"file", "object", "line", "delivery"}`, the last an id of the delivery table), so that
+/// `lint` places its findings on the manifest and `size` judges the limit that path has.
+pub const RENDERED_FROM_ANNOTATION: &str = "rke2-payload/rendered-from";
+
 /// How a value is stored in the input.
 #[derive(Clone)]
 enum Stored<'a> {
@@ -85,6 +91,8 @@ pub struct BootstrapSecret<'a> {
     line: Option<u64>,
     /// The [`FINDINGS_ANNOTATION`] of a rendered preview.
     preview_findings: Option<Cow<'a, str>>,
+    /// The [`RENDERED_FROM_ANNOTATION`] of a rendered preview.
+    rendered_from: Option<Cow<'a, str>>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
@@ -114,6 +122,7 @@ impl<'a> BootstrapSecret<'a> {
             format: self.format.map(Stored::into_owned),
             line: self.line,
             preview_findings: self.preview_findings.map(|c| Cow::Owned(c.into_owned())),
+            rendered_from: self.rendered_from.map(|c| Cow::Owned(c.into_owned())),
         }
     }
 
@@ -133,6 +142,7 @@ impl<'a> BootstrapSecret<'a> {
             format: None,
             line: Some(line),
             preview_findings: None,
+            rendered_from: None,
         }
     }
 
@@ -160,6 +170,12 @@ impl<'a> BootstrapSecret<'a> {
     /// [`FINDINGS_ANNOTATION`]), if any.
     pub fn preview_findings(&self) -> Option<&str> {
         self.preview_findings.as_deref()
+    }
+
+    /// Where `render` says a preview Secret comes from (the JSON text of its
+    /// [`RENDERED_FROM_ANNOTATION`]), if any.
+    pub fn rendered_from(&self) -> Option<&str> {
+        self.rendered_from.as_deref()
     }
 
     /// The value of the label `key` (`metadata.labels`).
@@ -402,6 +418,7 @@ impl<'a> Envelope<'a> {
             format: None,
             line: None,
             preview_findings: None,
+            rendered_from: None,
         });
         envelope
     }
@@ -484,7 +501,10 @@ impl<'a> Envelope<'a> {
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
             .unwrap_or_default();
-        let preview_findings = metadata.annotations.and_then(|a| a.findings).map(|s| s.0);
+        let (preview_findings, rendered_from) = match metadata.annotations {
+            Some(a) => (a.findings.map(|s| s.0), a.rendered_from.map(|s| s.0)),
+            None => (None, None),
+        };
         self.secrets.push(BootstrapSecret {
             id,
             labels,
@@ -493,6 +513,7 @@ impl<'a> Envelope<'a> {
             format,
             line: None,
             preview_findings,
+            rendered_from,
         });
     }
 

@@ -58,10 +58,11 @@ pub(crate) struct RawMeta<'a> {
 }
 
 /// `metadata.annotations`, of which only [`FINDINGS_ANNOTATION`](super::FINDINGS_ANNOTATION)
-/// is kept (the others are skipped without being built).
+/// and [`RENDERED_FROM_ANNOTATION`](super::RENDERED_FROM_ANNOTATION) are kept (the others are skipped without being built).
 #[derive(Debug, Default)]
 pub(crate) struct Annotations<'a> {
     pub(crate) findings: Option<Str<'a>>,
+    pub(crate) rendered_from: Option<Str<'a>>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Annotations<'a> {
@@ -83,6 +84,8 @@ impl<'de: 'a, 'a> Deserialize<'de> for Annotations<'a> {
                 while let Some(key) = map.next_key::<Str<'de>>()? {
                     if key.0 == super::FINDINGS_ANNOTATION {
                         out.findings = Some(map.next_value::<Str<'de>>()?);
+                    } else if key.0 == super::RENDERED_FROM_ANNOTATION {
+                        out.rendered_from = Some(map.next_value::<Str<'de>>()?);
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }

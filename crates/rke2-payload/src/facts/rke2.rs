@@ -262,6 +262,16 @@ impl Rke2Config {
             .find_map(|a| a.trim_start_matches('-').strip_prefix("provider-id="))
     }
 
+    /// Whether `kubelet-arg` hands the node to an external cloud provider
+    /// (`cloud-provider=external`), whose controller sets the provider ID.
+    pub(crate) fn external_cloud_provider(&self) -> bool {
+        self.kubelet_arg.iter().any(|a| {
+            a.trim_start_matches('-')
+                .strip_prefix("cloud-provider=")
+                .is_some_and(|v| v.trim_matches(['"', '\'']) == "external")
+        })
+    }
+
     /// The files `token-file` and `agent-token-file` name: their contents are the tokens.
     pub(crate) fn token_files(&self) -> impl Iterator<Item = &str> {
         self.other

@@ -11,6 +11,8 @@ use crate::codec::b64;
 pub(crate) struct Object {
     pub(crate) source: String,
     pub(crate) value: Value,
+    /// The 1-based line of its first key in `source`, when the text could be read for places.
+    pub(crate) line: Option<u64>,
 }
 
 impl std::fmt::Debug for Object {
@@ -51,6 +53,67 @@ impl Object {
     pub(crate) fn get(&self, path: &[&str]) -> Option<&Value> {
         at(&self.value, path)
     }
+
+    /// Where it is written, for a finding about it.
+    pub(crate) fn site(&self) -> crate::checks::ManifestSite {
+        crate::checks::ManifestSite {
+            file: crate::codec::text::terminal_safe(&self.source).into_owned(),
+            object: self.title(),
+            line: self.line,
+        }
+    }
+}
+
+/// The line of the first key of every object of `text` (YAML documents and `List` items, in
+/// the order [`crate::encode`]'s object reader gives them), read with the span tree; `None`
+/// when the text does not read so (the objects then have no line).
+pub(crate) fn object_lines(text: &str) -> Option<Vec<u64>> {
+    use crate::codec::tree::{self, Node};
+    fn first_key_start(node: &Node) -> Option<usize> {
+        match node {
+            Node::Map(entries) => entries.first().and_then(|(k, _)| match k {
+                Node::Scalar { span, .. } => Some(span.start),
+                _ => None,
+            }),
+            _ => None,
+        }
+    }
+    fn flatten<'n>(node: &'n Node, out: &mut Vec<&'n Node>) {
+        let kind = node.get("kind").and_then(Node::as_str);
+        let is_list = kind.is_some_and(|k| k.ends_with("List"))
+            || (kind.is_none() && node.get("items").is_some());
+        if is_list {
+            if let Some(Node::Seq(items)) = node.get("items") {
+                for item in items {
+                    flatten(item, out);
+                }
+            }
+        } else {
+            out.push(node);
+        }
+    }
+    let docs = tree::parse(text).ok()?;
+    let mut nodes = Vec::new();
+    for doc in &docs {
+        // Empty documents are no objects (the object reader skips them too).
+        if matches!(doc, Node::Scalar { value, .. } if value.is_empty() || value == "~" || value == "null")
+        {
+            continue;
+        }
+        flatten(doc, &mut nodes);
+    }
+    let starts: Vec<usize> = std::iter::once(0)
+        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
+        .collect();
+    Some(
+        nodes
+            .iter()
+            .map(|n| {
+                let at = first_key_start(n).unwrap_or(0);
+                starts.partition_point(|&s| s <= at) as u64
+            })
+            .collect(),
+    )
 }
 
 /// The value at `path` (object keys) under `value`.

@@ -31,7 +31,9 @@ use rand::{Rng as _, RngExt as _, SeedableRng as _};
 use serde_json::{Value, json};
 
 use crate::checks::{Check, Finding};
-use crate::envelope::{CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, FINDINGS_ANNOTATION};
+use crate::envelope::{
+    CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, FINDINGS_ANNOTATION, RENDERED_FROM_ANNOTATION,
+};
 use crate::facts::rke2::Role;
 use crate::payload::Format;
 use manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
@@ -200,6 +202,11 @@ pub struct PreviewSecret {
     pub generated: Vec<String>,
     /// The findings that concern it.
     pub findings: Vec<Finding>,
+    /// Where the object it was made from is written.
+    pub site: Option<crate::checks::ManifestSite>,
+    /// The path its user data takes to the machine, from the infrastructure machine template
+    /// (`None` when no template is named or its kind is not in the delivery table).
+    pub delivery: Option<crate::reports::clouds::Delivery>,
 }
 
 /// Every rendered Secret and every manifest finding.
@@ -279,6 +286,7 @@ impl std::fmt::Debug for PreviewSecret {
             .field("source", &self.source)
             .field("generated", &self.generated)
             .field("findings", &self.findings)
+            .field("delivery", &self.delivery)
             .finish_non_exhaustive()
     }
 }
@@ -291,11 +299,17 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
             source_name: crate::codec::text::terminal_safe(source.name).into_owned(),
             message: e.to_string(),
         })?;
-        for value in objects {
+        // Lines only when the span tree sees the same objects as the reader.
+        let lines = std::str::from_utf8(source.bytes)
+            .ok()
+            .and_then(manifests::object_lines)
+            .filter(|l| l.len() == objects.len());
+        for (i, value) in objects.into_iter().enumerate() {
             if value.is_object() {
                 out.objects.push(Object {
                     source: source.name.to_owned(),
                     value,
+                    line: lines.as_ref().and_then(|l| l.get(i).copied()),
                 });
             }
         }
@@ -445,11 +459,20 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
         render_cluster(&ctx, &manifests, options, &mut rng, &mut keys, &mut preview)?;
     }
-    let object_findings: Vec<Finding> = global
+    // What concerns objects rather than one Secret: the manifest checks, and what kept an
+    // object from rendering (already in `preview.findings`).
+    let object_findings: Vec<Finding> = std::mem::take(&mut preview.findings)
         .into_iter()
+        .chain(global)
         .chain(checks::manifest_checks(&manifests))
+        .map(|f| locate(f, &manifests))
         .collect();
-    // A finding about an object goes with the Secrets of its namespace.
+    for s in &mut preview.secrets {
+        let own = std::mem::take(&mut s.findings);
+        s.findings = own.into_iter().map(|f| locate(f, &manifests)).collect();
+    }
+    // A finding about an object goes with the Secrets of its namespace (so that `render |
+    // lint` sees it; the reports tell it once, by its object).
     for finding in &object_findings {
         let namespace = finding_namespace(&finding.message);
         for s in &mut preview.secrets {
@@ -467,6 +490,31 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         push_unique(&mut preview.findings, f);
     }
     Ok(preview)
+}
+
+/// The finding with the place of the object it is about: every manifest finding's message
+/// starts with the title of its object (`Kind namespace/name: …`, made by [`Object::title`]),
+/// the longest title that does is the object.
+fn locate(f: Finding, m: &Manifests) -> Finding {
+    if f.manifest.is_some() {
+        return f;
+    }
+    let object = m
+        .objects
+        .iter()
+        .filter(|o| {
+            f.message
+                .strip_prefix(o.title().as_str())
+                .is_some_and(|rest| rest.starts_with(": "))
+        })
+        .max_by_key(|o| o.title().len());
+    match object {
+        Some(o) => {
+            let site = o.site();
+            f.in_manifest(site)
+        }
+        None => f,
+    }
 }
 
 /// The namespace of the object a finding's message starts with (`Kind namespace/name: …`).
@@ -665,8 +713,32 @@ impl<'m> ClusterContext<'m> {
                 }
                 _ => Some((PLACEHOLDER_SERVER.to_owned(), true)),
             },
+            // No control plane in the input: workers join the endpoint (the default
+            // registration method) where the Cluster names one.
+            (None, None) if !endpoint_made_up => Some((endpoint_host.clone(), false)),
             (None, None) => Some((PLACEHOLDER_SERVER.to_owned(), true)),
         };
+        if let (Some(cluster), None) = (c.cluster, c.control_plane)
+            && let Some(r) = Ref::at(&cluster.value, &["spec", "controlPlaneRef"], &c.namespace)
+        {
+            let kind = string(&cluster.value, &["spec", "controlPlaneRef", "kind"]);
+            let joins = if endpoint_made_up {
+                format!("a placeholder ({PLACEHOLDER_SERVER})")
+            } else {
+                format!(
+                    "the endpoint host {}",
+                    crate::codec::text::terminal_safe(&endpoint_host)
+                )
+            };
+            findings.push(Finding::new(
+                Check::ManifestMissingReference,
+                format!(
+                    "{}: spec.controlPlaneRef names {} {r}, which is not in the input; its workers are rendered joining {joins} with the cluster's token, and no control plane is rendered",
+                    cluster.title(),
+                    crate::codec::text::terminal_safe(if kind.is_empty() { "RKE2ControlPlane" } else { &kind }),
+                ),
+            ));
+        }
         // (The endpoint's note says it when the server is the endpoint.)
         let server_is_endpoint =
             by_endpoint && options.server.is_none() && c.control_plane.is_some();
@@ -743,6 +815,9 @@ struct Job<'v> {
     version: String,
     source: &'v Object,
     name: String,
+    /// The object whose `infrastructureRef` says where the machine runs (the control plane,
+    /// the MachineDeployment or MachinePool, the Machine of a standalone RKE2Config).
+    machine: Option<&'v Object>,
 }
 
 fn render_cluster(
@@ -770,6 +845,7 @@ fn render_cluster(
                 version: version.clone(),
                 source: rcp,
                 name: format!("{}-{}", rcp.name(), random_suffix(rng)),
+                machine: Some(rcp),
             });
         }
         if options.role == RoleChoice::Join || (options.role == RoleChoice::All && replicas > 1) {
@@ -779,6 +855,7 @@ fn render_cluster(
                 version,
                 source: rcp,
                 name: format!("{}-{}", rcp.name(), random_suffix(rng)),
+                machine: Some(rcp),
             });
         }
     }
@@ -811,6 +888,7 @@ fn render_cluster(
                     version,
                     source: config,
                     name: config.name().to_owned(),
+                    machine: Some(w),
                 });
                 pooled.push(config);
                 continue;
@@ -855,6 +933,7 @@ fn render_cluster(
                 version,
                 source,
                 name,
+                machine: Some(w),
             });
         }
         for config in m.of_kind("RKE2Config").filter(|o| {
@@ -865,6 +944,14 @@ fn render_cluster(
             let control_plane = config
                 .get(&["metadata", "labels", "cluster.x-k8s.io/control-plane"])
                 .is_some();
+            let machine = m.of_kind("Machine").find(|machine| {
+                let at = |field: &str| {
+                    string(&machine.value, &["spec", "bootstrap", "configRef", field])
+                };
+                machine.namespace() == config.namespace()
+                    && at("name") == config.name()
+                    && matches!(at("kind").as_str(), "" | "RKE2Config")
+            });
             jobs.push(Job {
                 role: if control_plane {
                     Role::Server
@@ -874,22 +961,14 @@ fn render_cluster(
                 spec: config.get(&["spec"]).unwrap_or(&empty),
                 // The version of the Machine whose bootstrap.configRef names it (what
                 // CAPRKE2 installs), else the control plane's.
-                version: m
-                    .of_kind("Machine")
-                    .find(|machine| {
-                        let at = |field: &str| {
-                            string(&machine.value, &["spec", "bootstrap", "configRef", field])
-                        };
-                        machine.namespace() == config.namespace()
-                            && at("name") == config.name()
-                            && matches!(at("kind").as_str(), "" | "RKE2Config")
-                    })
+                version: machine
                     .map(|machine| string(&machine.value, &["spec", "version"]))
                     .filter(|v| !v.is_empty())
                     .or_else(|| ctx.c.control_plane.map(control_plane_version))
                     .unwrap_or_default(),
                 source: config,
                 name: config.name().to_owned(),
+                machine,
             });
         }
     }
@@ -940,7 +1019,12 @@ fn render_one(
         orphans.push(Finding::new(
             Check::ManifestRenderFails,
             format!(
-                "{owner}: CAPRKE2 cannot render this Machine's bootstrap data: no RKE2 version (the control plane's spec.version, a worker's Machine template spec.version)"
+                "{owner}: {} is required and not set: the API server rejects the object (a required field of the CRD), and CAPRKE2 writes no bootstrap data without a version",
+                if job.source.kind() == "RKE2ControlPlane" {
+                    "spec.version"
+                } else {
+                    "the Machine template's spec.version (or the control plane's)"
+                }
             ),
         ));
         return Ok(None);
@@ -1201,7 +1285,70 @@ fn render_one(
         ),
         generated,
         findings,
+        site: Some(job.source.site()),
+        delivery: job
+            .machine
+            .and_then(|machine| delivery(m, machine, format == Format::Ignition)),
     }))
+}
+
+/// The path the machine's bootstrap data takes, from the infrastructure (template) that
+/// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
+/// not there, its kind's default path.
+fn delivery(
+    m: &Manifests,
+    machine: &Object,
+    ignition: bool,
+) -> Option<crate::reports::clouds::Delivery> {
+    const REFS: [&[&str]; 4] = [
+        &["spec", "machineTemplate", "spec", "infrastructureRef"],
+        &["spec", "machineTemplate", "infrastructureRef"],
+        &["spec", "template", "spec", "infrastructureRef"],
+        &["spec", "infrastructureRef"],
+    ];
+    let (field, r) = REFS.iter().find_map(|path| {
+        Some((
+            machine.get(path)?,
+            Ref::at(&machine.value, path, machine.namespace())?,
+        ))
+    })?;
+    let kind = string(field, &["kind"]);
+    // v1beta1 references carry apiVersion, v1beta2 ones apiGroup.
+    let api = match string(field, &["apiVersion"]) {
+        v if !v.is_empty() => v,
+        _ => format!("{}/", string(field, &["apiGroup"])),
+    };
+    let infra = m
+        .objects
+        .iter()
+        .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace);
+    let null = Value::Null;
+    let spec = infra
+        .and_then(|o| {
+            if kind.ends_with("Template") {
+                o.get(&["spec", "template", "spec"])
+            } else {
+                o.get(&["spec"])
+            }
+        })
+        .unwrap_or(&null);
+    let found =
+        crate::reports::clouds::delivery_for(&kind, &api, spec, ignition).or_else(|| {
+            crate::reports::clouds::delivery_for(&format!("{kind}Template"), &api, spec, ignition)
+        })?;
+    let safe = crate::codec::text::terminal_safe;
+    let reason = match infra {
+        Some(o) => format!("{}: {}", o.title(), found.reason),
+        None => format!(
+            "{} {r} (not in the input, so its defaults): {}",
+            safe(&kind),
+            found.reason
+        ),
+    };
+    Some(crate::reports::clouds::Delivery {
+        cloud: found.cloud,
+        reason,
+    })
 }
 
 /// CAPRKE2's check of a CIS profile against the version (`pkg/util` `ProfileCompliant`).
@@ -1273,11 +1420,24 @@ impl PreviewSecret {
             let list: Vec<Value> = self
                 .findings
                 .iter()
-                .map(|f| json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message}))
+                .map(|f| match &f.manifest {
+                    Some(site) => json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message, "manifest": site}),
+                    None => json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message}),
+                })
                 .collect();
             annotations.insert(
                 FINDINGS_ANNOTATION.to_owned(),
                 Value::String(Value::Array(list).to_string()),
+            );
+        }
+        if let Some(site) = &self.site {
+            let mut from = json!({"file": site.file, "object": site.object, "line": site.line});
+            if let Some(d) = &self.delivery {
+                from["delivery"] = json!({"cloud": d.cloud, "reason": d.reason});
+            }
+            annotations.insert(
+                RENDERED_FROM_ANNOTATION.to_owned(),
+                Value::String(from.to_string()),
             );
         }
         json!({

@@ -90,22 +90,40 @@ pub struct Cloud {
     pub provider_gzips: bool,
     /// One sentence of caveats; may be empty.
     pub note: &'static str,
+    /// The path the bootstrap data takes to the machine on this entry, which its limit binds:
+    /// what a verdict against it assumes.
+    pub path: &'static str,
 }
 
 /// Every built-in platform, in a stable order.
 pub const CLOUDS: &[Cloud] = &[
     Cloud {
         id: "aws",
-        name: "AWS EC2 instances (CAPA AWSMachine)",
+        name: "AWS EC2 instances, CAPA's default path (AWSMachine: Secrets Manager, SSM or S3)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "CAPA gzips cloud-config into AWS Secrets Manager chunks of 7,000 bytes (or SSM Parameter Store chunks of 4,000 base64 characters) fetched by a boothook stub, and puts Ignition in S3 behind a small pointer config.",
+        source: "kubernetes-sigs/cluster-api-provider-aws controllers/awsmachine_controller.go (cloudInitUserData), pkg/cloud/services/secretsmanager/secret.go (maxSecretSizeBytes = 7000)",
+        confidence: Confidence::ProviderCode,
+        provider_gzips: false,
+        note: "No code caps the number of chunks, so the 1 MiB bootstrap Secret binds the payload; EC2's 16,384 bytes bind only the stub of about 5,874 bytes (aws-user-data is the path with insecureSkipSecretsManager: true); Ignition in S3 needs AWSCluster.spec.s3Bucket.",
+        path: "CAPA's default for an AWSMachine: cloud-config is gzipped into Secrets Manager (or SSM) chunks and EC2 user data holds a boothook stub of about 5,874 bytes; Ignition is put in S3 behind a small pointer config.",
+    },
+    Cloud {
+        id: "aws-user-data",
+        name: "AWS EC2 user data itself (CAPA AWSMachine with insecureSkipSecretsManager or Ignition storageType UnencryptedUserData)",
         limit_bytes: 16_384,
         counted: Counted::Raw,
         gzip_cloud_config: GzipSafety::Safe,
         gzip_ignition: GzipSafety::Safe,
-        provider_workaround: "CAPA moves gzipped cloud-config into AWS Secrets Manager (default) or SSM Parameter Store chunks fetched by a boothook stub of about 5.7 KB, and moves Ignition into S3 behind a small pointer config.",
+        provider_workaround: "None on this path: the payload goes into EC2 user data as it is (CAPA gzips it only with uncompressedUserData: false, never Ignition).",
         source: "https://docs.aws.amazon.com/AWSEC2/latest/UserGuide/instancedata-add-user-data.html",
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
-        note: "On the default Secrets Manager path the limit binds CAPA's stub rather than the payload (which must fit only with insecureSkipSecretsManager: true), and CAPRKE2 gzipUserData plus CAPA uncompressedUserData: false double-gzips, which cloud-init unwraps only once.",
+        note: "CAPRKE2 gzipUserData plus CAPA uncompressedUserData: false double-gzips, which cloud-init unwraps only once.",
+        path: "EC2 user data directly: an AWSMachine with cloudInit.insecureSkipSecretsManager: true, or Ignition with ignition.storageType: UnencryptedUserData.",
     },
     Cloud {
         id: "aws-machinepool",
@@ -119,6 +137,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "There is no Secrets Manager path here, so CAPRKE2 gzipUserData is the only way to shrink a cloud-config payload.",
+        path: "an AWSMachinePool's launch template: cloud-config goes into the template's user data as it is (no Secrets Manager path, no gzip by CAPA).",
     },
     Cloud {
         id: "azure",
@@ -132,6 +151,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "The Compute API counts decoded bytes (ARM rejects more than 87,380 base64 characters), which the docs round to 64 KB.",
+        path: "customData of the VM or scale set, base64-encoded by CAPZ.",
     },
     Cloud {
         id: "gcp",
@@ -145,6 +165,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "All metadata keys and values together must stay under 512 KB (shared with CAPG additionalMetadata), and binary gzip would need user-data-encoding: base64, which CAPG does not set.",
+        path: "the instance metadata key user-data, as text.",
     },
     Cloud {
         id: "openstack",
@@ -158,6 +179,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "A Neutron 2025.1+ metadata-proxy regression (LP #2120723) reportedly breaks gzipped user data served by the metadata service, so prefer config drive when gzipping.",
+        path: "Nova user_data (metadata service or config drive), base64-encoded by CAPO.",
     },
     Cloud {
         id: "vsphere",
@@ -171,6 +193,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Unverified,
         provider_gzips: false,
         note: "The per-value guestinfo limit is disputed (64 KiB per VM Operator maintainers and GUESTMSG_MAX_IN_SIZE, about 1 MiB per VMware docs), so this uses the conservative 64 KiB of base64 text.",
+        path: "guestinfo.userdata or guestinfo.ignition.config.data in the VM's extraConfig, base64-encoded by CAPV.",
     },
     Cloud {
         id: "hetzner",
@@ -184,6 +207,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "Binary gzip is corrupted because Go's JSON encoder replaces invalid UTF-8 with U+FFFD.",
+        path: "the hcloud API's user_data, a JSON string.",
     },
     Cloud {
         id: "digitalocean",
@@ -197,6 +221,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "The API accepts only plain-text user data.",
+        path: "the droplet's user_data, plain text.",
     },
     Cloud {
         id: "oci",
@@ -210,6 +235,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: false,
         note: "The 32,000 bytes cover metadata and extendedMetadata together, so ssh_authorized_keys and other keys shrink the room left for user_data.",
+        path: "metadata.user_data, base64, sharing 32,000 bytes with the rest of the instance metadata.",
     },
     Cloud {
         id: "ibm-vpc",
@@ -223,6 +249,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Unverified,
         provider_gzips: false,
         note: "IBM documents 64 K bytes without saying whether that means 64,000 or 65,536, so this uses the smaller 64,000.",
+        path: "the VPC instance's user_data string.",
     },
     Cloud {
         id: "linode",
@@ -236,6 +263,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "The Linode API text contradicts itself (65,535 unencoded bytes vs about 16 KB encoded), so this uses the 16,384 decoded bytes CAPL enforces.",
+        path: "the Linode's metadata user data (CAPL moves larger data to its object store when one is configured).",
     },
     Cloud {
         id: "cloudstack",
@@ -249,6 +277,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::OfficialDoc,
         provider_gzips: true,
         note: "Set uncompressedUserData: true with CAPRKE2 gzipUserData (cloud-init undoes only one gzip layer) and with any Ignition payload; operators can raise vm.userdata.max.length to 1 MB of base64 sent by POST.",
+        path: "the VM's userdata, gzipped by CAPC unless uncompressedUserData is true, then base64.",
     },
     Cloud {
         id: "kubevirt",
@@ -262,6 +291,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "The bound is the copied Secret's 1 MiB, and unless the KubevirtCluster is externally managed CAPK YAML-parses the payload to add its capk SSH user, which fails on gzip.",
+        path: "a Secret of the VM's cloud-init config drive (bounded by the Secret's size).",
     },
     Cloud {
         id: "nutanix",
@@ -275,6 +305,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Unverified,
         provider_gzips: false,
         note: "Sources disagree (32 KB per CAPX, 128,000 base64 characters per the Prism Central v3 API), so this counts 32,000 on the base64 text, and AOS 7.3 also demands a #cloud-config prefix that gzip lacks.",
+        path: "guest customisation cloud-init, base64.",
     },
     Cloud {
         id: "outscale",
@@ -288,6 +319,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "The API text does not say whether its 500 KiB applies before or after base64, so this counts the base64 text, and CAPOSC prepends a plain-text OUTSCALE SECTION when tags are set, which hides the gzip magic.",
+        path: "the VM's UserData, base64.",
     },
     Cloud {
         id: "alibaba",
@@ -301,6 +333,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Unverified,
         provider_gzips: false,
         note: "Current API SDK text allows 32 KB of raw data while an older help page says 16 KB, so this uses 16,384.",
+        path: "the instance's UserData, base64.",
     },
     Cloud {
         id: "tencent",
@@ -314,6 +347,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Unverified,
         provider_gzips: false,
         note: "The API text asks for base64 and allows up to 16 KB without saying which form is measured, so this counts 16,384 on the base64 text.",
+        path: "the instance's UserData, base64.",
     },
     Cloud {
         id: "proxmox",
@@ -327,6 +361,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Inferred,
         provider_gzips: false,
         note: "No Proxmox limit was found, so the bootstrap Secret's 1 MiB is the bound, and CAPMOX re-parses Ignition and appends its own hostname and network entries, which a config.replace wrapper would discard.",
+        path: "a NoCloud or Ignition ISO attached to the VM (bounded by the Secret's size).",
     },
     Cloud {
         id: "harvester",
@@ -340,6 +375,7 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "The YAML merge fails on gzip, MIME multipart and Ignition payloads.",
+        path: "a NoCloud Secret merged by CAPHV (bounded by the Secret's size).",
     },
     Cloud {
         id: "metal3",
@@ -353,6 +389,21 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::Inferred,
         provider_gzips: false,
         note: "The BareMetalHost userData Secret's 1 MiB binds first, and BMO carries the data as a string inside JSON, which corrupts gzip.",
+        path: "a config drive Ironic writes from the BareMetalHost's userData Secret (bounded by the Secret's size).",
+    },
+    Cloud {
+        id: "docker",
+        name: "Docker containers (CAPD, for development)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unsafe,
+        gzip_ignition: GzipSafety::Unsafe,
+        provider_workaround: "None needed: CAPD reads the bootstrap data and runs its commands in the container with docker exec; no user-data field is involved.",
+        source: "kubernetes-sigs/cluster-api test/infrastructure/docker/internal/docker/machine.go (GetBootstrapCommands)",
+        confidence: Confidence::ProviderCode,
+        provider_gzips: false,
+        note: "Only the bootstrap Secret's 1 MiB binds; CAPD parses the cloud-config as YAML, so gzipped data fails there.",
+        path: "no user data: CAPD parses the bootstrap data and runs it in the container with docker exec.",
     },
     Cloud {
         id: "kubernetes-secret",
@@ -366,8 +417,330 @@ pub const CLOUDS: &[Cloud] = &[
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
         note: "The cap applies to the sum of all data values, so the small format key next to value counts too.",
+        path: "the bootstrap data Secret itself, which every path starts from.",
     },
 ];
+
+/// A condition on a field of an infrastructure machine template's machine spec.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum When {
+    /// Always.
+    Always,
+    /// The field (a path of keys) is `true`.
+    True(&'static [&'static str]),
+    /// The field is this string.
+    Is(&'static [&'static str], &'static str),
+}
+
+/// One row of the delivery table: an infrastructure machine kind (and API group), the
+/// bootstrap format it applies to (`None`: both), a condition on the machine spec, and the
+/// entry of [`CLOUDS`] whose limit binds on that path. The first row that matches is the path.
+struct Route {
+    kind: &'static str,
+    group: &'static str,
+    ignition: Option<bool>,
+    when: When,
+    cloud: &'static str,
+    /// What selects the path, in words.
+    why: &'static str,
+}
+
+const CAPA: &str = "infrastructure.cluster.x-k8s.io";
+const CAPV_SUPERVISOR: &str = "vmware.infrastructure.cluster.x-k8s.io";
+
+/// How each infrastructure provider delivers the bootstrap data, by the machine (template)
+/// kinds an RKE2ControlPlane, MachineDeployment or MachinePool names. Sources: the providers'
+/// code, as listed in [`Cloud::source`] of each entry and in the README's limits table.
+const ROUTES: &[Route] = &[
+    Route {
+        kind: "AWSMachineTemplate",
+        group: CAPA,
+        ignition: Some(false),
+        when: When::True(&["cloudInit", "insecureSkipSecretsManager"]),
+        cloud: "aws-user-data",
+        why: "cloudInit.insecureSkipSecretsManager is true, so CAPA puts the payload into EC2 user data",
+    },
+    Route {
+        kind: "AWSMachineTemplate",
+        group: CAPA,
+        ignition: Some(true),
+        when: When::Is(&["ignition", "storageType"], "UnencryptedUserData"),
+        cloud: "aws-user-data",
+        why: "ignition.storageType is UnencryptedUserData, so CAPA puts the config into EC2 user data",
+    },
+    Route {
+        kind: "AWSMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "aws",
+        why: "CAPA's default path: Secrets Manager for cloud-config, S3 for Ignition; EC2 user data holds a small stub",
+    },
+    Route {
+        kind: "AWSMachinePool",
+        group: CAPA,
+        ignition: Some(true),
+        when: When::Is(&["ignition", "storageType"], "ClusterObjectStore"),
+        cloud: "aws",
+        why: "ignition.storageType is ClusterObjectStore, so CAPA puts the config in S3",
+    },
+    Route {
+        kind: "AWSMachinePool",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "aws-machinepool",
+        why: "an AWSMachinePool's launch template carries the payload as user data",
+    },
+    Route {
+        kind: "AWSManagedMachinePool",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "aws-machinepool",
+        why: "a launch template carries the payload as user data",
+    },
+    Route {
+        kind: "AzureMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "azure",
+        why: "CAPZ puts the payload into customData",
+    },
+    Route {
+        kind: "AzureMachinePool",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "azure",
+        why: "CAPZ puts the payload into the scale set's customData",
+    },
+    Route {
+        kind: "GCPMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "gcp",
+        why: "CAPG puts the payload into the user-data metadata key",
+    },
+    Route {
+        kind: "GCPMachinePool",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "gcp",
+        why: "CAPG puts the payload into the user-data metadata key",
+    },
+    Route {
+        kind: "OpenStackMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "openstack",
+        why: "CAPO puts the payload into Nova user_data (the config drive has the same limit)",
+    },
+    Route {
+        kind: "VSphereMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "vsphere",
+        why: "CAPV puts the payload into guestinfo",
+    },
+    Route {
+        kind: "VSphereMachineTemplate",
+        group: CAPV_SUPERVISOR,
+        ignition: None,
+        when: When::Always,
+        cloud: "vsphere",
+        why: "VM Operator puts the payload into guestinfo, gzipped",
+    },
+    Route {
+        kind: "HCloudMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "hetzner",
+        why: "CAPH puts the payload into the hcloud user_data",
+    },
+    Route {
+        kind: "HetznerBareMetalMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "kubernetes-secret",
+        why: "CAPH writes the payload over SSH after installimage",
+    },
+    Route {
+        kind: "Metal3MachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "metal3",
+        why: "the BareMetalHost's config drive carries the payload",
+    },
+    Route {
+        kind: "NutanixMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "nutanix",
+        why: "CAPX puts the payload into guest customisation",
+    },
+    Route {
+        kind: "DockerMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "docker",
+        why: "CAPD runs the payload's commands with docker exec",
+    },
+    Route {
+        kind: "DockerMachinePoolTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "docker",
+        why: "CAPD runs the payload's commands with docker exec",
+    },
+    Route {
+        kind: "DockerMachinePool",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "docker",
+        why: "CAPD runs the payload's commands with docker exec",
+    },
+    Route {
+        kind: "DOMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "digitalocean",
+        why: "CAPDO puts the payload into the droplet's user_data",
+    },
+    Route {
+        kind: "LinodeMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "linode",
+        why: "CAPL puts the payload into the Linode's metadata",
+    },
+    Route {
+        kind: "KubevirtMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "kubevirt",
+        why: "CAPK puts the payload into a config drive Secret",
+    },
+    Route {
+        kind: "ProxmoxMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "proxmox",
+        why: "CAPMOX attaches the payload as an ISO",
+    },
+    Route {
+        kind: "CloudStackMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "cloudstack",
+        why: "CAPC puts the payload into the VM's userdata",
+    },
+    Route {
+        kind: "HarvesterMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "harvester",
+        why: "CAPHV merges the payload into a NoCloud Secret",
+    },
+    Route {
+        kind: "OCIMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "oci",
+        why: "CAPOCI puts the payload into metadata.user_data",
+    },
+    Route {
+        kind: "OscMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "outscale",
+        why: "CAPOSC puts the payload into UserData",
+    },
+    Route {
+        kind: "IBMVPCMachineTemplate",
+        group: CAPA,
+        ignition: None,
+        when: When::Always,
+        cloud: "ibm-vpc",
+        why: "CAPIBM puts the payload into the instance's user_data",
+    },
+];
+
+/// The path a bootstrap payload takes to its machine, as the infrastructure machine template
+/// that carries it decides: the entry whose limit binds, and why that one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Delivery {
+    /// The id of the [`CLOUDS`] entry whose limit binds on this path.
+    pub cloud: String,
+    /// What selected it: the template and the field, in one sentence.
+    pub reason: String,
+}
+
+/// The delivery path of a payload carried by an infrastructure machine template (or machine
+/// pool) of kind `kind` and API version `api_version` (its group decides between providers
+/// that share a kind name), whose machine spec is `spec` (`spec.template.spec` of a template,
+/// `spec` of a pool), for an Ignition payload or a cloud-config one. `None` for a kind the
+/// table does not know.
+///
+/// ```
+/// use rke2_payload::delivery_for;
+/// use serde_json::json;
+///
+/// let spec = json!({"cloudInit": {"insecureSkipSecretsManager": true}});
+/// let d = delivery_for("AWSMachineTemplate", "infrastructure.cluster.x-k8s.io/v1beta2", &spec, false).unwrap();
+/// assert_eq!(d.cloud, "aws-user-data");
+/// let d = delivery_for("AWSMachineTemplate", "infrastructure.cluster.x-k8s.io/v1beta2", &json!({}), false).unwrap();
+/// assert_eq!(d.cloud, "aws");
+/// assert!(delivery_for("NoSuchMachineTemplate", "x/v1", &json!({}), false).is_none());
+/// ```
+pub fn delivery_for(
+    kind: &str,
+    api_version: &str,
+    spec: &serde_json::Value,
+    ignition: bool,
+) -> Option<Delivery> {
+    let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
+    let at = |path: &[&str]| {
+        let mut here = spec;
+        for key in path {
+            here = here.get(*key)?;
+        }
+        Some(here)
+    };
+    ROUTES
+        .iter()
+        .filter(|r| r.kind == kind && (r.group == group || group.is_empty()))
+        .filter(|r| r.ignition.is_none_or(|i| i == ignition))
+        .find(|r| match r.when {
+            When::Always => true,
+            When::True(path) => at(path).and_then(serde_json::Value::as_bool) == Some(true),
+            When::Is(path, value) => at(path).and_then(serde_json::Value::as_str) == Some(value),
+        })
+        .map(|r| Delivery {
+            cloud: r.cloud.to_owned(),
+            reason: r.why.to_owned(),
+        })
+}
 
 /// Looks a platform up by id (ASCII case-insensitive).
 pub fn find_cloud(id: &str) -> Option<&'static Cloud> {
@@ -414,7 +787,9 @@ mod tests {
 
     const REQUIRED: &[&str] = &[
         "aws",
+        "aws-user-data",
         "aws-machinepool",
+        "docker",
         "azure",
         "gcp",
         "openstack",
@@ -485,8 +860,8 @@ mod tests {
     }
 
     #[test]
-    fn aws_counts_16384_raw_bytes() {
-        let aws = get("aws");
+    fn aws_user_data_counts_16384_raw_bytes() {
+        let aws = get("aws-user-data");
         assert_eq!(aws.limit_bytes, 16_384);
         assert_eq!(aws.counted, Counted::Raw);
         assert!(aws.counted_bytes(16_384) <= aws.limit_bytes);
@@ -626,7 +1001,7 @@ mod tests {
         assert_eq!(json(&Confidence::OfficialDoc), "\"official-doc\"");
         assert_eq!(json(&Confidence::ProviderCode), "\"provider-code\"");
         assert_eq!(json(&GzipSafety::Unknown), "\"unknown\"");
-        let aws = json(get("aws"));
+        let aws = json(get("aws-user-data"));
         assert!(aws.contains("\"limit_bytes\":16384"), "{aws}");
         assert!(aws.contains("\"counted\":\"raw\""), "{aws}");
     }

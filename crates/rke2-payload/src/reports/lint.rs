@@ -215,9 +215,11 @@ pub(crate) fn lint_payload(
         }
     }
 
+    // A cloud controller sets the provider ID when the kubelet defers to an external one.
     if let Some(c) = config
         && c.provider_id().is_none()
         && c.cloud_provider_name.is_none()
+        && !c.external_cloud_provider()
     {
         out.push(
             Finding::new(Check::ProviderIdMissing,
@@ -610,6 +612,10 @@ pub struct LintReport {
     pub schema: Cow<'static, str>,
     /// One entry per bootstrap Secret linted, in input order.
     pub secrets: Vec<LintedSecret>,
+    /// The findings about the manifests the Secrets were rendered from (a preview's), each
+    /// once per object and fact, located by [`Finding::manifest`], in the order first seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub manifests: Vec<Finding>,
     /// The counts.
     pub summary: LintSummary,
 }
@@ -672,6 +678,8 @@ struct Read1 {
     picked: bool,
     /// The manifest findings a preview carries.
     preview: Vec<Finding>,
+    /// The entry of the delivery table its infrastructure template sends it by (a preview's).
+    delivery: Option<String>,
 }
 
 /// The findings of a preview's [`FINDINGS_ANNOTATION`](crate::envelope::FINDINGS_ANNOTATION):
@@ -684,6 +692,8 @@ fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
         severity: Option<Severity>,
         #[serde(default)]
         message: String,
+        #[serde(default)]
+        manifest: Option<crate::checks::ManifestSite>,
     }
     let Some(text) = secret.preview_findings() else {
         return Vec::new();
@@ -699,6 +709,11 @@ fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
             if let Some(severity) = a.severity {
                 f.severity = severity;
             }
+            f.manifest = a.manifest.map(|mut site| {
+                site.file = crate::codec::text::terminal_safe(&site.file).into_owned();
+                site.object = crate::codec::text::terminal_safe(&site.object).into_owned();
+                site
+            });
             Some(f)
         })
         .collect()
@@ -723,10 +738,14 @@ impl Linter {
         self.memo.get_or_try_insert(secret, || {
             let payload = secret.decode(&self.decode)?;
             let facts = Facts::read(&payload);
+            // Measured against the platforms asked for, or a preview's own delivery path.
             let size = self
                 .options
                 .size
                 .as_ref()
+                .filter(|o| {
+                    !o.targets.is_empty() || (o.follow_delivery && secret.rendered_from().is_some())
+                })
                 .map(|o| measure(secret, &payload, o));
             let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
             Ok::<_, Error>(Kept {
@@ -763,6 +782,7 @@ impl Linter {
                 kept: self.kept(secret),
                 picked: selector.matches(secret),
                 preview: preview_findings(secret),
+                delivery: super::size::delivery_of(secret).map(|d| d.cloud),
             },
             |one: Read1| {
                 read.push(one);
@@ -799,6 +819,7 @@ impl Linter {
         }
         drop(members);
         let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
+        let mut manifests: Vec<Finding> = Vec::new();
         let secrets: Vec<LintedSecret> = read
             .into_iter()
             .zip(extra)
@@ -806,13 +827,37 @@ impl Linter {
             .map(|(r, extra)| match r.kept {
                 Ok(kept) => LintedSecret {
                     role: kept.cluster.role,
-                    findings: r
-                        .preview
-                        .into_iter()
-                        .chain(kept.found.iter().cloned())
-                        .chain(extra)
-                        .filter(allowed)
-                        .collect(),
+                    findings: {
+                        // A manifest fact is told once, by its object; a payload check that
+                        // says it again of each Secret rendered from it is left out.
+                        let (of_manifests, own): (Vec<Finding>, Vec<Finding>) =
+                            r.preview.into_iter().partition(|f| f.manifest.is_some());
+                        let restated: Vec<Check> = of_manifests
+                            .iter()
+                            .filter_map(|f| restated_by(f.check))
+                            .collect();
+                        for f in of_manifests.into_iter().filter(allowed) {
+                            if !manifests.iter().any(|g| {
+                                g.check == f.check
+                                    && g.message == f.message
+                                    && g.manifest == f.manifest
+                            }) {
+                                manifests.push(f);
+                            }
+                        }
+                        // CAPD sets the provider ID of its containers itself.
+                        let by_provider = |f: &Finding| {
+                            f.check == Check::ProviderIdMissing
+                                && r.delivery.as_deref() == Some("docker")
+                        };
+                        own.into_iter()
+                            .chain(kept.found.iter().cloned())
+                            .chain(extra)
+                            .filter(|f| {
+                                allowed(f) && !restated.contains(&f.check) && !by_provider(f)
+                            })
+                            .collect()
+                    },
                     name: r.name,
                     namespace: r.namespace,
                     cluster: r.cluster,
@@ -837,7 +882,7 @@ impl Linter {
         for s in &secrets {
             summary.unreadable += usize::from(s.error.is_some());
         }
-        for f in secrets.iter().flat_map(|s| &s.findings) {
+        for f in secrets.iter().flat_map(|s| &s.findings).chain(&manifests) {
             match f.severity {
                 Severity::Error => summary.errors += 1,
                 Severity::Warning => summary.warnings += 1,
@@ -847,8 +892,19 @@ impl Linter {
         Ok(LintReport {
             schema: Cow::Borrowed(LINT_SCHEMA),
             secrets,
+            manifests,
             summary,
         })
+    }
+}
+
+/// The payload check that states again, of each Secret, what a manifest check states of the
+/// object it was rendered from.
+fn restated_by(manifest: Check) -> Option<Check> {
+    match manifest {
+        Check::ManifestAirGapNoChecksum => Some(Check::AirgapNoChecksum),
+        Check::ManifestVersionPattern => Some(Check::VersionFormat),
+        _ => None,
     }
 }
 

@@ -94,6 +94,12 @@ pub struct SizeOptions {
     pub headroom_percent: f64,
     /// Whether to list the biggest parts of the user data (needs the document parsed).
     pub contributors: bool,
+    /// Whether a Secret rendered from manifests is measured against the limit of the path its
+    /// infrastructure machine template sends it by (the `delivery` of its
+    /// [`RENDERED_FROM_ANNOTATION`](crate::envelope::RENDERED_FROM_ANNOTATION)) instead of
+    /// every platform of [`SizeOptions::targets`] (budgets still apply). Off when the user
+    /// names the platforms.
+    pub follow_delivery: bool,
 }
 
 impl Default for SizeOptions {
@@ -106,6 +112,7 @@ impl Default for SizeOptions {
                 .collect(),
             headroom_percent: 0.0,
             contributors: true,
+            follow_delivery: true,
         }
     }
 }
@@ -182,6 +189,14 @@ pub struct Verdict {
     pub fits_with_gzip: Option<bool>,
     /// What to do about it, where something applies.
     pub advice: Vec<String>,
+    /// The path the bootstrap data takes on this platform, which the limit binds: what the
+    /// verdict assumes (empty for a budget of the user's).
+    #[serde(default)]
+    pub path: String,
+    /// Whether the platform and path were read from the infrastructure machine template of
+    /// the manifests the Secret was rendered from (then [`Verdict::path`] says which).
+    #[serde(default)]
+    pub chosen_by_manifests: bool,
 }
 
 /// A part of the user data and its size.
@@ -216,11 +231,43 @@ pub(crate) fn measure(
     } else {
         gzip_size(payload)
     };
-    let clouds = options
-        .targets
-        .iter()
-        .map(|target| verdict(target, payload, value_bytes, gzip_value_bytes, options))
-        .collect();
+    let delivered = options
+        .follow_delivery
+        .then(|| delivery_of(secret))
+        .flatten()
+        .and_then(|d| Some((super::clouds::find_cloud(&d.cloud)?, d.reason)));
+    let clouds = match &delivered {
+        Some((cloud, reason)) => std::iter::once(verdict(
+            &Target::Cloud(cloud),
+            payload,
+            value_bytes,
+            gzip_value_bytes,
+            options,
+            Some(reason),
+        ))
+        .chain(
+            options
+                .targets
+                .iter()
+                .filter(|t| matches!(t, Target::Budget { .. }))
+                .map(|t| verdict(t, payload, value_bytes, gzip_value_bytes, options, None)),
+        )
+        .collect(),
+        None => options
+            .targets
+            .iter()
+            .map(|target| {
+                verdict(
+                    target,
+                    payload,
+                    value_bytes,
+                    gzip_value_bytes,
+                    options,
+                    None,
+                )
+            })
+            .collect(),
+    };
     let contributors = if options.contributors {
         contributors(payload)
     } else {
@@ -306,9 +353,16 @@ impl Sizer {
     /// When the Secret cannot be decoded (see [`BootstrapSecret::decode`]); a payload that fails
     /// is not kept, so each Secret carrying it fails alike.
     pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, Error> {
-        let size = self
-            .sizes
-            .get_or_try_insert(secret, || self.size(secret).map(Arc::new))?;
+        // A preview Secret's targets are its own (its delivery path): not shared by payload.
+        let size = if self.options.follow_delivery && secret.rendered_from().is_some() {
+            Arc::new(self.size(secret)?)
+        } else {
+            Arc::clone(
+                &*self
+                    .sizes
+                    .get_or_try_insert(secret, || self.size(secret).map(Arc::new))?,
+            )
+        };
         Ok(SizeReport {
             name: secret.name().map(str::to_owned),
             namespace: secret.namespace().map(str::to_owned),
@@ -323,10 +377,15 @@ impl Sizer {
     /// # Errors
     /// As [`Sizer::measure`].
     pub fn measure_json(&self, secret: &BootstrapSecret<'_>) -> Result<(Vec<u8>, bool), Error> {
-        let kept = self.json.get_or_try_insert(secret, || {
+        let make = || {
             let size = self.size(secret)?;
             Ok::<_, Error>((batch::json_fields(&size), size.fits()))
-        })?;
+        };
+        let kept = if self.options.follow_delivery && secret.rendered_from().is_some() {
+            Arc::new(make()?)
+        } else {
+            self.json.get_or_try_insert(secret, make)?
+        };
         let own = [("name", secret.name()), ("namespace", secret.namespace())];
         Ok((batch::json_object(&own, &kept.0), kept.1))
     }
@@ -370,12 +429,27 @@ fn gzip_size(payload: &Payload<'_>) -> u64 {
     }
 }
 
+/// The delivery path `render` found for a preview Secret, if it names one.
+pub(crate) fn delivery_of(secret: &BootstrapSecret<'_>) -> Option<super::clouds::Delivery> {
+    #[derive(Deserialize)]
+    struct From {
+        delivery: Option<super::clouds::Delivery>,
+    }
+    let text = secret.rendered_from()?;
+    let from: From = serde_json::from_str(text).ok()?;
+    from.delivery.map(|d| super::clouds::Delivery {
+        cloud: d.cloud,
+        reason: crate::codec::text::terminal_safe(&d.reason).into_owned(),
+    })
+}
+
 fn verdict(
     target: &Target,
     payload: &Payload<'_>,
     value_bytes: u64,
     gzip_value_bytes: u64,
     options: &SizeOptions,
+    chosen_by: Option<&str>,
 ) -> Verdict {
     let limit = target.limit();
     let counted = target.count(value_bytes);
@@ -441,6 +515,12 @@ fn verdict(
         fits,
         fits_with_gzip,
         advice,
+        path: match (chosen_by, target) {
+            (Some(reason), _) => reason.to_owned(),
+            (None, Target::Cloud(c)) => c.path.to_owned(),
+            (None, Target::Budget { .. }) => String::new(),
+        },
+        chosen_by_manifests: chosen_by.is_some(),
     }
 }
 
@@ -582,11 +662,12 @@ mod tests {
         let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
         let options = SizeOptions {
             targets: vec![
-                Target::Cloud(clouds::find_cloud("aws").unwrap()),
+                Target::Cloud(clouds::find_cloud("aws-user-data").unwrap()),
                 Target::Cloud(clouds::find_cloud("openstack").unwrap()),
             ],
             headroom_percent: 0.0,
             contributors: false,
+            follow_delivery: true,
         };
         let report = measure(&env.secrets[0], &payload, &options);
         assert_eq!(report.value_bytes, 16_384);
@@ -622,6 +703,7 @@ mod tests {
             }],
             headroom_percent: 10.0,
             contributors: false,
+            follow_delivery: true,
         };
         let report = measure(&env.secrets[0], &payload, &options);
         let v = &report.clouds[0];
