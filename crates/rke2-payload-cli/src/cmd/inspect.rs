@@ -216,6 +216,17 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
     if !r.ingress_controller.is_empty() {
         row(out, "ingress", &r.ingress_controller.join(", "))?;
     }
+    // An external datastore replaces embedded etcd: the control planes need no etcd ports
+    // between them, and the datastore must be reachable from each.
+    if let Some(d) = &r.datastore_endpoint {
+        row(
+            out,
+            "datastore",
+            &format!(
+                "external {d} (no embedded etcd: the control planes need the datastore, not etcd ports 2379-2380, between them)"
+            ),
+        )?;
+    }
     if let Some(p) = &r.provider_id {
         row(out, "provider-id", p)?;
     } else if let Some(c) = &r.cloud_provider_name {

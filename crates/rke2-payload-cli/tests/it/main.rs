@@ -2,6 +2,7 @@
 
 mod common;
 mod decode;
+mod delivery;
 mod diff;
 mod ecosystem;
 mod encode_redact;

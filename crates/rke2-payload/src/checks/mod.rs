@@ -190,8 +190,8 @@ checks! {
         "cloud-init writes both entries and the last one wins; with different contents one of them is lost. An info when both contents are the same.";
     /// `cert-expiry`.
     CertExpiry = "cert-expiry", Error,
-        "a CA certificate is expired or expires soon",
-        "A cluster whose CA has expired cannot issue or verify certificates: nodes cannot join. A warning while the expiry is within the configured number of days, an error after it.";
+        "a certificate in the payload is expired or expires soon",
+        "A cluster whose CA has expired cannot issue or verify certificates: nodes cannot join; an expired client certificate (a private registry's) fails its TLS handshake, so images cannot be pulled. A warning while the expiry is within the configured number of days, an error after it.";
     /// `token-mismatch`.
     TokenMismatch = "token-mismatch", Error,
         "a joining node's token differs from the first control plane's",
@@ -212,6 +212,14 @@ checks! {
     GzipUnsafe = "gzip-unsafe", Warning,
         "the payload is gzip on a platform that corrupts or re-gzips it",
         "Some platforms carry user data as text (which corrupts gzip bytes) or gzip it again (cloud-init undoes one layer only). Disable gzipUserData there, or the provider's own compression.";
+    /// `registry-auth-newline`.
+    RegistryAuthNewline = "registry-auth-newline", Error,
+        "a registry credential in registries.yaml ends in a line break",
+        "CAPRKE2 copies the registry auth Secret's values into registries.yaml as they are; a value made with `echo x | base64` keeps its line break, so containerd sends a username or password the registry rejects. Store the Secret's values without the trailing newline (`echo -n`, `printf`).";
+    /// `manifest-flatcar-cloud-config`.
+    ManifestFlatcarCloudConfig = "manifest-flatcar-cloud-config", Error,
+        "a Flatcar machine image with a cloud-config bootstrap format",
+        "Flatcar boots with Ignition and does not run cloud-init, so a cloud-config payload never installs RKE2 there. Set agentConfig.format: ignition on the control plane and the worker templates for Flatcar images.";
     /// `manifest-missing-reference`.
     ManifestMissingReference = "manifest-missing-reference", Warning,
         "a manifest names an object the input does not hold",

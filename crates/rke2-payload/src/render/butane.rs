@@ -10,9 +10,98 @@
 
 use serde_json::{Map, Value, json};
 
+/// The top-level keys of a Butane fcos 1.4 (and flatcar 1.0) config.
+const SECTIONS: &[&str] = &[
+    "variant",
+    "version",
+    "ignition",
+    "storage",
+    "systemd",
+    "passwd",
+    "kernel_arguments",
+    "boot_device",
+    "grub",
+];
+
+/// The lists of each section Butane reads (a value of another type fails its translation).
+const LISTS: &[(&str, &[&str])] = &[
+    (
+        "storage",
+        &[
+            "files",
+            "directories",
+            "links",
+            "filesystems",
+            "disks",
+            "raid",
+            "luks",
+            "trees",
+        ],
+    ),
+    ("systemd", &["units"]),
+    ("passwd", &["users", "groups"]),
+    ("kernel_arguments", &["should_exist", "should_not_exist"]),
+];
+
+/// What Butane's translation (as CAPRKE2 calls it) refuses: a section or list of the wrong
+/// type (its YAML does not decode into the spec's types, strict or not), and with `strict`,
+/// a key the spec does not have (an unused key is a warning, and strict makes warnings errors).
+fn refused(doc: &Map<String, Value>, strict: bool) -> Option<String> {
+    for (key, value) in doc {
+        let section = key.as_str();
+        if !SECTIONS.contains(&section) {
+            if strict {
+                return Some(format!(
+                    "{} is not a key of the Butane spec, and strict is set",
+                    crate::codec::text::terminal_safe(section)
+                ));
+            }
+            continue;
+        }
+        let wanted = match section {
+            "variant" | "version" => value.is_string(),
+            _ => value.is_object() || value.is_null(),
+        };
+        if !wanted {
+            return Some(format!(
+                "{section} is {}, not {}",
+                kind_of(value),
+                if matches!(section, "variant" | "version") {
+                    "a string"
+                } else {
+                    "a mapping"
+                }
+            ));
+        }
+        for (list_section, lists) in LISTS {
+            if *list_section != section {
+                continue;
+            }
+            for list in *lists {
+                if let Some(v) = value.get(*list).filter(|v| !v.is_array() && !v.is_null()) {
+                    return Some(format!("{section}.{list} is {}, not a list", kind_of(v)));
+                }
+            }
+        }
+    }
+    None
+}
+
+fn kind_of(v: &Value) -> &'static str {
+    match v {
+        Value::Array(_) => "a list",
+        Value::Object(_) => "a mapping",
+        Value::String(_) => "a string",
+        Value::Number(_) => "a number",
+        Value::Bool(_) => "a boolean",
+        Value::Null => "null",
+    }
+}
+
 /// The Ignition fields of `butane` merged into `base`; the names of the Butane sections left
-/// out. `Err` when the text is not a YAML mapping (CAPRKE2 fails to render then).
-pub(crate) fn merge(base: &mut Value, butane: &str) -> Result<Vec<String>, String> {
+/// out. `Err` when the text is not a YAML mapping, or Butane's translation refuses it
+/// (`strict`: `additionalUserData.strict`): CAPRKE2 fails to render then.
+pub(crate) fn merge(base: &mut Value, butane: &str, strict: bool) -> Result<Vec<String>, String> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     options.legacy_octal_numbers = true;
@@ -22,6 +111,9 @@ pub(crate) fn merge(base: &mut Value, butane: &str) -> Result<Vec<String>, Strin
     let Value::Object(doc) = doc else {
         return Err("it is not a mapping".to_owned());
     };
+    if let Some(why) = refused(&doc, strict) {
+        return Err(why);
+    }
     let mut left_out = Vec::new();
     for (key, value) in &doc {
         match key.as_str() {
@@ -310,7 +402,7 @@ mod tests {
             "systemd": {"units": [{"contents": "x", "enabled": true, "name": "rke2-install.service"}]},
         });
         let butane = "variant: fcos\nversion: 1.4.0\nstorage:\n  files:\n  - path: /etc/a\n    mode: 0600\n  - path: /etc/b\n    contents:\n      inline: hi\nsystemd:\n  units:\n  - name: test.service\n    enabled: true\n    contents: |\n      [Service]\n      ExecStart=/bin/true\npasswd:\n  users:\n  - name: ops\n    ssh_authorized_keys: [ssh-ed25519 AAAA]\nignition:\n  timeouts: {}\n";
-        let left = merge(&mut base, butane).unwrap();
+        let left = merge(&mut base, butane, false).unwrap();
         assert_eq!(left, ["ignition"]);
         let files = base["storage"]["files"].as_array().unwrap();
         assert_eq!(files.len(), 2);
@@ -328,6 +420,25 @@ mod tests {
             base["passwd"]["users"][0]["sshAuthorizedKeys"][0],
             "ssh-ed25519 AAAA"
         );
-        assert!(merge(&mut base, "a: [").is_err());
+        assert!(merge(&mut base, "a: [", false).is_err());
+        // Butane's translation refuses a section of the wrong type, strict or not (CAPRKE2's
+        // own test: storage as a list), and with strict a key the spec does not have.
+        let list = "variant: fcos\nversion: 1.4.0\nstorage:\n  - files: []\n";
+        let why = merge(&mut base, list, true).unwrap_err();
+        assert!(why.contains("storage is a list, not a mapping"), "{why}");
+        assert!(merge(&mut base, list, false).is_err());
+        let files = "variant: fcos\nversion: 1.4.0\nstorage: {files: {path: /x}}\n";
+        assert!(
+            merge(&mut base, files, false)
+                .unwrap_err()
+                .contains("storage.files")
+        );
+        let unknown = "variant: fcos\nversion: 1.4.0\nstorag: {}\n";
+        assert!(
+            merge(&mut base, unknown, true)
+                .unwrap_err()
+                .contains("strict")
+        );
+        assert!(merge(&mut base, unknown, false).is_ok());
     }
 }

@@ -39,7 +39,128 @@ pub(crate) fn manifest_checks(m: &Manifests) -> Vec<Finding> {
         cluster(m, c, &mut out);
     }
     failure_domains(m, &mut out);
+    for o in m.objects.iter().filter(|o| {
+        matches!(
+            o.kind(),
+            "RKE2ControlPlane" | "MachineDeployment" | "MachinePool" | "Machine"
+        )
+    }) {
+        infrastructure_ref(m, o, &mut out);
+        flatcar_cloud_config(m, o, &mut out);
+    }
     out
+}
+
+/// Whether any string of `v` names Flatcar (an image lookup OS, an image or AMI name).
+fn names_flatcar(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.to_ascii_lowercase().contains("flatcar"),
+        Value::Array(items) => items.iter().any(names_flatcar),
+        Value::Object(map) => map.values().any(names_flatcar),
+        _ => false,
+    }
+}
+
+/// `manifest-flatcar-cloud-config`: a machine whose infrastructure template boots a Flatcar
+/// image while its RKE2 config writes cloud-config (Flatcar runs Ignition, not cloud-init).
+fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
+    let (infra_path, format) = match o.kind() {
+        "RKE2ControlPlane" => (
+            &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
+            string(&o.value, &["spec", "agentConfig", "format"]),
+        ),
+        "MachineDeployment" | "MachinePool" => {
+            let Some(r) = Ref::at(
+                &o.value,
+                &["spec", "template", "spec", "bootstrap", "configRef"],
+                o.namespace(),
+            ) else {
+                return;
+            };
+            let format = if let Some(t) = m.find("RKE2ConfigTemplate", &r) {
+                string(
+                    &t.value,
+                    &["spec", "template", "spec", "agentConfig", "format"],
+                )
+            } else if let Some(c) = m.find("RKE2Config", &r) {
+                string(&c.value, &["spec", "agentConfig", "format"])
+            } else {
+                return;
+            };
+            (
+                &["spec", "template", "spec", "infrastructureRef"][..],
+                format,
+            )
+        }
+        _ => return,
+    };
+    if format == "ignition" {
+        return;
+    }
+    let found = [
+        infra_path,
+        &["spec", "machineTemplate", "infrastructureRef"][..],
+    ]
+    .iter()
+    .find_map(|path| {
+        let r = Ref::at(&o.value, path, o.namespace())?;
+        let kind = str_at(&o.value, &[*path, &["kind"]].concat())?.to_owned();
+        m.objects
+            .iter()
+            .find(|t| t.kind() == kind && t.name() == r.name && t.namespace() == r.namespace)
+    });
+    if let Some(template) = found
+        && template.get(&["spec"]).is_some_and(names_flatcar)
+    {
+        finding(
+            out,
+            Check::ManifestFlatcarCloudConfig,
+            o,
+            format!(
+                "{} boots a Flatcar image, but the RKE2 config's agentConfig.format is cloud-config (the default): Flatcar runs Ignition, not cloud-init, so RKE2 is never installed; set agentConfig.format: ignition",
+                template.title()
+            ),
+        );
+    }
+}
+
+/// An `infrastructureRef` that names a template of a kind the input holds, but not that one
+/// (a typo in the name): Cluster API creates no Machine from it.
+fn infrastructure_ref(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
+    for path in [
+        &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
+        &["spec", "machineTemplate", "infrastructureRef"][..],
+        &["spec", "template", "spec", "infrastructureRef"][..],
+        &["spec", "infrastructureRef"][..],
+    ] {
+        let Some(r) = Ref::at(&o.value, path, o.namespace()) else {
+            continue;
+        };
+        let kind = str_at(&o.value, &[path, &["kind"]].concat()).unwrap_or("");
+        let of_kind: Vec<&Object> = m
+            .of_kind(kind)
+            .filter(|t| t.namespace() == r.namespace)
+            .collect();
+        if !kind.is_empty() && !of_kind.is_empty() && !of_kind.iter().any(|t| t.name() == r.name) {
+            finding(
+                out,
+                Check::ManifestMissingReference,
+                o,
+                format!(
+                    "{} names {} {r}, which is not in the input though {} of that kind are ({}); Cluster API creates no Machine from it",
+                    path.join("."),
+                    safe(kind),
+                    of_kind.len(),
+                    of_kind
+                        .iter()
+                        .map(|t| safe(t.name()).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        return;
+    }
 }
 
 fn finding(out: &mut Vec<Finding>, check: Check, object: &Object, message: String) {

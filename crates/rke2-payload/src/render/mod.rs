@@ -1239,7 +1239,8 @@ fn render_one(
                 return Ok(None);
             }
             let flatcar = additional.contains("variant: flatcar");
-            let butane = (!additional.trim().is_empty()).then_some(additional.as_str());
+            let strict = flag(agent, &["additionalUserData", "strict"]);
+            let butane = (!additional.trim().is_empty()).then_some((additional.as_str(), strict));
             match userdata::ignition(&base, flatcar, butane) {
                 Ok((bytes, left_out)) => {
                     if !left_out.is_empty() {

@@ -322,7 +322,7 @@ fn ignition_file(
 pub(crate) fn ignition(
     base: &BaseUserData,
     flatcar: bool,
-    additional: Option<&str>,
+    additional: Option<(&str, bool)>,
 ) -> Result<(Vec<u8>, Vec<String>), IgnitionRefusal> {
     let mut script = String::from("#!/bin/bash\nset -euo pipefail\n\n");
     for c in &base.pre {
@@ -412,7 +412,7 @@ pub(crate) fn ignition(
         "systemd": {"units": units},
     });
     let left_out = match additional {
-        Some(text) => super::butane::merge(&mut doc, text).map_err(|why| {
+        Some((text, strict)) => super::butane::merge(&mut doc, text, strict).map_err(|why| {
             IgnitionRefusal(format!(
                 "spec.agentConfig.additionalUserData.config is not a Butane document ({why})"
             ))

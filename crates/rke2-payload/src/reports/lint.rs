@@ -322,6 +322,8 @@ pub(crate) fn lint_payload(
         }
     }
 
+    registry_newlines(facts, &mut out);
+
     for (file, secret) in facts.files() {
         let mode = file.mode_string();
         if secret == Some("private key") && mode.as_deref() != Some("0600") {
@@ -368,13 +370,20 @@ pub(crate) fn lint_payload(
         }
     }
 
-    for cert in facts.material.certificates.iter().filter(|c| c.is_ca) {
+    // Every certificate the node uses: the CAs, and the others (a registry's client
+    // certificate, a serving certificate): an expired one fails the TLS it is for.
+    for cert in &facts.material.certificates {
+        let what = if cert.is_ca {
+            "CA certificate"
+        } else {
+            "certificate"
+        };
         let left = cert.not_after_unix.saturating_sub(options.now);
         if left <= 0 {
             out.push(
                 Finding::new(
                     Check::CertExpiry,
-                    format!("CA certificate expired on {}", cert.not_after),
+                    format!("{what} expired on {}", cert.not_after),
                 )
                 .at_path(cert.path.clone()),
             );
@@ -383,7 +392,7 @@ pub(crate) fn lint_payload(
                 Finding::new(
                     Check::CertExpiry,
                     format!(
-                        "CA certificate expires on {} (in {} days)",
+                        "{what} expires on {} (in {} days)",
                         cert.not_after,
                         left / 86_400
                     ),
@@ -895,6 +904,50 @@ impl Linter {
             manifests,
             summary,
         })
+    }
+}
+
+/// `registry-auth-newline`: a credential of `registries.yaml` (read as YAML) that ends in a
+/// line break, as CAPRKE2 copies it from an auth Secret made with `echo … | base64`.
+fn registry_newlines(facts: &Facts, out: &mut Vec<Finding>) {
+    const REGISTRIES: &str = "/etc/rancher/rke2/registries.yaml";
+    for (file, _) in facts.files() {
+        if file.path != REGISTRIES {
+            continue;
+        }
+        let Some(text) = file
+            .bytes()
+            .and_then(|b| std::str::from_utf8(b).ok().map(str::to_owned))
+        else {
+            continue;
+        };
+        let Ok(Some(doc)) = serde_saphyr::from_str::<Option<serde_json::Value>>(&text) else {
+            continue;
+        };
+        let Some(serde_json::Value::Object(configs)) = doc.get("configs") else {
+            continue;
+        };
+        for (registry, config) in configs {
+            for key in ["username", "password", "auth", "identity_token"] {
+                if config
+                    .get("auth")
+                    .and_then(|a| a.get(key))
+                    .and_then(serde_json::Value::as_str)
+                    .is_some_and(|v| v.ends_with('\n') || v.ends_with('\r'))
+                {
+                    out.push(
+                        Finding::new(
+                            Check::RegistryAuthNewline,
+                            format!(
+                                "configs.{}.auth.{key} ends in a line break: the registry rejects the login (make the auth Secret's values without a trailing newline)",
+                                crate::codec::text::terminal_safe(registry)
+                            ),
+                        )
+                        .at_path(REGISTRIES),
+                    );
+                }
+            }
+        }
     }
 }
 

@@ -1,0 +1,294 @@
+//! Right answers on templates: the limit of the path the infrastructure template sends the data
+//! by, gates that fail where CAPRKE2 (or the API server) refuses, manifest findings once per
+//! object at its line, and the checks that were missing.
+
+use crate::common::*;
+
+use serde_json::Value;
+
+/// A cluster on `infra` (the infrastructure machine template's kind and spec, indented for
+/// `spec.template.spec`), its control plane and one MachineDeployment.
+fn cluster(infra_kind: &str, infra_spec: &str, rcp_extra: &str, config_extra: &str) -> String {
+    format!(
+        "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {{name: demo, namespace: capi}}
+spec:
+  controlPlaneEndpoint: {{host: demo.example.com, port: 6443}}
+  controlPlaneRef: {{apiGroup: controlplane.cluster.x-k8s.io, kind: RKE2ControlPlane, name: demo-cp}}
+---
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: RKE2ControlPlane
+metadata: {{name: demo-cp, namespace: capi}}
+spec:
+  version: v1.32.5+rke2r1
+  replicas: 1
+{rcp_extra}  machineTemplate:
+    spec:
+      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: {infra_kind}, name: demo-cp}}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: {infra_kind}
+metadata: {{name: demo-cp, namespace: capi}}
+spec:
+  template:
+    spec:
+{infra_spec}---
+apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+kind: RKE2ConfigTemplate
+metadata: {{name: demo-md, namespace: capi}}
+spec:
+  template:
+    spec:
+      agentConfig: {{}}
+{config_extra}---
+apiVersion: cluster.x-k8s.io/v1beta2
+kind: MachineDeployment
+metadata: {{name: demo-md, namespace: capi}}
+spec:
+  clusterName: demo
+  template:
+    spec:
+      clusterName: demo
+      version: v1.32.5+rke2r1
+      bootstrap:
+        configRef: {{apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2ConfigTemplate, name: demo-md}}
+      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: {infra_kind}, name: demo-cp}}
+"
+    )
+}
+
+fn run(args: &[&str], stdin: &str) -> (Option<i32>, String, String) {
+    let out = cmd()
+        .args(args)
+        .write_stdin(stdin.to_owned())
+        .output()
+        .expect("run");
+    (
+        out.status.code(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The clouds each Secret of `size -o json` was judged against.
+fn judged(manifests: &str, extra: &[&str]) -> (Option<i32>, Vec<Vec<String>>) {
+    let mut args = vec!["size", "-o", "json", "-"];
+    args.extend_from_slice(extra);
+    let (code, out, err) = run(&args, manifests);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+    let clouds = doc["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .map(|s| {
+            s["clouds"]
+                .as_array()
+                .expect("clouds")
+                .iter()
+                .map(|v| v["cloud"].as_str().expect("id").to_owned())
+                .collect()
+        })
+        .collect();
+    (code, clouds)
+}
+
+#[test]
+fn size_judges_the_limit_of_the_path_the_template_picks() {
+    // CAPA's default: Secrets Manager; EC2's 16 KB binds only the stub.
+    let aws = cluster(
+        "AWSMachineTemplate",
+        "      instanceType: t3.large\n",
+        "",
+        "",
+    );
+    let (code, clouds) = judged(&aws, &[]);
+    assert_eq!(code, Some(0));
+    assert!(clouds.iter().all(|c| c == &["aws"]), "{clouds:?}");
+    let (_, out, _) = run(&["size", "-"], &aws);
+    assert!(
+        out.contains("path, from the manifests: AWSMachineTemplate capi/demo-cp"),
+        "{out}"
+    );
+
+    // insecureSkipSecretsManager: the payload is the EC2 user data.
+    let direct = cluster(
+        "AWSMachineTemplate",
+        "      cloudInit: {insecureSkipSecretsManager: true}\n",
+        "",
+        "",
+    );
+    let (_, clouds) = judged(&direct, &[]);
+    assert!(clouds.iter().all(|c| c == &["aws-user-data"]), "{clouds:?}");
+
+    // Other providers by kind; --cloud still overrides.
+    for (kind, cloud) in [
+        ("AzureMachineTemplate", "azure"),
+        ("VSphereMachineTemplate", "vsphere"),
+        ("DockerMachineTemplate", "docker"),
+        ("OpenStackMachineTemplate", "openstack"),
+    ] {
+        let (_, clouds) = judged(&cluster(kind, "      {}\n", "", ""), &[]);
+        assert!(clouds.iter().all(|c| c == &[cloud]), "{kind}: {clouds:?}");
+    }
+    let (_, clouds) = judged(&aws, &["--cloud", "aws-user-data,gcp"]);
+    assert!(
+        clouds.iter().all(|c| c == &["aws-user-data", "gcp"]),
+        "{clouds:?}"
+    );
+}
+
+#[test]
+fn a_bare_secret_keeps_the_table_with_the_path_each_verdict_assumes() {
+    let out = cmd()
+        .args(["size", "-o", "json"])
+        .arg(testdata().join("secrets/init-cloud-config-extras.yaml"))
+        .output()
+        .expect("run");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("json");
+    let clouds = doc["secrets"][0]["clouds"].as_array().expect("clouds");
+    assert!(clouds.len() > 5);
+    for v in clouds {
+        assert!(!v["path"].as_str().unwrap_or("").is_empty(), "{v}");
+        assert_eq!(v["chosen_by_manifests"], false);
+    }
+    // The 18.7 KB payload fits CAPA's default path, not EC2 user data itself.
+    let verdict = |id: &str| clouds.iter().find(|v| v["cloud"] == id).expect(id).clone();
+    assert_eq!(verdict("aws")["fits"], true);
+    assert_eq!(verdict("aws-user-data")["fits"], false);
+}
+
+#[test]
+fn gates_fail_where_the_api_server_refuses_a_missing_version() {
+    let manifests = cluster("DockerMachineTemplate", "      {}\n", "", "").replacen(
+        "  version: v1.32.5+rke2r1\n  replicas: 1",
+        "  replicas: 1",
+        1,
+    );
+    for gate in [&["render", "-"][..], &["lint", "-"][..], &["size", "-"][..]] {
+        let (code, out, err) = run(gate, &manifests);
+        assert_eq!(code, Some(1), "{gate:?}: {out}{err}");
+        assert!(
+            format!("{out}{err}")
+                .contains("RKE2ControlPlane capi/demo-cp: spec.version is required"),
+            "{gate:?}: {out}{err}"
+        );
+    }
+}
+
+#[test]
+fn a_butane_config_caprke2_refuses_fails_the_render() {
+    let butane = "      agentConfig:\n        format: ignition\n        additionalUserData:\n          strict: true\n          config: |\n            variant: fcos\n            version: 1.4.0\n            storage:\n              - files: []\n";
+    let manifests = cluster("DockerMachineTemplate", "      {}\n", "", "").replacen(
+        "      agentConfig: {}\n",
+        butane,
+        1,
+    );
+    let (code, out, err) = run(&["render", "-"], &manifests);
+    assert_ne!(code, Some(0), "{out}{err}");
+    assert!(err.contains("storage is a list, not a mapping"), "{err}");
+    let (code, _, _) = run(&["lint", "-"], &manifests);
+    assert_ne!(code, Some(0));
+}
+
+#[test]
+fn a_manifest_finding_is_told_once_at_its_object_s_line() {
+    let manifests = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "  agentConfig: {nodeName: cp-0}\n",
+        "",
+    );
+    let (_, out, _) = run(&["lint", "-o", "json", "-"], &manifests);
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let node_name: Vec<&Value> = doc["manifests"]
+        .as_array()
+        .expect("manifests")
+        .iter()
+        .filter(|f| f["id"] == "manifest-node-name-ignored")
+        .collect();
+    assert_eq!(node_name.len(), 1, "{node_name:?}");
+    assert_eq!(
+        node_name[0]["manifest"]["object"],
+        "RKE2ControlPlane capi/demo-cp"
+    );
+    // The RKE2ControlPlane document starts on line 8 (its first key).
+    assert_eq!(node_name[0]["manifest"]["line"], 8);
+    for s in doc["secrets"].as_array().expect("secrets") {
+        assert!(
+            !s["findings"]
+                .to_string()
+                .contains("manifest-node-name-ignored")
+        );
+        // CAPD sets the provider ID itself.
+        assert!(
+            !s["findings"].to_string().contains("provider-id-missing"),
+            "{s}"
+        );
+    }
+    // GitHub annotations: one, on the manifest's line.
+    let (_, out, _) = run(&["lint", "-o", "github", "-"], &manifests);
+    assert_eq!(
+        out.matches("manifest-node-name-ignored").count(),
+        1,
+        "{out}"
+    );
+}
+
+#[test]
+fn a_missing_control_plane_is_named_and_workers_join_the_endpoint() {
+    let manifests = cluster("DockerMachineTemplate", "      {}\n", "", "");
+    let start = manifests
+        .find("---\napiVersion: controlplane")
+        .expect("rcp");
+    let end = manifests[start + 4..].find("---\n").expect("next") + start + 4;
+    let without = format!("{}{}", &manifests[..start], &manifests[end..]);
+    let (_, out, _) = run(&["lint", "-o", "json", "-"], &without);
+    assert!(
+        out.contains(
+            "spec.controlPlaneRef names RKE2ControlPlane capi/demo-cp, which is not in the input"
+        ),
+        "{out}"
+    );
+    let (_, list, _) = run(&["render", "--seed", "1", "-"], &without);
+    let (_, userdata, _) = run(&["decode", "-"], &list);
+    assert!(
+        userdata.contains("server: https://demo.example.com:9345"),
+        "{userdata}"
+    );
+}
+
+#[test]
+fn a_flatcar_image_with_cloud_config_is_an_error() {
+    let manifests = cluster(
+        "AWSMachineTemplate",
+        "      imageLookupBaseOS: flatcar-stable\n",
+        "",
+        "",
+    );
+    let (code, out, _) = run(&["lint", "-o", "json", "-"], &manifests);
+    assert_eq!(code, Some(1));
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let flatcar = doc["manifests"]
+        .as_array()
+        .expect("manifests")
+        .iter()
+        .filter(|f| f["id"] == "manifest-flatcar-cloud-config")
+        .count();
+    // The control plane and the MachineDeployment.
+    assert_eq!(flatcar, 2, "{out}");
+}
+
+#[test]
+fn registry_credentials_ending_in_a_newline_are_an_error() {
+    let registry = "      privateRegistriesConfig:\n        configs:\n          registry.example.com:\n            authSecret: {name: reg-auth, namespace: capi}\n";
+    let mut manifests = cluster("DockerMachineTemplate", "      {}\n", "", registry);
+    // `echo admin | base64`: the values end in a line break.
+    manifests.push_str(
+        "---\napiVersion: v1\nkind: Secret\nmetadata: {name: reg-auth, namespace: capi}\ndata:\n  username: YWRtaW4K\n  password: c2VjcmV0Cg==\n",
+    );
+    let (code, out, _) = run(&["lint", "-o", "json", "-"], &manifests);
+    assert_eq!(code, Some(1), "{out}");
+    assert!(out.contains("registry-auth-newline"), "{out}");
+    assert!(!out.contains("secret\\n"), "the password never shows");
+}
