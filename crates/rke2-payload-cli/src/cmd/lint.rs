@@ -259,13 +259,18 @@ fn placed<'r>(report: &'r LintReport, path: &std::path::Path) -> Vec<Placed<'r>>
         });
     }
     for s in &report.secrets {
+        // A rendered Secret's findings point at the object it was rendered from, in its file.
+        let (file, line) = match &s.rendered_from {
+            Some(site) if site.file != "-" => (Some(site.file.clone()), site.line),
+            _ => (input.clone(), s.line),
+        };
         for f in &s.findings {
             out.push(Placed {
                 finding: f,
                 place: place(s, f),
                 who: title(s),
-                file: input.clone(),
-                line: s.line,
+                file: file.clone(),
+                line,
                 key: finding_key(s, f),
             });
         }

@@ -588,6 +588,10 @@ pub struct LintedSecret {
     /// The line of the input its value is on (1-based), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// For a Secret `render` made: the manifest object it was rendered from, and where that
+    /// is written (what CI annotations point at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered_from: Option<crate::checks::ManifestSite>,
     /// Why the Secret could not be read; `None` when it was.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub error: Option<ItemError>,
@@ -689,6 +693,8 @@ struct Read1 {
     preview: Vec<Finding>,
     /// The entry of the delivery table its infrastructure template sends it by (a preview's).
     delivery: Option<String>,
+    /// The object it was rendered from (a preview's).
+    rendered_from: Option<crate::checks::ManifestSite>,
 }
 
 /// The findings of a preview's [`FINDINGS_ANNOTATION`](crate::envelope::FINDINGS_ANNOTATION):
@@ -792,6 +798,14 @@ impl Linter {
                 picked: selector.matches(secret),
                 preview: preview_findings(secret),
                 delivery: super::size::delivery_of(secret).map(|d| d.cloud),
+                rendered_from: secret
+                    .rendered_from()
+                    .and_then(|t| serde_json::from_str::<crate::checks::ManifestSite>(t).ok())
+                    .map(|mut site| {
+                        site.file = crate::codec::text::terminal_safe(&site.file).into_owned();
+                        site.object = crate::codec::text::terminal_safe(&site.object).into_owned();
+                        site
+                    }),
             },
             |one: Read1| {
                 read.push(one);
@@ -871,6 +885,7 @@ impl Linter {
                     namespace: r.namespace,
                     cluster: r.cluster,
                     line: r.line,
+                    rendered_from: r.rendered_from.clone(),
                     error: None,
                 },
                 Err(e) => {
@@ -882,6 +897,7 @@ impl Linter {
                         namespace: r.namespace,
                         cluster: r.cluster,
                         line: r.line,
+                        rendered_from: r.rendered_from.clone(),
                         error: Some(ItemError { message }),
                     }
                 }
