@@ -379,8 +379,9 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             // `password = value` at the start of a line: an INI or TOML key (a cloud provider's
             // config, `cloud.conf`); the value is the rest of the line.
             b' ' | b'\t' if ini_key(bytes, start, j).is_some() => ini_key(bytes, start, j),
-            // `--token value`: an option, then a value that is not another option.
-            b' ' if name.starts_with("--") => {
+            // `--token value`: an option, then a value that is not another option
+            // (`--password-stdin` reads standard input: no value follows it).
+            b' ' if name.starts_with("--") && !name.ends_with("stdin") => {
                 let next = j + 1;
                 (bytes
                     .get(next)

@@ -93,6 +93,13 @@ impl std::fmt::Debug for Known {
     }
 }
 
+/// Whether `value` is the placeholder in base64 (a `!!binary` value redact wrote): already
+/// masked, so a second redaction leaves it as it is.
+fn is_placeholder_b64(value: &str) -> bool {
+    value.len() == crate::codec::b64::encoded_len(PLACEHOLDER.len() as u64) as usize
+        && crate::codec::b64::encode(PLACEHOLDER.as_bytes()) == value
+}
+
 impl Known {
     /// Adds a secret value (a document's text, a JSON or YAML collection, is masked where it
     /// stands but not searched for: its pieces are ordinary text).
@@ -101,6 +108,7 @@ impl Known {
         if value.len() >= MIN_SEARCHED
             && value.len() <= MAX_SEARCHED
             && value != PLACEHOLDER
+            && !is_placeholder_b64(value)
             && !value.starts_with(['{', '['])
             && !text::harmless(value)
             && !dictionary_word(value)
@@ -239,6 +247,9 @@ pub(crate) struct Masker {
     collect_only: bool,
     /// How many documents the one being read is inside.
     depth: usize,
+    /// Why a file of known structure inside the document being read cannot be masked (its
+    /// enclosing document then refuses, rather than mask the file whole and lose it).
+    refused: Option<MaskError>,
 }
 
 /// User data with its secrets masked, and what was masked.
@@ -264,6 +275,7 @@ pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
         token_files: Vec::new(),
         collect_only: false,
         depth: 0,
+        refused: None,
     };
     first.userdata(text)?;
     let mut found = first.known.clone();
@@ -273,6 +285,7 @@ pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
         token_files: first.token_files.clone(),
         collect_only: false,
         depth: 0,
+        refused: None,
     };
     let out = second.userdata(text)?;
     second.known.extend(&first.known);
@@ -390,6 +403,9 @@ impl Masker {
             .try_for_each(|doc| walk(self, doc, &mut changes));
         self.depth -= 1;
         walked?;
+        if let Some(e) = self.refused.take() {
+            return Err(e);
+        }
         if self.collect_only {
             return Ok(text.to_owned());
         }
@@ -885,9 +901,14 @@ impl Masker {
             match k.as_str().unwrap_or("") {
                 "content" => {
                     if let Err(e) = self.file_content(path, &encoding, v, out) {
-                        // Unreadable content: masked whole (it could hold anything).
-                        let _ = e;
-                        self.mask_all(v, out);
+                        if known_structure(path) {
+                            // RKE2's config and registries: masked whole they would lose
+                            // what is public in them (the server, tls-san); refused instead.
+                            self.refused.get_or_insert(e);
+                        } else {
+                            // Unreadable content: masked whole (it could hold anything).
+                            self.mask_all(v, out);
+                        }
                     }
                 }
                 "path" | "owner" | "permissions" | "encoding" | "append" | "defer" => {
@@ -1616,6 +1637,20 @@ pub(crate) fn normalise(path: &str) -> String {
         out.push('/');
     }
     out
+}
+
+/// Whether `path` (as written) is a file whose structure the masking knows: RKE2's
+/// `config.yaml`, its drop-ins and `registries.yaml`.
+fn known_structure(path: &str) -> bool {
+    let normal = normalise(path);
+    let in_rke2 =
+        normal.starts_with("/etc/rancher/rke2/") || normal.starts_with("/etc/rancher/k3s/");
+    let name = normal.rsplit('/').next().unwrap_or("");
+    in_rke2
+        && (matches!(
+            name,
+            "config.yaml" | "config.yml" | "registries.yaml" | "registries.yml"
+        ) || normal.contains("/config.yaml.d/"))
 }
 
 /// Files whose whole content is a secret: RKE2's and k3s's token files and node password, the

@@ -127,3 +127,24 @@ fn debug_never_shows_a_known_value() {
     let masker = Masker::knowing(known);
     assert!(!format!("{masker:?}").contains("Zq8v"));
 }
+
+#[test]
+fn a_merge_key_in_config_yaml_is_refused_not_masked_whole() {
+    let text = "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example.com:9345\n    base: &b {token: Zq8vK2mLp4XwT9nB}\n    <<: *b\n";
+    let err = userdata(text, &Known::default()).expect_err("refused");
+    assert!(err.why.contains("merge key"), "{}", err.why);
+    assert!(err.part.ends_with("config.yaml"), "{}", err.part);
+    // Another file that does not read is masked whole, as before.
+    let other =
+        "#cloud-config\nwrite_files:\n- path: /opt/app.bin\n  encoding: b64\n  content: '%%%'\n";
+    assert!(!masked(other).contains("%%%"));
+}
+
+#[test]
+fn redacting_twice_gives_the_same_text() {
+    let text = "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    token: !!binary WnE4dksybUxwNFh3VDluQg==\n    server: https://cp.example.com:9345\nruncmd:\n- sh -c 'mysql -uroot -pZq8vK2mLp4XwT9nQ -e \"select 1\"'\n- echo x | nerdctl login -u bot --password-stdin registry.example.com\n";
+    let once = masked(text);
+    assert!(!once.contains("Zq8vK2mLp4XwT9nQ"), "{once}");
+    assert!(once.contains("registry.example.com"), "{once}");
+    assert_eq!(masked(&once), once);
+}

@@ -314,9 +314,17 @@ fn unquoted(line_base: usize, line: &str, span: &Range<usize>) -> Range<usize> {
     span.start + lead..span.end - trail
 }
 
+/// How deep a quoted word is read again as a command line (`sh -c '… -c "…"'`).
+const MAX_NESTED: usize = 4;
+
 /// Options whose next word is a secret: in any command (long names that say so), and per
-/// program.
+/// program; a quoted word that holds more words (`sh -c 'mysql -pX'`, `su -c "…"`) is read as
+/// a command line of its own.
 fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    words_nested(line, base, spans, 0);
+}
+
+fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
     // Most lines hold none of what a rule needs: a long option with a secret's stem, `-t`
     // beside rke2 or k3s, `-p` beside a MySQL client or sshpass.
     let long = line.contains("--") && {
@@ -332,6 +340,18 @@ fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
         return;
     }
     let words = split_words(line, base);
+    if depth < MAX_NESTED {
+        for w in &words {
+            let raw = &line[w.span.start - base..w.span.end - base];
+            if raw.starts_with(['"', '\'']) && w.text.contains([' ', '\t']) {
+                let inner = unquoted(base, line, &w.span);
+                if inner != w.span {
+                    let text = &line[inner.start - base..inner.end - base];
+                    words_nested(text, inner.start, spans, depth + 1);
+                }
+            }
+        }
+    }
     let program = |w: &Word| {
         let t = w.text.rsplit(['/', '=']).next().unwrap_or("");
         t.to_owned()
@@ -360,6 +380,8 @@ fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
                     spans.push(s.start + eq..s.end);
                 }
             } else if super::secret_key(name)
+                // `--password-stdin` reads the secret from standard input: no value follows.
+                && !name.ends_with("stdin")
                 && let Some(v) = value_at(i + 1)
                 && !harmless(&words[i + 1].text)
             {
@@ -537,6 +559,14 @@ mod tests {
             ["Zq8v K2"]
         );
         assert_eq!(masked("mysql -uroot -pZq8vK2mLp4 db"), ["Zq8vK2mLp4"]);
+        // Inside a shell's script argument, at any quoting.
+        assert_eq!(
+            masked("sh -c 'mysql -uroot -pZq8vK2mLp4 -e \"select 1\"'"),
+            ["Zq8vK2mLp4"]
+        );
+        assert_eq!(masked("su -c \"mysql -pZq8vK2mLp4\" app"), ["Zq8vK2mLp4"]);
+        // --password-stdin takes no value: the registry host stays.
+        assert!(masked("nerdctl login -u bot --password-stdin registry.example.com").is_empty());
         assert_eq!(masked("lock_passwd: false"), Vec::<&str>::new());
         let key = "-----BEGIN OPENSSH PRIVATE KEY-----\nb3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA\n-----END OPENSSH PRIVATE KEY-----\n";
         assert_eq!(masked(key), ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA"]);
