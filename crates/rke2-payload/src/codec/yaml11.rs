@@ -59,11 +59,26 @@ impl<'a> Reader<'a> {
             match self.events.next_event() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(super::text::parser_message(&e.to_string())),
-                #[allow(unreachable_patterns)]
-                Some(Ok((event, _))) => match event {
-                    Event::Anchor(..) => continue,
-                    other => return Ok(Some(other)),
-                },
+                // Only data events: anchors' names and comments are presentation (a comment
+                // between two keys made the whole document unreadable here, which switched the
+                // schema check off).
+                Some(Ok((event, _))) => {
+                    if matches!(
+                        event,
+                        Event::StreamStart
+                            | Event::StreamEnd
+                            | Event::DocumentStart(..)
+                            | Event::DocumentEnd
+                            | Event::Alias(..)
+                            | Event::Scalar(..)
+                            | Event::SequenceStart(..)
+                            | Event::SequenceEnd
+                            | Event::MappingStart(..)
+                            | Event::MappingEnd
+                    ) {
+                        return Ok(Some(event));
+                    }
+                }
             }
         }
     }

@@ -116,8 +116,9 @@ impl CloudInitSchema {
                 Finding::located(
                     Check::CloudConfigSchema,
                     format!(
-                        "cloud-init's schema rejects {at}: {}",
-                        without_strings(&e.to_string())
+                        "cloud-init's schema rejects {at}: {} (schema: {})",
+                        without_strings(&e.to_string()),
+                        crate::codec::text::terminal_safe(&self.path)
                     ),
                     None,
                     None,
@@ -190,5 +191,13 @@ mod tests {
         );
         assert!(!problems[0].message.contains("s3cr3t"));
         assert!(schema.validate("#cloud-config\nruncmd: []\n").is_empty());
+        // Comments anywhere do not matter: the document is what is checked.
+        for text in [
+            "#cloud-config\nntp: {}\n# a comment\nruncmd: 5\n",
+            "#cloud-config\nntp: {}\n  # indented\nruncmd: 5\n",
+            "#cloud-config\nruncmd: 5 # after\n",
+        ] {
+            assert_eq!(schema.validate(text).len(), 1, "{text}");
+        }
     }
 }
