@@ -260,3 +260,48 @@ fn markdown_folds_text_diffs_and_new_orders_line_by_line() {
         "{page}"
     );
 }
+
+/// Fresh CA keys PEM-encode to 1,675 or 1,679 bytes: with `--ignore ca` that is no size change;
+/// without it, and for any other growth, it is.
+#[test]
+fn ignoring_the_cas_ignores_what_key_generation_does_to_the_size() {
+    let dir = scratch();
+    let secret = |key_len: usize, extra: &str| {
+        let key = "A".repeat(key_len);
+        let userdata = format!(
+            "#cloud-config\nwrite_files:\n- path: /var/lib/rancher/rke2/server/tls/server-ca.key\n  permissions: '0600'\n  content: {key}\nruncmd:\n- echo hi{extra}\n"
+        );
+        serde_json::json!({"apiVersion": "v1", "kind": "Secret", "type": "cluster.x-k8s.io/secret",
+            "metadata": {"name": "cp-0", "namespace": "default"},
+            "stringData": {"format": "cloud-config", "value": userdata}})
+        .to_string()
+    };
+    let write = |name: &str, text: String| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path
+    };
+    let a = write("a.json", secret(1675, ""));
+    let b = write("b.json", secret(1679, ""));
+    let c = write("c.json", secret(1679, " there"));
+    let code = |ignore: &str, x: &std::path::Path, y: &std::path::Path| {
+        let out = cmd()
+            .args(["diff", "--ignore", ignore])
+            .arg(x)
+            .arg(y)
+            .output()
+            .expect("run");
+        (
+            out.status.code(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (exit, out) = code("ca", &a, &b);
+    assert_eq!(exit, Some(0), "{out}");
+    let (exit, out) = code("token", &a, &b);
+    assert_eq!(exit, Some(1), "{out}");
+    // Another change still shows, and so does its size.
+    let (exit, out) = code("ca", &a, &c);
+    assert_eq!(exit, Some(1), "{out}");
+    assert!(out.contains("size"), "{out}");
+}
