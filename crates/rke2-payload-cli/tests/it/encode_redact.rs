@@ -828,3 +828,26 @@ fn redact_handles_every_cloud_init_example() {
     }
     assert!(seen >= 20, "{seen} examples");
 }
+
+/// Every field the conversion cannot carry over is named in one message, users' fields too.
+#[test]
+fn encode_names_every_refused_field_at_once() {
+    let userdata = "#cloud-config\nusers:\n- name: ops\n  uid: abc\n  shell: 5\n  homedir_mode: x\nruncmd: [echo hi]\nwrite_files:\n- path: /run/x\n  content: hi\n";
+    let out = cmd()
+        .args(["encode", "-", "--to", "ignition"])
+        .write_stdin(userdata)
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for field in [
+        "users[ops].uid",
+        "users[ops].shell",
+        "users[ops].homedir_mode",
+        "write_files[/run/x]",
+    ] {
+        assert!(stderr.contains(field), "{field} not named: {stderr}");
+    }
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+}

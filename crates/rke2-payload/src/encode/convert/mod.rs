@@ -941,6 +941,8 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
     };
     let mut out = Vec::new();
     let mut sudoers = Vec::new();
+    // Every field that cannot be carried over, named together.
+    let mut bad: Vec<String> = Vec::new();
     for u in list {
         let u = match u {
             Value::Object(u) => u,
@@ -979,32 +981,39 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                     value.is_boolean()
                 };
                 if !right {
-                    return Err(refuse(TO, field(key)));
+                    bad.push(field(key));
+                    continue;
                 }
                 user.insert((*ignition).to_owned(), value.clone());
                 continue;
             }
             match key.as_str() {
                 "name" => {}
-                "groups" => {
-                    let groups = names(value).ok_or_else(|| refuse(TO, field("groups")))?;
-                    user.insert("groups".to_owned(), json!(groups));
-                }
+                "groups" => match names(value) {
+                    Some(groups) => {
+                        user.insert("groups".to_owned(), json!(groups));
+                    }
+                    None => bad.push(field("groups")),
+                },
                 "uid" => {
-                    let uid = value
+                    match value
                         .as_i64()
-                        .or_else(|| value.as_str().and_then(|s| s.parse().ok()))
-                        .ok_or_else(|| refuse(TO, field("uid")))?;
-                    user.insert("uid".to_owned(), json!(uid));
+                        .or_else(|| value.as_str().and_then(|s| s.parse::<i64>().ok()))
+                    {
+                        Some(uid) => {
+                            user.insert("uid".to_owned(), json!(uid));
+                        }
+                        None => bad.push(field("uid")),
+                    }
                 }
-                "ssh_authorized_keys" => {
-                    let keys = names(value)
-                        .filter(|_| value.is_array())
-                        .ok_or_else(|| refuse(TO, field("ssh_authorized_keys")))?;
-                    user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
-                }
+                "ssh_authorized_keys" => match names(value).filter(|_| value.is_array()) {
+                    Some(keys) => {
+                        user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
+                    }
+                    None => bad.push(field("ssh_authorized_keys")),
+                },
                 "passwd" | "hashed_passwd" if !value.is_string() && !value.is_null() => {
-                    return Err(refuse(TO, field(key)));
+                    bad.push(field(key));
                 }
                 "passwd" | "hashed_passwd" => {
                     // A locked password (cloud-init's default) is no password to Ignition.
@@ -1025,13 +1034,18 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
                     Value::String(rule) => sudoers.push(format!("{name} {rule}")),
                     Value::Array(rules) => {
                         for rule in rules {
-                            let rule = rule.as_str().ok_or_else(|| refuse(TO, field("sudo")))?;
-                            sudoers.push(format!("{name} {rule}"));
+                            match rule.as_str() {
+                                Some(rule) => sudoers.push(format!("{name} {rule}")),
+                                None => {
+                                    bad.push(field("sudo"));
+                                    break;
+                                }
+                            }
                         }
                     }
-                    _ => return Err(refuse(TO, field("sudo"))),
+                    _ => bad.push(field("sudo")),
                 },
-                other => return Err(refuse(TO, field(other))),
+                other => bad.push(field(other)),
             }
         }
         match out.iter_mut().find(|u| u["name"] == name) {
@@ -1050,6 +1064,9 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
             }
             None => out.push(Value::Object(user)),
         }
+    }
+    if !bad.is_empty() {
+        return Err(refuse(TO, bad.join(", ")));
     }
     Ok((out, sudoers))
 }
