@@ -581,11 +581,32 @@ fn cloud_config_schema_own_rules_and_cloud_init_schema() {
     }
     let (_, doc) = lint(&bad, &[]);
     let messages = doc["secrets"][0]["findings"].to_string();
+    // The finding names the schema it used (its cloud-init version and file).
+    assert!(messages.contains("'s schema ("), "{messages}");
     assert!(
-        messages.contains("cloud-init's schema rejects /write_files/0"),
+        messages.contains(rke2_payload::CLOUD_INIT_SCHEMA_PATHS[0]),
         "{messages}"
     );
+    assert!(messages.contains(" rejects /write_files/0"), "{messages}");
     assert!(messages.contains("/users"), "{messages}");
+    // A comment line after the first key changes nothing.
+    let commented = secret(
+        "w",
+        "cloud-config",
+        &format!("{worker}# a comment\nntp: [a]\n# another\nusers: 5\n"),
+    );
+    let (_, doc) = lint(&commented, &[]);
+    let messages = doc["secrets"][0]["findings"].to_string();
+    assert!(messages.contains(" rejects /users"), "{messages}");
+    // A deprecated key cloud-init accepts is a deprecation, not a rejection.
+    let deprecated = secret("w", "cloud-config", &format!("{worker}apt_update: true\n"));
+    let (_, doc) = lint(&deprecated, &[]);
+    let messages = doc["secrets"][0]["findings"].to_string();
+    assert!(
+        messages.contains("accepts /apt_update but marks it deprecated"),
+        "{messages}"
+    );
+    assert!(!messages.contains(" rejects "), "{messages}");
     let (_, doc) = lint(&secret("w", "cloud-config", &worker), &[]);
     assert!(!doc.to_string().contains("cloud-config-schema"), "{doc}");
     let out = cmd()

@@ -59,9 +59,8 @@ impl<'a> Reader<'a> {
             match self.events.next_event() {
                 None => return Ok(None),
                 Some(Err(e)) => return Err(super::text::parser_message(&e.to_string())),
-                // Only data events: anchors' names and comments are presentation (a comment
-                // between two keys made the whole document unreadable here, which switched the
-                // schema check off).
+                // Anchors' names and comments are presentation, not nodes (a comment read as a
+                // node made the whole document unreadable here).
                 Some(Ok((event, _))) => {
                     if matches!(
                         event,
@@ -445,6 +444,15 @@ mod tests {
         assert_eq!(v["c"]["j"], 2);
         assert_eq!(v["True"], 3);
         assert_eq!(first_document("").unwrap(), None);
+    }
+
+    #[test]
+    fn comments_are_not_nodes() {
+        let text = "#cloud-config\nruncmd: []\n# a comment\nwrite_files: # inline\n  # inside\n  - path: /a # after\n    # between\n    mode: 0600\n";
+        let v = first_document(text).unwrap().unwrap();
+        assert_eq!(v["runcmd"], serde_json::json!([]));
+        assert_eq!(v["write_files"][0]["path"], "/a");
+        assert_eq!(v["write_files"][0]["mode"], 384);
     }
 
     #[test]
