@@ -499,16 +499,20 @@ fn lint_s_schema_verdict_is_cloud_init_s_on_its_own_examples() {
         let ours = serde_json::from_slice::<serde_json::Value>(&out.stdout).is_ok_and(|doc| {
             !doc["secrets"].as_array().into_iter().flatten().any(|s| {
                 s["findings"].as_array().into_iter().flatten().any(|f| {
-                    matches!(
-                        f["id"].as_str(),
-                        Some(
-                            "cloud-config-schema"
-                                | "cloud-config-invalid-yaml"
-                                | "userdata-not-cloud-config"
-                                | "document-unreadable"
-                                | "secret-unreadable"
+                    // A deprecation is cloud-init's warning, not a rejection.
+                    !f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("marks it deprecated"))
+                        && matches!(
+                            f["id"].as_str(),
+                            Some(
+                                "cloud-config-schema"
+                                    | "cloud-config-invalid-yaml"
+                                    | "userdata-not-cloud-config"
+                                    | "document-unreadable"
+                                    | "secret-unreadable"
+                            )
                         )
-                    )
                 })
             })
         });
