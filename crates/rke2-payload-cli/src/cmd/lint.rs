@@ -237,6 +237,18 @@ struct Placed<'r> {
     key: String,
 }
 
+impl Placed<'_> {
+    /// The finding's message for a CI report, after `about` (the Secret's title or place),
+    /// unless it is a manifest finding, whose message names its object already.
+    fn message(&self, about: &str) -> String {
+        if self.finding.manifest.is_some() {
+            self.finding.message.clone()
+        } else {
+            format!("{about}: {}", self.finding.message)
+        }
+    }
+}
+
 fn placed<'r>(report: &'r LintReport, path: &std::path::Path) -> Vec<Placed<'r>> {
     let input = input_file(path);
     let mut out = Vec::new();
@@ -323,13 +335,12 @@ fn github(out: &mut impl Write, report: &LintReport, path: &std::path::Path) -> 
             "title={}",
             property(&format!("{} ({})", f.id(), p.place))
         ));
-        // A manifest finding's message names its object already.
-        let message = if f.manifest.is_some() {
-            f.message.clone()
-        } else {
-            format!("{}: {}", p.who, f.message)
-        };
-        writeln!(out, "::{level} {}::{}", props.join(","), data(&message))?;
+        writeln!(
+            out,
+            "::{level} {}::{}",
+            props.join(","),
+            data(&p.message(&p.who))
+        )?;
     }
     Ok(())
 }
@@ -344,13 +355,8 @@ fn gitlab(report: &LintReport, path: &std::path::Path) -> serde_json::Value {
             Severity::Warning => "major",
             _ => "info",
         };
-        let description = if f.manifest.is_some() {
-            f.message.clone()
-        } else {
-            format!("{}: {}", p.place, f.message)
-        };
         issues.push(serde_json::json!({
-            "description": description,
+            "description": p.message(&p.place),
             "check_name": f.id(),
             "fingerprint": fingerprint(&p.key),
             "severity": severity,
@@ -510,11 +516,7 @@ fn sarif(report: &LintReport, input: &std::path::Path) -> serde_json::Value {
             location["physicalLocation"] = physical;
         }
         let rule_index = Check::ALL.iter().position(|&c| c == f.check).unwrap_or(0);
-        let message = if f.manifest.is_some() {
-            f.message.clone()
-        } else {
-            format!("{}: {}", p.place, f.message)
-        };
+        let message = p.message(&p.place);
         let properties = if f.manifest.is_some() {
             serde_json::json!({"object": p.who, "rule": f.check.summary()})
         } else {

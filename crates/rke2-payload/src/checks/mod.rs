@@ -346,6 +346,7 @@ pub struct Finding {
 
 /// Where a manifest finding's object is written: the file, the object, and its line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct ManifestSite {
     /// The file the object came from, as it was named (`-` for standard input).
     pub file: String,
@@ -354,6 +355,19 @@ pub struct ManifestSite {
     /// 1-based line of the object (its first key) in `file`, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+}
+
+impl ManifestSite {
+    /// The same place with the names escaped for a terminal (read back from an annotation,
+    /// they are input).
+    pub(crate) fn terminal_safe(self) -> Self {
+        let safe = |s: &str| crate::codec::text::terminal_safe(s).into_owned();
+        ManifestSite {
+            file: safe(&self.file),
+            object: safe(&self.object),
+            line: self.line,
+        }
+    }
 }
 
 impl Finding {
@@ -406,7 +420,7 @@ impl Finding {
     }
 
     /// Sets the manifest object the finding is about.
-    pub fn in_manifest(mut self, site: ManifestSite) -> Self {
+    pub(crate) fn in_manifest(mut self, site: ManifestSite) -> Self {
         self.manifest = Some(site);
         self
     }

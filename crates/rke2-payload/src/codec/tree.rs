@@ -230,6 +230,24 @@ struct Reader<'a> {
     max_bytes: usize,
 }
 
+/// Whether a parser event is data: anchors' names and comments are presentation, not nodes
+/// (every event reader of the crate skips the others).
+pub(crate) fn is_data(event: &Event<'_>) -> bool {
+    matches!(
+        event,
+        Event::StreamStart
+            | Event::StreamEnd
+            | Event::DocumentStart(..)
+            | Event::DocumentEnd
+            | Event::Alias(..)
+            | Event::Scalar(..)
+            | Event::SequenceStart(..)
+            | Event::SequenceEnd
+            | Event::MappingStart(..)
+            | Event::MappingEnd
+    )
+}
+
 impl<'a> Reader<'a> {
     fn next(&mut self) -> Result<Option<(Event<'a>, Span)>, TreeError> {
         loop {
@@ -245,20 +263,7 @@ impl<'a> Reader<'a> {
                 }
                 Some(Ok((event, span))) => {
                     self.line = span.start.line();
-                    // Anchors' names and comments are presentation, not nodes.
-                    if matches!(
-                        event,
-                        Event::StreamStart
-                            | Event::StreamEnd
-                            | Event::DocumentStart(..)
-                            | Event::DocumentEnd
-                            | Event::Alias(..)
-                            | Event::Scalar(..)
-                            | Event::SequenceStart(..)
-                            | Event::SequenceEnd
-                            | Event::MappingStart(..)
-                            | Event::MappingEnd
-                    ) {
+                    if is_data(&event) {
                         return Ok(Some((event, span)));
                     }
                 }

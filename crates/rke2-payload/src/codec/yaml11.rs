@@ -62,19 +62,7 @@ impl<'a> Reader<'a> {
                 // Anchors' names and comments are presentation, not nodes (a comment read as a
                 // node made the whole document unreadable here).
                 Some(Ok((event, _))) => {
-                    if matches!(
-                        event,
-                        Event::StreamStart
-                            | Event::StreamEnd
-                            | Event::DocumentStart(..)
-                            | Event::DocumentEnd
-                            | Event::Alias(..)
-                            | Event::Scalar(..)
-                            | Event::SequenceStart(..)
-                            | Event::SequenceEnd
-                            | Event::MappingStart(..)
-                            | Event::MappingEnd
-                    ) {
+                    if super::tree::is_data(&event) {
                         return Ok(Some(event));
                     }
                 }

@@ -3,7 +3,9 @@
 
 use serde_json::Value;
 
-use super::manifests::{Manifests, Object, Ref, at, flag, str_at, string, strings};
+use super::manifests::{
+    INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
+};
 use super::userdata::IGNORED_KEYS;
 use crate::checks::{Check, Finding};
 
@@ -64,11 +66,8 @@ fn names_flatcar(v: &Value) -> bool {
 /// `manifest-flatcar-cloud-config`: a machine whose infrastructure template boots a Flatcar
 /// image while its RKE2 config writes cloud-config (Flatcar runs Ignition, not cloud-init).
 fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
-    let (infra_path, format) = match o.kind() {
-        "RKE2ControlPlane" => (
-            &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
-            string(&o.value, &["spec", "agentConfig", "format"]),
-        ),
+    let format = match o.kind() {
+        "RKE2ControlPlane" => string(&o.value, &["spec", "agentConfig", "format"]),
         "MachineDeployment" | "MachinePool" => {
             let Some(r) = Ref::at(
                 &o.value,
@@ -77,7 +76,7 @@ fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
             ) else {
                 return;
             };
-            let format = if let Some(t) = m.find("RKE2ConfigTemplate", &r) {
+            if let Some(t) = m.find("RKE2ConfigTemplate", &r) {
                 string(
                     &t.value,
                     &["spec", "template", "spec", "agentConfig", "format"],
@@ -86,23 +85,14 @@ fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
                 string(&c.value, &["spec", "agentConfig", "format"])
             } else {
                 return;
-            };
-            (
-                &["spec", "template", "spec", "infrastructureRef"][..],
-                format,
-            )
+            }
         }
         _ => return,
     };
     if format == "ignition" {
         return;
     }
-    let found = [
-        infra_path,
-        &["spec", "machineTemplate", "infrastructureRef"][..],
-    ]
-    .iter()
-    .find_map(|path| {
+    let found = INFRASTRUCTURE_REFS.iter().find_map(|path| {
         let r = Ref::at(&o.value, path, o.namespace())?;
         let kind = str_at(&o.value, &[*path, &["kind"]].concat())?.to_owned();
         m.objects
@@ -127,12 +117,7 @@ fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
 /// An `infrastructureRef` that names a template of a kind the input holds, but not that one
 /// (a typo in the name): Cluster API creates no Machine from it.
 fn infrastructure_ref(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
-    for path in [
-        &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
-        &["spec", "machineTemplate", "infrastructureRef"][..],
-        &["spec", "template", "spec", "infrastructureRef"][..],
-        &["spec", "infrastructureRef"][..],
-    ] {
+    for path in INFRASTRUCTURE_REFS {
         let Some(r) = Ref::at(&o.value, path, o.namespace()) else {
             continue;
         };
@@ -247,11 +232,7 @@ fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
     // gzipUserData on a platform that gzips the user data itself.
     let gzip = flag(v, &["spec", "gzipUserData"]);
     if gzip {
-        for path in [
-            &["spec", "machineTemplate", "spec", "infrastructureRef"][..],
-            &["spec", "machineTemplate", "infrastructureRef"][..],
-            &["spec", "infrastructureRef"][..],
-        ] {
+        for path in INFRASTRUCTURE_REFS {
             if let Some(r) = Ref::at(v, path, rcp.namespace()) {
                 double_gzip(m, rcp, &r, out);
             }

@@ -116,6 +116,16 @@ pub(crate) fn object_lines(text: &str) -> Option<Vec<u64>> {
     )
 }
 
+/// Where an object names the infrastructure (template) its machines are made from: an
+/// RKE2ControlPlane (`machineTemplate`, v1beta2 then v1beta1, then the oldest field), a
+/// MachineDeployment or MachinePool template, a Machine.
+pub(crate) const INFRASTRUCTURE_REFS: [&[&str]; 4] = [
+    &["spec", "machineTemplate", "spec", "infrastructureRef"],
+    &["spec", "machineTemplate", "infrastructureRef"],
+    &["spec", "template", "spec", "infrastructureRef"],
+    &["spec", "infrastructureRef"],
+];
+
 /// The value at `path` (object keys) under `value`.
 pub(crate) fn at<'v>(value: &'v Value, path: &[&str]) -> Option<&'v Value> {
     let mut here = value;

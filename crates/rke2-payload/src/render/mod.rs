@@ -459,17 +459,19 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
         render_cluster(&ctx, &manifests, options, &mut rng, &mut keys, &mut preview)?;
     }
+    // Each object's title once: every finding is located by it.
+    let titles: Vec<(String, &Object)> = manifests.objects.iter().map(|o| (o.title(), o)).collect();
     // What concerns objects rather than one Secret: the manifest checks, and what kept an
     // object from rendering (already in `preview.findings`).
     let object_findings: Vec<Finding> = std::mem::take(&mut preview.findings)
         .into_iter()
         .chain(global)
         .chain(checks::manifest_checks(&manifests))
-        .map(|f| locate(f, &manifests))
+        .map(|f| locate(f, &titles))
         .collect();
     for s in &mut preview.secrets {
         let own = std::mem::take(&mut s.findings);
-        s.findings = own.into_iter().map(|f| locate(f, &manifests)).collect();
+        s.findings = own.into_iter().map(|f| locate(f, &titles)).collect();
     }
     // A finding about an object goes with the Secrets of its namespace (so that `render |
     // lint` sees it; the reports tell it once, by its object).
@@ -495,21 +497,20 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
 /// The finding with the place of the object it is about: every manifest finding's message
 /// starts with the title of its object (`Kind namespace/name: …`, made by [`Object::title`]),
 /// the longest title that does is the object.
-fn locate(f: Finding, m: &Manifests) -> Finding {
+fn locate(f: Finding, titles: &[(String, &Object)]) -> Finding {
     if f.manifest.is_some() {
         return f;
     }
-    let object = m
-        .objects
+    let object = titles
         .iter()
-        .filter(|o| {
+        .filter(|(title, _)| {
             f.message
-                .strip_prefix(o.title().as_str())
+                .strip_prefix(title.as_str())
                 .is_some_and(|rest| rest.starts_with(": "))
         })
-        .max_by_key(|o| o.title().len());
+        .max_by_key(|(title, _)| title.len());
     match object {
-        Some(o) => {
+        Some((_, o)) => {
             let site = o.site();
             f.in_manifest(site)
         }
@@ -1301,13 +1302,7 @@ fn delivery(
     machine: &Object,
     ignition: bool,
 ) -> Option<crate::reports::clouds::Delivery> {
-    const REFS: [&[&str]; 4] = [
-        &["spec", "machineTemplate", "spec", "infrastructureRef"],
-        &["spec", "machineTemplate", "infrastructureRef"],
-        &["spec", "template", "spec", "infrastructureRef"],
-        &["spec", "infrastructureRef"],
-    ];
-    let (field, r) = REFS.iter().find_map(|path| {
+    let (field, r) = manifests::INFRASTRUCTURE_REFS.iter().find_map(|path| {
         Some((
             machine.get(path)?,
             Ref::at(&machine.value, path, machine.namespace())?,

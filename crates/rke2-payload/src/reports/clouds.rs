@@ -445,6 +445,21 @@ struct Route {
     why: &'static str,
 }
 
+impl Route {
+    /// A kind of the core infrastructure API group whose path is the same whatever its fields
+    /// and the format.
+    const fn by_kind(kind: &'static str, cloud: &'static str, why: &'static str) -> Route {
+        Route {
+            kind,
+            group: CAPA,
+            ignition: None,
+            when: When::Always,
+            cloud,
+            why,
+        }
+    }
+}
+
 const CAPA: &str = "infrastructure.cluster.x-k8s.io";
 const CAPV_SUPERVISOR: &str = "vmware.infrastructure.cluster.x-k8s.io";
 
@@ -453,237 +468,165 @@ const CAPV_SUPERVISOR: &str = "vmware.infrastructure.cluster.x-k8s.io";
 /// code, as listed in [`Cloud::source`] of each entry and in the README's limits table.
 const ROUTES: &[Route] = &[
     Route {
-        kind: "AWSMachineTemplate",
-        group: CAPA,
         ignition: Some(false),
         when: When::True(&["cloudInit", "insecureSkipSecretsManager"]),
-        cloud: "aws-user-data",
-        why: "cloudInit.insecureSkipSecretsManager is true, so CAPA puts the payload into EC2 user data",
+        ..Route::by_kind(
+            "AWSMachineTemplate",
+            "aws-user-data",
+            "cloudInit.insecureSkipSecretsManager is true, so CAPA puts the payload into EC2 user data",
+        )
     },
     Route {
-        kind: "AWSMachineTemplate",
-        group: CAPA,
         ignition: Some(true),
         when: When::Is(&["ignition", "storageType"], "UnencryptedUserData"),
-        cloud: "aws-user-data",
-        why: "ignition.storageType is UnencryptedUserData, so CAPA puts the config into EC2 user data",
+        ..Route::by_kind(
+            "AWSMachineTemplate",
+            "aws-user-data",
+            "ignition.storageType is UnencryptedUserData, so CAPA puts the config into EC2 user data",
+        )
     },
+    Route::by_kind(
+        "AWSMachineTemplate",
+        "aws",
+        "CAPA's default path: Secrets Manager for cloud-config, S3 for Ignition; EC2 user data holds a small stub",
+    ),
     Route {
-        kind: "AWSMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "aws",
-        why: "CAPA's default path: Secrets Manager for cloud-config, S3 for Ignition; EC2 user data holds a small stub",
-    },
-    Route {
-        kind: "AWSMachinePool",
-        group: CAPA,
         ignition: Some(true),
         when: When::Is(&["ignition", "storageType"], "ClusterObjectStore"),
-        cloud: "aws",
-        why: "ignition.storageType is ClusterObjectStore, so CAPA puts the config in S3",
+        ..Route::by_kind(
+            "AWSMachinePool",
+            "aws",
+            "ignition.storageType is ClusterObjectStore, so CAPA puts the config in S3",
+        )
     },
+    Route::by_kind(
+        "AWSMachinePool",
+        "aws-machinepool",
+        "an AWSMachinePool's launch template carries the payload as user data",
+    ),
+    Route::by_kind(
+        "AWSManagedMachinePool",
+        "aws-machinepool",
+        "a launch template carries the payload as user data",
+    ),
+    Route::by_kind(
+        "AzureMachineTemplate",
+        "azure",
+        "CAPZ puts the payload into customData",
+    ),
+    Route::by_kind(
+        "AzureMachinePool",
+        "azure",
+        "CAPZ puts the payload into the scale set's customData",
+    ),
+    Route::by_kind(
+        "GCPMachineTemplate",
+        "gcp",
+        "CAPG puts the payload into the user-data metadata key",
+    ),
+    Route::by_kind(
+        "GCPMachinePool",
+        "gcp",
+        "CAPG puts the payload into the user-data metadata key",
+    ),
+    Route::by_kind(
+        "OpenStackMachineTemplate",
+        "openstack",
+        "CAPO puts the payload into Nova user_data (the config drive has the same limit)",
+    ),
+    Route::by_kind(
+        "VSphereMachineTemplate",
+        "vsphere",
+        "CAPV puts the payload into guestinfo",
+    ),
     Route {
-        kind: "AWSMachinePool",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "aws-machinepool",
-        why: "an AWSMachinePool's launch template carries the payload as user data",
-    },
-    Route {
-        kind: "AWSManagedMachinePool",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "aws-machinepool",
-        why: "a launch template carries the payload as user data",
-    },
-    Route {
-        kind: "AzureMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "azure",
-        why: "CAPZ puts the payload into customData",
-    },
-    Route {
-        kind: "AzureMachinePool",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "azure",
-        why: "CAPZ puts the payload into the scale set's customData",
-    },
-    Route {
-        kind: "GCPMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "gcp",
-        why: "CAPG puts the payload into the user-data metadata key",
-    },
-    Route {
-        kind: "GCPMachinePool",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "gcp",
-        why: "CAPG puts the payload into the user-data metadata key",
-    },
-    Route {
-        kind: "OpenStackMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "openstack",
-        why: "CAPO puts the payload into Nova user_data (the config drive has the same limit)",
-    },
-    Route {
-        kind: "VSphereMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "vsphere",
-        why: "CAPV puts the payload into guestinfo",
-    },
-    Route {
-        kind: "VSphereMachineTemplate",
         group: CAPV_SUPERVISOR,
-        ignition: None,
-        when: When::Always,
-        cloud: "vsphere",
-        why: "VM Operator puts the payload into guestinfo, gzipped",
+        ..Route::by_kind(
+            "VSphereMachineTemplate",
+            "vsphere",
+            "VM Operator puts the payload into guestinfo, gzipped",
+        )
     },
-    Route {
-        kind: "HCloudMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "hetzner",
-        why: "CAPH puts the payload into the hcloud user_data",
-    },
-    Route {
-        kind: "HetznerBareMetalMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "kubernetes-secret",
-        why: "CAPH writes the payload over SSH after installimage",
-    },
-    Route {
-        kind: "Metal3MachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "metal3",
-        why: "the BareMetalHost's config drive carries the payload",
-    },
-    Route {
-        kind: "NutanixMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "nutanix",
-        why: "CAPX puts the payload into guest customisation",
-    },
-    Route {
-        kind: "DockerMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "docker",
-        why: "CAPD runs the payload's commands with docker exec",
-    },
-    Route {
-        kind: "DockerMachinePoolTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "docker",
-        why: "CAPD runs the payload's commands with docker exec",
-    },
-    Route {
-        kind: "DockerMachinePool",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "docker",
-        why: "CAPD runs the payload's commands with docker exec",
-    },
-    Route {
-        kind: "DOMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "digitalocean",
-        why: "CAPDO puts the payload into the droplet's user_data",
-    },
-    Route {
-        kind: "LinodeMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "linode",
-        why: "CAPL puts the payload into the Linode's metadata",
-    },
-    Route {
-        kind: "KubevirtMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "kubevirt",
-        why: "CAPK puts the payload into a config drive Secret",
-    },
-    Route {
-        kind: "ProxmoxMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "proxmox",
-        why: "CAPMOX attaches the payload as an ISO",
-    },
-    Route {
-        kind: "CloudStackMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "cloudstack",
-        why: "CAPC puts the payload into the VM's userdata",
-    },
-    Route {
-        kind: "HarvesterMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "harvester",
-        why: "CAPHV merges the payload into a NoCloud Secret",
-    },
-    Route {
-        kind: "OCIMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "oci",
-        why: "CAPOCI puts the payload into metadata.user_data",
-    },
-    Route {
-        kind: "OscMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "outscale",
-        why: "CAPOSC puts the payload into UserData",
-    },
-    Route {
-        kind: "IBMVPCMachineTemplate",
-        group: CAPA,
-        ignition: None,
-        when: When::Always,
-        cloud: "ibm-vpc",
-        why: "CAPIBM puts the payload into the instance's user_data",
-    },
+    Route::by_kind(
+        "HCloudMachineTemplate",
+        "hetzner",
+        "CAPH puts the payload into the hcloud user_data",
+    ),
+    Route::by_kind(
+        "HetznerBareMetalMachineTemplate",
+        "kubernetes-secret",
+        "CAPH writes the payload over SSH after installimage",
+    ),
+    Route::by_kind(
+        "Metal3MachineTemplate",
+        "metal3",
+        "the BareMetalHost's config drive carries the payload",
+    ),
+    Route::by_kind(
+        "NutanixMachineTemplate",
+        "nutanix",
+        "CAPX puts the payload into guest customisation",
+    ),
+    Route::by_kind(
+        "DockerMachineTemplate",
+        "docker",
+        "CAPD runs the payload's commands with docker exec",
+    ),
+    Route::by_kind(
+        "DockerMachinePoolTemplate",
+        "docker",
+        "CAPD runs the payload's commands with docker exec",
+    ),
+    Route::by_kind(
+        "DockerMachinePool",
+        "docker",
+        "CAPD runs the payload's commands with docker exec",
+    ),
+    Route::by_kind(
+        "DOMachineTemplate",
+        "digitalocean",
+        "CAPDO puts the payload into the droplet's user_data",
+    ),
+    Route::by_kind(
+        "LinodeMachineTemplate",
+        "linode",
+        "CAPL puts the payload into the Linode's metadata",
+    ),
+    Route::by_kind(
+        "KubevirtMachineTemplate",
+        "kubevirt",
+        "CAPK puts the payload into a config drive Secret",
+    ),
+    Route::by_kind(
+        "ProxmoxMachineTemplate",
+        "proxmox",
+        "CAPMOX attaches the payload as an ISO",
+    ),
+    Route::by_kind(
+        "CloudStackMachineTemplate",
+        "cloudstack",
+        "CAPC puts the payload into the VM's userdata",
+    ),
+    Route::by_kind(
+        "HarvesterMachineTemplate",
+        "harvester",
+        "CAPHV merges the payload into a NoCloud Secret",
+    ),
+    Route::by_kind(
+        "OCIMachineTemplate",
+        "oci",
+        "CAPOCI puts the payload into metadata.user_data",
+    ),
+    Route::by_kind(
+        "OscMachineTemplate",
+        "outscale",
+        "CAPOSC puts the payload into UserData",
+    ),
+    Route::by_kind(
+        "IBMVPCMachineTemplate",
+        "ibm-vpc",
+        "CAPIBM puts the payload into the instance's user_data",
+    ),
 ];
 
 /// The path a bootstrap payload takes to its machine, as the infrastructure machine template

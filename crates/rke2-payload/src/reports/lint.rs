@@ -724,11 +724,7 @@ fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
             if let Some(severity) = a.severity {
                 f.severity = severity;
             }
-            f.manifest = a.manifest.map(|mut site| {
-                site.file = crate::codec::text::terminal_safe(&site.file).into_owned();
-                site.object = crate::codec::text::terminal_safe(&site.object).into_owned();
-                site
-            });
+            f.manifest = a.manifest.map(crate::checks::ManifestSite::terminal_safe);
             Some(f)
         })
         .collect()
@@ -789,23 +785,22 @@ impl Linter {
             &self.decode,
             &Selector::default(),
             jobs,
-            |secret| Read1 {
-                name: secret.name().map(str::to_owned),
-                namespace: secret.namespace().map(str::to_owned),
-                cluster: secret.cluster().map(str::to_owned),
-                line: secret.line(),
-                kept: self.kept(secret),
-                picked: selector.matches(secret),
-                preview: preview_findings(secret),
-                delivery: super::size::delivery_of(secret).map(|d| d.cloud),
-                rendered_from: secret
-                    .rendered_from()
-                    .and_then(|t| serde_json::from_str::<crate::checks::ManifestSite>(t).ok())
-                    .map(|mut site| {
-                        site.file = crate::codec::text::terminal_safe(&site.file).into_owned();
-                        site.object = crate::codec::text::terminal_safe(&site.object).into_owned();
-                        site
-                    }),
+            |secret| {
+                let from = super::size::rendered_from(secret);
+                Read1 {
+                    name: secret.name().map(str::to_owned),
+                    namespace: secret.namespace().map(str::to_owned),
+                    cluster: secret.cluster().map(str::to_owned),
+                    line: secret.line(),
+                    kept: self.kept(secret),
+                    picked: selector.matches(secret),
+                    preview: preview_findings(secret),
+                    delivery: from
+                        .as_ref()
+                        .and_then(|f| f.delivery.as_ref())
+                        .map(|d| d.cloud.clone()),
+                    rendered_from: from.map(|f| f.site),
+                }
             },
             |one: Read1| {
                 read.push(one);

@@ -429,18 +429,30 @@ fn gzip_size(payload: &Payload<'_>) -> u64 {
     }
 }
 
+/// What a preview Secret's [`RENDERED_FROM_ANNOTATION`](crate::envelope::RENDERED_FROM_ANNOTATION)
+/// says: the object it was rendered from, and the path its data takes.
+#[derive(Deserialize)]
+pub(crate) struct RenderedFrom {
+    #[serde(flatten)]
+    pub(crate) site: crate::checks::ManifestSite,
+    pub(crate) delivery: Option<super::clouds::Delivery>,
+}
+
+/// The annotation of a preview Secret read (its text made terminal-safe), if it has one.
+pub(crate) fn rendered_from(secret: &BootstrapSecret<'_>) -> Option<RenderedFrom> {
+    let from: RenderedFrom = serde_json::from_str(secret.rendered_from()?).ok()?;
+    Some(RenderedFrom {
+        site: from.site.terminal_safe(),
+        delivery: from.delivery.map(|d| super::clouds::Delivery {
+            cloud: d.cloud,
+            reason: crate::codec::text::terminal_safe(&d.reason).into_owned(),
+        }),
+    })
+}
+
 /// The delivery path `render` found for a preview Secret, if it names one.
 pub(crate) fn delivery_of(secret: &BootstrapSecret<'_>) -> Option<super::clouds::Delivery> {
-    #[derive(Deserialize)]
-    struct From {
-        delivery: Option<super::clouds::Delivery>,
-    }
-    let text = secret.rendered_from()?;
-    let from: From = serde_json::from_str(text).ok()?;
-    from.delivery.map(|d| super::clouds::Delivery {
-        cloud: d.cloud,
-        reason: crate::codec::text::terminal_safe(&d.reason).into_owned(),
-    })
+    rendered_from(secret)?.delivery
 }
 
 fn verdict(
