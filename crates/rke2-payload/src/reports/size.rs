@@ -192,7 +192,7 @@ pub struct Verdict {
     /// The path the bootstrap data takes on this platform, which the limit binds: what the
     /// verdict assumes (empty for a budget of the user's).
     #[serde(default)]
-    pub path: String,
+    pub path: Cow<'static, str>,
     /// Whether the platform and path were read from the infrastructure machine template of
     /// the manifests the Secret was rendered from (then [`Verdict::path`] says which).
     #[serde(default)]
@@ -527,10 +527,11 @@ fn verdict(
         fits,
         fits_with_gzip,
         advice,
+        // The table's own sentence is borrowed: 17 verdicts a payload, each written once.
         path: match (chosen_by, target) {
-            (Some(reason), _) => reason.to_owned(),
-            (None, Target::Cloud(c)) => c.path.to_owned(),
-            (None, Target::Budget { .. }) => String::new(),
+            (Some(reason), _) => Cow::Owned(reason.to_owned()),
+            (None, Target::Cloud(c)) => Cow::Borrowed(c.path),
+            (None, Target::Budget { .. }) => Cow::Borrowed(""),
         },
         chosen_by_manifests: chosen_by.is_some(),
     }
