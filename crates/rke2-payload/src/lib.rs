@@ -113,6 +113,7 @@
 
 #![deny(missing_docs)]
 
+mod apischema;
 mod batch;
 mod checks;
 mod codec;
@@ -121,11 +122,13 @@ mod encode;
 mod envelope;
 mod error;
 mod facts;
+mod manifests;
 mod options;
 mod payload;
 mod render;
 mod reports;
 mod secrets;
+mod topology;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;

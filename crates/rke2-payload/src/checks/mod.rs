@@ -220,6 +220,14 @@ checks! {
     ManifestFlatcarCloudConfig = "manifest-flatcar-cloud-config", Error,
         "a Flatcar machine image with a cloud-config bootstrap format",
         "Flatcar boots with Ignition and does not run cloud-init, so a cloud-config payload never installs RKE2 there. Set agentConfig.format: ignition on the control plane and the worker templates for Flatcar images.";
+    /// `topology-expansion-fails`.
+    TopologyExpansionFails = "topology-expansion-fails", Error,
+        "Cluster API cannot expand this ClusterClass topology",
+        "The topology controller stops for this Cluster (an unknown class, a template the class names that is missing, a patch whose path does not exist for replace or remove, a template that fails), so it creates no control plane or workers and no bootstrap data is written. The message names the patch, class or template to fix.";
+    /// `topology-variable-invalid`.
+    TopologyVariableInvalid = "topology-variable-invalid", Error,
+        "a topology variable is missing, undefined or fails its schema",
+        "The Cluster webhook rejects a Cluster whose topology sets a variable the ClusterClass does not define, lacks a required one, or sets a value its openAPIV3Schema does not allow, so the Cluster is never created. The message names the variable and the field.";
     /// `manifest-missing-reference`.
     ManifestMissingReference = "manifest-missing-reference", Warning,
         "a manifest names an object the input does not hold",
@@ -436,6 +444,8 @@ impl Finding {
                     | Check::ManifestMissingKey
                     | Check::ManifestVersionPattern
                     | Check::ManifestUnsubstitutedVariable
+                    | Check::TopologyExpansionFails
+                    | Check::TopologyVariableInvalid
             )
     }
 

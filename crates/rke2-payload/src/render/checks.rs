@@ -3,11 +3,11 @@
 
 use serde_json::Value;
 
-use super::manifests::{
-    INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
-};
 use super::userdata::IGNORED_KEYS;
 use crate::checks::{Check, Finding};
+use crate::manifests::{
+    INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
+};
 
 /// Every finding of the manifest checks on `m`.
 pub(crate) fn manifest_checks(m: &Manifests) -> Vec<Finding> {

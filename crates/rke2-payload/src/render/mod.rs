@@ -19,7 +19,7 @@
 mod butane;
 pub(crate) mod checks;
 mod cis;
-mod manifests;
+
 mod pki;
 mod resolve;
 mod rke2;
@@ -35,8 +35,8 @@ use crate::envelope::{
     CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, FINDINGS_ANNOTATION, RENDERED_FROM_ANNOTATION,
 };
 use crate::facts::rke2::Role;
+use crate::manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
 use crate::payload::Format;
-use manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
 use resolve::Resolver;
 use rke2::File;
 
@@ -158,14 +158,16 @@ pub enum RenderError {
         /// The kinds that were found.
         found: String,
     },
-    /// The input is a ClusterClass or a Cluster with a `topology`, whose objects Cluster API
-    /// makes from the class at run time.
+    /// A ClusterClass a topology Cluster uses has an `external` patch, which a runtime
+    /// extension computes at run time: the topology cannot be expanded offline.
     #[error(
-        "the input is a ClusterClass topology (kinds found: {found}), which this version does not expand: render the objects the class makes (RKE2ControlPlane, RKE2ConfigTemplate, MachineDeployment) instead"
+        "{class} has the external patch {patch}, which a runtime extension computes in the management cluster, so its topology cannot be expanded offline"
     )]
-    Topology {
-        /// The kinds that were found.
-        found: String,
+    Unexpandable {
+        /// `ClusterClass namespace/name`.
+        class: String,
+        /// The patch's name.
+        patch: String,
     },
     /// The operating system gave no randomness for the generated values.
     #[error("no randomness for the generated token and keys: {0}")]
@@ -302,7 +304,7 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
         // Lines only when the span tree sees the same objects as the reader.
         let lines = std::str::from_utf8(source.bytes)
             .ok()
-            .and_then(manifests::object_lines)
+            .and_then(crate::manifests::object_lines)
             .filter(|l| l.len() == objects.len());
         for (i, value) in objects.into_iter().enumerate() {
             if value.is_object() {
@@ -310,6 +312,7 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
                     source: source.name.to_owned(),
                     value,
                     line: lines.as_ref().and_then(|l| l.get(i).copied()),
+                    made_for: None,
                 });
             }
         }
@@ -322,8 +325,10 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
 /// enough for the first bytes of any input, that bootstrap Secrets never match (their
 /// `ownerReferences` name an `RKE2Config`, never as a `kind: RKE2Config` document of its own).
 pub fn may_hold_manifests(prefix: &[u8]) -> bool {
-    const KINDS: [&[u8]; 5] = [
+    const KINDS: [&[u8]; 7] = [
         b"RKE2ControlPlane",
+        b"ClusterClass",
+        b"topology",
         b"RKE2ConfigTemplate",
         b"MachineDeployment",
         b"MachinePool",
@@ -345,12 +350,13 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
     let Ok(m) = parse(&[Source { name: "-", bytes }]) else {
         return true;
     };
-    m.objects.iter().any(|o| {
-        matches!(
-            o.kind(),
-            "RKE2ControlPlane" | "RKE2Config" | "MachineDeployment" | "MachinePool"
-        )
-    })
+    crate::topology::has_topology(&m)
+        || m.objects.iter().any(|o| {
+            matches!(
+                o.kind(),
+                "RKE2ControlPlane" | "RKE2Config" | "MachineDeployment" | "MachinePool"
+            )
+        })
 }
 
 /// The bootstrap Secrets CAPRKE2 will write for the manifests of `sources`.
@@ -388,7 +394,24 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
 /// no object to render is there, [`RenderError::Entropy`] / [`RenderError::Key`] when key
 /// material cannot be made.
 pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview, RenderError> {
-    let manifests = parse(sources)?;
+    let mut manifests = parse(sources)?;
+    // ClusterClass topologies become the objects the topology controller makes.
+    let mut topology_findings = Vec::new();
+    if crate::topology::has_topology(&manifests) {
+        let expansion = crate::topology::expand(&manifests, options.seed).map_err(|u| {
+            RenderError::Unexpandable {
+                class: u.class,
+                patch: u.patch,
+            }
+        })?;
+        for (i, cluster) in expansion.clusters {
+            if let Some(slot) = manifests.objects.get_mut(i) {
+                *slot = cluster;
+            }
+        }
+        manifests.objects.extend(expansion.objects);
+        topology_findings = expansion.findings;
+    }
     let renderable = manifests.objects.iter().any(|o| {
         matches!(
             o.kind(),
@@ -396,6 +419,16 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         )
     });
     if !renderable {
+        if !topology_findings.is_empty() {
+            // What kept the topology from expanding is the answer.
+            let titles: Vec<(String, &Object)> =
+                manifests.objects.iter().map(|o| (o.title(), o)).collect();
+            let mut preview = Preview::default();
+            for f in topology_findings {
+                push_unique(&mut preview.findings, locate(f, &titles));
+            }
+            return Ok(preview);
+        }
         let mut kinds: Vec<String> = manifests
             .objects
             .iter()
@@ -408,13 +441,6 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         } else {
             kinds.join(", ")
         };
-        if kinds.iter().any(|k| k == "ClusterClass")
-            || manifests
-                .of_kind("Cluster")
-                .any(|c| c.get(&["spec", "topology"]).is_some())
-        {
-            return Err(RenderError::Topology { found });
-        }
         return Err(RenderError::NothingToRender { found });
     }
     let mut rng = match options.seed {
@@ -434,10 +460,10 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         crate::codec::time::now_unix()
     });
     let mut preview = Preview::default();
-    let mut global = Vec::new();
-    for object in &manifests.objects {
+    let mut global = topology_findings;
+    for object in manifests.objects.iter().filter(|o| o.made_for.is_none()) {
         let mut vars = Vec::new();
-        manifests::unsubstituted(&object.value, &mut vars);
+        crate::manifests::unsubstituted(&object.value, &mut vars);
         for var in vars {
             global.push(Finding::new(
                 Check::ManifestUnsubstitutedVariable,
@@ -1188,7 +1214,7 @@ fn render_one(
     };
     let additional = string(agent, &["additionalUserData", "config"]);
     let mut arbitrary: Vec<(String, String)> =
-        manifests::sorted_map(agent, &["additionalUserData", "data"])
+        crate::manifests::sorted_map(agent, &["additionalUserData", "data"])
             .into_iter()
             .filter(|(k, _)| !userdata::IGNORED_KEYS.contains(&k.as_str()))
             .map(|(k, v)| (k, userdata::correct_arbitrary(&v)))
@@ -1302,12 +1328,14 @@ fn delivery(
     machine: &Object,
     ignition: bool,
 ) -> Option<crate::reports::clouds::Delivery> {
-    let (field, r) = manifests::INFRASTRUCTURE_REFS.iter().find_map(|path| {
-        Some((
-            machine.get(path)?,
-            Ref::at(&machine.value, path, machine.namespace())?,
-        ))
-    })?;
+    let (field, r) = crate::manifests::INFRASTRUCTURE_REFS
+        .iter()
+        .find_map(|path| {
+            Some((
+                machine.get(path)?,
+                Ref::at(&machine.value, path, machine.namespace())?,
+            ))
+        })?;
     let kind = string(field, &["kind"]);
     // v1beta1 references carry apiVersion, v1beta2 ones apiGroup.
     let api = match string(field, &["apiVersion"]) {

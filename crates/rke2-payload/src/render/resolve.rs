@@ -4,8 +4,8 @@
 use rand::Rng as _;
 use rand::rngs::StdRng;
 
-use super::manifests::{Manifests, Ref};
 use crate::checks::{Check, Finding};
+use crate::manifests::{Manifests, Ref};
 
 /// The lookups of one render, and what they noticed.
 pub(crate) struct Resolver<'m> {

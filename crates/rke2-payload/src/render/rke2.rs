@@ -5,9 +5,9 @@
 
 use serde_json::Value;
 
-use super::manifests::{Ref, flag, sorted_map, str_at, string, strings};
 use super::resolve::Resolver;
 use super::yaml::{Node, Style, to_string};
+use crate::manifests::{Ref, flag, sorted_map, str_at, string, strings};
 
 /// One entry of `write_files` / `storage.files`, as CAPRKE2's `File` type holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -270,7 +270,7 @@ pub(crate) fn server_config(
     let disabled = |c: &str| kubernetes_components.iter().any(|k| k == c);
 
     let backup = &["etcd", "backupConfig"];
-    let b = super::manifests::at(s, backup)
+    let b = crate::manifests::at(s, backup)
         .cloned()
         .unwrap_or(Value::Null);
     let mut s3_pairs = Pairs::new();
@@ -415,7 +415,7 @@ pub(crate) fn server_config(
     );
     push_bool(&mut p, "disable-kube-proxy", disabled("kubeProxy"));
     push_bool(&mut p, "disable-scheduler", disabled("scheduler"));
-    let etcd_custom = super::manifests::at(s, &["etcd", "customConfig"])
+    let etcd_custom = crate::manifests::at(s, &["etcd", "customConfig"])
         .cloned()
         .unwrap_or(Value::Null);
     push_list(&mut p, "etcd-arg", strings(&etcd_custom, &["extraArgs"]));

@@ -13,6 +13,8 @@ pub(crate) struct Object {
     pub(crate) value: Value,
     /// The 1-based line of its first key in `source`, when the text could be read for places.
     pub(crate) line: Option<u64>,
+    /// `Cluster ns/name` when the topology expansion made it for that Cluster.
+    pub(crate) made_for: Option<String>,
 }
 
 impl std::fmt::Debug for Object {
