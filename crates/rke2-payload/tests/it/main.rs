@@ -6,6 +6,7 @@ mod fixtures;
 mod layers;
 mod memo;
 mod streaming;
+mod topology;
 
 use sha2::Digest as _;
 
