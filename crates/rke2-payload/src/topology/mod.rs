@@ -107,12 +107,9 @@ pub(crate) fn expand(m: &Manifests, seed: Option<u64>) -> Result<Expansion, Unex
             rng: &mut rng,
             findings: Vec::new(),
         };
-        match e.run()? {
-            Some((expanded, objects)) => {
-                out.clusters.push((i, expanded));
-                out.objects.extend(objects);
-            }
-            None => {}
+        if let Some((expanded, objects)) = e.run()? {
+            out.clusters.push((i, expanded));
+            out.objects.extend(objects);
         }
         out.findings.append(&mut e.findings);
     }
@@ -367,10 +364,9 @@ impl<'a> Expander<'a> {
         );
         let infra_t = self.template(&infra_ref, "infrastructure template");
         let cp_t = self.template(&cp_ref, "control plane template");
-        let cp_machine_t = match &cp_machine_ref {
-            Some(r) => Some(self.template(r, "control plane machine template")),
-            None => None,
-        };
+        let cp_machine_t = cp_machine_ref
+            .as_ref()
+            .map(|r| self.template(r, "control plane machine template"));
         let (Some(infra_t), Some(cp_t)) = (infra_t, cp_t) else {
             return Ok(None);
         };
@@ -1008,7 +1004,7 @@ impl<'a> Expander<'a> {
             };
             if !enabled_if.is_empty() {
                 match template_value(enabled_if, &vars) {
-                    Ok(v) if v == Value::Bool(true) => {}
+                    Ok(Value::Bool(true)) => {}
                     Ok(_) => continue,
                     Err(e) => return fail(self, format!("enabledIf fails: {e}")),
                 }
