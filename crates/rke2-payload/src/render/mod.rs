@@ -321,14 +321,17 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
 }
 
 /// Whether `bytes` may hold objects `render` reads (`RKE2ControlPlane`, `RKE2ConfigTemplate`,
-/// `RKE2Config`, `MachineDeployment`, `MachinePool`): a search for their kind names, cheap
+/// `RKE2Config`, `MachineDeployment`, `MachinePool`, a `ClusterClass` or a Cluster's
+/// `topology`): a search for their kind names, cheap
 /// enough for the first bytes of any input, that bootstrap Secrets never match (their
 /// `ownerReferences` name an `RKE2Config`, never as a `kind: RKE2Config` document of its own).
 pub fn may_hold_manifests(prefix: &[u8]) -> bool {
-    const KINDS: [&[u8]; 7] = [
+    const KINDS: [&[u8]; 8] = [
         b"RKE2ControlPlane",
         b"ClusterClass",
-        b"topology",
+        // A Cluster's `topology` key (a Secret's `topology.cluster.x-k8s.io/…` labels are not).
+        b"topology:",
+        b"\"topology\":",
         b"RKE2ConfigTemplate",
         b"MachineDeployment",
         b"MachinePool",

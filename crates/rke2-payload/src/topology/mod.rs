@@ -123,8 +123,6 @@ struct Item {
     template: Value,
     /// The variables only this item sees (builtins and overrides).
     vars: Map<String, Value>,
-    /// The JSON pointers patches wrote, with the patch's name.
-    written: Vec<(String, String)>,
     title: String,
 }
 
@@ -464,14 +462,12 @@ impl<'a> Expander<'a> {
             role: Role::InfrastructureCluster,
             template: infra_t.value.clone(),
             vars: Map::new(),
-            written: Vec::new(),
             title: infra_t.title(),
         });
         items.push(Item {
             role: Role::ControlPlane,
             template: cp_t.value.clone(),
             vars: cp_vars.clone(),
-            written: Vec::new(),
             title: cp_t.title(),
         });
         if let Some(t) = cp_machine_t {
@@ -479,7 +475,6 @@ impl<'a> Expander<'a> {
                 role: Role::ControlPlaneMachine,
                 template: t.value.clone(),
                 vars: cp_vars,
-                written: Vec::new(),
                 title: t.title(),
             });
         }
@@ -487,7 +482,6 @@ impl<'a> Expander<'a> {
         // Workers.
         struct Worker {
             topology_name: String,
-            class: String,
             name: String,
             bootstrap_name: String,
             infra_name: String,
@@ -620,19 +614,16 @@ impl<'a> Expander<'a> {
                     role: make(true),
                     template: bt.value.clone(),
                     vars: vars.clone(),
-                    written: Vec::new(),
                     title: bt.title(),
                 });
                 items.push(Item {
                     role: make(false),
                     template: it.value.clone(),
                     vars,
-                    written: Vec::new(),
                     title: it.title(),
                 });
                 workers.push(Worker {
                     topology_name,
-                    class,
                     name,
                     bootstrap_name,
                     infra_name,
@@ -655,7 +646,7 @@ impl<'a> Expander<'a> {
         // The objects, from the patched templates.
         let mut objects = Vec::new();
         let make = |item: &Item, name: &str, labels: Map<String, Value>| -> Object {
-            object_from_template(cluster, &item.template, name, &ns, labels, &item.written)
+            object_from_template(cluster, &item.template, name, &ns, labels)
         };
         let mut infra_cluster = None;
         let mut cp = None;
@@ -770,19 +761,11 @@ impl<'a> Expander<'a> {
             let mut l = merged_worker_metadata(&w.topo, &w.class_value, "labels");
             l.extend(labels(&[(label, &w.topology_name)]));
             let annotations = merged_worker_metadata(&w.topo, &w.class_value, "annotations");
-            let written = items_written(&items, w.pool, &w.name);
             let (bootstrap_obj, infra_obj) = if w.pool {
                 // A MachinePool's bootstrap config and infrastructure are objects.
                 (
-                    object_from_template(
-                        cluster,
-                        &w.bootstrap,
-                        &w.bootstrap_name,
-                        &ns,
-                        l.clone(),
-                        &written,
-                    ),
-                    object_from_template(cluster, &w.infra, &w.infra_name, &ns, l.clone(), &[]),
+                    object_from_template(cluster, &w.bootstrap, &w.bootstrap_name, &ns, l.clone()),
+                    object_from_template(cluster, &w.infra, &w.infra_name, &ns, l.clone()),
                 )
             } else {
                 (
@@ -819,10 +802,9 @@ impl<'a> Expander<'a> {
                 "metadata": {"name": w.name, "namespace": ns, "labels": l, "annotations": annotations},
                 "spec": spec,
             });
-            let _ = &w.class;
             objects.push(bootstrap_obj);
             objects.push(infra_obj);
-            objects.push(generated(cluster, value, &[]));
+            objects.push(generated(cluster, value));
         }
         Ok(Some((expanded, objects)))
     }
@@ -1065,9 +1047,6 @@ impl<'a> Expander<'a> {
                     }
                 }
                 item.template = kept;
-                for op in &ops {
-                    item.written.push((op.path.clone(), patch_name.clone()));
-                }
             }
         }
         true
@@ -1276,10 +1255,6 @@ fn merged_worker_metadata(topo: &Value, class: &Value, key: &str) -> Map<String,
     out
 }
 
-fn items_written(_items: &[Item], _pool: bool, _name: &str) -> Vec<(String, String)> {
-    Vec::new()
-}
-
 fn ensure_object<'v>(value: &'v mut Value, key: &str) -> &'v mut Map<String, Value> {
     if !value.is_object() {
         *value = json!({});
@@ -1302,7 +1277,7 @@ fn ensure_object_in<'v>(map: &'v mut Map<String, Value>, key: &str) -> &'v mut M
 }
 
 /// An object made for `cluster`, placed where the Cluster is written.
-fn generated(cluster: &Object, value: Value, _written: &[(String, String)]) -> Object {
+fn generated(cluster: &Object, value: Value) -> Object {
     Object {
         source: cluster.source.clone(),
         value,
@@ -1319,7 +1294,6 @@ fn object_from_template(
     name: &str,
     namespace: &str,
     mut labels: Map<String, Value>,
-    written: &[(String, String)],
 ) -> Object {
     let kind = str_at(template, &["kind"]).unwrap_or("");
     let kind = kind.strip_suffix("Template").unwrap_or(kind);
@@ -1338,7 +1312,7 @@ fn object_from_template(
         "metadata": {"name": name, "namespace": namespace, "labels": labels, "annotations": annotations},
         "spec": template.pointer("/spec/template/spec").cloned().unwrap_or(json!({})),
     });
-    generated(cluster, value, written)
+    generated(cluster, value)
 }
 
 /// A copy of a template for one cluster (`templateToTemplate`).
@@ -1370,7 +1344,7 @@ fn template_copy(
         meta.insert("namespace".into(), json!(namespace));
         meta.insert("labels".into(), Value::Object(l));
     }
-    generated(cluster, value, &[])
+    generated(cluster, value)
 }
 
 /// The largest char boundary of `s` at or below `max`.
