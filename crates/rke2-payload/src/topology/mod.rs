@@ -2,7 +2,7 @@
 //! the classic objects Cluster API's topology controller creates (the infrastructure cluster,
 //! the control plane and its machine template, per MachineDeployment and MachinePool topology
 //! the bootstrap and infrastructure templates and the MachineDeployment or MachinePool), so
-//! that [`crate::render`] previews them as it previews classic manifests.
+//! that the preview previews them as it previews classic manifests.
 //!
 //! What each part follows in Cluster API (v1.14):
 //! - the objects and their names: `exp/topology/desiredstate` (`computeControlPlane`,
