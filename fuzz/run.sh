@@ -60,7 +60,7 @@ for t in "${targets[@]}"; do
     envelope|inspect|stream) cp -n ../testdata/secrets/*.yaml ../testdata/secrets/*.json ../testdata/bad/* "$corpus"/ 2>/dev/null || true ;;
     payload|cloudconfig|ignition|convert) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
     pki) cp -n ../testdata/gen/keys/*.crt ../testdata/gen/keys/*.key "$corpus"/ 2>/dev/null || true ;;
-    render) cp -n ../testdata/manifests/*.yaml "$corpus"/ 2>/dev/null || true ;;
+    render) cp -n ../testdata/manifests/*.yaml ../examples/preview/*.yaml "$corpus"/ 2>/dev/null || true ;;
     diff)
       # Two inputs in one, cut at a 0xFF byte: each fixture against the online worker.
       for a in ../testdata/secrets/*.yaml; do
