@@ -113,6 +113,7 @@
 
 #![deny(missing_docs)]
 
+mod apischema;
 mod batch;
 mod checks;
 mod codec;
