@@ -882,15 +882,13 @@ impl<'a> Expander<'a> {
                 Some(value) => {
                     if let Some(schema) = &d.schema {
                         for violation in schema.validate(&value) {
-                            let at = violation.pointer();
                             self.fail(
                                 Check::TopologyVariableInvalid,
                                 format!(
-                                    "variable {}{}{}: {}",
+                                    "variable {}{}: {}",
                                     shown(&d.name, 60),
-                                    if at.is_empty() { "" } else { "." },
-                                    at,
-                                    violation.what
+                                    field_of(&violation),
+                                    violation.problem.describe()
                                 ),
                             );
                             ok = false;
@@ -931,15 +929,13 @@ impl<'a> Expander<'a> {
                 .unwrap_or(given);
             if let Some(schema) = &d.schema {
                 for violation in schema.validate(&value) {
-                    let at = violation.pointer();
                     self.fail(
                         Check::TopologyVariableInvalid,
                         format!(
-                            "the {what} override of variable {}{}{}: {}",
+                            "the {what} override of variable {}{}: {}",
                             shown(name, 60),
-                            if at.is_empty() { "" } else { "." },
-                            at,
-                            violation.what
+                            field_of(&violation),
+                            violation.problem.describe()
                         ),
                     );
                 }
@@ -1354,4 +1350,13 @@ fn char_floor(s: &str, max: usize) -> usize {
         i -= 1;
     }
     i
+}
+
+/// `.field.path` of a violation inside a variable's value, `""` at the value itself.
+fn field_of(v: &crate::apischema::Violation) -> String {
+    if v.path.is_empty() {
+        String::new()
+    } else {
+        format!(".{}", v.pointer())
+    }
 }
