@@ -10,9 +10,18 @@ use super::schema::{self, Dialect, Node};
 
 /// The generated files, by API group.
 const GROUPS: &[(&str, &str)] = &[
-    ("cluster.x-k8s.io", include_str!("crds/cluster.x-k8s.io.json")),
-    ("bootstrap.cluster.x-k8s.io", include_str!("crds/bootstrap.cluster.x-k8s.io.json")),
-    ("controlplane.cluster.x-k8s.io", include_str!("crds/controlplane.cluster.x-k8s.io.json")),
+    (
+        "cluster.x-k8s.io",
+        include_str!("crds/cluster.x-k8s.io.json"),
+    ),
+    (
+        "bootstrap.cluster.x-k8s.io",
+        include_str!("crds/bootstrap.cluster.x-k8s.io.json"),
+    ),
+    (
+        "controlplane.cluster.x-k8s.io",
+        include_str!("crds/controlplane.cluster.x-k8s.io.json"),
+    ),
 ];
 
 /// Where one schema came from.
@@ -96,10 +105,23 @@ impl CrdSchema {
 
 /// Reads one generated file into its slots.
 fn parse_group(text: &str) -> Vec<Slot> {
-    let Ok(Value::Object(mut document)) = serde_json::from_str::<Value>(text) else { return Vec::new() };
-    let group = document.get("group").and_then(Value::as_str).unwrap_or_default().to_owned();
-    let Some(Value::Array(schemas)) = document.remove("schemas") else { return Vec::new() };
-    let text_of = |v: &Value, key: &str| v.get(key).and_then(Value::as_str).unwrap_or_default().to_owned();
+    let Ok(Value::Object(mut document)) = serde_json::from_str::<Value>(text) else {
+        return Vec::new();
+    };
+    let group = document
+        .get("group")
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned();
+    let Some(Value::Array(schemas)) = document.remove("schemas") else {
+        return Vec::new();
+    };
+    let text_of = |v: &Value, key: &str| {
+        v.get(key)
+            .and_then(Value::as_str)
+            .unwrap_or_default()
+            .to_owned()
+    };
     schemas
         .into_iter()
         .filter_map(|mut entry| {
@@ -114,7 +136,10 @@ fn parse_group(text: &str) -> Vec<Slot> {
             };
             let version = text_of(&entry, "version");
             let kind = text_of(&entry, "kind");
-            let label = format!("{group}/{version} {kind} from {} {}", origin.project, origin.tag);
+            let label = format!(
+                "{group}/{version} {kind} from {} {}",
+                origin.project, origin.tag
+            );
             let cel_rules = entry.get("celRules").and_then(Value::as_u64).unwrap_or(0);
             Some(Slot {
                 version,
@@ -145,7 +170,9 @@ fn group_slots(index: usize) -> &'static [Slot] {
 pub(crate) fn crd_schema(api_version: &str, kind: &str) -> Option<&'static CrdSchema> {
     let (group, version) = api_version.split_once('/')?;
     let index = GROUPS.iter().position(|(name, _)| *name == group)?;
-    let slot = group_slots(index).iter().find(|slot| slot.version == version && slot.kind == kind)?;
+    let slot = group_slots(index)
+        .iter()
+        .find(|slot| slot.version == version && slot.kind == kind)?;
     slot.compiled
         .get_or_init(|| {
             let (mut root, _) = schema::compile(&slot.schema, Dialect::Crd).ok()?;
@@ -165,7 +192,9 @@ pub(crate) fn covered() -> Vec<(String, String)> {
     (0..GROUPS.len())
         .flat_map(|index| {
             let group = GROUPS.get(index).map_or("", |(name, _)| *name);
-            group_slots(index).iter().map(move |slot| (format!("{group}/{}", slot.version), slot.kind.clone()))
+            group_slots(index)
+                .iter()
+                .map(move |slot| (format!("{group}/{}", slot.version), slot.kind.clone()))
         })
         .collect()
 }

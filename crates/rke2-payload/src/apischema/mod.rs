@@ -30,7 +30,10 @@
 //! input's key), so a caller that prints paths to a terminal must make them safe as it does for
 //! any text of the input.
 
-#![allow(dead_code, reason = "the checks that use this module are not written yet; its tests use all of it")]
+#![allow(
+    dead_code,
+    reason = "the checks that use this module are not written yet; its tests use all of it"
+)]
 
 mod crds;
 mod schema;
@@ -39,7 +42,15 @@ mod tests;
 
 use std::fmt::Write as _;
 
-pub(crate) use crds::{CrdSchema, crd_schema};
+#[allow(
+    unused_imports,
+    reason = "the module's API, for the checks that will use it"
+)]
+pub(crate) use crds::{CrdSchema, Origin, crd_schema};
+#[allow(
+    unused_imports,
+    reason = "the module's API, for the checks that will use it"
+)]
 pub(crate) use schema::{SchemaCompileError, VariableSchema};
 
 /// One place in a JSON/YAML value.
@@ -122,15 +133,31 @@ impl Problem {
     /// registrationMethod?)" or "must be one of: internal-first, internal-only-ips, …".
     pub(crate) fn describe(&self) -> String {
         match self {
-            Self::UnknownField { suggestion: Some(near), .. } => {
+            Self::UnknownField {
+                suggestion: Some(near),
+                ..
+            } => {
                 format!("is not a field of the schema (did you mean {near}?)")
             }
-            Self::UnknownField { allowed, suggestion: None } if allowed.is_empty() => {
+            Self::UnknownField {
+                allowed,
+                suggestion: None,
+            } if allowed.is_empty() => {
                 "is not a field of the schema (it declares no fields here)".to_owned()
             }
-            Self::UnknownField { allowed, suggestion: None } => {
+            Self::UnknownField {
+                allowed,
+                suggestion: None,
+            } => {
                 let mut text = String::from("is not a field of the schema (fields: ");
-                text.push_str(&allowed.iter().take(LISTED_FIELDS).cloned().collect::<Vec<_>>().join(", "));
+                text.push_str(
+                    &allowed
+                        .iter()
+                        .take(LISTED_FIELDS)
+                        .cloned()
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                );
                 if allowed.len() > LISTED_FIELDS {
                     let _ = write!(text, ", and {} more", allowed.len() - LISTED_FIELDS);
                 }
@@ -176,7 +203,9 @@ fn pointer(path: &[PathSeg]) -> String {
             }
             PathSeg::Key(key)
                 if !key.is_empty()
-                    && key.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
+                    && key
+                        .bytes()
+                        .all(|b| b.is_ascii_alphanumeric() || b == b'_' || b == b'-') =>
             {
                 if !out.is_empty() {
                     out.push('.');

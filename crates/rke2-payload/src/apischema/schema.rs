@@ -259,18 +259,21 @@ impl Node {
 
     /// The schema of a declared property.
     fn property(&self, name: &str) -> Option<&Node> {
-        self.index.get(name).and_then(|&i| self.properties.get(i)).map(|(_, node)| node)
+        self.index
+            .get(name)
+            .and_then(|&i| self.properties.get(i))
+            .map(|(_, node)| node)
     }
 
     /// Makes the root's `metadata` property the loose ObjectMeta check the API server applies
     /// to a custom resource's metadata (a CRD's schema says only `type: object` there).
     pub(crate) fn mark_root_metadata(&mut self) {
-        if let Some(&i) = self.index.get("metadata") {
-            if let Some((_, node)) = self.properties.get_mut(i) {
-                let mut meta = Node::any(true);
-                meta.object_meta = true;
-                *node = meta;
-            }
+        if let Some(&i) = self.index.get("metadata")
+            && let Some((_, node)) = self.properties.get_mut(i)
+        {
+            let mut meta = Node::any(true);
+            meta.object_meta = true;
+            *node = meta;
         }
     }
 }
@@ -302,11 +305,14 @@ fn keyword_u64(
 ) -> Result<Option<u64>, SchemaCompileError> {
     match schema.get(keyword) {
         None | Some(Value::Null) => Ok(None),
-        Some(value) => value.as_u64().map(Some).ok_or_else(|| SchemaCompileError::Keyword {
-            at: at.to_owned(),
-            keyword,
-            expected: "a non-negative integer",
-        }),
+        Some(value) => value
+            .as_u64()
+            .map(Some)
+            .ok_or_else(|| SchemaCompileError::Keyword {
+                at: at.to_owned(),
+                keyword,
+                expected: "a non-negative integer",
+            }),
     }
 }
 
@@ -318,11 +324,14 @@ fn keyword_f64(
 ) -> Result<Option<f64>, SchemaCompileError> {
     match schema.get(keyword) {
         None | Some(Value::Null) => Ok(None),
-        Some(value) => value.as_f64().map(Some).ok_or_else(|| SchemaCompileError::Keyword {
-            at: at.to_owned(),
-            keyword,
-            expected: "a number",
-        }),
+        Some(value) => value
+            .as_f64()
+            .map(Some)
+            .ok_or_else(|| SchemaCompileError::Keyword {
+                at: at.to_owned(),
+                keyword,
+                expected: "a number",
+            }),
     }
 }
 
@@ -335,7 +344,11 @@ fn keyword_bool(
     match schema.get(keyword) {
         None | Some(Value::Null) => Ok(false),
         Some(Value::Bool(b)) => Ok(*b),
-        Some(_) => Err(SchemaCompileError::Keyword { at: at.to_owned(), keyword, expected: "a boolean" }),
+        Some(_) => Err(SchemaCompileError::Keyword {
+            at: at.to_owned(),
+            keyword,
+            expected: "a boolean",
+        }),
     }
 }
 
@@ -348,7 +361,11 @@ fn keyword_str<'a>(
     match schema.get(keyword) {
         None | Some(Value::Null) => Ok(None),
         Some(Value::String(s)) => Ok(Some(s)),
-        Some(_) => Err(SchemaCompileError::Keyword { at: at.to_owned(), keyword, expected: "a string" }),
+        Some(_) => Err(SchemaCompileError::Keyword {
+            at: at.to_owned(),
+            keyword,
+            expected: "a string",
+        }),
     }
 }
 
@@ -364,8 +381,16 @@ fn keyword_strings(
             .iter()
             .map(|item| item.as_str().map(str::to_owned))
             .collect::<Option<Vec<_>>>()
-            .ok_or_else(|| SchemaCompileError::Keyword { at: at.to_owned(), keyword, expected: "a list of strings" }),
-        Some(_) => Err(SchemaCompileError::Keyword { at: at.to_owned(), keyword, expected: "a list of strings" }),
+            .ok_or_else(|| SchemaCompileError::Keyword {
+                at: at.to_owned(),
+                keyword,
+                expected: "a list of strings",
+            }),
+        Some(_) => Err(SchemaCompileError::Keyword {
+            at: at.to_owned(),
+            keyword,
+            expected: "a list of strings",
+        }),
     }
 }
 
@@ -385,12 +410,22 @@ fn compile_pattern(pattern: &str) -> Result<Regex, regex::Error> {
 
 /// A child's place in the schema, for compile errors.
 fn child_at(at: &str, step: &str) -> String {
-    if at.is_empty() { step.to_owned() } else { format!("{at}.{step}") }
+    if at.is_empty() {
+        step.to_owned()
+    } else {
+        format!("{at}.{step}")
+    }
 }
 
 impl Compiler {
     /// Compiles `value` (a schema) found at `at`.
-    fn node(&mut self, value: &Value, at: &str, depth: usize, structural: bool) -> Result<Node, SchemaCompileError> {
+    fn node(
+        &mut self,
+        value: &Value,
+        at: &str,
+        depth: usize,
+        structural: bool,
+    ) -> Result<Node, SchemaCompileError> {
         self.nodes += 1;
         if self.nodes > MAX_NODES || depth > MAX_DEPTH {
             return Err(SchemaCompileError::TooLarge { at: at.to_owned() });
@@ -408,7 +443,12 @@ impl Compiler {
             Some("boolean") => Some(Ty::Boolean),
             Some("object") => Some(Ty::Object),
             Some("array") => Some(Ty::Array),
-            Some(other) => return Err(SchemaCompileError::UnknownType { at: at.to_owned(), ty: other.to_owned() }),
+            Some(other) => {
+                return Err(SchemaCompileError::UnknownType {
+                    at: at.to_owned(),
+                    ty: other.to_owned(),
+                });
+            }
         };
         node.nullable = crd && keyword_bool(schema, "nullable", at)?;
         node.int_or_string = keyword_bool(schema, "x-kubernetes-int-or-string", at)?;
@@ -418,13 +458,25 @@ impl Compiler {
         node.enumeration = match schema.get("enum") {
             None | Some(Value::Null) => Vec::new(),
             Some(Value::Array(values)) => values.clone(),
-            Some(_) => return Err(SchemaCompileError::Keyword { at: at.to_owned(), keyword: "enum", expected: "a list" }),
+            Some(_) => {
+                return Err(SchemaCompileError::Keyword {
+                    at: at.to_owned(),
+                    keyword: "enum",
+                    expected: "a list",
+                });
+            }
         };
         if let Some(pattern) = keyword_str(schema, "pattern", at)? {
             let regex = compile_pattern(pattern).map_err(|error| SchemaCompileError::Pattern {
                 at: at.to_owned(),
                 pattern: pattern.to_owned(),
-                reason: error.to_string().lines().last().unwrap_or_default().trim().to_owned(),
+                reason: error
+                    .to_string()
+                    .lines()
+                    .last()
+                    .unwrap_or_default()
+                    .trim()
+                    .to_owned(),
             })?;
             node.pattern = Some((pattern.to_owned(), regex));
         }
@@ -443,7 +495,9 @@ impl Compiler {
         if crd {
             node.list_type = match keyword_str(schema, "x-kubernetes-list-type", at)? {
                 Some("set") => ListType::Set,
-                Some("map") => ListType::Map(keyword_strings(schema, "x-kubernetes-list-map-keys", at)?),
+                Some("map") => {
+                    ListType::Map(keyword_strings(schema, "x-kubernetes-list-map-keys", at)?)
+                }
                 _ => ListType::Atomic,
             };
         }
@@ -456,13 +510,22 @@ impl Compiler {
             None | Some(Value::Null) => {}
             Some(Value::Object(properties)) => {
                 for (name, sub) in properties {
-                    let child = self.node(sub, &child_at(at, &format!("properties.{name}")), depth + 1, structural)?;
+                    let child = self.node(
+                        sub,
+                        &child_at(at, &format!("properties.{name}")),
+                        depth + 1,
+                        structural,
+                    )?;
                     node.index.insert(name.clone(), node.properties.len());
                     node.properties.push((name.clone(), child));
                 }
             }
             Some(_) => {
-                return Err(SchemaCompileError::Keyword { at: at.to_owned(), keyword: "properties", expected: "an object" });
+                return Err(SchemaCompileError::Keyword {
+                    at: at.to_owned(),
+                    keyword: "properties",
+                    expected: "an object",
+                });
             }
         }
         node.additional = match schema.get("additionalProperties") {
@@ -477,14 +540,28 @@ impl Compiler {
         };
         node.items = match schema.get("items") {
             None | Some(Value::Null) => None,
-            Some(sub) => Some(Box::new(self.node(sub, &child_at(at, "items"), depth + 1, structural)?)),
+            Some(sub) => Some(Box::new(self.node(
+                sub,
+                &child_at(at, "items"),
+                depth + 1,
+                structural,
+            )?)),
         };
-        for (keyword, list) in [("allOf", &mut node.all_of), ("anyOf", &mut node.any_of), ("oneOf", &mut node.one_of)] {
+        for (keyword, list) in [
+            ("allOf", &mut node.all_of),
+            ("anyOf", &mut node.any_of),
+            ("oneOf", &mut node.one_of),
+        ] {
             match schema.get(keyword) {
                 None | Some(Value::Null) => {}
                 Some(Value::Array(subs)) => {
                     for (i, sub) in subs.iter().enumerate() {
-                        list.push(self.node(sub, &child_at(at, &format!("{keyword}[{i}]")), depth + 1, false)?);
+                        list.push(self.node(
+                            sub,
+                            &child_at(at, &format!("{keyword}[{i}]")),
+                            depth + 1,
+                            false,
+                        )?);
                     }
                 }
                 Some(_) => {
@@ -502,15 +579,27 @@ impl Compiler {
         }
         node.not = match schema.get("not") {
             None | Some(Value::Null) => None,
-            Some(sub) => Some(Box::new(self.node(sub, &child_at(at, "not"), depth + 1, false)?)),
+            Some(sub) => Some(Box::new(self.node(
+                sub,
+                &child_at(at, "not"),
+                depth + 1,
+                false,
+            )?)),
         };
         Ok(node)
     }
 }
 
 /// Compiles a schema in a dialect: the root node and the number of CEL rules it carries.
-pub(crate) fn compile(schema: &Value, dialect: Dialect) -> Result<(Node, usize), SchemaCompileError> {
-    let mut compiler = Compiler { dialect, nodes: 0, cel_rules: 0 };
+pub(crate) fn compile(
+    schema: &Value,
+    dialect: Dialect,
+) -> Result<(Node, usize), SchemaCompileError> {
+    let mut compiler = Compiler {
+        dialect,
+        nodes: 0,
+        cel_rules: 0,
+    };
     let root = compiler.node(schema, "", 0, true)?;
     Ok((root, compiler.cel_rules))
 }
@@ -578,7 +667,9 @@ fn apply_defaults(node: &Node, value: &mut Value, depth: usize) {
     match value {
         Value::Object(map) => {
             for (name, property) in &node.properties {
-                let Some(default) = &property.default else { continue };
+                let Some(default) = &property.default else {
+                    continue;
+                };
                 let missing = match map.get(name) {
                     None => true,
                     Some(Value::Null) => !property.nullable,
@@ -609,18 +700,28 @@ fn apply_defaults(node: &Node, value: &mut Value, depth: usize) {
 
 /// Validates `value` against the schema rooted at `root`.
 pub(crate) fn validate(root: &Node, value: &Value) -> Vec<Violation> {
-    let mut run = Run { out: Vec::new(), errors: 0, path: Vec::new(), steps: 0, exhausted: false };
+    let mut run = Run {
+        out: Vec::new(),
+        errors: 0,
+        path: Vec::new(),
+        steps: 0,
+        exhausted: false,
+    };
     run.check(root, value, 0);
     let dropped = run.errors.saturating_sub(run.out.len());
     if run.exhausted {
         run.out.push(Violation {
             path: Vec::new(),
-            problem: Problem::Other { what: "is too large to check completely (validation stopped)".to_owned() },
+            problem: Problem::Other {
+                what: "is too large to check completely (validation stopped)".to_owned(),
+            },
         });
     } else if dropped > 0 {
         run.out.push(Violation {
             path: Vec::new(),
-            problem: Problem::Other { what: format!("has {dropped} more problems, not listed") },
+            problem: Problem::Other {
+                what: format!("has {dropped} more problems, not listed"),
+            },
         });
     }
     run.out
@@ -674,12 +775,20 @@ fn found(value: &Value) -> &'static str {
 
 /// An integer as Go's JSON sees one: any number without a fractional part.
 fn is_integer(number: &serde_json::Number) -> bool {
-    number.is_i64() || number.is_u64() || number.as_f64().is_some_and(|f| f.is_finite() && f.fract() == 0.0)
+    number.is_i64()
+        || number.is_u64()
+        || number
+            .as_f64()
+            .is_some_and(|f| f.is_finite() && f.fract() == 0.0)
 }
 
 /// A number of the schema, without a trailing `.0`.
 fn show_number(value: f64) -> String {
-    if value.fract() == 0.0 && value.abs() < 1e15 { format!("{value:.0}") } else { value.to_string() }
+    if value.fract() == 0.0 && value.abs() < 1e15 {
+        format!("{value:.0}")
+    } else {
+        value.to_string()
+    }
 }
 
 /// "1 character", "3 items".
@@ -694,9 +803,13 @@ fn json_eq(a: &Value, b: &Value) -> bool {
             (Some(x), Some(y)) => x == y,
             _ => x.as_f64() == y.as_f64(),
         },
-        (Value::Array(x), Value::Array(y)) => x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y)),
+        (Value::Array(x), Value::Array(y)) => {
+            x.len() == y.len() && x.iter().zip(y).all(|(x, y)| json_eq(x, y))
+        }
         (Value::Object(x), Value::Object(y)) => {
-            x.len() == y.len() && x.iter().all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
+            x.len() == y.len()
+                && x.iter()
+                    .all(|(k, v)| y.get(k).is_some_and(|w| json_eq(v, w)))
         }
         _ => a == b,
     }
@@ -715,7 +828,10 @@ fn canonical(value: &Value, out: &mut String, depth: usize) {
             let as_integer = n.as_f64().filter(|f| f.fract() == 0.0 && f.abs() < 9.0e15);
             let _ = match (n.as_i64(), as_integer) {
                 (Some(i), _) => write!(out, "#{i}"),
-                #[expect(clippy::cast_possible_truncation, reason = "an integral value below 2^53")]
+                #[expect(
+                    clippy::cast_possible_truncation,
+                    reason = "an integral value below 2^53"
+                )]
                 (None, Some(f)) => write!(out, "#{}", f as i64),
                 (None, None) => write!(out, "#{:?}", n.as_f64().unwrap_or(f64::NAN)),
             };
@@ -751,7 +867,10 @@ fn canonical(value: &Value, out: &mut String, depth: usize) {
 }
 
 /// The declared name nearest to an unknown one, when it is close enough to be a typo.
-pub(crate) fn nearest<'a>(unknown: &str, names: impl IntoIterator<Item = &'a str>) -> Option<String> {
+pub(crate) fn nearest<'a>(
+    unknown: &str,
+    names: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
     if unknown.len() > 64 {
         return None;
     }
@@ -810,8 +929,15 @@ fn format_ok(format: &str, s: &str) -> bool {
 
 /// `YYYY-MM-DD` with a plausible month and day.
 fn is_date(b: &[u8]) -> bool {
-    let digits = |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
-    if b.len() != 10 || !digits(0..4) || b[4] != b'-' || !digits(5..7) || b[7] != b'-' || !digits(8..10) {
+    let digits =
+        |r: std::ops::Range<usize>| b.get(r).is_some_and(|d| d.iter().all(u8::is_ascii_digit));
+    if b.len() != 10
+        || !digits(0..4)
+        || b[4] != b'-'
+        || !digits(5..7)
+        || b[7] != b'-'
+        || !digits(8..10)
+    {
         return false;
     }
     let two = |i: usize| u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0');
@@ -825,7 +951,8 @@ fn is_date_time(s: &str) -> bool {
         return false;
     }
     let digit2 = |i: usize, max: u32| {
-        b.get(i..i + 2).is_some_and(|d| d.iter().all(u8::is_ascii_digit))
+        b.get(i..i + 2)
+            .is_some_and(|d| d.iter().all(u8::is_ascii_digit))
             && u32::from(b[i] - b'0') * 10 + u32::from(b[i + 1] - b'0') <= max
     };
     if !digit2(11, 23) || b[13] != b':' || !digit2(14, 59) || b[16] != b':' || !digit2(17, 60) {
@@ -844,15 +971,21 @@ fn is_date_time(s: &str) -> bool {
     }
     match b.get(i) {
         Some(b'Z' | b'z') => i + 1 == b.len(),
-        Some(b'+' | b'-') => i + 6 == b.len() && digit2(i + 1, 23) && b[i + 3] == b':' && digit2(i + 4, 59),
+        Some(b'+' | b'-') => {
+            i + 6 == b.len() && digit2(i + 1, 23) && b[i + 3] == b':' && digit2(i + 4, 59)
+        }
         _ => false,
     }
 }
 
 /// `address/prefix` with the prefix within the address's bits.
 fn is_cidr(s: &str) -> bool {
-    let Some((address, prefix)) = s.split_once('/') else { return false };
-    let Ok(prefix) = prefix.parse::<u8>() else { return false };
+    let Some((address, prefix)) = s.split_once('/') else {
+        return false;
+    };
+    let Ok(prefix) = prefix.parse::<u8>() else {
+        return false;
+    };
     match address.parse::<std::net::IpAddr>() {
         Ok(std::net::IpAddr::V4(_)) => prefix <= 32,
         Ok(std::net::IpAddr::V6(_)) => prefix <= 128,
@@ -864,7 +997,10 @@ fn is_cidr(s: &str) -> bool {
 fn is_uuid(s: &str) -> bool {
     let groups: Vec<&str> = s.split('-').collect();
     groups.len() == 5
-        && groups.iter().zip([8, 4, 4, 4, 12]).all(|(g, n)| g.len() == n && g.bytes().all(|c| c.is_ascii_hexdigit()))
+        && groups
+            .iter()
+            .zip([8, 4, 4, 4, 12])
+            .all(|(g, n)| g.len() == n && g.bytes().all(|c| c.is_ascii_hexdigit()))
 }
 
 impl Run {
@@ -899,7 +1035,12 @@ impl Run {
             return;
         }
         if depth > MAX_DEPTH {
-            self.report(None, Problem::Other { what: "is nested too deeply to check".to_owned() });
+            self.report(
+                None,
+                Problem::Other {
+                    what: "is nested too deeply to check".to_owned(),
+                },
+            );
             return;
         }
         if node.object_meta {
@@ -911,9 +1052,21 @@ impl Run {
                 return;
             }
             if node.int_or_string {
-                self.report(None, Problem::Type { expected: "integer or string".to_owned(), found: "null" });
+                self.report(
+                    None,
+                    Problem::Type {
+                        expected: "integer or string".to_owned(),
+                        found: "null",
+                    },
+                );
             } else if let Some(ty) = node.ty {
-                self.report(None, Problem::Type { expected: ty.name().to_owned(), found: "null" });
+                self.report(
+                    None,
+                    Problem::Type {
+                        expected: ty.name().to_owned(),
+                        found: "null",
+                    },
+                );
             } else {
                 self.check_enum(node, value);
             }
@@ -948,7 +1101,10 @@ impl Run {
                 let what = if reasons.is_empty() {
                     "must match one of the schemas of anyOf".to_owned()
                 } else {
-                    format!("must match one of the schemas of anyOf: {}", reasons.join("; or "))
+                    format!(
+                        "must match one of the schemas of anyOf: {}",
+                        reasons.join("; or ")
+                    )
                 };
                 self.report(None, Problem::Other { what });
             }
@@ -961,14 +1117,24 @@ impl Run {
             if matched != 1 && !self.exhausted {
                 self.report(
                     None,
-                    Problem::Other { what: format!("must match exactly one of the schemas of oneOf (matches {matched})") },
+                    Problem::Other {
+                        what: format!(
+                            "must match exactly one of the schemas of oneOf (matches {matched})"
+                        ),
+                    },
                 );
             }
         }
-        if let Some(sub) = &node.not {
-            if self.trial(sub, value, depth + 1).0 && !self.exhausted {
-                self.report(None, Problem::Other { what: "must not match the schema under not".to_owned() });
-            }
+        if let Some(sub) = &node.not
+            && self.trial(sub, value, depth + 1).0
+            && !self.exhausted
+        {
+            self.report(
+                None,
+                Problem::Other {
+                    what: "must not match the schema under not".to_owned(),
+                },
+            );
         }
     }
 
@@ -998,15 +1164,30 @@ impl Run {
             }
         };
         if !ok {
-            let expected = if node.int_or_string { "integer or string" } else { node.ty.map_or("", Ty::name) };
-            self.report(None, Problem::Type { expected: expected.to_owned(), found: found(value) });
+            let expected = if node.int_or_string {
+                "integer or string"
+            } else {
+                node.ty.map_or("", Ty::name)
+            };
+            self.report(
+                None,
+                Problem::Type {
+                    expected: expected.to_owned(),
+                    found: found(value),
+                },
+            );
         }
         ok
     }
 
     /// `enum`.
     fn check_enum(&mut self, node: &Node, value: &Value) {
-        if !node.enumeration.is_empty() && !node.enumeration.iter().any(|allowed| json_eq(allowed, value)) {
+        if !node.enumeration.is_empty()
+            && !node
+                .enumeration
+                .iter()
+                .any(|allowed| json_eq(allowed, value))
+        {
             let allowed = node
                 .enumeration
                 .iter()
@@ -1025,47 +1206,96 @@ impl Run {
         if node.min_length.is_some() || node.max_length.is_some() {
             let length = s.chars().count() as u64;
             if let Some(min) = node.min_length.filter(|&min| length < min) {
-                self.report(None, Problem::Bounds { what: format!("at least {} (found {length})", count(min, "character", "characters")) });
+                self.report(
+                    None,
+                    Problem::Bounds {
+                        what: format!(
+                            "at least {} (found {length})",
+                            count(min, "character", "characters")
+                        ),
+                    },
+                );
             }
             if let Some(max) = node.max_length.filter(|&max| length > max) {
-                self.report(None, Problem::Bounds { what: format!("at most {} (found {length})", count(max, "character", "characters")) });
+                self.report(
+                    None,
+                    Problem::Bounds {
+                        what: format!(
+                            "at most {} (found {length})",
+                            count(max, "character", "characters")
+                        ),
+                    },
+                );
             }
         }
-        if let Some((pattern, regex)) = &node.pattern {
-            if !regex.is_match(s) {
-                self.report(None, Problem::Pattern { pattern: pattern.clone() });
-            }
+        if let Some((pattern, regex)) = &node.pattern
+            && !regex.is_match(s)
+        {
+            self.report(
+                None,
+                Problem::Pattern {
+                    pattern: pattern.clone(),
+                },
+            );
         }
-        if let Some(format) = &node.format {
-            if !format_ok(format, s) {
-                self.report(None, Problem::Format { format: format.clone() });
-            }
+        if let Some(format) = &node.format
+            && !format_ok(format, s)
+        {
+            self.report(
+                None,
+                Problem::Format {
+                    format: format.clone(),
+                },
+            );
         }
     }
 
     /// Range and integer format of a number.
     fn check_number(&mut self, node: &Node, n: &serde_json::Number) {
         let value = n.as_f64().unwrap_or(f64::NAN);
-        if let Some((min, exclusive)) = node.minimum {
-            if (exclusive && value <= min) || value < min {
-                let word = if exclusive { "greater than" } else { "at least" };
-                self.report(None, Problem::Bounds { what: format!("{word} {}", show_number(min)) });
-            }
+        if let Some((min, exclusive)) = node.minimum
+            && ((exclusive && value <= min) || value < min)
+        {
+            let word = if exclusive {
+                "greater than"
+            } else {
+                "at least"
+            };
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("{word} {}", show_number(min)),
+                },
+            );
         }
-        if let Some((max, exclusive)) = node.maximum {
-            if (exclusive && value >= max) || value > max {
-                let word = if exclusive { "less than" } else { "at most" };
-                self.report(None, Problem::Bounds { what: format!("{word} {}", show_number(max)) });
-            }
+        if let Some((max, exclusive)) = node.maximum
+            && ((exclusive && value >= max) || value > max)
+        {
+            let word = if exclusive { "less than" } else { "at most" };
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("{word} {}", show_number(max)),
+                },
+            );
         }
-        match node.format.as_deref() {
-            Some("int32") if is_integer(n) && n.as_i64().is_none_or(|i| i32::try_from(i).is_err()) => {
-                self.report(None, Problem::Format { format: "int32".to_owned() });
+        if is_integer(n) {
+            let (fits, format) = match node.format.as_deref() {
+                Some("int32") => (
+                    value >= f64::from(i32::MIN) && value <= f64::from(i32::MAX),
+                    "int32",
+                ),
+                Some("int64") => (n.as_i64().is_some() || value.abs() < 9.2e18, "int64"),
+                _ => (true, ""),
+            };
+            if !fits {
+                self.report(
+                    None,
+                    Problem::Format {
+                        format: format.to_owned(),
+                    },
+                );
             }
-            Some("int64") if is_integer(n) && n.as_i64().is_none() => {
-                self.report(None, Problem::Format { format: "int64".to_owned() });
-            }
-            _ => {}
         }
     }
 
@@ -1073,15 +1303,33 @@ impl Run {
     fn check_object(&mut self, node: &Node, map: &Map<String, Value>, depth: usize) {
         let fields = map.len() as u64;
         if let Some(min) = node.min_properties.filter(|&min| fields < min) {
-            self.report(None, Problem::Bounds { what: format!("at least {} (found {fields})", count(min, "field", "fields")) });
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!(
+                        "at least {} (found {fields})",
+                        count(min, "field", "fields")
+                    ),
+                },
+            );
         }
         if let Some(max) = node.max_properties.filter(|&max| fields > max) {
-            self.report(None, Problem::Bounds { what: format!("at most {} (found {fields})", count(max, "field", "fields")) });
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("at most {} (found {fields})", count(max, "field", "fields")),
+                },
+            );
         }
         for field in &node.required {
             let defaulted = node.property(field).is_some_and(|p| p.default.is_some());
             if !map.contains_key(field) && !defaulted {
-                self.report(Some(PathSeg::Key(field.clone())), Problem::Required { field: field.clone() });
+                self.report(
+                    Some(PathSeg::Key(field.clone())),
+                    Problem::Required {
+                        field: field.clone(),
+                    },
+                );
             }
         }
         for (key, child) in map {
@@ -1096,18 +1344,37 @@ impl Run {
                 }
             } else if let Additional::Schema(additional) = &node.additional {
                 self.check(additional, child, depth + 1);
-            } else if matches!(node.additional, Additional::Any) || node.preserve_unknown || !node.structural {
+            } else if matches!(node.additional, Additional::Any)
+                || node.preserve_unknown
+                || !node.structural
+            {
                 // Kept as it is.
             } else if node.embedded && matches!(key.as_str(), "apiVersion" | "kind") {
                 if !child.is_string() && !child.is_null() {
-                    self.report(None, Problem::Type { expected: "string".to_owned(), found: found(child) });
+                    self.report(
+                        None,
+                        Problem::Type {
+                            expected: "string".to_owned(),
+                            found: found(child),
+                        },
+                    );
                 }
             } else if node.embedded && key == "metadata" {
                 self.check_object_meta(child);
             } else {
-                let allowed: Vec<String> = node.properties.iter().map(|(name, _)| name.clone()).collect();
+                let allowed: Vec<String> = node
+                    .properties
+                    .iter()
+                    .map(|(name, _)| name.clone())
+                    .collect();
                 let suggestion = nearest(key, allowed.iter().map(String::as_str));
-                self.report(None, Problem::UnknownField { allowed, suggestion });
+                self.report(
+                    None,
+                    Problem::UnknownField {
+                        allowed,
+                        suggestion,
+                    },
+                );
             }
             self.path.pop();
         }
@@ -1117,10 +1384,20 @@ impl Run {
     fn check_array(&mut self, node: &Node, items: &[Value], depth: usize) {
         let length = items.len() as u64;
         if let Some(min) = node.min_items.filter(|&min| length < min) {
-            self.report(None, Problem::Bounds { what: format!("at least {} (found {length})", count(min, "item", "items")) });
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("at least {} (found {length})", count(min, "item", "items")),
+                },
+            );
         }
         if let Some(max) = node.max_items.filter(|&max| length > max) {
-            self.report(None, Problem::Bounds { what: format!("at most {} (found {length})", count(max, "item", "items")) });
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("at most {} (found {length})", count(max, "item", "items")),
+                },
+            );
         }
         if let Some(item_schema) = &node.items {
             for (i, item) in items.iter().enumerate() {
@@ -1155,7 +1432,10 @@ impl Run {
             }
             if let Some(&first) = seen.get(&text) {
                 let what = match keys {
-                    Some(keys) => format!("must not have the same {} as item [{first}]", keys.join(", ")),
+                    Some(keys) => format!(
+                        "must not have the same {} as item [{first}]",
+                        keys.join(", ")
+                    ),
                     None => format!("must not repeat item [{first}] (the items are a set)"),
                 };
                 self.report(Some(PathSeg::Index(i)), Problem::Other { what });
@@ -1172,7 +1452,13 @@ impl Run {
             Value::Null => return,
             Value::Object(map) => map,
             other => {
-                self.report(None, Problem::Type { expected: "object".to_owned(), found: found(other) });
+                self.report(
+                    None,
+                    Problem::Type {
+                        expected: "object".to_owned(),
+                        found: found(other),
+                    },
+                );
                 return;
             }
         };
@@ -1182,10 +1468,16 @@ impl Run {
             }
             self.path.push(PathSeg::Key(key.clone()));
             match key.as_str() {
-                "name" | "generateName" | "namespace" | "uid" | "resourceVersion" | "selfLink" | "creationTimestamp"
-                | "deletionTimestamp" => {
+                "name" | "generateName" | "namespace" | "uid" | "resourceVersion" | "selfLink"
+                | "creationTimestamp" | "deletionTimestamp" => {
                     if !child.is_string() {
-                        self.report(None, Problem::Type { expected: "string".to_owned(), found: found(child) });
+                        self.report(
+                            None,
+                            Problem::Type {
+                                expected: "string".to_owned(),
+                                found: found(child),
+                            },
+                        );
                     }
                 }
                 "labels" | "annotations" => match child {
@@ -1194,12 +1486,21 @@ impl Run {
                             if !entry.is_string() && !entry.is_null() {
                                 self.report(
                                     Some(PathSeg::Key(name.clone())),
-                                    Problem::Type { expected: "string".to_owned(), found: found(entry) },
+                                    Problem::Type {
+                                        expected: "string".to_owned(),
+                                        found: found(entry),
+                                    },
                                 );
                             }
                         }
                     }
-                    other => self.report(None, Problem::Type { expected: "object".to_owned(), found: found(other) }),
+                    other => self.report(
+                        None,
+                        Problem::Type {
+                            expected: "object".to_owned(),
+                            found: found(other),
+                        },
+                    ),
                 },
                 "finalizers" => match child {
                     Value::Array(entries) => {
@@ -1207,27 +1508,55 @@ impl Run {
                             if !entry.is_string() {
                                 self.report(
                                     Some(PathSeg::Index(i)),
-                                    Problem::Type { expected: "string".to_owned(), found: found(entry) },
+                                    Problem::Type {
+                                        expected: "string".to_owned(),
+                                        found: found(entry),
+                                    },
                                 );
                             }
                         }
                     }
-                    other => self.report(None, Problem::Type { expected: "array".to_owned(), found: found(other) }),
+                    other => self.report(
+                        None,
+                        Problem::Type {
+                            expected: "array".to_owned(),
+                            found: found(other),
+                        },
+                    ),
                 },
                 "generation" | "deletionGracePeriodSeconds" => {
                     if !matches!(child, Value::Number(n) if is_integer(n)) {
-                        self.report(None, Problem::Type { expected: "integer".to_owned(), found: found(child) });
+                        self.report(
+                            None,
+                            Problem::Type {
+                                expected: "integer".to_owned(),
+                                found: found(child),
+                            },
+                        );
                     }
                 }
                 "ownerReferences" | "managedFields" => {
                     if !child.is_array() {
-                        self.report(None, Problem::Type { expected: "array".to_owned(), found: found(child) });
+                        self.report(
+                            None,
+                            Problem::Type {
+                                expected: "array".to_owned(),
+                                found: found(child),
+                            },
+                        );
                     }
                 }
                 _ => {
-                    let allowed: Vec<String> = OBJECT_META_FIELDS.iter().map(|&f| f.to_owned()).collect();
+                    let allowed: Vec<String> =
+                        OBJECT_META_FIELDS.iter().map(|&f| f.to_owned()).collect();
                     let suggestion = nearest(key, OBJECT_META_FIELDS.iter().copied());
-                    self.report(None, Problem::UnknownField { allowed, suggestion });
+                    self.report(
+                        None,
+                        Problem::UnknownField {
+                            allowed,
+                            suggestion,
+                        },
+                    );
                 }
             }
             self.path.pop();

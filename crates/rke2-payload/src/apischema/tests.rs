@@ -69,8 +69,11 @@ fn assert_clean(text: &str, expected_covered: usize) {
 
 /// The problems of one object.
 fn problems_of(object: &Value) -> Vec<Violation> {
-    let schema = crd_schema(object["apiVersion"].as_str().unwrap(), object["kind"].as_str().unwrap())
-        .expect("a covered kind");
+    let schema = crd_schema(
+        object["apiVersion"].as_str().unwrap(),
+        object["kind"].as_str().unwrap(),
+    )
+    .expect("a covered kind");
     schema.validate(object)
 }
 
@@ -100,22 +103,44 @@ fn every_embedded_schema_compiles() {
     assert_eq!(covered.len(), 18);
     for (api_version, kind) in &covered {
         let schema = crd_schema(api_version, kind).expect("compiles");
-        assert!(schema.source().contains(kind.as_str()), "{}", schema.source());
+        assert!(
+            schema.source().contains(kind.as_str()),
+            "{}",
+            schema.source()
+        );
         assert!(!schema.origin().commit.is_empty());
     }
-    for group in ["cluster.x-k8s.io", "controlplane.cluster.x-k8s.io", "bootstrap.cluster.x-k8s.io"] {
+    for group in [
+        "cluster.x-k8s.io",
+        "controlplane.cluster.x-k8s.io",
+        "bootstrap.cluster.x-k8s.io",
+    ] {
         for version in ["v1beta1", "v1beta2"] {
-            assert!(covered.iter().any(|(a, _)| *a == format!("{group}/{version}")), "{group}/{version}");
+            assert!(
+                covered
+                    .iter()
+                    .any(|(a, _)| *a == format!("{group}/{version}")),
+                "{group}/{version}"
+            );
         }
     }
     let cluster = crd_schema("cluster.x-k8s.io/v1beta2", "Cluster").unwrap();
-    assert_eq!(cluster.source(), "cluster.x-k8s.io/v1beta2 Cluster from Cluster API v1.14.0");
-    assert_eq!(cluster.origin().commit, "560d4acf507bc7cac34b2da449fa5cd53eaeb149");
+    assert_eq!(
+        cluster.source(),
+        "cluster.x-k8s.io/v1beta2 Cluster from Cluster API v1.14.0"
+    );
+    assert_eq!(
+        cluster.origin().commit,
+        "560d4acf507bc7cac34b2da449fa5cd53eaeb149"
+    );
     assert!(crd_schema("cluster.x-k8s.io/v1beta2", "Secret").is_none());
     assert!(crd_schema("v1", "Secret").is_none());
     assert!(crd_schema("cluster.x-k8s.io/v1alpha4", "Cluster").is_none());
     // Compiled once: the same address each time.
-    assert!(std::ptr::eq(cluster, crd_schema("cluster.x-k8s.io/v1beta2", "Cluster").unwrap()));
+    assert!(std::ptr::eq(
+        cluster,
+        crd_schema("cluster.x-k8s.io/v1beta2", "Cluster").unwrap()
+    ));
 }
 
 #[test]
@@ -124,7 +149,10 @@ fn caprke2_examples_v1beta2_pass() {
     assert_clean(example!("v0.25.0-docker-cluster-template-kube-vip.yaml"), 4);
     assert_clean(example!("v0.25.0-docker-clusterclass-template.yaml"), 3);
     assert_clean(example!("v0.25.0-docker-cluster-template-topology.yaml"), 1);
-    assert_clean(example!("v0.25.0-e2e-clusterclass-template-docker-in-place.yaml"), 3);
+    assert_clean(
+        example!("v0.25.0-e2e-clusterclass-template-docker-in-place.yaml"),
+        3,
+    );
 }
 
 #[test]
@@ -136,8 +164,10 @@ fn caprke2_examples_v1beta1_pass() {
     assert_eq!(covered, 3);
     assert_eq!(
         problems,
-        ["controlplane.cluster.x-k8s.io/v1beta1 RKE2ControlPlaneTemplate from CAPRKE2 v0.25.0: \
-          spec.template.spec.machineTemplate.infrastructureRef: is required"]
+        [
+            "controlplane.cluster.x-k8s.io/v1beta1 RKE2ControlPlaneTemplate from CAPRKE2 v0.25.0: \
+          spec.template.spec.machineTemplate.infrastructureRef: is required"
+        ]
     );
 }
 
@@ -179,8 +209,14 @@ fn mistakes_of(file: &str) -> Vec<String> {
 #[test]
 fn caprke2_example_mistakes_are_found() {
     for (file, text) in [
-        ("v0.25.0-metal3-cluster-template.yaml", example!("v0.25.0-metal3-cluster-template.yaml")),
-        ("v0.25.0-e2e-cluster-template-docker-move.yaml", example!("v0.25.0-e2e-cluster-template-docker-move.yaml")),
+        (
+            "v0.25.0-metal3-cluster-template.yaml",
+            example!("v0.25.0-metal3-cluster-template.yaml"),
+        ),
+        (
+            "v0.25.0-e2e-cluster-template-docker-move.yaml",
+            example!("v0.25.0-e2e-cluster-template-docker-move.yaml"),
+        ),
     ] {
         let (covered, problems) = check_stream(text);
         assert_eq!(covered, 4);
@@ -193,7 +229,9 @@ fn caprke2_example_mistakes_are_found() {
 /// otherwise.
 #[test]
 fn caprke2_examples_folder_passes_when_given() {
-    let Some(folder) = std::env::var_os("RKE2_PAYLOAD_CAPRKE2_EXAMPLES") else { return };
+    let Some(folder) = std::env::var_os("RKE2_PAYLOAD_CAPRKE2_EXAMPLES") else {
+        return;
+    };
     let mut total = 0;
     for entry in std::fs::read_dir(folder).unwrap() {
         let path = entry.unwrap().path();
@@ -244,7 +282,12 @@ fn hand_written_objects_of_every_kind_pass() {
     ];
     for object in &objects {
         let problems: Vec<String> = problems_of(object).iter().map(Violation::message).collect();
-        assert!(problems.is_empty(), "{} {}: {problems:#?}", object["apiVersion"], object["kind"]);
+        assert!(
+            problems.is_empty(),
+            "{} {}: {problems:#?}",
+            object["apiVersion"],
+            object["kind"]
+        );
     }
 }
 
@@ -257,16 +300,28 @@ fn misspelt_field_suggests_the_declared_one() {
     let problems = problems_of(&object);
     assert_eq!(problems.len(), 1, "{problems:#?}");
     assert_eq!(problems[0].pointer(), "spec.registrationMehod");
-    let Problem::UnknownField { allowed, suggestion } = &problems[0].problem else { panic!("{problems:?}") };
+    let Problem::UnknownField {
+        allowed,
+        suggestion,
+    } = &problems[0].problem
+    else {
+        panic!("{problems:?}")
+    };
     assert_eq!(suggestion.as_deref(), Some("registrationMethod"));
     assert!(allowed.iter().any(|f| f == "serverConfig"));
-    assert_eq!(problems[0].problem.describe(), "is not a field of the schema (did you mean registrationMethod?)");
+    assert_eq!(
+        problems[0].problem.describe(),
+        "is not a field of the schema (did you mean registrationMethod?)"
+    );
 
     let mut object = control_plane();
     object["spec"]["serverConfig"] = json!({"tlsSAN": ["cp.example"]});
     let problems = problems_of(&object);
     assert_eq!(problems.len(), 1, "{problems:#?}");
-    assert_eq!(problems[0].message(), "spec.serverConfig.tlsSAN: is not a field of the schema (did you mean tlsSan?)");
+    assert_eq!(
+        problems[0].message(),
+        "spec.serverConfig.tlsSAN: is not a field of the schema (did you mean tlsSan?)"
+    );
 }
 
 #[test]
@@ -278,15 +333,26 @@ fn enum_type_and_unknown_version_field() {
     let problems = problems_of(&object);
     let messages: Vec<String> = problems.iter().map(Violation::message).collect();
     assert_eq!(problems.len(), 3, "{messages:#?}");
-    assert!(messages.contains(&"spec.replicas: must be of type integer, not a string".to_owned()), "{messages:#?}");
+    assert!(
+        messages.contains(&"spec.replicas: must be of type integer, not a string".to_owned()),
+        "{messages:#?}"
+    );
     assert!(messages.contains(
         &"spec.registrationMethod: must be one of: internal-first, internal-only-ips, external-only-ips, address, control-plane-endpoint, \"\"".to_owned()
     ), "{messages:#?}");
-    let version = problems.iter().find(|v| v.pointer() == "spec.agentConfig.version").expect("reported");
-    assert!(matches!(&version.problem, Problem::UnknownField { allowed, .. } if allowed.iter().any(|f| f == "nodeName")));
+    let version = problems
+        .iter()
+        .find(|v| v.pointer() == "spec.agentConfig.version")
+        .expect("reported");
+    assert!(
+        matches!(&version.problem, Problem::UnknownField { allowed, .. } if allowed.iter().any(|f| f == "nodeName"))
+    );
     // No message quotes the values found.
     for message in &messages {
-        assert!(!message.contains("three") && !message.contains("internal-last"), "{message}");
+        assert!(
+            !message.contains("three") && !message.contains("internal-last"),
+            "{message}"
+        );
     }
     // v1beta1 of CAPRKE2 v0.25.0: spec.version too (agentConfig.version is gone there as well).
     let mut old = json!({"apiVersion": "controlplane.cluster.x-k8s.io/v1beta1", "kind": "RKE2ControlPlane",
@@ -294,7 +360,13 @@ fn enum_type_and_unknown_version_field() {
     assert!(problems_of(&old).is_empty(), "{:?}", problems_of(&old));
     old["spec"]["replicas"] = json!(1.5);
     let problems = problems_of(&old);
-    assert_eq!(problems[0].problem, Problem::Type { expected: "integer".to_owned(), found: "a number" });
+    assert_eq!(
+        problems[0].problem,
+        Problem::Type {
+            expected: "integer".to_owned(),
+            found: "a number"
+        }
+    );
     old["spec"]["replicas"] = json!(3.0);
     assert!(problems_of(&old).is_empty());
 }
@@ -303,26 +375,49 @@ fn enum_type_and_unknown_version_field() {
 fn missing_required_and_pattern() {
     let mut object = control_plane();
     object["spec"].as_object_mut().unwrap().remove("version");
-    object["spec"]["machineTemplate"]["spec"]["infrastructureRef"].as_object_mut().unwrap().remove("kind");
+    object["spec"]["machineTemplate"]["spec"]["infrastructureRef"]
+        .as_object_mut()
+        .unwrap()
+        .remove("kind");
     let problems = problems_of(&object);
     let messages: Vec<String> = problems.iter().map(Violation::message).collect();
-    assert_eq!(messages, ["spec.version: is required", "spec.machineTemplate.spec.infrastructureRef.kind: is required"]);
-    assert_eq!(problems[0].problem, Problem::Required { field: "version".to_owned() });
+    assert_eq!(
+        messages,
+        [
+            "spec.version: is required",
+            "spec.machineTemplate.spec.infrastructureRef.kind: is required"
+        ]
+    );
+    assert_eq!(
+        problems[0].problem,
+        Problem::Required {
+            field: "version".to_owned()
+        }
+    );
 
     let mut object = control_plane();
     object["spec"]["version"] = json!("1.31");
     let problems = problems_of(&object);
     assert_eq!(problems.len(), 1);
-    assert_eq!(problems[0].problem, Problem::Pattern { pattern: "(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$".to_owned() });
+    assert_eq!(
+        problems[0].problem,
+        Problem::Pattern {
+            pattern: "(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$".to_owned()
+        }
+    );
     assert_eq!(problems[0].pointer(), "spec.version");
 }
 
 #[test]
 fn metadata_is_checked_loosely_and_status_not_at_all() {
     let mut object = control_plane();
-    object["metadata"] = json!({"name": 3, "labels": {"a": true}, "annotatons": {}, "finalizers": ["x"]});
+    object["metadata"] =
+        json!({"name": 3, "labels": {"a": true}, "annotatons": {}, "finalizers": ["x"]});
     object["status"] = json!({"whatever": [1, 2]});
-    let messages: Vec<String> = problems_of(&object).iter().map(Violation::message).collect();
+    let messages: Vec<String> = problems_of(&object)
+        .iter()
+        .map(Violation::message)
+        .collect();
     assert_eq!(
         messages,
         [
@@ -332,9 +427,23 @@ fn metadata_is_checked_loosely_and_status_not_at_all() {
         ]
     );
     // A key that is not a plain name is quoted in the path.
-    let violation = Violation { path: vec![PathSeg::Key("metadata".into()), PathSeg::Key("a.b/c".into()), PathSeg::Index(2)], problem: Problem::Required { field: "x".into() } };
+    let violation = Violation {
+        path: vec![
+            PathSeg::Key("metadata".into()),
+            PathSeg::Key("a.b/c".into()),
+            PathSeg::Index(2),
+        ],
+        problem: Problem::Required { field: "x".into() },
+    };
     assert_eq!(violation.pointer(), "metadata[\"a.b/c\"][2]");
-    assert_eq!(Violation { path: vec![], problem: Problem::Required { field: "x".into() } }.pointer(), "(root)");
+    assert_eq!(
+        Violation {
+            path: vec![],
+            problem: Problem::Required { field: "x".into() }
+        }
+        .pointer(),
+        "(root)"
+    );
 }
 
 #[test]
@@ -345,7 +454,13 @@ fn int_or_string_and_bounds_and_lists() {
     object["spec"]["rolloutStrategy"]["rollingUpdate"]["maxSurge"] = json!(true);
     let problems = problems_of(&object);
     assert_eq!(problems.len(), 1, "{problems:?}");
-    assert_eq!(problems[0].problem, Problem::Type { expected: "integer or string".to_owned(), found: "a boolean" });
+    assert_eq!(
+        problems[0].problem,
+        Problem::Type {
+            expected: "integer or string".to_owned(),
+            found: "a boolean"
+        }
+    );
 
     // Cluster v1beta2: names are bounded and patterned.
     let cluster = json!({"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "c"},
@@ -386,8 +501,14 @@ fn variable_top_level_and_nested_defaults() {
         }
     }));
     // No value: the top-level default, defaulted further.
-    assert_eq!(schema.default_value(None), Some(json!({"registry": {"host": "docker.io"}})));
-    assert_eq!(schema.default_value(Some(Value::Null)), Some(json!({"registry": {"host": "docker.io"}})));
+    assert_eq!(
+        schema.default_value(None),
+        Some(json!({"registry": {"host": "docker.io"}}))
+    );
+    assert_eq!(
+        schema.default_value(Some(Value::Null)),
+        Some(json!({"registry": {"host": "docker.io"}}))
+    );
     // Nested defaults only where the parent object exists.
     assert_eq!(schema.default_value(Some(json!({}))), Some(json!({})));
     assert_eq!(
@@ -396,8 +517,12 @@ fn variable_top_level_and_nested_defaults() {
     );
     // Array items and additionalProperties.
     assert_eq!(
-        schema.default_value(Some(json!({"mirrors": [{"endpoint": "a"}, {"port": 80}], "labels": {"k": {}}}))),
-        Some(json!({"mirrors": [{"endpoint": "a", "port": 443}, {"port": 80}], "labels": {"k": {"value": "x"}}}))
+        schema.default_value(Some(
+            json!({"mirrors": [{"endpoint": "a"}, {"port": 80}], "labels": {"k": {}}})
+        )),
+        Some(
+            json!({"mirrors": [{"endpoint": "a", "port": 443}, {"port": 80}], "labels": {"k": {"value": "x"}}})
+        )
     );
     // A null property is replaced by its default (variables are never nullable).
     assert_eq!(
@@ -405,7 +530,10 @@ fn variable_top_level_and_nested_defaults() {
         Some(json!({"registry": {"host": "docker.io"}}))
     );
     // No default and no value: no variable.
-    assert_eq!(variable(json!({"type": "string"})).default_value(None), None);
+    assert_eq!(
+        variable(json!({"type": "string"})).default_value(None),
+        None
+    );
 }
 
 #[test]
@@ -424,10 +552,18 @@ fn variable_value_checks() {
             "opt": {"type": "string", "nullable": true}
         }
     }));
-    assert!(schema.validate(&json!({"name": "abc", "mode": "fast", "count": 3, "ratio": 0.5, "tags": ["a"],
-        "extra": {"anything": {"x": 1}}, "when": "2024-05-01T10:00:00Z"})).is_empty());
-    let problems = schema.validate(&json!({"name": "ABCDEFG", "mode": "medium", "count": 11, "ratio": 0,
-        "tags": ["a", "b", 3], "when": "yesterday", "unknown": 1, "opt": null}));
+    assert!(
+        schema
+            .validate(
+                &json!({"name": "abc", "mode": "fast", "count": 3, "ratio": 0.5, "tags": ["a"],
+        "extra": {"anything": {"x": 1}}, "when": "2024-05-01T10:00:00Z"})
+            )
+            .is_empty()
+    );
+    let problems = schema.validate(
+        &json!({"name": "ABCDEFG", "mode": "medium", "count": 11, "ratio": 0,
+        "tags": ["a", "b", 3], "when": "yesterday", "unknown": 1, "opt": null}),
+    );
     let messages: Vec<String> = problems.iter().map(Violation::message).collect();
     assert_eq!(
         messages,
@@ -445,12 +581,19 @@ fn variable_value_checks() {
             "opt: must be of type string, not null",
         ]
     );
-    let messages: Vec<String> = schema.validate(&json!({"count": 0})).iter().map(Violation::message).collect();
+    let messages: Vec<String> = schema
+        .validate(&json!({"count": 0}))
+        .iter()
+        .map(Violation::message)
+        .collect();
     assert_eq!(messages, ["name: is required", "count: must be at least 1"]);
     // The top level.
     assert_eq!(
         schema.validate(&json!("x"))[0].problem,
-        Problem::Type { expected: "object".to_owned(), found: "a string" }
+        Problem::Type {
+            expected: "object".to_owned(),
+            found: "a string"
+        }
     );
     assert_eq!(schema.validate(&Value::Null)[0].pointer(), "(root)");
 }
@@ -458,32 +601,66 @@ fn variable_value_checks() {
 #[test]
 fn variable_unknown_fields_unless_preserved() {
     let strict = variable(json!({"type": "object", "properties": {"a": {"type": "object"}}}));
-    let messages: Vec<String> = strict.validate(&json!({"a": {"b": 1}})).iter().map(Violation::message).collect();
-    assert_eq!(messages, ["a.b: is not a field of the schema (it declares no fields here)"]);
-    let preserved = variable(json!({"type": "object", "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}));
+    let messages: Vec<String> = strict
+        .validate(&json!({"a": {"b": 1}}))
+        .iter()
+        .map(Violation::message)
+        .collect();
+    assert_eq!(
+        messages,
+        ["a.b: is not a field of the schema (it declares no fields here)"]
+    );
+    let preserved = variable(
+        json!({"type": "object", "properties": {"a": {"type": "object", "x-kubernetes-preserve-unknown-fields": true}}}),
+    );
     assert!(preserved.validate(&json!({"a": {"b": 1}})).is_empty());
     let map = variable(json!({"type": "object", "additionalProperties": {"type": "integer"}}));
     assert!(map.validate(&json!({"x": 1, "y": 2})).is_empty());
     assert_eq!(map.validate(&json!({"x": "1"}))[0].pointer(), "x");
     // Inside anyOf, properties validate but do not declare fields.
-    let any = variable(json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
-        "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}));
+    let any = variable(
+        json!({"type": "object", "x-kubernetes-preserve-unknown-fields": true,
+        "anyOf": [{"required": ["a"]}, {"required": ["b"]}]}),
+    );
     assert!(any.validate(&json!({"b": 1})).is_empty());
     let problems = any.validate(&json!({"c": 1}));
     assert_eq!(problems.len(), 1);
-    assert!(problems[0].problem.describe().starts_with("must match one of the schemas of anyOf"), "{problems:?}");
+    assert!(
+        problems[0]
+            .problem
+            .describe()
+            .starts_with("must match one of the schemas of anyOf"),
+        "{problems:?}"
+    );
     // A required field with a default is not missing: defaulting fills it first.
-    let defaulted = variable(json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "x"}}}));
+    let defaulted = variable(
+        json!({"type": "object", "required": ["a"], "properties": {"a": {"type": "string", "default": "x"}}}),
+    );
     assert!(defaulted.validate(&json!({})).is_empty());
 }
 
 #[test]
 fn variable_schema_errors_and_bounds() {
-    assert!(matches!(VariableSchema::compile(&json!("string")), Err(SchemaCompileError::NotAnObject { .. })));
-    assert!(matches!(VariableSchema::compile(&json!({"type": "text"})), Err(SchemaCompileError::UnknownType { .. })));
-    assert!(matches!(VariableSchema::compile(&json!({"minLength": -1})), Err(SchemaCompileError::Keyword { .. })));
-    let error = VariableSchema::compile(&json!({"properties": {"a": {"pattern": "(unclosed"}}})).unwrap_err();
-    assert!(error.to_string().starts_with("properties.a: pattern (unclosed cannot be compiled"), "{error}");
+    assert!(matches!(
+        VariableSchema::compile(&json!("string")),
+        Err(SchemaCompileError::NotAnObject { .. })
+    ));
+    assert!(matches!(
+        VariableSchema::compile(&json!({"type": "text"})),
+        Err(SchemaCompileError::UnknownType { .. })
+    ));
+    assert!(matches!(
+        VariableSchema::compile(&json!({"minLength": -1})),
+        Err(SchemaCompileError::Keyword { .. })
+    ));
+    let error = VariableSchema::compile(&json!({"properties": {"a": {"pattern": "(unclosed"}}}))
+        .unwrap_err();
+    assert!(
+        error
+            .to_string()
+            .starts_with("properties.a: pattern (unclosed cannot be compiled"),
+        "{error}"
+    );
     // A schema nested deeper than the bound is refused, not overflowed.
     let nest = |levels: usize| {
         let (mut schema, mut value) = (json!({"type": "string", "default": "x"}), json!(1));
@@ -494,7 +671,10 @@ fn variable_schema_errors_and_bounds() {
         (schema, value)
     };
     let (deep, _) = nest(200);
-    assert!(matches!(VariableSchema::compile(&deep), Err(SchemaCompileError::TooLarge { .. })));
+    assert!(matches!(
+        VariableSchema::compile(&deep),
+        Err(SchemaCompileError::TooLarge { .. })
+    ));
     let (deep, value) = nest(schema::MAX_DEPTH - 1);
     let deep = variable(deep);
     assert_eq!(deep.validate(&value).len(), 1);
@@ -503,19 +683,34 @@ fn variable_schema_errors_and_bounds() {
     let schema = variable(json!({"type": "array", "items": {"type": "string"}}));
     let problems = schema.validate(&Value::Array(vec![json!(1); 1000]));
     assert_eq!(problems.len(), schema::MAX_VIOLATIONS + 1);
-    assert_eq!(problems.last().unwrap().problem.describe(), "has 800 more problems, not listed");
+    assert_eq!(
+        problems.last().unwrap().problem.describe(),
+        "has 800 more problems, not listed"
+    );
     // Lists: set and map uniqueness (CRD dialect only), uniqueItems in both.
     let unique = variable(json!({"type": "array", "uniqueItems": true}));
     let problems = unique.validate(&json!([1, {"a": 1, "b": 2}, 1.0, {"b": 2, "a": 1}]));
     let messages: Vec<String> = problems.iter().map(Violation::message).collect();
-    assert_eq!(messages, ["[2]: must not repeat item [0] (the items are a set)", "[3]: must not repeat item [1] (the items are a set)"]);
+    assert_eq!(
+        messages,
+        [
+            "[2]: must not repeat item [0] (the items are a set)",
+            "[3]: must not repeat item [1] (the items are a set)"
+        ]
+    );
 }
 
 #[test]
 fn suggestions() {
     let names = ["registrationMethod", "tlsSan", "nodeName", "version"];
-    assert_eq!(schema::nearest("registrationMehod", names).as_deref(), Some("registrationMethod"));
+    assert_eq!(
+        schema::nearest("registrationMehod", names).as_deref(),
+        Some("registrationMethod")
+    );
     assert_eq!(schema::nearest("tlsSAN", names).as_deref(), Some("tlsSan"));
-    assert_eq!(schema::nearest("nodname", names).as_deref(), Some("nodeName"));
+    assert_eq!(
+        schema::nearest("nodname", names).as_deref(),
+        Some("nodeName")
+    );
     assert_eq!(schema::nearest("kubelet", names), None);
 }
