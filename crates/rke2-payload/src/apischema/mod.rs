@@ -42,7 +42,15 @@ mod tests;
 
 use std::fmt::Write as _;
 
-pub(crate) use crds::{CrdSchema, crd_schema};
+#[allow(
+    unused_imports,
+    reason = "the module's API, for the checks that will use it"
+)]
+pub(crate) use crds::{CrdSchema, Origin, crd_schema};
+#[allow(
+    unused_imports,
+    reason = "the module's API, for the checks that will use it"
+)]
 pub(crate) use schema::{SchemaCompileError, VariableSchema};
 
 /// One place in a JSON/YAML value.

@@ -268,12 +268,12 @@ impl Node {
     /// Makes the root's `metadata` property the loose ObjectMeta check the API server applies
     /// to a custom resource's metadata (a CRD's schema says only `type: object` there).
     pub(crate) fn mark_root_metadata(&mut self) {
-        if let Some(&i) = self.index.get("metadata") {
-            if let Some((_, node)) = self.properties.get_mut(i) {
-                let mut meta = Node::any(true);
-                meta.object_meta = true;
-                *node = meta;
-            }
+        if let Some(&i) = self.index.get("metadata")
+            && let Some((_, node)) = self.properties.get_mut(i)
+        {
+            let mut meta = Node::any(true);
+            meta.object_meta = true;
+            *node = meta;
         }
     }
 }
@@ -1125,15 +1125,16 @@ impl Run {
                 );
             }
         }
-        if let Some(sub) = &node.not {
-            if self.trial(sub, value, depth + 1).0 && !self.exhausted {
-                self.report(
-                    None,
-                    Problem::Other {
-                        what: "must not match the schema under not".to_owned(),
-                    },
-                );
-            }
+        if let Some(sub) = &node.not
+            && self.trial(sub, value, depth + 1).0
+            && !self.exhausted
+        {
+            self.report(
+                None,
+                Problem::Other {
+                    what: "must not match the schema under not".to_owned(),
+                },
+            );
         }
     }
 
@@ -1227,77 +1228,74 @@ impl Run {
                 );
             }
         }
-        if let Some((pattern, regex)) = &node.pattern {
-            if !regex.is_match(s) {
-                self.report(
-                    None,
-                    Problem::Pattern {
-                        pattern: pattern.clone(),
-                    },
-                );
-            }
+        if let Some((pattern, regex)) = &node.pattern
+            && !regex.is_match(s)
+        {
+            self.report(
+                None,
+                Problem::Pattern {
+                    pattern: pattern.clone(),
+                },
+            );
         }
-        if let Some(format) = &node.format {
-            if !format_ok(format, s) {
-                self.report(
-                    None,
-                    Problem::Format {
-                        format: format.clone(),
-                    },
-                );
-            }
+        if let Some(format) = &node.format
+            && !format_ok(format, s)
+        {
+            self.report(
+                None,
+                Problem::Format {
+                    format: format.clone(),
+                },
+            );
         }
     }
 
     /// Range and integer format of a number.
     fn check_number(&mut self, node: &Node, n: &serde_json::Number) {
         let value = n.as_f64().unwrap_or(f64::NAN);
-        if let Some((min, exclusive)) = node.minimum {
-            if (exclusive && value <= min) || value < min {
-                let word = if exclusive {
-                    "greater than"
-                } else {
-                    "at least"
-                };
-                self.report(
-                    None,
-                    Problem::Bounds {
-                        what: format!("{word} {}", show_number(min)),
-                    },
-                );
-            }
+        if let Some((min, exclusive)) = node.minimum
+            && ((exclusive && value <= min) || value < min)
+        {
+            let word = if exclusive {
+                "greater than"
+            } else {
+                "at least"
+            };
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("{word} {}", show_number(min)),
+                },
+            );
         }
-        if let Some((max, exclusive)) = node.maximum {
-            if (exclusive && value >= max) || value > max {
-                let word = if exclusive { "less than" } else { "at most" };
-                self.report(
-                    None,
-                    Problem::Bounds {
-                        what: format!("{word} {}", show_number(max)),
-                    },
-                );
-            }
+        if let Some((max, exclusive)) = node.maximum
+            && ((exclusive && value >= max) || value > max)
+        {
+            let word = if exclusive { "less than" } else { "at most" };
+            self.report(
+                None,
+                Problem::Bounds {
+                    what: format!("{word} {}", show_number(max)),
+                },
+            );
         }
-        match node.format.as_deref() {
-            Some("int32")
-                if is_integer(n) && n.as_i64().is_none_or(|i| i32::try_from(i).is_err()) =>
-            {
+        if is_integer(n) {
+            let (fits, format) = match node.format.as_deref() {
+                Some("int32") => (
+                    value >= f64::from(i32::MIN) && value <= f64::from(i32::MAX),
+                    "int32",
+                ),
+                Some("int64") => (n.as_i64().is_some() || value.abs() < 9.2e18, "int64"),
+                _ => (true, ""),
+            };
+            if !fits {
                 self.report(
                     None,
                     Problem::Format {
-                        format: "int32".to_owned(),
+                        format: format.to_owned(),
                     },
                 );
             }
-            Some("int64") if is_integer(n) && n.as_i64().is_none() => {
-                self.report(
-                    None,
-                    Problem::Format {
-                        format: "int64".to_owned(),
-                    },
-                );
-            }
-            _ => {}
         }
     }
 
