@@ -408,3 +408,132 @@ fn an_external_patch_is_refused_by_name() {
     assert!(message.contains("from-extension"), "{message}");
     assert!(message.contains("ClusterClass fleet/rke2"), "{message}");
 }
+
+/// A patch whose value is a Go template (conditionals, ranges, Sprig) and whose `enabledIf` is
+/// one, inserted before the class's other patches.
+fn templated_class() -> String {
+    CLASS_V1BETA2.replace(
+        "  patches:\n",
+        r#"  patches:
+  - name: templated
+    enabledIf: '{{ eq .cni "cilium" }}'
+    definitions:
+    - selector:
+        apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
+        kind: RKE2ConfigTemplate
+        matchResources:
+          machineDeploymentClass: {names: ["*"]}
+      jsonPatches:
+      - op: add
+        path: /spec/template/spec/agentConfig/kubelet/extraArgs/-
+        valueFrom:
+          template: 'node-labels={{ .builtin.machineDeployment.topologyName }}-{{ upper .builtin.cluster.name }}{{ range $i, $c := .builtin.cluster.network.pods }},pods{{ $i }}={{ $c }}{{ end }}{{ if gt (int .builtin.machineDeployment.replicas) 1 }},ha=yes{{ end }}'
+"#,
+    )
+}
+
+#[test]
+fn template_values_and_enabled_if_render_as_go_and_sprig_would() {
+    let class = templated_class();
+    let expanded = userdata(&[
+        Source {
+            name: "class.yaml",
+            bytes: class.as_bytes(),
+        },
+        Source {
+            name: "cluster.yaml",
+            bytes: CLUSTER_V1BETA2.as_bytes(),
+        },
+    ]);
+    let by_hand = BY_HAND
+        .replace(
+            "        kubelet: {extraArgs: [v=2]}",
+            "        kubelet: {extraArgs: [v=2, \"node-labels=md-0-DEMO,pods0=10.45.0.0/16,ha=yes\"]}",
+        )
+        .replace(
+            "kubelet: {extraArgs: [v=2, max-pods=250]}",
+            "kubelet: {extraArgs: [v=2, \"node-labels=md-gpu-DEMO,pods0=10.45.0.0/16\", max-pods=250]}",
+        );
+    let by_hand = userdata(&[Source {
+        name: "by-hand.yaml",
+        bytes: by_hand.as_bytes(),
+    }]);
+    assert!(
+        expanded[2]
+            .1
+            .contains("node-labels=md-0-DEMO,pods0=10.45.0.0/16,ha=yes")
+    );
+    assert_eq!(expanded, by_hand);
+
+    // With another CNI the patch is not enabled.
+    let canal = CLUSTER_V1BETA2.replacen(
+        "    variables:\n",
+        "    variables:\n    - name: cni\n      value: canal\n",
+        1,
+    );
+    let expanded = userdata(&[
+        Source {
+            name: "class.yaml",
+            bytes: class.as_bytes(),
+        },
+        Source {
+            name: "cluster.yaml",
+            bytes: canal.as_bytes(),
+        },
+    ]);
+    assert!(expanded.iter().all(|(_, u)| !u.contains("node-labels=md")));
+}
+
+#[test]
+fn a_template_function_the_preview_lacks_is_refused_by_name() {
+    let class = templated_class().replace(
+        "{{ upper .builtin.cluster.name }}",
+        "{{ semver \"1.2.3\" }}",
+    );
+    let found = findings_of_class(&class, CLUSTER_V1BETA2);
+    assert!(
+        found
+            .iter()
+            .any(|(c, m)| *c == Check::TopologyExpansionFails
+                && m.contains("semver")
+                && m.contains("patch templated")),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn a_variable_value_is_checked_against_its_schema_with_the_field_named() {
+    let cluster = CLUSTER_V1BETA2.replace("method: control-plane-endpoint", "method: 5");
+    let found = findings_of_class(CLASS_V1BETA2, &cluster);
+    assert!(
+        found
+            .iter()
+            .any(|(c, m)| *c == Check::TopologyVariableInvalid
+                && m.contains("variable registration.method")
+                && m.contains("string")),
+        "{found:?}"
+    );
+}
+
+fn findings_of_class(class: &str, cluster: &str) -> Vec<(Check, String)> {
+    let preview = render(
+        &[
+            Source {
+                name: "class.yaml",
+                bytes: class.as_bytes(),
+            },
+            Source {
+                name: "cluster.yaml",
+                bytes: cluster.as_bytes(),
+            },
+        ],
+        &options(),
+    )
+    .expect("a preview with findings");
+    preview
+        .findings
+        .iter()
+        .filter(|f| f.is_refusal())
+        .map(|f| (f.check, f.message.clone()))
+        .collect()
+}
