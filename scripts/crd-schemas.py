@@ -135,10 +135,10 @@ def repo_url(label):
 def main():
     here = os.path.dirname(os.path.abspath(__file__))
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--capi", default="/work/.mirror/kubernetes-sigs+cluster-api/repo",
+    parser.add_argument("--capi", required=True,
                         help="a clone or bare git dir of kubernetes-sigs/cluster-api")
     parser.add_argument("--capi-tag", default="v1.14.0")
-    parser.add_argument("--caprke2", default="/work/.mirror/rancher+cluster-api-provider-rke2/repo",
+    parser.add_argument("--caprke2", required=True,
                         help="a clone or bare git dir of rancher/cluster-api-provider-rke2")
     parser.add_argument("--caprke2-tag", default="v0.25.0")
     parser.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "crates", "rke2-payload", "src", "apischema", "crds")))
