@@ -9,10 +9,10 @@ use std::rc::Rc;
 use base64::Engine as _;
 use sha2::Digest as _;
 
-use super::fmt::{go_quote, sprintf};
+use super::fmt::sprintf;
 use super::limits;
-use super::parse::{go_parse_float, go_parse_int};
-use super::value::{self, JsonStyle, Value};
+use super::value::{self, JsonStyle, Value, go_parse_float, go_parse_int};
+use crate::codec::text::go_quote;
 
 /// A Go parameter type, as far as `text/template`'s argument checks care.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -478,3 +478,66 @@ fn json_string(s: &str, escape_html: bool, out: &mut String) {
     }
     out.push('"');
 }
+
+/// Go's `strconv.ParseInt(s, 0, 64)`: sign, base prefix (`0x`, `0o`, `0b`, leading `0` for
+/// octal) and underscores between digits.
+pub(crate) fn go_parse_int(s: &str) -> Option<i64> {
+    let (neg, body) = match s.as_bytes().first() {
+        Some(b'-') => (true, &s[1..]),
+        Some(b'+') => (false, &s[1..]),
+        _ => (false, s),
+    };
+    let lower = body.to_ascii_lowercase();
+    let (radix, digits, prefixed) = if let Some(d) = lower.strip_prefix("0x") {
+        (16, d, true)
+    } else if let Some(d) = lower.strip_prefix("0o") {
+        (8, d, true)
+    } else if let Some(d) = lower.strip_prefix("0b") {
+        (2, d, true)
+    } else if lower.len() > 1 && lower.starts_with('0') {
+        (8, &lower[1..], true)
+    } else {
+        (10, lower.as_str(), false)
+    };
+    if digits.is_empty()
+        || digits.starts_with('_') && !prefixed
+        || digits.ends_with('_')
+        || digits.contains("__")
+    {
+        return None;
+    }
+    if digits.contains('_') && !prefixed && radix == 10 && digits.starts_with('_') {
+        return None;
+    }
+    let clean: String = digits.chars().filter(|&c| c != '_').collect();
+    if clean.is_empty() || !clean.chars().all(|c| c.is_digit(radix)) {
+        return None;
+    }
+    let magnitude = u64::from_str_radix(&clean, radix).ok()?;
+    if neg {
+        if magnitude == 1 << 63 {
+            Some(i64::MIN)
+        } else {
+            i64::try_from(magnitude).ok().map(|m| -m)
+        }
+    } else {
+        i64::try_from(magnitude).ok()
+    }
+}
+
+/// Go's `strconv.ParseFloat(s, 64)` for decimal literals (and `inf`/`nan` words).
+pub(crate) fn go_parse_float(s: &str) -> Option<f64> {
+    let clean: String = s.chars().filter(|&c| c != '_').collect();
+    let lower = clean.to_ascii_lowercase();
+    let unsigned = lower.trim_start_matches(['+', '-']);
+    if unsigned.starts_with("0x") {
+        return None;
+    }
+    if matches!(unsigned, "inf" | "infinity" | "nan") {
+        return lower.parse().ok();
+    }
+    if !unsigned.starts_with(|c: char| c.is_ascii_digit() || c == '.') {
+        return None;
+    }
+    lower.parse().ok()
+}
