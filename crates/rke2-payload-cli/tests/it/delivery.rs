@@ -23,6 +23,7 @@ metadata: {{name: demo-cp, namespace: capi}}
 spec:
   version: v1.32.5+rke2r1
   replicas: 1
+  rolloutStrategy: {{type: RollingUpdate}}
 {rcp_extra}  machineTemplate:
     spec:
       infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: {infra_kind}, name: demo-cp}}

@@ -241,8 +241,12 @@ spec:
   version: v1.32.5+rke2r1
   replicas: 1
   registrationMethod: internal-first
+  rolloutStrategy: {type: RollingUpdate}
   serverConfig:
     auditPolicySecret: {name: audit-policy}
+  machineTemplate:
+    spec:
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: demo-cp}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: RKE2ConfigTemplate
@@ -265,6 +269,7 @@ spec:
       version: v1.32.5+rke2r1
       bootstrap:
         configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2ConfigTemplate, name: demo-md}
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: demo-md}
 ";
 
 #[test]
@@ -738,9 +743,12 @@ kind: RKE2ControlPlane
 metadata: {name: old-cp, namespace: capi}
 spec:
   replicas: 1
+  version: v1.30.4+rke2r1
+  rolloutStrategy: {type: RollingUpdate}
   agentConfig:
-    version: v1.30.4+rke2r1
     cisProfile: cis-1.23
+  machineTemplate:
+    infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: DockerMachineTemplate, name: old-cp}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta1
 kind: RKE2ConfigTemplate
@@ -761,6 +769,7 @@ spec:
       version: v1.30.4+rke2r1
       bootstrap:
         configRef: {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: RKE2ConfigTemplate, name: old-md}
+      infrastructureRef: {apiVersion: infrastructure.cluster.x-k8s.io/v1beta1, kind: DockerMachineTemplate, name: old-md}
 ";
     let out = cmd()
         .args(["render", "--seed", "2", "-o", "json"])
@@ -927,8 +936,8 @@ fn an_endpoint_the_provider_fills_in_is_one_placeholder_for_tls_san_and_join_ser
     // The endpoint left to the infrastructure provider, nodes joining through it (the default).
     let manifests = MINIMAL
         .replacen(
-            "{host: demo.example.com, port: 6443}",
-            "{host: '', port: 0}",
+            "  controlPlaneEndpoint: {host: demo.example.com, port: 6443}\n",
+            "",
             1,
         )
         .replacen("  registrationMethod: internal-first\n", "", 1);
@@ -996,6 +1005,7 @@ spec:
       version: v1.31.9+rke2r1
       bootstrap:
         configRef: {{apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2Config, name: pool-config}}
+      infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachinePool, name: pool}}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: RKE2Config
@@ -1072,6 +1082,7 @@ spec:
   version: v1.31.1+rke2r1
   bootstrap:
     configRef: {{apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2Config, name: m1-config}}
+  infrastructureRef: {{apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachine, name: m1}}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: RKE2Config

@@ -68,9 +68,24 @@ pub(crate) struct CrdSchema {
     origin: Origin,
     /// CEL rules of the CRD, not checked.
     cel_rules: usize,
+    /// The group (`cluster.x-k8s.io`).
+    group: &'static str,
+    /// The version (`v1beta2`).
+    version: &'static str,
+    /// The kind (`Cluster`).
+    kind: &'static str,
 }
 
 impl CrdSchema {
+    /// The problems of an object as the API server finds them when it is created: the CRD's
+    /// defaults filled in, then what the mutating webhooks of Cluster API and CAPRKE2 set
+    /// (`admission.rs`), then [`CrdSchema::validate`].
+    pub(crate) fn admit(&self, object: &Value) -> Vec<Violation> {
+        let mut admitted = self.default_object(object.clone());
+        super::admission::defaulted(self.group, self.version, self.kind, &mut admitted);
+        self.validate(&admitted)
+    }
+
     /// The problems of an object (the whole manifest: `apiVersion`, `kind`, `metadata`, `spec`,
     /// …) as the API server would see them with strict field validation: schema violations and
     /// fields the schema does not declare (which the API server itself prunes silently). The
@@ -182,6 +197,9 @@ pub(crate) fn crd_schema(api_version: &str, kind: &str) -> Option<&'static CrdSc
                 label: slot.label.clone(),
                 origin: slot.origin.clone(),
                 cel_rules: slot.cel_rules,
+                group: GROUPS.get(index).map_or("", |(name, _)| *name),
+                version: &slot.version,
+                kind: &slot.kind,
             })
         })
         .as_ref()

@@ -35,6 +35,7 @@
     reason = "the checks that use this module are not written yet; its tests use all of it"
 )]
 
+mod admission;
 mod crds;
 mod schema;
 #[cfg(test)]
@@ -53,14 +54,7 @@ pub(crate) use crds::{CrdSchema, Origin, crd_schema};
 )]
 pub(crate) use schema::{SchemaCompileError, VariableSchema};
 
-/// One place in a JSON/YAML value.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PathSeg {
-    /// A field of an object.
-    Key(String),
-    /// An item of an array.
-    Index(usize),
-}
+pub(crate) use crate::codec::tree::PathSeg;
 
 /// One problem: where, and what is allowed.
 ///

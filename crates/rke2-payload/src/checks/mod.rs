@@ -228,6 +228,10 @@ checks! {
     TopologyVariableInvalid = "topology-variable-invalid", Error,
         "a topology variable is missing, undefined or fails its schema",
         "The Cluster webhook rejects a Cluster whose topology sets a variable the ClusterClass does not define, lacks a required one, or sets a value its openAPIV3Schema does not allow, so the Cluster is never created. The message names the variable and the field.";
+    /// `manifest-schema`.
+    ManifestSchema = "manifest-schema", Error,
+        "a manifest does not match its CRD's schema",
+        "The API server checks Cluster API and CAPRKE2 objects against their CRD's OpenAPI schema after its defaults and the admission webhooks' have been filled in: a field of the wrong type, a value outside its enum or pattern or bounds, or a missing required field is rejected; a field the schema does not have is rejected by kubectl's strict field validation and otherwise dropped silently, so the cluster comes up without it. The message names the field, what is allowed there, and, on an object a ClusterClass expansion made, the patch that wrote the value.";
     /// `manifest-missing-reference`.
     ManifestMissingReference = "manifest-missing-reference", Warning,
         "a manifest names an object the input does not hold",
@@ -446,6 +450,7 @@ impl Finding {
                     | Check::ManifestUnsubstitutedVariable
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid
+                    | Check::ManifestSchema
             )
     }
 

@@ -41,6 +41,7 @@ pub(crate) fn manifest_checks(m: &Manifests) -> Vec<Finding> {
         cluster(m, c, &mut out);
     }
     failure_domains(m, &mut out);
+    schemas(m, &mut out);
     for o in m.objects.iter().filter(|o| {
         matches!(
             o.kind(),
@@ -51,6 +52,72 @@ pub(crate) fn manifest_checks(m: &Manifests) -> Vec<Finding> {
         flatcar_cloud_config(m, o, &mut out);
     }
     out
+}
+
+/// `manifest-schema`: every object of a kind whose CRD the library carries, checked as the API
+/// server admits it (`apischema`). On an object the topology expansion made, only what a patch
+/// wrote is reported, naming the patch: the rest comes from the class's templates and the
+/// Cluster, which are checked as they are written.
+fn schemas(m: &Manifests, out: &mut Vec<Finding>) {
+    for o in &m.objects {
+        let api_version = str_at(&o.value, &["apiVersion"]).unwrap_or("");
+        let Some(schema) = crate::apischema::crd_schema(api_version, o.kind()) else {
+            continue;
+        };
+        for v in schema.admit(&o.value) {
+            if reported_elsewhere(o, &v) {
+                continue;
+            }
+            let by = if o.made_for.is_some() {
+                match o.patched.iter().rev().find(|p| p.covers(&v.path)) {
+                    Some(p) => format!(
+                        " (written by patch {} of {})",
+                        crate::topology::shown(&p.patch, 60),
+                        p.class
+                    ),
+                    None => continue,
+                }
+            } else {
+                String::new()
+            };
+            out.push(
+                Finding::new(
+                    Check::ManifestSchema,
+                    format!(
+                        "{}: {}{by} (CRD schema of {})",
+                        o.title(),
+                        safe(&v.message()),
+                        schema.source()
+                    ),
+                )
+                .in_manifest(o.field_site(&v.path)),
+            );
+        }
+    }
+}
+
+/// Whether a schema problem is one another check reports in its own words: a `${VAR}` left in
+/// the value (`manifest-unsubstituted-variable`), the RKE2ControlPlane version's pattern
+/// (`manifest-version-pattern`).
+fn reported_elsewhere(o: &Object, v: &crate::apischema::Violation) -> bool {
+    use crate::apischema::{PathSeg, Problem};
+    let mut value = Some(&o.value);
+    for seg in &v.path {
+        value = value.and_then(|x| match seg {
+            PathSeg::Key(k) => x.get(k),
+            PathSeg::Index(i) => x.get(i),
+        });
+    }
+    let placeholder = value
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.contains("${"))
+        || v.path
+            .iter()
+            .any(|seg| matches!(seg, PathSeg::Key(k) if k.contains("${")));
+    let version = matches!(v.problem, Problem::Pattern { .. })
+        && o.kind() == "RKE2ControlPlane"
+        && v.pointer() == "spec.version";
+    placeholder || version
 }
 
 /// Whether any string of `v` names Flatcar (an image lookup OS, an image or AMI name).

@@ -301,18 +301,22 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
             source_name: crate::codec::text::terminal_safe(source.name).into_owned(),
             message: e.to_string(),
         })?;
-        // Lines only when the span tree sees the same objects as the reader.
-        let lines = std::str::from_utf8(source.bytes)
+        // Places only when the span tree sees the same objects as the reader.
+        let places = std::str::from_utf8(source.bytes)
             .ok()
-            .and_then(crate::manifests::object_lines)
-            .filter(|l| l.len() == objects.len());
-        for (i, value) in objects.into_iter().enumerate() {
+            .and_then(crate::manifests::object_places)
+            .filter(|p| p.len() == objects.len());
+        let mut places = places.into_iter().flatten();
+        for value in objects {
+            let places = places.next().map(std::sync::Arc::new);
             if value.is_object() {
                 out.objects.push(Object {
                     source: source.name.to_owned(),
                     value,
-                    line: lines.as_ref().and_then(|l| l.get(i).copied()),
+                    line: places.as_ref().map(|p| p.first_line()),
+                    places,
                     made_for: None,
+                    patched: Vec::new(),
                 });
             }
         }

@@ -35,7 +35,7 @@ use serde_json::{Map, Value, json};
 
 use crate::apischema::VariableSchema;
 use crate::checks::{Check, Finding};
-use crate::manifests::{Manifests, Object, at, str_at};
+use crate::manifests::{Manifests, Object, Patched, at, str_at};
 
 /// The label Cluster API puts on every object it makes for a cluster.
 const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
@@ -124,6 +124,8 @@ struct Item {
     /// The variables only this item sees (builtins and overrides).
     vars: Map<String, Value>,
     title: String,
+    /// What the patches wrote into the template, in order.
+    patched: Vec<Patched>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -463,12 +465,14 @@ impl<'a> Expander<'a> {
             template: infra_t.value.clone(),
             vars: Map::new(),
             title: infra_t.title(),
+            patched: Vec::new(),
         });
         items.push(Item {
             role: Role::ControlPlane,
             template: cp_t.value.clone(),
             vars: cp_vars.clone(),
             title: cp_t.title(),
+            patched: Vec::new(),
         });
         if let Some(t) = cp_machine_t {
             items.push(Item {
@@ -476,6 +480,7 @@ impl<'a> Expander<'a> {
                 template: t.value.clone(),
                 vars: cp_vars,
                 title: t.title(),
+                patched: Vec::new(),
             });
         }
 
@@ -488,6 +493,8 @@ impl<'a> Expander<'a> {
             topo: Value,
             bootstrap: Value,
             infra: Value,
+            bootstrap_patched: Vec<Patched>,
+            infra_patched: Vec<Patched>,
             class_value: Value,
             pool: bool,
         }
@@ -615,12 +622,14 @@ impl<'a> Expander<'a> {
                     template: bt.value.clone(),
                     vars: vars.clone(),
                     title: bt.title(),
+                    patched: Vec::new(),
                 });
                 items.push(Item {
                     role: make(false),
                     template: it.value.clone(),
                     vars,
                     title: it.title(),
+                    patched: Vec::new(),
                 });
                 workers.push(Worker {
                     topology_name,
@@ -630,6 +639,8 @@ impl<'a> Expander<'a> {
                     topo: t.clone(),
                     bootstrap: Value::Null,
                     infra: Value::Null,
+                    bootstrap_patched: Vec::new(),
+                    infra_patched: Vec::new(),
                     class_value: wc.value.clone(),
                     pool,
                 });
@@ -646,7 +657,9 @@ impl<'a> Expander<'a> {
         // The objects, from the patched templates.
         let mut objects = Vec::new();
         let make = |item: &Item, name: &str, labels: Map<String, Value>| -> Object {
-            object_from_template(cluster, &item.template, name, &ns, labels)
+            let mut o = object_from_template(cluster, &item.template, name, &ns, labels);
+            o.patched = patched_in_object(&item.patched);
+            o
         };
         let mut infra_cluster = None;
         let mut cp = None;
@@ -664,20 +677,18 @@ impl<'a> Expander<'a> {
                 }
                 Role::ControlPlaneMachine => {
                     let name = cp_machine_name.clone().unwrap_or_default();
-                    cp_machine = Some(template_copy(
-                        cluster,
-                        &item.template,
-                        &name,
-                        &ns,
-                        labels(&[]),
-                    ));
+                    let mut o = template_copy(cluster, &item.template, &name, &ns, labels(&[]));
+                    o.patched.clone_from(&item.patched);
+                    cp_machine = Some(o);
                 }
                 Role::Deployment(w, bootstrap) | Role::Pool(w, bootstrap) => {
                     if let Some(worker) = workers.get_mut(w) {
                         if bootstrap {
                             worker.bootstrap = item.template.clone();
+                            worker.bootstrap_patched.clone_from(&item.patched);
                         } else {
                             worker.infra = item.template.clone();
+                            worker.infra_patched.clone_from(&item.patched);
                         }
                     }
                 }
@@ -761,7 +772,7 @@ impl<'a> Expander<'a> {
             let mut l = merged_worker_metadata(&w.topo, &w.class_value, "labels");
             l.extend(labels(&[(label, &w.topology_name)]));
             let annotations = merged_worker_metadata(&w.topo, &w.class_value, "annotations");
-            let (bootstrap_obj, infra_obj) = if w.pool {
+            let (mut bootstrap_obj, mut infra_obj) = if w.pool {
                 // A MachinePool's bootstrap config and infrastructure are objects.
                 (
                     object_from_template(cluster, &w.bootstrap, &w.bootstrap_name, &ns, l.clone()),
@@ -773,6 +784,13 @@ impl<'a> Expander<'a> {
                     template_copy(cluster, &w.infra, &w.infra_name, &ns, l.clone()),
                 )
             };
+            if w.pool {
+                bootstrap_obj.patched = patched_in_object(&w.bootstrap_patched);
+                infra_obj.patched = patched_in_object(&w.infra_patched);
+            } else {
+                bootstrap_obj.patched = w.bootstrap_patched;
+                infra_obj.patched = w.infra_patched;
+            }
             let b_api = str_at(&bootstrap_obj.value, &["apiVersion"])
                 .unwrap_or("")
                 .to_owned();
@@ -1017,6 +1035,11 @@ impl<'a> Expander<'a> {
                 if let Err(e) = patch::apply(&mut item.template, &ops) {
                     return fail(self, e.what);
                 }
+                item.patched.extend(ops.iter().map(|op| Patched {
+                    path: patch::tokens(&op.path).unwrap_or_default(),
+                    patch: patch_name.clone(),
+                    class: class_title.to_owned(),
+                }));
                 // Only spec, labels and annotations of a patched template are kept.
                 let mut kept = before;
                 if let (Value::Object(k), Value::Object(patched)) = (&mut kept, &item.template) {
@@ -1278,8 +1301,40 @@ fn generated(cluster: &Object, value: Value) -> Object {
         source: cluster.source.clone(),
         value,
         line: cluster.line,
+        places: None,
         made_for: Some(cluster.title()),
+        patched: Vec::new(),
     }
+}
+
+/// What the patches wrote into a template, where it lands in the object the template stands
+/// for ([`object_from_template`]): `spec.template.spec` is the object's `spec`, the template's
+/// `spec.template.metadata` its metadata; the rest of the template is not in the object.
+fn patched_in_object(patched: &[Patched]) -> Vec<Patched> {
+    patched
+        .iter()
+        .filter_map(|p| {
+            let path = match p.path.as_slice() {
+                [spec, template, rest @ ..] if spec == "spec" && template == "template" => {
+                    match rest {
+                        [] => vec!["spec".to_owned()],
+                        [inner, rest @ ..] if inner == "spec" => std::iter::once("spec".to_owned())
+                            .chain(rest.iter().cloned())
+                            .collect(),
+                        [inner, rest @ ..] if inner == "metadata" => {
+                            std::iter::once("metadata".to_owned())
+                                .chain(rest.iter().cloned())
+                                .collect()
+                        }
+                        _ => return None,
+                    }
+                }
+                [spec] if spec == "spec" => vec!["spec".to_owned()],
+                _ => return None,
+            };
+            Some(Patched { path, ..p.clone() })
+        })
+        .collect()
 }
 
 /// The object a template stands for (`GenerateTemplate`): its kind without `Template`, its

@@ -3,7 +3,7 @@
 
 use rke2_payload::{Check, RenderError, RenderOptions, Source, render};
 
-const CLASS_V1BETA2: &str = r#"
+pub(crate) const CLASS_V1BETA2: &str = r#"
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: ClusterClass
 metadata: {name: rke2, namespace: fleet}
@@ -71,6 +71,7 @@ metadata: {name: cp, namespace: fleet}
 spec:
   template:
     spec:
+      rolloutStrategy: {type: RollingUpdate}
       serverConfig:
         tlsSan: [first.example.com]
         etcd: {backupConfig: {retention: "5"}}
@@ -101,7 +102,7 @@ spec:
         kubelet: {extraArgs: [v=2]}
 "#;
 
-const CLUSTER_V1BETA2: &str = r#"
+pub(crate) const CLUSTER_V1BETA2: &str = r#"
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: Cluster
 metadata: {name: demo, namespace: fleet}
@@ -149,6 +150,7 @@ spec:
   version: v1.34.1+rke2r1
   replicas: 3
   registrationMethod: control-plane-endpoint
+  rolloutStrategy: {type: RollingUpdate}
   machineTemplate:
     spec:
       infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: cp-machine}
@@ -174,6 +176,7 @@ spec:
       version: v1.34.1+rke2r1
       bootstrap:
         configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2ConfigTemplate, name: general}
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: worker-machine}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: RKE2ConfigTemplate
@@ -196,6 +199,7 @@ spec:
       version: v1.34.1+rke2r1
       bootstrap:
         configRef: {apiGroup: bootstrap.cluster.x-k8s.io, kind: RKE2ConfigTemplate, name: gpu}
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerMachineTemplate, name: worker-machine}
 ---
 apiVersion: bootstrap.cluster.x-k8s.io/v1beta2
 kind: RKE2ConfigTemplate
@@ -208,14 +212,22 @@ spec:
         kubelet: {extraArgs: [v=2, max-pods=250]}
 "#;
 
-fn options() -> RenderOptions {
+pub(crate) fn options() -> RenderOptions {
     RenderOptions::new()
         .with_seed(7)
         .with_token("a-fixed-token-for-the-comparison")
 }
 
+/// The user data of each rendered Secret; the inputs must be valid for their API schemas.
 fn userdata(sources: &[Source<'_>]) -> Vec<(String, String)> {
     let preview = render(sources, &options()).expect("renders");
+    let schema: Vec<&str> = preview
+        .findings
+        .iter()
+        .filter(|f| f.check == Check::ManifestSchema)
+        .map(|f| f.message.as_str())
+        .collect();
+    assert!(schema.is_empty(), "{schema:#?}");
     preview
         .secrets
         .iter()
