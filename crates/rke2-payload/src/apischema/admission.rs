@@ -98,7 +98,12 @@ fn machine_deployment(version: &str, object: &mut Map<String, Value>) {
         &["spec", "rollout", "strategy"]
     };
     if let Some(strategy) = at(object, strategy) {
-        if strategy.get("type").and_then(Value::as_str).unwrap_or("") == "" {
+        if strategy
+            .get("type")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .is_empty()
+        {
             strategy.insert("type".into(), json!("RollingUpdate"));
         }
         if strategy.get("type") == Some(&json!("RollingUpdate"))
@@ -167,7 +172,7 @@ fn control_plane(version: &str, object: &mut Map<String, Value>) {
                 .get("namespace")
                 .and_then(Value::as_str)
                 .unwrap_or("")
-                == ""
+                .is_empty()
         {
             reference.insert("namespace".into(), namespace.unwrap_or(json!("")));
         }
@@ -217,7 +222,12 @@ fn agent_format(object: &mut Map<String, Value>, spec: &[&str]) {
     let Some(agent) = at(spec, &["agentConfig"]) else {
         return;
     };
-    if agent.get("format").and_then(Value::as_str).unwrap_or("") == "" {
+    if agent
+        .get("format")
+        .and_then(Value::as_str)
+        .unwrap_or("")
+        .is_empty()
+    {
         agent.insert("format".into(), json!("cloud-config"));
     }
 }

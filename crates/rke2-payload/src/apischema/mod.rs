@@ -20,20 +20,18 @@
 //!   field validation rejects them); Cluster API rejects them in a variable value
 //!   (`validateUnknownFields` in `internal/topology/variables`). Both are reported here;
 //! - defaults follow structural defaulting (`.../apiserver/schema/defaulting`), as Cluster API's
-//!   `DefaultClusterVariables` uses it.
+//!   `DefaultClusterVariables` uses it;
+//! - an object is checked as it is admitted (`CrdSchema::admit`): the CRD's defaults, then
+//!   what the mutating webhooks of Cluster API and CAPRKE2 set (`admission.rs`), then the
+//!   schema.
 //!
-//! Not checked: CEL rules (`x-kubernetes-validations`; counted by the extractor,
-//! [`CrdSchema::cel_rules`]), admission webhooks, immutability and cross-object rules.
+//! Not checked: CEL rules (`x-kubernetes-validations`; counted by the extractor), validating
+//! webhooks, immutability and cross-object rules.
 //!
 //! No message quotes a value of the input: a problem says the type found or a length, and the
 //! schema's own facts. A field name that is not in the schema is part of the path (it is the
 //! input's key), so a caller that prints paths to a terminal must make them safe as it does for
 //! any text of the input.
-
-#![allow(
-    dead_code,
-    reason = "the checks that use this module are not written yet; its tests use all of it"
-)]
 
 mod admission;
 mod crds;
@@ -43,16 +41,8 @@ mod tests;
 
 use std::fmt::Write as _;
 
-#[allow(
-    unused_imports,
-    reason = "the module's API, for the checks that will use it"
-)]
-pub(crate) use crds::{CrdSchema, Origin, crd_schema};
-#[allow(
-    unused_imports,
-    reason = "the module's API, for the checks that will use it"
-)]
-pub(crate) use schema::{SchemaCompileError, VariableSchema};
+pub(crate) use crds::crd_schema;
+pub(crate) use schema::VariableSchema;
 
 pub(crate) use crate::codec::tree::PathSeg;
 

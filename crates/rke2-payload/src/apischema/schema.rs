@@ -609,18 +609,16 @@ pub(crate) fn compile(
 /// v1beta2), read as Cluster API reads it.
 #[derive(Debug)]
 pub(crate) struct VariableSchema {
-    /// The compiled schema.
+    /// The compiled schema (its CEL rules, `x-kubernetes-validations`, are not checked).
     root: Node,
-    /// CEL rules (`x-kubernetes-validations`) in the schema, not checked.
-    cel_rules: usize,
 }
 
 impl VariableSchema {
     /// Compiles a variable's `openAPIV3Schema`. Keys Cluster API's `JSONSchemaProps` does not
     /// have (`nullable`, `x-kubernetes-list-type`, …) are ignored, as the API server drops them.
     pub(crate) fn compile(openapi: &Value) -> Result<VariableSchema, SchemaCompileError> {
-        let (root, cel_rules) = compile(openapi, Dialect::ClusterApiVariable)?;
-        Ok(Self { root, cel_rules })
+        let (root, _) = compile(openapi, Dialect::ClusterApiVariable)?;
+        Ok(Self { root })
     }
 
     /// The problems of a variable's value, as Cluster API's `ValidateClusterVariable` finds
@@ -637,11 +635,6 @@ impl VariableSchema {
     /// of objects that exist, recursively, through `additionalProperties` and array items.
     pub(crate) fn default_value(&self, value: Option<Value>) -> Option<Value> {
         default_value(&self.root, value)
-    }
-
-    /// How many CEL rules the schema carries (not checked here).
-    pub(crate) fn cel_rules(&self) -> usize {
-        self.cel_rules
     }
 }
 

@@ -2,6 +2,7 @@
 
 use serde_json::{Value, json};
 
+use super::schema::SchemaCompileError;
 use super::*;
 
 /// A test data file of CAPRKE2's examples (Apache-2.0, copied from the repository at the tag in
