@@ -9,8 +9,8 @@ use rke2_payload::{
 
 use super::size::cloud_targets;
 use super::{
-    Outcome, decode_options, in_input, raw_stdout, secrets_input, selector, styled,
-    unreadable_secrets,
+    Outcome, Rendered, decode_options, in_input, nothing_rendered, raw_stdout, secrets_or_findings,
+    selector, styled, unreadable_secrets,
 };
 use crate::cli::{LintArgs, LintFormat};
 use crate::render::{
@@ -47,11 +47,17 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
     };
     let linter = Linter::new(lint, decode_options(&args.input));
-    let report = linter.lint(secrets_input(&args.input)?, &selector, args.input.jobs);
-    let report = match report {
-        Ok(report) => report,
-        Err(LintError::Input(e)) => return in_input(Err(e), path),
-        Err(e) => return Err(e.into()),
+    let report = match secrets_or_findings(&args.input)? {
+        // Manifests of which nothing renders: their findings are the report.
+        Rendered::Nothing { findings, .. } if !findings.is_empty() => {
+            linter.lint_unrendered(findings)
+        }
+        Rendered::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
+        Rendered::Secrets(reader, _) => match linter.lint(reader, &selector, args.input.jobs) {
+            Ok(report) => report,
+            Err(LintError::Input(e)) => return in_input(Err(e), path),
+            Err(e) => return Err(e.into()),
+        },
     };
     let mut out = raw_stdout();
     match args.output {

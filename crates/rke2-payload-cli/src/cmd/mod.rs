@@ -153,11 +153,49 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> 
 pub(crate) fn secrets_and_refusals(
     args: &InputArgs,
 ) -> Result<(Box<dyn std::io::Read>, Vec<rke2_payload::Finding>)> {
+    match secrets_or_findings(args)? {
+        Rendered::Secrets(reader, refusals) => Ok((reader, refusals)),
+        Rendered::Nothing { name, findings } => Err(nothing_rendered(&name, &findings)),
+    }
+}
+
+/// What an input gives a report.
+pub(crate) enum Rendered {
+    /// Secrets to read (streamed, or rendered from manifests), and the manifests' refusals.
+    Secrets(Box<dyn std::io::Read>, Vec<rke2_payload::Finding>),
+    /// Manifests of which nothing renders, and the findings that say why.
+    Nothing {
+        /// The input's name.
+        name: String,
+        /// The preview's findings.
+        findings: Vec<rke2_payload::Finding>,
+    },
+}
+
+/// The Secrets of the input, or, for manifests of which nothing renders, their findings (for
+/// `lint`, which reports them).
+pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
     match manifests_or_stream(args)? {
-        Input::Stream(reader) => Ok((reader, Vec::new())),
+        Input::Stream(reader) => Ok(Rendered::Secrets(reader, Vec::new())),
         Input::Manifests(bytes) => {
-            let (list, refusals) = rendered_checked(&input_name(args.path()), &bytes)?;
-            Ok((Box::new(std::io::Cursor::new(list)), refusals))
+            let name = input_name(args.path());
+            let preview = preview_of(&name, &bytes)?;
+            if preview.secrets.is_empty() {
+                return Ok(Rendered::Nothing {
+                    name,
+                    findings: preview.findings,
+                });
+            }
+            let refusals = preview
+                .findings
+                .iter()
+                .filter(|f| f.is_refusal())
+                .cloned()
+                .collect();
+            Ok(Rendered::Secrets(
+                Box::new(std::io::Cursor::new(preview.to_yaml().into_bytes())),
+                refusals,
+            ))
         }
     }
 }
@@ -177,29 +215,27 @@ pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
 /// the two sides of a diff) have the same generated token and CAs. Nothing rendered is an error
 /// that says why.
 pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
-    Ok(rendered_checked(name, bytes)?.0)
+    let preview = preview_of(name, bytes)?;
+    if preview.secrets.is_empty() {
+        return Err(nothing_rendered(name, &preview.findings));
+    }
+    Ok(preview.to_yaml().into_bytes())
 }
 
-/// As [`rendered`], with the refusals among the manifest findings.
-fn rendered_checked(name: &str, bytes: &[u8]) -> Result<(Vec<u8>, Vec<rke2_payload::Finding>)> {
+/// The preview of manifests, seed 0.
+fn preview_of(name: &str, bytes: &[u8]) -> Result<rke2_payload::Preview> {
     let sources = [rke2_payload::Source { name, bytes }];
-    let preview = rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-        .with_context(|| format!("rendering the manifests of {name}"))?;
-    if preview.secrets.is_empty() {
-        let why = preview
-            .findings
-            .iter()
-            .find(|f| f.severity == rke2_payload::Severity::Error)
-            .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
-        anyhow::bail!("rendering the manifests of {name}: nothing was rendered: {why}");
-    }
-    let refusals = preview
-        .findings
+    rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
+        .with_context(|| format!("rendering the manifests of {name}"))
+}
+
+/// The error of manifests of which nothing renders, naming the first error found.
+pub(crate) fn nothing_rendered(name: &str, findings: &[rke2_payload::Finding]) -> anyhow::Error {
+    let why = findings
         .iter()
-        .filter(|f| f.is_refusal())
-        .cloned()
-        .collect();
-    Ok((preview.to_yaml().into_bytes(), refusals))
+        .find(|f| f.severity == rke2_payload::Severity::Error)
+        .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
+    anyhow::anyhow!("rendering the manifests of {name}: nothing was rendered: {why}")
 }
 
 /// The end of a stream: an input error gets "reading FILE" context; the sink's own error (a

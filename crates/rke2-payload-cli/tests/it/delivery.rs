@@ -293,3 +293,59 @@ fn registry_credentials_ending_in_a_newline_are_an_error() {
     assert!(out.contains("registry-auth-newline"), "{out}");
     assert!(!out.contains("secret\\n"), "the password never shows");
 }
+
+/// The project's ClusterClass example.
+fn clusterclass() -> String {
+    std::fs::read_to_string(testdata().join("../examples/preview/clusterclass.yaml"))
+        .expect("the example")
+}
+
+#[test]
+fn a_clusterclass_input_is_gated_like_a_classic_one() {
+    let example = clusterclass();
+    for gate in [&["render", "-"][..], &["lint", "-"][..], &["size", "-"][..]] {
+        let (code, out, err) = run(gate, &example);
+        assert_eq!(code, Some(0), "{gate:?}: {out}{err}");
+    }
+    // A class the input lacks: nothing renders; lint reports why (exit 1, the finding at the
+    // Cluster's line), the other gates stop naming it.
+    let missing = example.replacen(
+        "    classRef:\n      name: rke2-aws\n",
+        "    classRef:\n      name: rke2-azure\n",
+        1,
+    );
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], &missing);
+    assert_eq!(code, Some(1), "{out}{err}");
+    let report: Value = serde_json::from_str(&out).expect("json");
+    let found = &report["manifests"][0];
+    assert_eq!(found["id"], "topology-expansion-fails", "{out}");
+    assert!(
+        found["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("ClusterClass default/rke2-azure")),
+        "{out}"
+    );
+    assert!(found["manifest"]["line"].as_u64().is_some(), "{out}");
+    for gate in [&["render", "-"][..], &["size", "-"][..]] {
+        let (code, out, err) = run(gate, &missing);
+        assert_ne!(code, Some(0), "{gate:?}: {out}{err}");
+        assert!(err.contains("rke2-azure"), "{gate:?}: {err}");
+    }
+    // A variable value a patch writes where the CRD does not allow it: every gate fails, naming
+    // the field and the patch.
+    let bad = example.replacen(
+        "    variables:\n    - name: extraTlsSan\n",
+        "    variables:\n    - name: cni\n      value: flannel\n    - name: extraTlsSan\n",
+        1,
+    );
+    for gate in [&["render", "-"][..], &["lint", "-"][..], &["size", "-"][..]] {
+        let (code, out, err) = run(gate, &bad);
+        assert_eq!(code, Some(1), "{gate:?}: {out}{err}");
+        assert!(
+            format!("{out}{err}").contains(
+                "spec.serverConfig.cni: must be one of: none, calico, canal, cilium (written by patch cni of ClusterClass default/rke2-aws)"
+            ),
+            "{gate:?}: {out}{err}"
+        );
+    }
+}

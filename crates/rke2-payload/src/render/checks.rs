@@ -98,7 +98,8 @@ fn schemas(m: &Manifests, out: &mut Vec<Finding>) {
 
 /// Whether a schema problem is one another check reports in its own words: a `${VAR}` left in
 /// the value (`manifest-unsubstituted-variable`), the RKE2ControlPlane version's pattern
-/// (`manifest-version-pattern`).
+/// (`manifest-version-pattern`) or its absence (`manifest-render-fails`, which says that no
+/// bootstrap data is written).
 fn reported_elsewhere(o: &Object, v: &crate::apischema::Violation) -> bool {
     use crate::apischema::{PathSeg, Problem};
     let mut value = Some(&o.value);
@@ -114,8 +115,10 @@ fn reported_elsewhere(o: &Object, v: &crate::apischema::Violation) -> bool {
         || v.path
             .iter()
             .any(|seg| matches!(seg, PathSeg::Key(k) if k.contains("${")));
-    let version = matches!(v.problem, Problem::Pattern { .. })
-        && o.kind() == "RKE2ControlPlane"
+    let version = matches!(
+        v.problem,
+        Problem::Pattern { .. } | Problem::Required { .. }
+    ) && o.kind() == "RKE2ControlPlane"
         && v.pointer() == "spec.version";
     placeholder || version
 }

@@ -898,6 +898,44 @@ impl Linter {
                 }
             })
             .collect();
+        Ok(LintReport::new(secrets, manifests))
+    }
+
+    /// The report on manifests of which nothing renders (a topology that does not expand, a
+    /// control plane the API server rejects): the preview's findings, those the options allow,
+    /// and no Secrets.
+    ///
+    /// ```
+    /// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, RenderOptions, Source, render};
+    ///
+    /// let cluster = b"apiVersion: cluster.x-k8s.io/v1beta2
+    /// kind: Cluster
+    /// metadata: {name: demo, namespace: fleet}
+    /// spec:
+    ///   topology: {classRef: {name: missing}, version: v1.34.1+rke2r1}
+    /// ";
+    /// let preview = render(&[Source { name: "cluster.yaml", bytes: cluster }], &RenderOptions::new())?;
+    /// assert!(preview.secrets.is_empty());
+    /// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
+    /// let report = linter.lint_unrendered(preview.findings);
+    /// assert!(report.fails(false));
+    /// assert_eq!(report.manifests[0].check, Check::TopologyExpansionFails);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn lint_unrendered(&self, findings: Vec<Finding>) -> LintReport {
+        let mut manifests: Vec<Finding> = Vec::new();
+        for f in findings {
+            if !self.options.allow.contains(&f.check) && !manifests.contains(&f) {
+                manifests.push(f);
+            }
+        }
+        LintReport::new(Vec::new(), manifests)
+    }
+}
+
+impl LintReport {
+    /// The report of these Secrets and manifest findings, counted.
+    fn new(secrets: Vec<LintedSecret>, manifests: Vec<Finding>) -> Self {
         let mut summary = LintSummary::default();
         for s in &secrets {
             summary.unreadable += usize::from(s.error.is_some());
@@ -909,12 +947,12 @@ impl Linter {
                 _ => summary.infos += 1,
             }
         }
-        Ok(LintReport {
+        LintReport {
             schema: Cow::Borrowed(LINT_SCHEMA),
             secrets,
             manifests,
             summary,
-        })
+        }
     }
 }
 
