@@ -480,6 +480,78 @@ fn crd_defaults_fill_objects_that_exist() {
     assert!(schema.cel_rules() > 0);
 }
 
+#[test]
+fn a_null_the_schema_does_not_allow_is_dropped_not_rejected() {
+    // As the API server prunes non-nullable nulls before defaulting: a template patch that
+    // renders `preRKE2Commands:` with nothing after it leaves no field, not a type error.
+    let schema = crd_schema("controlplane.cluster.x-k8s.io/v1beta2", "RKE2ControlPlane").unwrap();
+    let mut object = control_plane();
+    object["spec"]["preRKE2Commands"] = Value::Null;
+    object["spec"]["serverConfig"]["tlsSan"] = Value::Null;
+    assert_eq!(schema.admit(&object), Vec::new());
+    let admitted = schema.default_object(object);
+    assert!(admitted["spec"].get("preRKE2Commands").is_none());
+    // A null inside a list is an item, checked as one.
+    let mut object = control_plane();
+    object["spec"]["preRKE2Commands"] = json!([null]);
+    let problems = schema.admit(&object);
+    assert_eq!(problems.len(), 1, "{problems:#?}");
+    assert_eq!(problems[0].pointer(), "spec.preRKE2Commands[0]");
+}
+
+#[test]
+fn what_the_webhooks_set_is_there_before_the_schema_is_checked() {
+    // A v1beta2 MachineDeployment without a selector or rollout strategy: Cluster API's
+    // webhook sets both (and the labels the selector needs).
+    let md = json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+        "metadata": {"name": "md", "namespace": "default"},
+        "spec": {"clusterName": "c", "template": {"spec": {
+            "clusterName": "c",
+            "bootstrap": {"configRef": {"apiGroup": "bootstrap.cluster.x-k8s.io", "kind": "RKE2ConfigTemplate", "name": "md"}},
+            "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "DockerMachineTemplate", "name": "md"}}}}
+    });
+    let schema = crd_schema("cluster.x-k8s.io/v1beta2", "MachineDeployment").unwrap();
+    assert_eq!(schema.admit(&md), Vec::new());
+    let required: Vec<String> = schema
+        .validate(&md)
+        .iter()
+        .map(Violation::pointer)
+        .collect();
+    assert_eq!(
+        required,
+        ["spec.selector"],
+        "without the webhook's defaults"
+    );
+    // What the webhook does not fill is still reported.
+    let mut without = md.clone();
+    without["spec"]["template"]["spec"]
+        .as_object_mut()
+        .unwrap()
+        .remove("infrastructureRef");
+    let problems: Vec<String> = schema
+        .admit(&without)
+        .iter()
+        .map(Violation::message)
+        .collect();
+    assert_eq!(
+        problems,
+        ["spec.template.spec.infrastructureRef: is required"]
+    );
+    // A value of the wrong type where a webhook would write is reported, not replaced.
+    let mut wrong = md;
+    wrong["spec"]["selector"] = json!("all");
+    let problems: Vec<String> = schema
+        .admit(&wrong)
+        .iter()
+        .map(Violation::message)
+        .collect();
+    assert_eq!(
+        problems,
+        ["spec.selector: must be of type object, not a string"]
+    );
+}
+
 /// A variable schema from a JSON literal.
 fn variable(schema: Value) -> VariableSchema {
     VariableSchema::compile(&schema).expect("compiles")
