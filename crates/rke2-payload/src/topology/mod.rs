@@ -249,6 +249,7 @@ impl<'a> Expander<'a> {
             match gotemplate::render(template, &data) {
                 Ok(n) => n,
                 Err(e) => {
+                    let e = without_values(&e.to_string(), &data);
                     self.fail(
                         Check::TopologyExpansionFails,
                         format!("the naming template {} fails: {e}", shown(template, 60)),
@@ -1154,11 +1155,34 @@ fn merge(globals: &Map<String, Value>, item: &Map<String, Value>) -> Value {
 }
 
 /// A template's output read as YAML (sigs.k8s.io/yaml), as `renderValueTemplate` does.
+///
+/// A template's error may quote what it was given (`fail`'s message, a value it cannot range
+/// over): every string of the variables is hidden in it, as a variable may hold a secret.
 fn template_value(template: &str, vars: &Value) -> Result<Value, String> {
-    let text = gotemplate::render(template, vars).map_err(|e| e.to_string())?;
+    let text =
+        gotemplate::render(template, vars).map_err(|e| without_values(&e.to_string(), vars))?;
     crate::codec::yaml11::first_document(&text)
         .map(|v| v.unwrap_or(Value::Null))
-        .map_err(|e| format!("its output is not YAML ({e})"))
+        .map_err(|e| without_values(&format!("its output is not YAML ({e})"), vars))
+}
+
+/// `text` with every string of `vars` (of 4 characters or more) replaced by `<value>`.
+fn without_values(text: &str, vars: &Value) -> String {
+    fn collect(v: &Value, out: &mut crate::secrets::Redactor, depth: usize) {
+        match v {
+            Value::String(s) => out.add(&crate::secrets::SecretValue::new(s.as_str())),
+            Value::Array(items) if depth < 64 => {
+                items.iter().for_each(|i| collect(i, out, depth + 1));
+            }
+            Value::Object(map) if depth < 64 => {
+                map.values().for_each(|i| collect(i, out, depth + 1));
+            }
+            _ => {}
+        }
+    }
+    let mut known = crate::secrets::Redactor::with_placeholder("<value>");
+    collect(vars, &mut known, 0);
+    known.redact(text)
 }
 
 /// The value of one JSON patch (`calculateValue`).

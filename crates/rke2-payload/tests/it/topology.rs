@@ -514,6 +514,31 @@ fn a_template_function_the_preview_lacks_is_refused_by_name() {
 }
 
 #[test]
+fn a_failing_template_names_the_patch_but_never_a_variable_s_value() {
+    // `fail` with a variable in its message, ranging over a string, comparing a list with a map:
+    // Go would print the values; a variable may hold a secret.
+    for template in [
+        "{{ fail (printf \"no %s\" .registration.method) }}",
+        "{{ range .registration.method }}x{{ end }}",
+        "{{ eq .registration.sans .registration }}",
+    ] {
+        let class = templated_class().replace("{{ upper .builtin.cluster.name }}", template);
+        let found = findings_of_class(&class, CLUSTER_V1BETA2);
+        assert!(
+            found
+                .iter()
+                .any(|(c, m)| *c == Check::TopologyExpansionFails && m.contains("patch templated")),
+            "{template}: {found:?}"
+        );
+        for (_, m) in &found {
+            for value in ["control-plane-endpoint", "a.example.com", "b.example.com"] {
+                assert!(!m.contains(value), "{template}: {m}");
+            }
+        }
+    }
+}
+
+#[test]
 fn a_variable_value_is_checked_against_its_schema_with_the_field_named() {
     let cluster = CLUSTER_V1BETA2.replace("method: control-plane-endpoint", "method: 5");
     let found = findings_of_class(CLASS_V1BETA2, &cluster);

@@ -229,11 +229,14 @@ impl State<'_> {
                     .collect()
             }
             Value::Missing | Value::Nil => Vec::new(),
+            // Go prints the value; a variable's value may be a secret, so its type is said.
             other => {
-                let shown = value::to_v_string(other).unwrap_or_default();
                 return Err(self.err(
                     pipe.pos,
-                    format!("range can't iterate over {}", excerpt(&shown)),
+                    format!(
+                        "range can't iterate over a value of type {}",
+                        other.type_name()
+                    ),
                 ));
             }
         };
