@@ -44,6 +44,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("terminal", terminal),
     ("render", render),
     ("diff", diff),
+    ("template", template),
 ];
 
 /// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
@@ -679,6 +680,46 @@ pub fn render(data: &[u8]) {
     let from_json = Envelope::parse(json.as_bytes(), &DecodeOptions::default())
         .expect("the JSON preview reads");
     assert_eq!(from_json.secrets.len(), preview.secrets.len());
+}
+
+/// The Go template evaluator of ClusterClass patches and naming templates: the input is a
+/// template and, after the first `0xFF` byte, its data as JSON (variables like a ClusterClass's
+/// when absent or not JSON). Never panics; output stays within the evaluator's limit; a naming
+/// template (Go's functions, `missingkey=error`) renders only what a patch template renders.
+pub fn template(data: &[u8]) {
+    use crate::topology::gotemplate;
+    let (text, json) = match memchr::memchr(0xFF, data) {
+        Some(i) => (&data[..i], &data[i + 1..]),
+        None => (data, &b""[..]),
+    };
+    let text = String::from_utf8_lossy(text);
+    let vars = serde_json::from_slice::<serde_json::Value>(json).unwrap_or_else(|_| {
+        serde_json::json!({
+            "cluster": {"name": "demo"}, "random": "abcde", "cni": "calico",
+            "replicas": 3, "sans": ["a.example.com", "b.example.com"],
+            "builtin": {"cluster": {"name": "demo", "namespace": "fleet"},
+                        "controlPlane": {"replicas": 3, "version": "v1.34.1+rke2r1"}},
+            "registration": {"method": "control-plane-endpoint", "enabled": true},
+        })
+    });
+    let patch = gotemplate::render(&text, &vars);
+    if let Ok(out) = &patch {
+        assert!(
+            out.len() <= gotemplate::limits::OUTPUT_BYTES,
+            "output over the limit"
+        );
+    }
+    if let Ok(name) = gotemplate::render_name(&text, &vars) {
+        assert!(
+            name.len() <= gotemplate::limits::OUTPUT_BYTES,
+            "output over the limit"
+        );
+        assert_eq!(
+            patch.as_ref().ok(),
+            Some(&name),
+            "a naming template renders as the same template of a patch"
+        );
+    }
 }
 
 /// `diff`: the input is two inputs (cut at the first `0xFF` byte, else in half). Never panics;

@@ -246,7 +246,7 @@ impl<'a> Expander<'a> {
             }
             name
         } else {
-            match gotemplate::render(template, &data) {
+            match gotemplate::render_name(template, &data) {
                 Ok(n) => n,
                 Err(e) => {
                     let e = without_values(&e.to_string(), &data);

@@ -45,10 +45,17 @@ struct State<'a> {
     nest: usize,
     /// The functions' budget.
     ctx: Ctx,
+    /// `missingkey=error`: a missing map key is an error (naming templates).
+    missing_key_error: bool,
 }
 
-/// Executes a parsed template on `data`.
-pub(crate) fn execute(src: &str, parsed: &Parsed, data: Value) -> Result<String, TemplateError> {
+/// Executes a parsed template on `data`; `missing_key_error`: Go's `missingkey=error`.
+pub(crate) fn execute(
+    src: &str,
+    parsed: &Parsed,
+    data: Value,
+    missing_key_error: bool,
+) -> Result<String, TemplateError> {
     let mut state = State {
         src,
         defines: &parsed.defines,
@@ -58,6 +65,7 @@ pub(crate) fn execute(src: &str, parsed: &Parsed, data: Value) -> Result<String,
         depth: 0,
         nest: 0,
         ctx: Ctx::default(),
+        missing_key_error,
     };
     state.walk(&data, &parsed.root)?;
     Ok(state.out)
@@ -409,7 +417,8 @@ impl State<'_> {
         Ok(v)
     }
 
-    /// Go's `evalField` on a map (with `missingkey=default`) or another value.
+    /// Go's `evalField` on a map (with `missingkey=default`, or `missingkey=error`) or another
+    /// value.
     fn field(&self, at: usize, receiver: Value, name: &str, has_args: bool) -> R<Value> {
         match receiver {
             Value::Missing => Ok(Value::Missing),
@@ -427,7 +436,13 @@ impl State<'_> {
                 let map = map
                     .try_borrow()
                     .map_err(|_| self.err(at, "the map is in use"))?;
-                Ok(map.0.get(name).cloned().unwrap_or(Value::Missing))
+                match map.0.get(name) {
+                    Some(v) => Ok(v.clone()),
+                    None if self.missing_key_error => {
+                        Err(self.err(at, format!("map has no entry for key {:?}", excerpt(name))))
+                    }
+                    None => Ok(Value::Missing),
+                }
             }
             other => Err(self.err(
                 at,

@@ -215,10 +215,21 @@ pub(crate) fn is_nonhermetic(name: &str) -> bool {
     NONHERMETIC.contains(&name)
 }
 
-/// Whether `name` is a function of Cluster API's template (implemented or not).
-pub(crate) fn is_defined(name: &str) -> bool {
-    lookup(name).is_some()
+/// Whether `name` is a function of Cluster API's template (implemented or not): Go's builtins
+/// and the hermetic Sprig functions, or, for a naming template, Go's builtins alone.
+pub(crate) fn is_defined(name: &str, sprig: bool) -> bool {
+    if sprig {
+        lookup(name).is_some()
+    } else {
+        GO_BUILTINS.contains(&name)
+    }
 }
+
+/// The functions of Go's `text/template` itself, all a naming template has.
+const GO_BUILTINS: &[&str] = &[
+    "and", "call", "html", "index", "slice", "js", "len", "not", "or", "print", "printf",
+    "println", "urlquery", "eq", "ge", "gt", "le", "lt", "ne",
+];
 
 /// Shorthands for the table.
 use Ty::{Any, Bool, Int, Map, Str, Val};

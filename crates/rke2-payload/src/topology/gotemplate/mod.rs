@@ -91,8 +91,20 @@ pub(crate) enum TemplateError {
 /// Renders `template` (Go `text/template` with Sprig's hermetic functions) on `data`, as
 /// Cluster API renders a patch's `valueFrom.template`.
 pub(crate) fn render(template: &str, data: &serde_json::Value) -> Result<String, TemplateError> {
-    let parsed = parse::parse(template)?;
-    exec::execute(template, &parsed, value::Value::from_json(data))
+    let parsed = parse::parse(template, true)?;
+    exec::execute(template, &parsed, value::Value::from_json(data), false)
+}
+
+/// Renders a naming template (`namingStrategy.template` / `naming.template`) as Cluster API's
+/// `names.templateGenerator` does: `template.New(…).Option("missingkey=error")` with no
+/// functions added, so Go's builtins only (a Sprig function is `not defined`) and a missing
+/// key is an error (`map has no entry for key "x"`).
+pub(crate) fn render_name(
+    template: &str,
+    data: &serde_json::Value,
+) -> Result<String, TemplateError> {
+    let parsed = parse::parse(template, false)?;
+    exec::execute(template, &parsed, value::Value::from_json(data), true)
 }
 
 /// The 1-based line and column (in characters) of byte `offset` in `text`.

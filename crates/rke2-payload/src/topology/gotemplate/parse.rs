@@ -595,6 +595,8 @@ struct Parser<'a> {
     depth: usize,
     /// The templates defined so far.
     defines: HashMap<String, Rc<Vec<Node>>>,
+    /// Whether the Sprig functions are defined (not in a naming template).
+    sprig: bool,
 }
 
 /// What ended an item list.
@@ -1054,13 +1056,16 @@ impl Parser<'_> {
             Tok::Ident(w) if w == "true" || w == "false" => Arg::Bool(w == "true"),
             Tok::Ident(w) if w == "nil" => Arg::Nil(at),
             Tok::Ident(w) => {
-                if !funcs::is_defined(&w) {
+                if !funcs::is_defined(&w, self.sprig) {
                     let hint = match w.as_str() {
                         "toYaml" | "fromYaml" | "include" | "tpl" | "required" | "lookup" => {
                             "; Helm defines it, Sprig and Cluster API do not"
                         }
                         _ if funcs::is_nonhermetic(&w) => {
                             "; Cluster API leaves out Sprig's non-repeatable functions"
+                        }
+                        _ if !self.sprig && funcs::is_defined(&w, true) => {
+                            "; a naming template has Go's functions only, not Sprig's"
                         }
                         _ => "",
                     };
@@ -1145,8 +1150,8 @@ fn token_text(tok: &Tok) -> String {
     }
 }
 
-/// Parses a whole template.
-pub(crate) fn parse(src: &str) -> Result<Parsed, TemplateError> {
+/// Parses a whole template; `sprig`: whether Sprig's functions are defined.
+pub(crate) fn parse(src: &str, sprig: bool) -> Result<Parsed, TemplateError> {
     let toks = Lexer {
         src,
         pos: 0,
@@ -1161,6 +1166,7 @@ pub(crate) fn parse(src: &str) -> Result<Parsed, TemplateError> {
         range_depth: 0,
         depth: 0,
         defines: HashMap::new(),
+        sprig,
     };
     let root = parser.top()?;
     Ok(Parsed {

@@ -552,3 +552,22 @@ proptest::proptest! {
         let _ = render(&t, &data);
     }
 }
+
+#[test]
+fn naming_templates_have_go_functions_only_and_missing_keys_fail() {
+    let data: serde_json::Value =
+        serde_json::from_str(r#"{"cluster": {"name": "demo"}, "random": "abcde"}"#).unwrap();
+    let name = |t: &str| super::render_name(t, &data);
+    assert_eq!(
+        name("{{ .cluster.name }}-{{ printf \"%.3s\" .random }}").unwrap(),
+        "demo-abc"
+    );
+    // missingkey=error: Go's message, where a patch template would print <no value>.
+    let err = name("{{ .cluster.nmae }}").unwrap_err().to_string();
+    assert!(err.contains("map has no entry for key \"nmae\""), "{err}");
+    assert_eq!(r("{{ .cluster.nmae }}", r#"{"cluster": {}}"#), "<no value>");
+    // No Sprig: `upper` is not defined there.
+    let err = name("{{ upper .cluster.name }}").unwrap_err().to_string();
+    assert!(err.contains("function \"upper\" not defined"), "{err}");
+    assert!(err.contains("Go's functions only"), "{err}");
+}
