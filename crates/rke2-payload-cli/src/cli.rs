@@ -202,6 +202,31 @@ pub(crate) struct InputArgs {
     /// Only the Secrets of this Cluster (label `cluster.x-k8s.io/cluster-name`).
     #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]
     pub(crate) cluster: Option<String>,
+    /// Read the Secrets from the cluster: runs `kubectl get secrets -o json` (the bootstrap
+    /// Secrets' type, `cluster.x-k8s.io/secret`, unless --name picks one) with -n/-A, --name,
+    /// -l and --cluster passed on, so your kubeconfig, context and credential plugins apply.
+    #[arg(
+        long,
+        conflicts_with_all = ["file", "filename"],
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) from_cluster: bool,
+    /// The kubeconfig context kubectl uses (kubectl's --context; with --from-cluster).
+    #[arg(
+        long,
+        value_name = "CONTEXT",
+        requires = "from_cluster",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) context: Option<String>,
+    /// The kubeconfig file kubectl reads (kubectl's --kubeconfig; with --from-cluster).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "from_cluster",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) kubeconfig: Option<PathBuf>,
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
@@ -211,9 +236,16 @@ pub(crate) struct InputArgs {
     pub(crate) jobs: usize,
 }
 
+/// What the input is called when it is read from the cluster.
+pub(crate) const FROM_CLUSTER: &str = "kubectl get secrets";
+
 impl InputArgs {
-    /// The input path (`-`: standard input).
+    /// The input path (`-`: standard input; [`FROM_CLUSTER`] with --from-cluster, a name and
+    /// not a file).
     pub(crate) fn path(&self) -> &std::path::Path {
+        if self.from_cluster {
+            return std::path::Path::new(FROM_CLUSTER);
+        }
         self.file
             .as_deref()
             .or(self.filename.as_deref())

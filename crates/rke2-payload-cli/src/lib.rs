@@ -8,8 +8,6 @@ mod render;
 
 use std::process::ExitCode;
 
-use clap::Parser;
-
 /// Exit code for success.
 const EXIT_OK: u8 = 0;
 /// Exit code when a check failed (over budget, lint errors).
@@ -17,9 +15,32 @@ const EXIT_CHECK_FAILED: u8 = 1;
 /// Exit code for usage and input errors.
 const EXIT_ERROR: u8 = 2;
 
+/// The name the program is run by: `kubectl rke2-payload` when kubectl runs it as its plugin
+/// (`kubectl-rke2_payload`), `rke2-payload` otherwise.
+pub(crate) fn program_name() -> &'static str {
+    static NAME: std::sync::OnceLock<&'static str> = std::sync::OnceLock::new();
+    NAME.get_or_init(|| {
+        let plugin = std::env::args_os()
+            .next()
+            .map(std::path::PathBuf::from)
+            .and_then(|p| p.file_stem().map(|s| s.to_string_lossy().into_owned()))
+            .is_some_and(|stem| stem.starts_with("kubectl-"));
+        if plugin {
+            "kubectl rke2-payload"
+        } else {
+            "rke2-payload"
+        }
+    })
+}
+
 /// Runs the command line on this process's arguments.
 pub fn main() -> ExitCode {
-    let args = cli::Cli::parse();
+    use clap::{CommandFactory as _, FromArgMatches as _};
+    let matches = cli::Cli::command().bin_name(program_name()).get_matches();
+    let args = match cli::Cli::from_arg_matches(&matches) {
+        Ok(args) => args,
+        Err(e) => e.exit(),
+    };
     match cmd::run(args) {
         Ok(cmd::Outcome::Ok) => ExitCode::from(EXIT_OK),
         Ok(cmd::Outcome::CheckFailed) => ExitCode::from(EXIT_CHECK_FAILED),

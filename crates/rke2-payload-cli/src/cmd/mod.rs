@@ -1,6 +1,7 @@
 //! The subcommands.
 
 mod clouds;
+mod cluster;
 mod completions;
 mod decode;
 mod diff;
@@ -19,7 +20,7 @@ use anyhow::{Context, Result};
 
 use rke2_payload::{BootstrapSecret, DecodeOptions, Selector};
 
-use crate::cli::{Cli, ColorWhen, Command, InputArgs};
+use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
 use crate::render::{ERROR, escape_unsafe, safe, yaml};
 
 /// How a command ended, when it did not fail.
@@ -51,11 +52,46 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
-/// Reads the input named on the command line.
+/// Reads the input named on the command line (the file, standard input, or the cluster).
 pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
+    use std::io::Read as _;
     let options = decode_options(args);
-    let bytes = rke2_payload::read_input(args.path(), &options)?;
+    if !args.from_cluster {
+        if args.path().as_os_str() == "-" {
+            stdin_is_not_a_terminal()?;
+        }
+        let bytes = rke2_payload::read_input(args.path(), &options)?;
+        return Ok((bytes, options));
+    }
+    let mut bytes = Vec::new();
+    open_input(args)?
+        .take(options.max_input.saturating_add(1))
+        .read_to_end(&mut bytes)
+        .map_err(|error| rke2_payload::Error::Io {
+            what: FROM_CLUSTER.to_owned(),
+            error,
+        })?;
+    if bytes.len() as u64 > options.max_input {
+        return Err(rke2_payload::Error::InputTooLarge {
+            what: FROM_CLUSTER.to_owned(),
+            limit: options.max_input,
+        }
+        .into());
+    }
     Ok((bytes, options))
+}
+
+/// Standard input with nothing piped in is a mistake, not an input to wait for: the hint, and
+/// exit 2.
+pub(crate) fn stdin_is_not_a_terminal() -> Result<()> {
+    use std::io::IsTerminal as _;
+    if std::io::stdin().is_terminal() {
+        anyhow::bail!(
+            "no input: standard input is a terminal; give a FILE, pipe Secrets in (kubectl get secrets -A -o yaml | {} inspect), or read them with --from-cluster",
+            crate::program_name()
+        );
+    }
+    Ok(())
 }
 
 /// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster`).
@@ -83,8 +119,12 @@ pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
 
 /// Opens the input named on the command line for streaming: the file, or standard input.
 pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
+    if args.from_cluster {
+        return Ok(Box::new(cluster::secrets(args)?));
+    }
     let path = args.path();
     if path.as_os_str() == "-" {
+        stdin_is_not_a_terminal()?;
         return Ok(Box::new(std::io::stdin().lock()));
     }
     let file = std::fs::File::open(path).map_err(|error| rke2_payload::Error::Io {

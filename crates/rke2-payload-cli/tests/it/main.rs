@@ -1,5 +1,6 @@
 //! The command-line tests: one test binary, a module per subcommand or concern.
 
+mod cluster;
 mod common;
 mod decode;
 mod delivery;
