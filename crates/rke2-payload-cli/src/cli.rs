@@ -310,7 +310,13 @@ pub(crate) struct SizeArgs {
     /// Platforms to measure against, comma-separated (see `rke2-payload clouds`), or `all`.
     /// Default: every platform whose limit a source states (not the `unverified` ones), or none
     /// when --budget is given.
-    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "ID,...",
+        value_delimiter = ',',
+        value_parser = cloud_ids(),
+        hide_possible_values = true
+    )]
     pub(crate) cloud: Vec<String>,
     /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.
     #[arg(long, value_name = "BYTES[:raw|:base64]", value_parser = parse_budget)]
@@ -349,6 +355,51 @@ fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
         .parse::<u64>()
         .map_err(|_| format!("{bytes:?} is not a number of bytes"))?;
     Ok((bytes, counted))
+}
+
+/// The ids `--cloud` takes (and `all`), listed so that shells complete them.
+fn cloud_ids() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        rke2_payload::CLOUDS
+            .iter()
+            .map(|c| c.id)
+            .chain(std::iter::once("all")),
+    )
+}
+
+/// The check ids `--allow` takes: every check a run can silence, listed so that shells
+/// complete them, each refused in words of its own (`parse_check`).
+fn check_ids() -> CheckIds {
+    CheckIds
+}
+
+/// See [`check_ids`].
+#[derive(Clone)]
+struct CheckIds;
+
+impl clap::builder::TypedValueParser for CheckIds {
+    type Value = rke2_payload::Check;
+
+    fn parse_ref(
+        &self,
+        _: &clap::Command,
+        _: Option<&clap::Arg>,
+        value: &std::ffi::OsStr,
+    ) -> Result<Self::Value, clap::Error> {
+        parse_check(&value.to_string_lossy())
+            .map_err(|e| clap::Error::raw(clap::error::ErrorKind::InvalidValue, format!("{e}\n")))
+    }
+
+    fn possible_values(
+        &self,
+    ) -> Option<Box<dyn Iterator<Item = clap::builder::PossibleValue> + '_>> {
+        Some(Box::new(
+            rke2_payload::Check::ALL
+                .iter()
+                .filter(|c| **c != rke2_payload::Check::SecretUnreadable)
+                .map(|c| clap::builder::PossibleValue::new(c.id())),
+        ))
+    }
 }
 
 fn parse_check(text: &str) -> Result<rke2_payload::Check, String> {
@@ -400,14 +451,26 @@ pub(crate) struct LintArgs {
     #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
     pub(crate) deny: Option<String>,
     /// Silence a check by id (repeat, or comma-separate; `--list-checks` lists them).
-    #[arg(long, value_name = "ID", value_delimiter = ',', value_parser = parse_check)]
+    #[arg(
+        long,
+        value_name = "ID",
+        value_delimiter = ',',
+        value_parser = check_ids(),
+        hide_possible_values = true
+    )]
     pub(crate) allow: Vec<rke2_payload::Check>,
     /// List every check (id, default severity, what it catches) and exit; with `--output json`
     /// as JSON.
     #[arg(long)]
     pub(crate) list_checks: bool,
     /// Add the size and gzip-safety checks for these platforms.
-    #[arg(long, value_name = "ID,...", value_delimiter = ',')]
+    #[arg(
+        long,
+        value_name = "ID,...",
+        value_delimiter = ',',
+        value_parser = cloud_ids(),
+        hide_possible_values = true
+    )]
     pub(crate) cloud: Vec<String>,
     /// With --cloud: percent of each limit to keep free.
     #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]

@@ -29,6 +29,139 @@ fn completions_for_every_shell() {
     cmd().args(["completions", "tcsh"]).assert().code(2);
 }
 
+/// Whether `shell` runs here; under CI it must (`.ci/run` installs bash, zsh and fish).
+fn have_shell(shell: &str) -> bool {
+    let found = std::process::Command::new(shell)
+        .args(["-c", "exit 0"])
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "{shell} is missing under CI"
+    );
+    if !found {
+        eprintln!("{shell} is not installed: its completion test is skipped");
+    }
+    found
+}
+
+/// The script for `shell`, written to a file of `dir`.
+fn completion_script(shell: &str, dir: &std::path::Path, name: &str) -> std::path::PathBuf {
+    let out = cmd().args(["completions", shell]).output().expect("run");
+    assert!(out.status.success(), "{shell}");
+    let path = dir.join(name);
+    std::fs::write(&path, &out.stdout).expect("write the script");
+    path
+}
+
+/// What bash's completion function offers for the words typed (the last one being completed).
+fn bash_completes(script: &std::path::Path, words: &[&str]) -> Vec<String> {
+    let line = words
+        .iter()
+        .map(|w| format!("'{w}'"))
+        .collect::<Vec<_>>()
+        .join(" ");
+    let program = format!(
+        "source '{}'\nCOMP_WORDS=({line})\nCOMP_CWORD=$(( ${{#COMP_WORDS[@]}} - 1 ))\n\
+         _rke2__payload rke2-payload \"${{COMP_WORDS[COMP_CWORD]}}\" \"${{COMP_WORDS[COMP_CWORD-1]}}\"\n\
+         printf '%s\\n' \"${{COMPREPLY[@]}}\"\n",
+        script.display()
+    );
+    let out = std::process::Command::new("bash")
+        .args(["--norc", "--noprofile", "-c", &program])
+        .output()
+        .expect("run bash");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(str::to_owned)
+        .collect()
+}
+
+#[test]
+fn bash_completes_options_after_a_subcommand_and_their_values() {
+    if !have_shell("bash") {
+        return;
+    }
+    let dir = scratch();
+    let script = completion_script("bash", dir.path(), "rke2-payload.bash");
+    let cases: &[(&[&str], &[&str])] = &[
+        (&["rke2-payload", "ins"], &["inspect"]),
+        (&["rke2-payload", "inspect", "--fr"], &["--from-cluster"]),
+        (&["rke2-payload", "lint", "--allo"], &["--allow"]),
+        (&["rke2-payload", "size", "--cloud", "azu"], &["azure"]),
+        (&["rke2-payload", "lint", "--cloud", "ope"], &["openstack"]),
+        (&["rke2-payload", "lint", "-o", "sa"], &["sarif"]),
+        (
+            &["rke2-payload", "inspect", "-o", ""],
+            &["text", "json", "yaml"],
+        ),
+        (
+            &["rke2-payload", "diff", "a.yaml", "b.yaml", "--ignore", ""],
+            &["token", "ca"],
+        ),
+        (
+            &["rke2-payload", "lint", "--allow", "manifest-sch"],
+            &["manifest-schema"],
+        ),
+    ];
+    for (words, expected) in cases {
+        let offered = bash_completes(&script, words);
+        assert_eq!(&offered, expected, "{words:?}");
+    }
+}
+
+#[test]
+fn zsh_and_fish_load_their_scripts_and_fish_completes() {
+    let dir = scratch();
+    if have_shell("zsh") {
+        let script = completion_script("zsh", dir.path(), "_rke2-payload");
+        let program = format!(
+            "fpath=('{}' $fpath); autoload -U compinit; compinit -u -d '{}/zcompdump'; \
+             (( $+_comps[rke2-payload] )) && print registered",
+            dir.path().display(),
+            dir.path().display()
+        );
+        let out = std::process::Command::new("zsh")
+            .args(["-f", "-c", &program])
+            .output()
+            .expect("run zsh");
+        assert!(
+            String::from_utf8_lossy(&out.stdout).contains("registered"),
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(script.exists());
+    }
+    if have_shell("fish") {
+        let script = completion_script("fish", dir.path(), "rke2-payload.fish");
+        let program = format!(
+            "source '{}'; complete -C 'rke2-payload inspect --fr'; complete -C 'rke2-payload size --cloud azu'; complete -C 'rke2-payload lint --allow manifest-sch'",
+            script.display()
+        );
+        let out = std::process::Command::new("fish")
+            .args(["--no-config", "-c", &program])
+            .output()
+            .expect("run fish");
+        let offered: Vec<String> = String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(|l| l.split('\t').next().unwrap_or("").to_owned())
+            .collect();
+        assert_eq!(
+            offered,
+            ["--from-cluster", "azure", "manifest-schema"],
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
 #[test]
 fn a_manual_page_for_the_tool_and_each_subcommand() {
     let out = cmd().arg("man").output().expect("run");
