@@ -482,6 +482,10 @@ pub(crate) struct LintArgs {
     /// installed, if any; `none` to use only the tool's own rules).
     #[arg(long, value_name = "FILE")]
     pub(crate) cloud_init_schema: Option<std::path::PathBuf>,
+    /// The file standard input stands for, as the SARIF, GitHub and GitLab reports locate
+    /// findings (SARIF needs one: code scanning rejects a result without a file).
+    #[arg(long, value_name = "PATH")]
+    pub(crate) stdin_filename: Option<std::path::PathBuf>,
 }
 
 /// Output formats of `lint`.

@@ -305,7 +305,17 @@ fn sarif_passes_the_official_2_1_0_schema_and_points_at_the_secret() {
         ),
         (
             "stdin.sarif",
-            output(&["lint", "-", "-o", "sarif"], Some(broken.clone())),
+            output(
+                &[
+                    "lint",
+                    "-",
+                    "-o",
+                    "sarif",
+                    "--stdin-filename",
+                    "broken.json",
+                ],
+                Some(broken.clone()),
+            ),
         ),
     ];
     for (name, bytes) in &outputs {
@@ -326,10 +336,14 @@ fn sarif_passes_the_official_2_1_0_schema_and_points_at_the_secret() {
         for result in results {
             assert!(result["partialFingerprints"].is_object(), "{name}");
             let physical = &result["locations"][0]["physicalLocation"];
+            assert!(physical["region"]["startLine"].as_u64().is_some(), "{name}");
             if *name == "stdin.sarif" {
-                assert!(physical.is_null(), "standard input has no artifact");
-            } else {
-                assert!(physical["region"]["startLine"].as_u64().is_some(), "{name}");
+                assert!(
+                    physical["artifactLocation"]["uri"]
+                        .as_str()
+                        .is_some_and(|u| u.ends_with("broken.json")),
+                    "standard input is the file --stdin-filename names: {physical}"
+                );
             }
         }
     }

@@ -283,7 +283,12 @@ fn a_broken_secret_in_the_middle_is_reported_and_the_rest_go_on() {
             ("lint", "gitlab"),
             ("lint", "junit"),
         ] {
-            let out = run(&[sub, "-", "-o", format], Some(&input));
+            // SARIF locates every result in a file: standard input is named.
+            let mut args = vec![sub, "-", "-o", format];
+            if format == "sarif" {
+                args.extend(["--stdin-filename", "list.yaml"]);
+            }
+            let out = run(&args, Some(&input));
             let stdout = String::from_utf8_lossy(&out.stdout);
             let stderr = String::from_utf8_lossy(&out.stderr);
             assert_eq!(

@@ -1,6 +1,7 @@
 //! The command-line tests: one test binary, a module per subcommand or concern.
 
 mod cluster;
+mod code_scanning;
 mod common;
 mod decode;
 mod delivery;

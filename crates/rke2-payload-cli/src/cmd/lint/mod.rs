@@ -13,6 +13,9 @@ use super::{
     selector, styled, unreadable_secrets,
 };
 use crate::cli::{LintArgs, LintFormat};
+
+mod github;
+mod sarif;
 use crate::render::{
     BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, secret_title, xml, yaml,
 };
@@ -22,6 +25,16 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         return list_checks(args.output);
     }
     let path = args.input.path();
+    // Where the reports locate the input: the file, or what --stdin-filename says standard
+    // input stands for.
+    let located = match &args.stdin_filename {
+        Some(name) if path.as_os_str() == "-" && !args.input.from_cluster => name.as_path(),
+        Some(_) => anyhow::bail!(
+            "--stdin-filename names what standard input stands for, and the input is {}",
+            super::input_name(path)
+        ),
+        None => path,
+    };
     let selector = selector(&args.input)?;
     let targets = cloud_targets(&args.cloud)?;
     // Without --cloud, a Secret rendered from manifests is still held to the limit of the
@@ -67,7 +80,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         }
         LintFormat::Yaml => out.write_all(yaml(&serde_json::to_value(&report)?)?.as_bytes())?,
         LintFormat::Sarif => {
-            let sarif = serde_json::to_vec_pretty(&sarif(&report, path))?;
+            let sarif = serde_json::to_vec_pretty(&sarif::sarif(&report, located)?)?;
             out.write_all(&escape_unsafe(&sarif, false))?;
             writeln!(out)?;
         }
@@ -76,9 +89,9 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             text(&mut buf, &report)?;
             out.write_all(&buf.into_inner())?;
         }
-        LintFormat::Github => github(&mut out, &report, path)?,
+        LintFormat::Github => github::github(&mut out, &report, located)?,
         LintFormat::Gitlab => {
-            let doc = serde_json::to_vec_pretty(&gitlab(&report, path))?;
+            let doc = serde_json::to_vec_pretty(&gitlab(&report, located))?;
             out.write_all(&escape_unsafe(&doc, false))?;
             writeln!(out)?;
         }
@@ -308,47 +321,10 @@ fn place(s: &LintedSecret, f: &Finding) -> String {
     at
 }
 
-/// The input file as the annotations name it (`None` for standard input).
+/// The input file as the reports name it: `None` for standard input and for the cluster.
 fn input_file(path: &std::path::Path) -> Option<String> {
-    (path.as_os_str() != "-").then(|| path.display().to_string())
-}
-
-/// GitHub Actions workflow commands, one per finding: `::error file=…,title=…::message`.
-fn github(out: &mut impl Write, report: &LintReport, path: &std::path::Path) -> Result<()> {
-    // The escapes GitHub's toolkit applies to a command's data and to its properties.
-    let data = |s: &str| {
-        safe(s)
-            .replace('%', "%25")
-            .replace('\r', "%0D")
-            .replace('\n', "%0A")
-    };
-    let property = |s: &str| data(s).replace(':', "%3A").replace(',', "%2C");
-    for p in placed(report, path) {
-        let f = p.finding;
-        let level = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            _ => "notice",
-        };
-        let mut props = Vec::new();
-        if let Some(file) = &p.file {
-            props.push(format!("file={}", property(file)));
-            if let Some(line) = p.line {
-                props.push(format!("line={line}"));
-            }
-        }
-        props.push(format!(
-            "title={}",
-            property(&format!("{} ({})", f.id(), p.place))
-        ));
-        writeln!(
-            out,
-            "::{level} {}::{}",
-            props.join(","),
-            data(&p.message(&p.who))
-        )?;
-    }
-    Ok(())
+    (path.as_os_str() != "-" && path.as_os_str() != crate::cli::FROM_CLUSTER)
+        .then(|| path.display().to_string())
 }
 
 /// A GitLab Code Quality report: one issue per finding, with a stable fingerprint.
@@ -464,114 +440,4 @@ fn junit(out: &mut impl Write, report: &LintReport) -> Result<()> {
     }
     writeln!(out, "</testsuites>")?;
     Ok(())
-}
-
-/// Where this tool's documentation is (the README, on the package page).
-const INFORMATION_URI: &str = "https://crates.io/crates/rke2-payload-cli";
-
-/// The documentation of the checks: the README's table, on the package page. (Each rule's
-/// `help` carries the check's own explanation.)
-fn help_uri() -> String {
-    format!("{INFORMATION_URI}#checks")
-}
-
-/// SARIF 2.1.0: one run, one rule per check, one result per finding. The physical location is
-/// the input file and the line of the Secret's value in it (none for standard input); the place
-/// inside the decoded payload (Secret, file, line) is the logical location and is in the
-/// message.
-fn sarif(report: &LintReport, input: &std::path::Path) -> serde_json::Value {
-    let rules: Vec<serde_json::Value> = Check::ALL
-        .iter()
-        .map(|&check| {
-            serde_json::json!({
-                "id": check.id(),
-                "name": format!("{check:?}"),
-                "shortDescription": {"text": check.summary()},
-                "fullDescription": {"text": check.explanation()},
-                "help": {
-                    "text": format!("{}. {}", check.summary(), check.explanation()),
-                    "markdown": format!("**{}** ({}): {}", check.id(), check.summary(), check.explanation()),
-                },
-                "helpUri": help_uri(),
-                "defaultConfiguration": {"level": level(check.severity())},
-            })
-        })
-        .collect();
-    let mut results = Vec::new();
-    for p in placed(report, input) {
-        let f = p.finding;
-        let mut decoded = p.who.clone();
-        if let Some(path) = &f.path {
-            decoded.push_str(&format!(":{path}"));
-        }
-        if let Some(l) = f.line {
-            decoded.push_str(&format!(":{l}"));
-        }
-        let mut location = serde_json::json!({
-            "logicalLocations": [{
-                "fullyQualifiedName": decoded,
-                "kind": "resource",
-            }],
-        });
-        if let Some(file) = &p.file {
-            let mut physical =
-                serde_json::json!({"artifactLocation": {"uri": uri_reference(file)}});
-            if let Some(line) = p.line {
-                physical["region"] = serde_json::json!({"startLine": line});
-            }
-            location["physicalLocation"] = physical;
-        }
-        let rule_index = Check::ALL.iter().position(|&c| c == f.check).unwrap_or(0);
-        let message = p.message(&p.place);
-        let properties = if f.manifest.is_some() {
-            serde_json::json!({"object": p.who, "rule": f.check.summary()})
-        } else {
-            serde_json::json!({"secret": p.who, "rule": f.check.summary()})
-        };
-        results.push(serde_json::json!({
-            "ruleId": f.id(),
-            "ruleIndex": rule_index,
-            "level": level(f.severity),
-            "message": {"text": message},
-            "locations": [location],
-            "partialFingerprints": {"rke2PayloadFinding/v1": fingerprint(&p.key)},
-            "properties": properties,
-        }));
-    }
-    serde_json::json!({
-        "version": "2.1.0",
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "rke2-payload",
-                "version": env!("CARGO_PKG_VERSION"),
-                "informationUri": INFORMATION_URI,
-                "rules": rules,
-            }},
-            "results": results,
-        }],
-    })
-}
-
-/// A file path as a URI reference: every byte outside RFC 3986's unreserved characters and
-/// `/` percent-encoded (a backslash is a file name character here, not a separator).
-fn uri_reference(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                out.push(b as char);
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-fn level(severity: Severity) -> &'static str {
-    match severity {
-        Severity::Error => "error",
-        Severity::Warning => "warning",
-        _ => "note",
-    }
 }
