@@ -274,11 +274,55 @@ impl<'a> Expander<'a> {
         name
     }
 
-    #[allow(clippy::too_many_lines)]
+    /// The expansion of the Cluster: its class and templates, the names and builtins, the
+    /// patches in order, then the objects. `None` when a finding says why it stops.
     fn run(&mut self) -> Result<Option<(Object, Vec<Object>)>, Unexpandable> {
-        let cluster = self.cluster;
-        let cv = &cluster.value;
-        let ns = cluster.namespace().to_owned();
+        let Some(plan) = self.plan() else {
+            return Ok(None);
+        };
+        // External patches first: they are a refusal, whatever else is wrong.
+        let patches = refuse_external(&plan)?;
+        // The variables: the Cluster's values, defaulted and validated.
+        let Some(globals) = self.variables(&plan.spec, &plan.topo, &plan.class_title) else {
+            return Ok(None);
+        };
+        let definitions = definitions(&plan.spec);
+        let Some(templates) = self.templates(&plan) else {
+            return Ok(None);
+        };
+        // Names first: the builtins name the objects.
+        let Some(names) = self.names(&plan, &templates) else {
+            return Ok(None);
+        };
+        let uid = self.uid();
+        let mut global_vars = globals;
+        global_vars.insert(
+            "builtin".into(),
+            json!({"cluster": self.cluster_builtin(&plan, &uid)}),
+        );
+        let mut items = Vec::new();
+        let cp_meta = self.control_plane_items(&plan, &templates, &names, &definitions, &mut items);
+        let Some(mut workers) = self.workers(&plan, &definitions, &mut items) else {
+            return Ok(None);
+        };
+        for p in &patches {
+            if !self.apply_patch(p, &plan.class_title, &global_vars, &mut items) {
+                return Ok(None);
+            }
+        }
+        Ok(self
+            .objects(&plan, items, &mut workers, &names, &cp_meta)
+            .map(|(cluster, objects)| {
+                let mut all = objects;
+                all.extend(workers.iter().flat_map(|w| self.worker_objects(&plan, w)));
+                (cluster, all)
+            }))
+    }
+
+    /// The Cluster's topology and the ClusterClass it names (a finding if it is not there).
+    fn plan(&mut self) -> Option<Plan> {
+        let cv = &self.cluster.value;
+        let ns = self.cluster.namespace().to_owned();
         let topo = cv.pointer("/spec/topology").cloned().unwrap_or(Value::Null);
         let class_name = str_at(&topo, &["classRef", "name"])
             .or_else(|| str_at(&topo, &["class"]))
@@ -302,127 +346,114 @@ impl<'a> Expander<'a> {
                     shown(&class_name, 60)
                 ),
             );
-            return Ok(None);
+            return None;
         };
-        let class_title = class.title();
-        let spec = class.get(&["spec"]).cloned().unwrap_or(Value::Null);
-        // External patches first: they are a refusal, whatever else is wrong.
-        let patches: Vec<Value> = spec
-            .get("patches")
-            .and_then(Value::as_array)
-            .cloned()
-            .unwrap_or_default();
-        for p in &patches {
-            let has_definitions = p
-                .get("definitions")
-                .and_then(Value::as_array)
-                .is_some_and(|d| !d.is_empty());
-            if !has_definitions && p.get("external").is_some() {
-                return Err(Unexpandable {
-                    patch: shown(str_at(p, &["name"]).unwrap_or(""), 80),
-                    class: class_title,
-                });
+        Some(Plan {
+            version: str_at(&topo, &["version"]).unwrap_or("").to_owned(),
+            topo,
+            ns,
+            class_title: class.title(),
+            spec: class.get(&["spec"]).cloned().unwrap_or(Value::Null),
+            class_name,
+            class_ns,
+        })
+    }
+
+    /// The class's infrastructure cluster, control plane and control plane machine templates.
+    fn templates(&mut self, plan: &Plan) -> Option<Templates<'a>> {
+        let spec = &plan.spec;
+        let named = |this: &mut Self, r: Option<TemplateRef>, what: &str| {
+            if r.is_none() {
+                this.fail(
+                    Check::TopologyExpansionFails,
+                    format!("{} names no {what} template", plan.class_title),
+                );
             }
-        }
-        let version = str_at(&topo, &["version"]).unwrap_or("").to_owned();
-
-        // The variables: the Cluster's values, defaulted and validated.
-        let Some(globals) = self.variables(&spec, &topo, &class_title) else {
-            return Ok(None);
+            r
         };
-        let definitions = definitions(&spec);
-
-        // The templates of the class.
-        let Some(infra_ref) = TemplateRef::at(
-            &spec,
+        let infra_ref = TemplateRef::at(
+            spec,
             &["infrastructure", "templateRef"],
             &["infrastructure", "ref"],
-            &class_ns,
-        ) else {
-            self.fail(
-                Check::TopologyExpansionFails,
-                format!("{class_title} names no infrastructure template"),
-            );
-            return Ok(None);
-        };
-        let Some(cp_ref) = TemplateRef::at(
-            &spec,
+            &plan.class_ns,
+        );
+        let infra_ref = named(self, infra_ref, "infrastructure")?;
+        let cp_ref = TemplateRef::at(
+            spec,
             &["controlPlane", "templateRef"],
             &["controlPlane", "ref"],
-            &class_ns,
-        ) else {
-            self.fail(
-                Check::TopologyExpansionFails,
-                format!("{class_title} names no control plane template"),
-            );
-            return Ok(None);
-        };
+            &plan.class_ns,
+        );
+        let cp_ref = named(self, cp_ref, "control plane")?;
         let cp_machine_ref = TemplateRef::at(
-            &spec,
+            spec,
             &["controlPlane", "machineInfrastructure", "templateRef"],
             &["controlPlane", "machineInfrastructure", "ref"],
-            &class_ns,
+            &plan.class_ns,
         );
-        let infra_t = self.template(&infra_ref, "infrastructure template");
-        let cp_t = self.template(&cp_ref, "control plane template");
-        let cp_machine_t = cp_machine_ref
+        let infra = self.template(&infra_ref, "infrastructure template");
+        let cp = self.template(&cp_ref, "control plane template");
+        let cp_machine = cp_machine_ref
             .as_ref()
             .map(|r| self.template(r, "control plane machine template"));
-        let (Some(infra_t), Some(cp_t)) = (infra_t, cp_t) else {
-            return Ok(None);
+        let (Some(infra), Some(cp)) = (infra, cp) else {
+            return None;
         };
-        if cp_machine_t.is_some_and(|t| t.is_none()) {
-            return Ok(None);
+        if cp_machine.is_some_and(|t| t.is_none()) {
+            return None;
         }
-        let cp_machine_t = cp_machine_t.flatten();
+        Some(Templates {
+            infra,
+            cp,
+            cp_machine: cp_machine.flatten(),
+        })
+    }
 
-        let mut items: Vec<Item> = Vec::new();
-        let labels = |extra: &[(&str, &str)]| {
-            let mut l = Map::new();
-            l.insert(CLUSTER_NAME_LABEL.into(), json!(cluster.name()));
-            l.insert(OWNED_LABEL.into(), json!(""));
-            for (k, v) in extra {
-                l.insert((*k).into(), json!(v));
-            }
-            l
-        };
-
-        // Names first: the builtins name the objects.
-        let infra_name = self.name(
-            str_at(&spec, &["infrastructure", "naming", "template"])
-                .or_else(|| str_at(&spec, &["infrastructureNamingStrategy", "template"])),
+    /// The names of the infrastructure cluster, the control plane and its machine template,
+    /// in the order the controller draws their random parts.
+    fn names(&mut self, plan: &Plan, templates: &Templates<'a>) -> Option<Names> {
+        let spec = &plan.spec;
+        let infra = self.name(
+            str_at(spec, &["infrastructure", "naming", "template"])
+                .or_else(|| str_at(spec, &["infrastructureNamingStrategy", "template"])),
             "{{ .cluster.name }}-{{ .random }}",
             json!({}),
         );
-        let cp_name = self.name(
-            str_at(&spec, &["controlPlane", "naming", "template"])
-                .or_else(|| str_at(&spec, &["controlPlane", "namingStrategy", "template"])),
+        let cp = self.name(
+            str_at(spec, &["controlPlane", "naming", "template"])
+                .or_else(|| str_at(spec, &["controlPlane", "namingStrategy", "template"])),
             "{{ .cluster.name }}-{{ .random }}",
             json!({}),
         );
-        let (Some(infra_name), Some(cp_name)) = (infra_name, cp_name) else {
-            return Ok(None);
+        let (Some(infra), Some(cp)) = (infra, cp) else {
+            return None;
         };
-        let cp_machine_name = cp_machine_t.map(|_| {
-            let prefix = format!("{}-", cluster.name());
+        let cp_machine = templates.cp_machine.map(|_| {
+            let prefix = format!("{}-", self.cluster.name());
             self.template_name(&prefix)
         });
-        let uid = self.uid();
+        Some(Names {
+            infra,
+            cp,
+            cp_machine,
+        })
+    }
 
-        // builtin.cluster.
+    /// `builtin.cluster`.
+    fn cluster_builtin(&self, plan: &Plan, uid: &str) -> Value {
+        let cv = &self.cluster.value;
         let mut bc = json!({
-            "name": cluster.name(),
-            "namespace": ns,
+            "name": self.cluster.name(),
+            "namespace": plan.ns,
             "uid": uid,
             "topology": {
-                "version": version,
-                "class": class_name,
-                "classNamespace": class_ns,
-                "classRef": {"name": class_name, "namespace": class_ns},
+                "version": plan.version,
+                "class": plan.class_name,
+                "classNamespace": plan.class_ns,
+                "classRef": {"name": plan.class_name, "namespace": plan.class_ns},
             },
         });
-        let meta = metadata_of(cv, &["metadata"]);
-        if let Some(meta) = meta {
+        if let Some(meta) = metadata_of(cv, &["metadata"]) {
             bc["metadata"] = meta;
         }
         let mut network = Map::new();
@@ -439,66 +470,73 @@ impl<'a> Expander<'a> {
         if !network.is_empty() {
             bc["network"] = Value::Object(network);
         }
-        let mut global_vars = globals;
-        global_vars.insert("builtin".into(), json!({"cluster": bc}));
+        bc
+    }
 
-        // Control plane.
-        let cp_topo = topo.get("controlPlane").cloned().unwrap_or(Value::Null);
-        let cp_replicas = cp_topo.get("replicas").cloned();
-        let cp_meta_labels = merged_metadata(&cp_topo, &spec, "labels", &["controlPlane"]);
-        let cp_meta_annotations =
-            merged_metadata(&cp_topo, &spec, "annotations", &["controlPlane"]);
-        let mut cp_builtin = json!({"name": cp_name, "version": version});
-        if let Some(r) = &cp_replicas {
-            cp_builtin["replicas"] = r.clone();
+    /// The labels the controller sets on what it makes for the Cluster, and `extra`.
+    fn labels(&self, extra: &[(&str, &str)]) -> Map<String, Value> {
+        let mut l = Map::new();
+        l.insert(CLUSTER_NAME_LABEL.into(), json!(self.cluster.name()));
+        l.insert(OWNED_LABEL.into(), json!(""));
+        for (k, v) in extra {
+            l.insert((*k).into(), json!(v));
         }
-        let mut cp_labels = cp_meta_labels.clone();
-        cp_labels.extend(labels(&[]));
-        cp_builtin["metadata"] = json!({"labels": cp_labels, "annotations": cp_meta_annotations});
-        if let Some(n) = &cp_machine_name {
-            cp_builtin["machineTemplate"] = json!({"infrastructureRef": {"name": n}});
-        }
-        let mut cp_vars = self.overrides(&cp_topo, &definitions, "control plane");
-        cp_vars.insert("builtin".into(), json!({"controlPlane": cp_builtin}));
+        l
+    }
 
-        items.push(Item {
-            role: Role::InfrastructureCluster,
-            template: infra_t.value.clone(),
-            vars: Map::new(),
-            title: infra_t.title(),
-            patched: Vec::new(),
-        });
-        items.push(Item {
-            role: Role::ControlPlane,
-            template: cp_t.value.clone(),
-            vars: cp_vars.clone(),
-            title: cp_t.title(),
-            patched: Vec::new(),
-        });
-        if let Some(t) = cp_machine_t {
-            items.push(Item {
-                role: Role::ControlPlaneMachine,
-                template: t.value.clone(),
-                vars: cp_vars,
-                title: t.title(),
-                patched: Vec::new(),
-            });
+    /// The items of the infrastructure cluster, the control plane and its machine template
+    /// (with `builtin.controlPlane` and the control plane's overrides), and the control plane's
+    /// topology metadata.
+    fn control_plane_items(
+        &mut self,
+        plan: &Plan,
+        templates: &Templates<'a>,
+        names: &Names,
+        definitions: &[Definition],
+        items: &mut Vec<Item>,
+    ) -> ControlPlaneMeta {
+        let cp_topo = plan
+            .topo
+            .get("controlPlane")
+            .cloned()
+            .unwrap_or(Value::Null);
+        let meta = ControlPlaneMeta {
+            replicas: cp_topo.get("replicas").cloned(),
+            labels: merged_metadata(&cp_topo, &plan.spec, "labels", &["controlPlane"]),
+            annotations: merged_metadata(&cp_topo, &plan.spec, "annotations", &["controlPlane"]),
+        };
+        let mut builtin = json!({"name": names.cp, "version": plan.version});
+        if let Some(r) = &meta.replicas {
+            builtin["replicas"] = r.clone();
         }
+        let mut labels = meta.labels.clone();
+        labels.extend(self.labels(&[]));
+        builtin["metadata"] = json!({"labels": labels, "annotations": meta.annotations});
+        if let Some(n) = &names.cp_machine {
+            builtin["machineTemplate"] = json!({"infrastructureRef": {"name": n}});
+        }
+        let mut vars = self.overrides(&cp_topo, definitions, "control plane");
+        vars.insert("builtin".into(), json!({"controlPlane": builtin}));
+        items.push(Item::new(
+            Role::InfrastructureCluster,
+            templates.infra,
+            Map::new(),
+        ));
+        items.push(Item::new(Role::ControlPlane, templates.cp, vars.clone()));
+        if let Some(t) = templates.cp_machine {
+            items.push(Item::new(Role::ControlPlaneMachine, t, vars));
+        }
+        meta
+    }
 
-        // Workers.
-        struct Worker {
-            topology_name: String,
-            name: String,
-            bootstrap_name: String,
-            infra_name: String,
-            topo: Value,
-            bootstrap: Value,
-            infra: Value,
-            bootstrap_patched: Vec<Patched>,
-            infra_patched: Vec<Patched>,
-            class_value: Value,
-            pool: bool,
-        }
+    /// The MachineDeployment and MachinePool topologies, each with its bootstrap and
+    /// infrastructure items.
+    fn workers(
+        &mut self,
+        plan: &Plan,
+        definitions: &[Definition],
+        items: &mut Vec<Item>,
+    ) -> Option<Vec<Worker>> {
         let mut workers: Vec<Worker> = Vec::new();
         for pool in [false, true] {
             let list = if pool {
@@ -506,7 +544,8 @@ impl<'a> Expander<'a> {
             } else {
                 "machineDeployments"
             };
-            let classes: Vec<WorkerClass<'_>> = spec
+            let classes: Vec<WorkerClass<'_>> = plan
+                .spec
                 .pointer(&format!("/workers/{list}"))
                 .and_then(Value::as_array)
                 .map(|a| {
@@ -518,314 +557,312 @@ impl<'a> Expander<'a> {
                         .collect()
                 })
                 .unwrap_or_default();
-            let tops: Vec<Value> = topo
+            let tops: Vec<Value> = plan
+                .topo
                 .pointer(&format!("/workers/{list}"))
                 .and_then(Value::as_array)
                 .cloned()
                 .unwrap_or_default();
             for (i, t) in tops.iter().enumerate() {
-                let class = str_at(t, &["class"]).unwrap_or("").to_owned();
-                let topology_name = str_at(t, &["name"]).unwrap_or("").to_owned();
-                let Some(wc) = classes.iter().find(|c| c.class == class) else {
-                    self.fail(
-                        Check::TopologyExpansionFails,
-                        format!(
-                            "spec.topology.workers.{list}[{i}] uses class {}, which {class_title} does not define; the cluster is not expanded",
-                            shown(&class, 60)
-                        ),
-                    );
-                    return Ok(None);
-                };
-                let b = TemplateRef::at(
-                    wc.value,
-                    &["bootstrap", "templateRef"],
-                    &["template", "bootstrap", "ref"],
-                    &class_ns,
-                );
-                let inf = TemplateRef::at(
-                    wc.value,
-                    &["infrastructure", "templateRef"],
-                    &["template", "infrastructure", "ref"],
-                    &class_ns,
-                );
-                let (Some(b), Some(inf)) = (b, inf) else {
-                    self.fail(
-                        Check::TopologyExpansionFails,
-                        format!(
-                            "class {} of {class_title} names no bootstrap or infrastructure template",
-                            shown(&class, 60)
-                        ),
-                    );
-                    return Ok(None);
-                };
-                let bt = self.template(&b, "bootstrap template");
-                let it = self.template(&inf, "infrastructure machine template");
-                let (Some(bt), Some(it)) = (bt, it) else {
-                    return Ok(None);
-                };
-                let (naming_default, extra) = if pool {
-                    (
-                        "{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}",
-                        json!({"machinePool": {"topologyName": topology_name}}),
-                    )
-                } else {
-                    (
-                        "{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-{{ .random }}",
-                        json!({"machineDeployment": {"topologyName": topology_name}}),
-                    )
-                };
-                let Some(name) = self.name(
-                    str_at(wc.value, &["naming", "template"])
-                        .or_else(|| str_at(wc.value, &["namingStrategy", "template"])),
-                    naming_default,
-                    extra,
-                ) else {
-                    return Ok(None);
-                };
-                let prefix = format!("{}-{}-", cluster.name(), topology_name);
-                let bootstrap_name = self.template_name(&prefix);
-                let infra_name = self.template_name(&prefix);
-                let mut builtin = json!({
-                    "version": version,
-                    "class": class,
-                    "name": name,
-                    "topologyName": topology_name,
-                    "replicas": t.get("replicas").cloned().unwrap_or(json!(1)),
-                    "bootstrap": {"configRef": {"name": bootstrap_name}},
-                    "infrastructureRef": {"name": infra_name},
-                });
-                let mut md_labels = merged_worker_metadata(t, wc.value, "labels");
-                md_labels.extend(labels(&[(
-                    if pool { POOL_LABEL } else { DEPLOYMENT_LABEL },
-                    &topology_name,
-                )]));
-                builtin["metadata"] = json!({
-                    "labels": md_labels,
-                    "annotations": merged_worker_metadata(t, wc.value, "annotations"),
-                });
-                let what = format!("{list}[{i}]");
-                let mut vars = self.overrides(t, &definitions, &what);
-                let key = if pool {
-                    "machinePool"
-                } else {
-                    "machineDeployment"
-                };
-                vars.insert("builtin".into(), json!({ key: builtin }));
-                let make = |bootstrap: bool| {
-                    if pool {
-                        Role::Pool(workers.len(), bootstrap)
-                    } else {
-                        Role::Deployment(workers.len(), bootstrap)
-                    }
-                };
-                items.push(Item {
-                    role: make(true),
-                    template: bt.value.clone(),
-                    vars: vars.clone(),
-                    title: bt.title(),
-                    patched: Vec::new(),
-                });
-                items.push(Item {
-                    role: make(false),
-                    template: it.value.clone(),
-                    vars,
-                    title: it.title(),
-                    patched: Vec::new(),
-                });
-                workers.push(Worker {
-                    topology_name,
-                    name,
-                    bootstrap_name,
-                    infra_name,
-                    topo: t.clone(),
-                    bootstrap: Value::Null,
-                    infra: Value::Null,
-                    bootstrap_patched: Vec::new(),
-                    infra_patched: Vec::new(),
-                    class_value: wc.value.clone(),
+                let at = WorkerAt {
+                    list,
+                    i,
                     pool,
-                });
+                    index: workers.len(),
+                };
+                let (worker, bootstrap, infra) =
+                    self.worker(plan, definitions, &classes, t, &at)?;
+                items.push(bootstrap);
+                items.push(infra);
+                workers.push(worker);
             }
         }
+        Some(workers)
+    }
 
-        // The patches, in order.
-        for p in &patches {
-            if !self.apply_patch(p, &class_title, &global_vars, &mut items) {
-                return Ok(None);
-            }
-        }
-
-        // The objects, from the patched templates.
-        let mut objects = Vec::new();
-        let make = |item: &Item, name: &str, labels: Map<String, Value>| -> Object {
-            let mut o = object_from_template(cluster, &item.template, name, &ns, labels);
-            o.patched = patched_in_object(&item.patched);
-            o
+    /// One worker topology: its class's templates, its names and builtins, its two items.
+    fn worker(
+        &mut self,
+        plan: &Plan,
+        definitions: &[Definition],
+        classes: &[WorkerClass<'_>],
+        t: &Value,
+        at: &WorkerAt,
+    ) -> Option<(Worker, Item, Item)> {
+        let WorkerAt {
+            list,
+            i,
+            pool,
+            index,
+        } = *at;
+        let class = str_at(t, &["class"]).unwrap_or("").to_owned();
+        let topology_name = str_at(t, &["name"]).unwrap_or("").to_owned();
+        let Some(wc) = classes.iter().find(|c| c.class == class) else {
+            self.fail(
+                Check::TopologyExpansionFails,
+                format!(
+                    "spec.topology.workers.{list}[{i}] uses class {}, which {} does not define; the cluster is not expanded",
+                    shown(&class, 60),
+                    plan.class_title
+                ),
+            );
+            return None;
         };
+        let b = TemplateRef::at(
+            wc.value,
+            &["bootstrap", "templateRef"],
+            &["template", "bootstrap", "ref"],
+            &plan.class_ns,
+        );
+        let inf = TemplateRef::at(
+            wc.value,
+            &["infrastructure", "templateRef"],
+            &["template", "infrastructure", "ref"],
+            &plan.class_ns,
+        );
+        let (Some(b), Some(inf)) = (b, inf) else {
+            self.fail(
+                Check::TopologyExpansionFails,
+                format!(
+                    "class {} of {} names no bootstrap or infrastructure template",
+                    shown(&class, 60),
+                    plan.class_title
+                ),
+            );
+            return None;
+        };
+        let bt = self.template(&b, "bootstrap template");
+        let it = self.template(&inf, "infrastructure machine template");
+        let (Some(bt), Some(it)) = (bt, it) else {
+            return None;
+        };
+        let (naming_default, extra, key) = if pool {
+            (
+                "{{ .cluster.name }}-{{ .machinePool.topologyName }}-{{ .random }}",
+                json!({"machinePool": {"topologyName": topology_name}}),
+                "machinePool",
+            )
+        } else {
+            (
+                "{{ .cluster.name }}-{{ .machineDeployment.topologyName }}-{{ .random }}",
+                json!({"machineDeployment": {"topologyName": topology_name}}),
+                "machineDeployment",
+            )
+        };
+        let name = self.name(
+            str_at(wc.value, &["naming", "template"])
+                .or_else(|| str_at(wc.value, &["namingStrategy", "template"])),
+            naming_default,
+            extra,
+        )?;
+        let prefix = format!("{}-{}-", self.cluster.name(), topology_name);
+        let bootstrap_name = self.template_name(&prefix);
+        let infra_name = self.template_name(&prefix);
+        let mut builtin = json!({
+            "version": plan.version,
+            "class": class,
+            "name": name,
+            "topologyName": topology_name,
+            "replicas": t.get("replicas").cloned().unwrap_or(json!(1)),
+            "bootstrap": {"configRef": {"name": bootstrap_name}},
+            "infrastructureRef": {"name": infra_name},
+        });
+        let mut md_labels = merged_worker_metadata(t, wc.value, "labels");
+        md_labels.extend(self.labels(&[(
+            if pool { POOL_LABEL } else { DEPLOYMENT_LABEL },
+            &topology_name,
+        )]));
+        builtin["metadata"] = json!({
+            "labels": md_labels,
+            "annotations": merged_worker_metadata(t, wc.value, "annotations"),
+        });
+        let mut vars = self.overrides(t, definitions, &format!("{list}[{i}]"));
+        vars.insert("builtin".into(), json!({ key: builtin }));
+        let role = |bootstrap: bool| {
+            if pool {
+                Role::Pool(index, bootstrap)
+            } else {
+                Role::Deployment(index, bootstrap)
+            }
+        };
+        let bootstrap = Item::new(role(true), bt, vars.clone());
+        let infra = Item::new(role(false), it, vars);
+        let worker = Worker {
+            topology_name,
+            name,
+            bootstrap_name,
+            infra_name,
+            topo: t.clone(),
+            bootstrap: Value::Null,
+            infra: Value::Null,
+            bootstrap_patched: Vec::new(),
+            infra_patched: Vec::new(),
+            class_value: wc.value.clone(),
+            pool,
+        };
+        Some((worker, bootstrap, infra))
+    }
+
+    /// The Cluster with its references, and the objects made from the patched templates of the
+    /// infrastructure cluster and the control plane; the workers take their patched templates.
+    fn objects(
+        &self,
+        plan: &Plan,
+        items: Vec<Item>,
+        workers: &mut [Worker],
+        names: &Names,
+        cp_meta: &ControlPlaneMeta,
+    ) -> Option<(Object, Vec<Object>)> {
+        let cluster = self.cluster;
         let mut infra_cluster = None;
         let mut cp = None;
         let mut cp_machine = None;
-        for item in &items {
+        for item in items {
             match item.role {
                 Role::InfrastructureCluster => {
-                    let o = make(item, &infra_name, labels(&[]));
+                    let mut o = object_from_template(
+                        cluster,
+                        &item.template,
+                        &names.infra,
+                        &plan.ns,
+                        self.labels(&[]),
+                    );
+                    o.patched = patched_in_object(&item.patched);
                     infra_cluster = Some(o);
                 }
                 Role::ControlPlane => {
-                    let mut l = cp_meta_labels.clone();
-                    l.extend(labels(&[]));
-                    cp = Some(make(item, &cp_name, l));
+                    let mut l = cp_meta.labels.clone();
+                    l.extend(self.labels(&[]));
+                    let mut o =
+                        object_from_template(cluster, &item.template, &names.cp, &plan.ns, l);
+                    o.patched = patched_in_object(&item.patched);
+                    cp = Some(o);
                 }
                 Role::ControlPlaneMachine => {
-                    let name = cp_machine_name.clone().unwrap_or_default();
-                    let mut o = template_copy(cluster, &item.template, &name, &ns, labels(&[]));
-                    o.patched.clone_from(&item.patched);
+                    let name = names.cp_machine.clone().unwrap_or_default();
+                    let mut o =
+                        template_copy(cluster, &item.template, &name, &plan.ns, self.labels(&[]));
+                    o.patched = item.patched;
                     cp_machine = Some(o);
                 }
                 Role::Deployment(w, bootstrap) | Role::Pool(w, bootstrap) => {
                     if let Some(worker) = workers.get_mut(w) {
                         if bootstrap {
-                            worker.bootstrap = item.template.clone();
-                            worker.bootstrap_patched.clone_from(&item.patched);
+                            worker.bootstrap = item.template;
+                            worker.bootstrap_patched = item.patched;
                         } else {
-                            worker.infra = item.template.clone();
-                            worker.infra_patched.clone_from(&item.patched);
+                            worker.infra = item.template;
+                            worker.infra_patched = item.patched;
                         }
                     }
                 }
             }
         }
-        let (Some(infra_cluster), Some(mut cp)) = (infra_cluster, cp) else {
-            return Ok(None);
-        };
-        let v1beta1 = |api: &str| api.ends_with("/v1beta1");
-        let reference = |api_version: &str, kind: &str, name: &str, old: bool| {
-            if old {
-                json!({"apiVersion": api_version, "kind": kind, "name": name, "namespace": ns})
-            } else {
-                json!({"apiGroup": api_version.split('/').next().unwrap_or(""), "kind": kind, "name": name})
-            }
-        };
-        // The control plane: what the controller sets after the patches.
-        {
-            let spec = ensure_object(&mut cp.value, "spec");
-            spec.insert("version".into(), json!(version));
-            if let Some(r) = &cp_replicas {
-                spec.insert("replicas".into(), r.clone());
-            }
-            if let Some(machine) = &cp_machine {
-                let old = v1beta1(str_at(&cp.value, &["apiVersion"]).unwrap_or(""));
-                let r = reference(
-                    str_at(&machine.value, &["apiVersion"]).unwrap_or(""),
-                    machine.kind(),
-                    machine.name(),
-                    old,
-                );
-                let spec = ensure_object(&mut cp.value, "spec");
-                let mt = ensure_object_in(spec, "machineTemplate");
-                if old {
-                    mt.insert("infrastructureRef".into(), r);
-                } else {
-                    ensure_object_in(mt, "spec").insert("infrastructureRef".into(), r);
-                }
-            }
-            let annotations = cp_meta_annotations.clone();
-            let mut l = cp_meta_labels.clone();
-            l.extend(labels(&[]));
-            let spec = ensure_object(&mut cp.value, "spec");
-            let mt = ensure_object_in(spec, "machineTemplate");
-            mt.insert(
-                "metadata".into(),
-                json!({"labels": l, "annotations": annotations}),
-            );
-        }
-        let cluster_api = str_at(cv, &["apiVersion"]).unwrap_or("cluster.x-k8s.io/v1beta2");
-        let old_cluster = v1beta1(cluster_api);
+        let (infra_cluster, mut cp) = (infra_cluster?, cp?);
+        self.set_control_plane(plan, &mut cp, cp_machine.as_ref(), cp_meta);
+        let old_cluster = is_v1beta1(self.cluster_api());
         let mut expanded = cluster.clone();
-        {
-            let cp_api = str_at(&cp.value, &["apiVersion"]).unwrap_or("").to_owned();
-            let infra_api = str_at(&infra_cluster.value, &["apiVersion"])
-                .unwrap_or("")
-                .to_owned();
-            let cp_r = reference(&cp_api, cp.kind(), cp.name(), old_cluster);
-            let infra_r = reference(
-                &infra_api,
-                infra_cluster.kind(),
-                infra_cluster.name(),
-                old_cluster,
-            );
-            let spec = ensure_object(&mut expanded.value, "spec");
-            spec.insert("controlPlaneRef".into(), cp_r);
-            spec.insert("infrastructureRef".into(), infra_r);
-        }
-        objects.push(infra_cluster);
-        if let Some(m) = cp_machine {
-            objects.push(m);
-        }
+        let cp_r = reference(&cp, old_cluster, &plan.ns);
+        let infra_r = reference(&infra_cluster, old_cluster, &plan.ns);
+        let spec = ensure_object(&mut expanded.value, "spec");
+        spec.insert("controlPlaneRef".into(), cp_r);
+        spec.insert("infrastructureRef".into(), infra_r);
+        let mut objects = vec![infra_cluster];
+        objects.extend(cp_machine);
         objects.push(cp);
-        for w in workers {
-            let kind = if w.pool {
-                "MachinePool"
-            } else {
-                "MachineDeployment"
-            };
-            let label = if w.pool { POOL_LABEL } else { DEPLOYMENT_LABEL };
-            let mut l = merged_worker_metadata(&w.topo, &w.class_value, "labels");
-            l.extend(labels(&[(label, &w.topology_name)]));
-            let annotations = merged_worker_metadata(&w.topo, &w.class_value, "annotations");
-            let (mut bootstrap_obj, mut infra_obj) = if w.pool {
-                // A MachinePool's bootstrap config and infrastructure are objects.
-                (
-                    object_from_template(cluster, &w.bootstrap, &w.bootstrap_name, &ns, l.clone()),
-                    object_from_template(cluster, &w.infra, &w.infra_name, &ns, l.clone()),
-                )
-            } else {
-                (
-                    template_copy(cluster, &w.bootstrap, &w.bootstrap_name, &ns, l.clone()),
-                    template_copy(cluster, &w.infra, &w.infra_name, &ns, l.clone()),
-                )
-            };
-            if w.pool {
-                bootstrap_obj.patched = patched_in_object(&w.bootstrap_patched);
-                infra_obj.patched = patched_in_object(&w.infra_patched);
-            } else {
-                bootstrap_obj.patched = w.bootstrap_patched;
-                infra_obj.patched = w.infra_patched;
-            }
-            let b_api = str_at(&bootstrap_obj.value, &["apiVersion"])
-                .unwrap_or("")
-                .to_owned();
-            let i_api = str_at(&infra_obj.value, &["apiVersion"])
-                .unwrap_or("")
-                .to_owned();
-            let mut template_spec = json!({
-                "clusterName": cluster.name(),
-                "version": version,
-                "bootstrap": {"configRef": reference(&b_api, bootstrap_obj.kind(), bootstrap_obj.name(), old_cluster)},
-                "infrastructureRef": reference(&i_api, infra_obj.kind(), infra_obj.name(), old_cluster),
-            });
-            if let Some(fd) = w.topo.get("failureDomain") {
-                template_spec["failureDomain"] = fd.clone();
-            }
-            let mut spec = json!({
-                "clusterName": cluster.name(),
-                "template": {
-                    "metadata": {"labels": l, "annotations": annotations},
-                    "spec": template_spec,
-                },
-            });
-            spec["replicas"] = w.topo.get("replicas").cloned().unwrap_or(json!(1));
-            let value = json!({
-                "apiVersion": cluster_api,
-                "kind": kind,
-                "metadata": {"name": w.name, "namespace": ns, "labels": l, "annotations": annotations},
-                "spec": spec,
-            });
-            objects.push(bootstrap_obj);
-            objects.push(infra_obj);
-            objects.push(generated(cluster, value));
+        Some((expanded, objects))
+    }
+
+    /// What the controller sets on the control plane after the patches: version, replicas,
+    /// the machine template's reference and metadata.
+    fn set_control_plane(
+        &self,
+        plan: &Plan,
+        cp: &mut Object,
+        machine: Option<&Object>,
+        meta: &ControlPlaneMeta,
+    ) {
+        let old = is_v1beta1(str_at(&cp.value, &["apiVersion"]).unwrap_or(""));
+        let machine_ref = machine.map(|m| reference(m, old, &plan.ns));
+        let spec = ensure_object(&mut cp.value, "spec");
+        spec.insert("version".into(), json!(plan.version));
+        if let Some(r) = &meta.replicas {
+            spec.insert("replicas".into(), r.clone());
         }
-        Ok(Some((expanded, objects)))
+        let mt = ensure_object_in(spec, "machineTemplate");
+        if let Some(r) = machine_ref {
+            if old {
+                mt.insert("infrastructureRef".into(), r);
+            } else {
+                ensure_object_in(mt, "spec").insert("infrastructureRef".into(), r);
+            }
+        }
+        let mut l = meta.labels.clone();
+        l.extend(self.labels(&[]));
+        mt.insert(
+            "metadata".into(),
+            json!({"labels": l, "annotations": meta.annotations}),
+        );
+    }
+
+    /// The Cluster's API version (v1beta2 when it says none).
+    fn cluster_api(&self) -> &'a str {
+        str_at(&self.cluster.value, &["apiVersion"]).unwrap_or("cluster.x-k8s.io/v1beta2")
+    }
+
+    /// A worker's bootstrap and infrastructure objects and its MachineDeployment or
+    /// MachinePool.
+    fn worker_objects(&self, plan: &Plan, w: &Worker) -> [Object; 3] {
+        let cluster = self.cluster;
+        let ns = &plan.ns;
+        let old_cluster = is_v1beta1(self.cluster_api());
+        let (kind, label) = if w.pool {
+            ("MachinePool", POOL_LABEL)
+        } else {
+            ("MachineDeployment", DEPLOYMENT_LABEL)
+        };
+        let mut l = merged_worker_metadata(&w.topo, &w.class_value, "labels");
+        l.extend(self.labels(&[(label, &w.topology_name)]));
+        let annotations = merged_worker_metadata(&w.topo, &w.class_value, "annotations");
+        let (bootstrap, infra) = if w.pool {
+            // A MachinePool's bootstrap config and infrastructure are objects.
+            let mut b =
+                object_from_template(cluster, &w.bootstrap, &w.bootstrap_name, ns, l.clone());
+            let mut i = object_from_template(cluster, &w.infra, &w.infra_name, ns, l.clone());
+            b.patched = patched_in_object(&w.bootstrap_patched);
+            i.patched = patched_in_object(&w.infra_patched);
+            (b, i)
+        } else {
+            let mut b = template_copy(cluster, &w.bootstrap, &w.bootstrap_name, ns, l.clone());
+            let mut i = template_copy(cluster, &w.infra, &w.infra_name, ns, l.clone());
+            b.patched.clone_from(&w.bootstrap_patched);
+            i.patched.clone_from(&w.infra_patched);
+            (b, i)
+        };
+        let mut template_spec = json!({
+            "clusterName": cluster.name(),
+            "version": plan.version,
+            "bootstrap": {"configRef": reference(&bootstrap, old_cluster, ns)},
+            "infrastructureRef": reference(&infra, old_cluster, ns),
+        });
+        if let Some(fd) = w.topo.get("failureDomain") {
+            template_spec["failureDomain"] = fd.clone();
+        }
+        let mut spec = json!({
+            "clusterName": cluster.name(),
+            "template": {
+                "metadata": {"labels": l, "annotations": annotations},
+                "spec": template_spec,
+            },
+        });
+        spec["replicas"] = w.topo.get("replicas").cloned().unwrap_or(json!(1));
+        let value = json!({
+            "apiVersion": self.cluster_api(),
+            "kind": kind,
+            "metadata": {"name": w.name, "namespace": ns, "labels": l, "annotations": annotations},
+            "spec": spec,
+        });
+        [bootstrap, infra, generated(cluster, value)]
     }
 
     fn uid(&mut self) -> String {
@@ -1071,6 +1108,121 @@ impl<'a> Expander<'a> {
         }
         true
     }
+}
+
+/// What the expansion of one Cluster reads: its topology, and the class it names.
+struct Plan {
+    /// `spec.topology`.
+    topo: Value,
+    /// The Cluster's namespace.
+    ns: String,
+    /// `ClusterClass namespace/name`, for messages.
+    class_title: String,
+    /// The class's `spec`.
+    spec: Value,
+    class_name: String,
+    class_ns: String,
+    /// `spec.topology.version`.
+    version: String,
+}
+
+/// The class's templates of the infrastructure cluster and the control plane.
+struct Templates<'a> {
+    infra: &'a Object,
+    cp: &'a Object,
+    cp_machine: Option<&'a Object>,
+}
+
+/// The names of the objects made for the infrastructure cluster and the control plane.
+struct Names {
+    infra: String,
+    cp: String,
+    cp_machine: Option<String>,
+}
+
+/// The control plane topology's replicas and metadata (merged with the class's).
+struct ControlPlaneMeta {
+    replicas: Option<Value>,
+    labels: Map<String, Value>,
+    annotations: Map<String, Value>,
+}
+
+/// Where a worker topology is: its list, its index there, whether it is a pool, and its index
+/// among all the workers.
+#[derive(Clone, Copy)]
+struct WorkerAt {
+    list: &'static str,
+    i: usize,
+    pool: bool,
+    index: usize,
+}
+
+/// A MachineDeployment or MachinePool topology, with its templates once patched.
+struct Worker {
+    topology_name: String,
+    name: String,
+    bootstrap_name: String,
+    infra_name: String,
+    topo: Value,
+    bootstrap: Value,
+    infra: Value,
+    bootstrap_patched: Vec<Patched>,
+    infra_patched: Vec<Patched>,
+    class_value: Value,
+    pool: bool,
+}
+
+impl Item {
+    /// The item of a template, not patched yet.
+    fn new(role: Role, template: &Object, vars: Map<String, Value>) -> Item {
+        Item {
+            role,
+            template: template.value.clone(),
+            vars,
+            title: template.title(),
+            patched: Vec::new(),
+        }
+    }
+}
+
+/// Whether an API version is `…/v1beta1` (references name `apiVersion` and `namespace`).
+fn is_v1beta1(api_version: &str) -> bool {
+    api_version.ends_with("/v1beta1")
+}
+
+/// A reference to `o` in the contract of the referring object: v1beta1 `apiVersion`, `kind`,
+/// `name`, `namespace`; v1beta2 `apiGroup`, `kind`, `name`.
+fn reference(o: &Object, old: bool, namespace: &str) -> Value {
+    let api_version = str_at(&o.value, &["apiVersion"]).unwrap_or("");
+    if old {
+        json!({"apiVersion": api_version, "kind": o.kind(), "name": o.name(), "namespace": namespace})
+    } else {
+        json!({"apiGroup": api_version.split('/').next().unwrap_or(""), "kind": o.kind(), "name": o.name()})
+    }
+}
+
+/// The patches of a class, or the refusal of the first `external` one (served by a runtime
+/// extension, which cannot run offline).
+fn refuse_external(plan: &Plan) -> Result<Vec<Value>, Unexpandable> {
+    let patches: Vec<Value> = plan
+        .spec
+        .get("patches")
+        .and_then(Value::as_array)
+        .cloned()
+        .unwrap_or_default();
+    for p in &patches {
+        let has_definitions = p
+            .get("definitions")
+            .and_then(Value::as_array)
+            .is_some_and(|d| !d.is_empty());
+        if !has_definitions && p.get("external").is_some() {
+            return Err(Unexpandable {
+                patch: shown(str_at(p, &["name"]).unwrap_or(""), 80),
+                class: plan.class_title.clone(),
+            });
+        }
+    }
+    Ok(patches)
 }
 
 /// One variable definition of a class.
