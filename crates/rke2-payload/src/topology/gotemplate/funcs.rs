@@ -261,8 +261,22 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             imp: Imp::Unsupported,
         });
     }
+    go_builtins(name)
+        .or_else(|| sprig_strings(name))
+        .or_else(|| sprig_text(name))
+        .or_else(|| sprig_sequences(name))
+        .or_else(|| sprig_arithmetic(name))
+        .or_else(|| sprig_lists(name))
+        .or_else(|| sprig_list_sets(name))
+        .or_else(|| sprig_flow(name))
+        .or_else(|| sprig_paths(name))
+        .or_else(|| sprig_encodings(name))
+        .or_else(|| sprig_dicts(name))
+}
+
+/// Go's builtin functions (`text/template`'s `builtins`).
+fn go_builtins(name: &str) -> Option<Func> {
     match name {
-        // Go builtins.
         "and" | "or" => Some(Func {
             params: &[Val],
             variadic: Some(Val),
@@ -290,8 +304,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
         "html" => v(&[], Any, |c, a| out(c, html_escape(&eval_args(&a)?))),
         "js" => v(&[], Any, |c, a| out(c, js_escape(&eval_args(&a)?))),
         "urlquery" => v(&[], Any, |c, a| out(c, url_query(&eval_args(&a)?))),
+        _ => None,
+    }
+}
 
-        // Sprig: strings.
+/// Sprig's string functions: case, trimming, cutting.
+fn sprig_strings(name: &str) -> Option<Func> {
+    match name {
         "hello" => f(&[], |_, _| Ok(Value::str("Hello!"))),
         "abbrev" => f(&[Int, Str], |c, a| {
             let (w, t) = (i(&a[0]), s(&a[1]));
@@ -383,6 +402,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
         "snakecase" => f(&[Str], |c, a| out(c, delimited(s(&a[0]), '_'))),
         "kebabcase" => f(&[Str], |c, a| out(c, delimited(s(&a[0]), '-'))),
         "camelcase" => f(&[Str], |c, a| out(c, pascal(s(&a[0])))),
+        _ => None,
+    }
+}
+
+/// Sprig's string search, quoting, indentation, replacement, checksums and conversions.
+fn sprig_text(name: &str) -> Option<Func> {
+    match name {
         "contains" => f(&[Str, Str], |_, a| {
             Ok(Value::Bool(s(&a[1]).contains(s(&a[0]))))
         }),
@@ -469,6 +495,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
         }),
         "int64" | "int" => f(&[Any], |_, a| Ok(Value::Int(to_int64(&a[0])))),
         "float64" => f(&[Any], |_, a| Ok(Value::Float(to_float64(&a[0])))),
+        _ => None,
+    }
+}
+
+/// Sprig's sequences and splits: `seq`, `split`, `splitn`, `splitList`, `toStrings`, `until`, `untilStep`.
+fn sprig_sequences(name: &str) -> Option<Func> {
+    match name {
         "seq" => v(&[], Int, |c, a| {
             let p: Vec<i64> = a.iter().map(i).collect();
             let list = match p.as_slice() {
@@ -534,8 +567,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             c.charge(l.len())?;
             Ok(Value::list(l.into_iter().map(Value::Int).collect()))
         }),
+        _ => None,
+    }
+}
 
-        // Sprig: arithmetic (cast.ToInt64 / cast.ToFloat64).
+/// Sprig's arithmetic (arguments converted as `cast.ToInt64` / `cast.ToFloat64` do).
+fn sprig_arithmetic(name: &str) -> Option<Func> {
+    match name {
         "add1" => f(&[Any], |_, a| {
             Ok(Value::Int(to_int64(&a[0]).wrapping_add(1)))
         }),
@@ -608,8 +646,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             };
             Ok(Value::Float(r / pow))
         }),
+        _ => None,
+    }
+}
 
-        // Sprig: lists.
+/// Sprig's list functions that make, join, sort and take apart lists.
+fn sprig_lists(name: &str) -> Option<Func> {
+    match name {
         "join" => f(&[Str, Any], |c, a| {
             let items = strslice(&a[1])?;
             let sep = s(&a[0]);
@@ -673,6 +716,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             items.reverse();
             Ok(Value::list(items))
         }),
+        _ => None,
+    }
+}
+
+/// Sprig's list functions that pick or drop items: `uniq`, `without`, `has`, `compact`, `slice`, `concat`.
+fn sprig_list_sets(name: &str) -> Option<Func> {
+    match name {
         "uniq" | "mustUniq" => f(&[Any], |c, a| {
             let items = list_ref(&a[0], "Cannot find uniq on type")?;
             c.charge(items.len().saturating_mul(items.len()) / 16 + items.len())?;
@@ -757,8 +807,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
                 Value::list(r)
             })
         }),
+        _ => None,
+    }
+}
 
-        // Sprig: defaults, JSON, flow.
+/// Sprig's defaults, JSON and flow functions.
+fn sprig_flow(name: &str) -> Option<Func> {
+    match name {
         "default" => v(&[Any], Any, |_, a| {
             Ok(match a.get(1) {
                 Some(given) if !given.is_empty() => given.clone(),
@@ -800,8 +855,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
         "fail" => f(&[Str], |_, a| {
             Err(CallError::Failed(super::excerpt(s(&a[0]))))
         }),
+        _ => None,
+    }
+}
 
-        // Sprig: paths (Go's `path`, slash-separated).
+/// Sprig's path functions (Go's `path`, slash-separated).
+fn sprig_paths(name: &str) -> Option<Func> {
+    match name {
         "base" => f(&[Str], |c, a| out(c, path_base(s(&a[0])))),
         "dir" => f(&[Str], |c, a| out(c, path_dir(s(&a[0])))),
         "clean" => f(&[Str], |c, a| out(c, path_clean(s(&a[0])))),
@@ -814,8 +874,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             out(c, ext.to_owned())
         }),
         "isAbs" => f(&[Str], |_, a| Ok(Value::Bool(s(&a[0]).starts_with('/')))),
+        _ => None,
+    }
+}
 
-        // Sprig: encodings.
+/// Sprig's encodings.
+fn sprig_encodings(name: &str) -> Option<Func> {
+    match name {
         "b64enc" => f(&[Str], |c, a| {
             out(
                 c,
@@ -829,8 +894,13 @@ pub(crate) fn lookup(name: &str) -> Option<Func> {
             };
             out(c, r)
         }),
+        _ => None,
+    }
+}
 
-        // Sprig: dictionaries.
+/// Sprig's dictionary functions.
+fn sprig_dicts(name: &str) -> Option<Func> {
+    match name {
         "dict" => v(&[], Any, |c, a| {
             c.charge(a.len())?;
             let mut map = BTreeMap::new();
