@@ -71,17 +71,6 @@ pub(crate) fn lint_payload(
     options: &LintOptions,
 ) -> Vec<Finding> {
     let mut out: Vec<Finding> = facts.findings.clone();
-    let config = facts.config.as_ref();
-    let config_found = config.is_some();
-    let server = config.and_then(|c| c.server.as_deref());
-    let tls_san: &[String] = config.map_or(&[], |c| &c.tls_san);
-    let has_ca = facts
-        .material
-        .certificates
-        .iter()
-        .any(|c| c.purpose.as_deref() == Some("server-ca"));
-    let readable = facts.readable();
-
     #[cfg(feature = "cloud-init-schema")]
     if let (Some(schema), UserDataKind::CloudConfig { .. }) =
         (&options.cloud_init_schema, payload.content())
@@ -91,6 +80,34 @@ pub(crate) fn lint_payload(
             out.push(Finding::new(p.check, p.message));
         }
     }
+    config_present(facts, payload, &mut out);
+    join_url(facts, &mut out);
+    tls_san(facts, &mut out);
+    install_step(facts, &mut out);
+    provider_id(facts, &mut out);
+    ingress(facts, &mut out);
+    jinja(payload, &mut out);
+    bare_kubectl(facts, &mut out);
+    registry_newlines(facts, &mut out);
+    files(facts, payload, &mut out);
+    certificates(facts, options, &mut out);
+    if let Some(size) = size {
+        size_checks(size, &mut out);
+    }
+    // Messages quote the payload (a server URL, a version): no credential in them.
+    for finding in &mut out {
+        if !secrets::credential_spans(&finding.message).is_empty() {
+            finding.message = facts.redactor.redact_all(&finding.message);
+        }
+    }
+    out
+}
+
+/// `rke2-config-missing` and `payload-not-utf8`: the payload writes no `config.yaml`, or is raw gzip.
+fn config_present(facts: &Facts, payload: &Payload<'_>, out: &mut Vec<Finding>) {
+    let config = facts.config.as_ref();
+    let config_found = config.is_some();
+    let readable = facts.readable();
     // A config.yaml that is there but does not parse is `rke2-config-invalid` (from the facts),
     // not missing.
     let config_written = facts
@@ -116,7 +133,18 @@ pub(crate) fn lint_payload(
             "data.value is raw gzip, not text: pass it to a base64-taking argument (user_data_base64), never through base64decode()",
         ));
     }
+}
 
+/// The join URL: `server-port`, `server-on-init`, `server-missing`.
+fn join_url(facts: &Facts, out: &mut Vec<Finding>) {
+    let config = facts.config.as_ref();
+    let config_found = config.is_some();
+    let server = config.and_then(|c| c.server.as_deref());
+    let has_ca = facts
+        .material
+        .certificates
+        .iter()
+        .any(|c| c.purpose.as_deref() == Some("server-ca"));
     // The join URL.
     match (server, facts.role) {
         (Some(server), _) => {
@@ -155,7 +183,14 @@ pub(crate) fn lint_payload(
         ),
         _ => {}
     }
+}
 
+/// `tls-san-missing-server-host`: tls-san on control planes.
+fn tls_san(facts: &Facts, out: &mut Vec<Finding>) {
+    let config = facts.config.as_ref();
+    let config_found = config.is_some();
+    let server = config.and_then(|c| c.server.as_deref());
+    let tls_san: &[String] = config.map_or(&[], |c| &c.tls_san);
     // tls-san on control planes.
     if matches!(facts.role, Some(Role::Init | Role::Server)) && config_found {
         let san_has = |host: &str| tls_san.iter().any(|s| s.eq_ignore_ascii_case(host));
@@ -190,7 +225,10 @@ pub(crate) fn lint_payload(
             );
         }
     }
+}
 
+/// The install step: `airgap-no-checksum`, `egress-required`, `version-format`.
+fn install_step(facts: &Facts, out: &mut Vec<Finding>) {
     // The install step.
     if let Some(install) = &facts.install {
         if install.airgapped {
@@ -214,7 +252,11 @@ pub(crate) fn lint_payload(
             }
         }
     }
+}
 
+/// `provider-id-missing`.
+fn provider_id(facts: &Facts, out: &mut Vec<Finding>) {
+    let config = facts.config.as_ref();
     // A cloud controller sets the provider ID when the kubelet defers to an external one.
     if let Some(c) = config
         && c.provider_id().is_none()
@@ -228,7 +270,11 @@ pub(crate) fn lint_payload(
             .at_path(rke2::CONFIG_PATH),
         );
     }
+}
 
+/// `ingress-controller-disabled`.
+fn ingress(facts: &Facts, out: &mut Vec<Finding>) {
+    let config = facts.config.as_ref();
     if let Some(c) = config
         && !c.ingress_controller.is_empty()
     {
@@ -263,7 +309,10 @@ pub(crate) fn lint_payload(
             }
         }
     }
+}
 
+/// `jinja-syntax`.
+fn jinja(payload: &Payload<'_>, out: &mut Vec<Finding>) {
     // Rendered as Jinja first (CAPRKE2's `## template: jinja`).
     if let (UserDataKind::CloudConfig { jinja: true }, Some(text)) =
         (payload.content(), payload.userdata_text())
@@ -281,7 +330,10 @@ pub(crate) fn lint_payload(
             ));
         }
     }
+}
 
+/// `bare-kubectl`.
+fn bare_kubectl(facts: &Facts, out: &mut Vec<Finding>) {
     // runcmd is one script: a PATH that takes in RKE2's bin directory holds for what follows.
     let mut on_path: Vec<&str> = Vec::new();
     for (n, command) in facts.commands().iter().enumerate() {
@@ -321,9 +373,10 @@ pub(crate) fn lint_payload(
             ));
         }
     }
+}
 
-    registry_newlines(facts, &mut out);
-
+/// `key-permissions` and `duplicate-path`.
+fn files(facts: &Facts, payload: &Payload<'_>, out: &mut Vec<Finding>) {
     for (file, secret) in facts.files() {
         let mode = file.mode_string();
         if secret == Some("private key") && mode.as_deref() != Some("0600") {
@@ -369,7 +422,10 @@ pub(crate) fn lint_payload(
             }
         }
     }
+}
 
+/// `cert-expiry`.
+fn certificates(facts: &Facts, options: &LintOptions, out: &mut Vec<Finding>) {
     // Every certificate the node uses: the CAs, and the others (a registry's client
     // certificate, a serving certificate): an expired one fails the TLS it is for.
     for cert in &facts.material.certificates {
@@ -402,46 +458,40 @@ pub(crate) fn lint_payload(
             );
         }
     }
+}
 
-    if let Some(size) = size {
-        for v in &size.clouds {
-            if !v.fits {
-                out.push(Finding::new(
-                    Check::SizeOverLimit,
-                    format!(
-                        "{}: {} of {} {} bytes counted ({:.0}%){}",
-                        v.cloud,
-                        v.counted_bytes,
-                        v.budget_bytes,
-                        match v.counted {
-                            Counted::Raw => "raw",
-                            _ => "base64",
-                        },
-                        v.used_percent,
-                        v.advice
-                            .first()
-                            .map(|a| format!("; {a}"))
-                            .unwrap_or_default()
-                    ),
-                ));
-            }
-            if v.fits
-                && let Some(advice) = v.advice.iter().find(|a| a.contains("gzip"))
-            {
-                out.push(Finding::new(
-                    Check::GzipUnsafe,
-                    format!("{}: {advice}", v.cloud),
-                ));
-            }
+/// `size-over-limit` and `gzip-unsafe`, from the payload's measure.
+fn size_checks(size: &PayloadSize, out: &mut Vec<Finding>) {
+    for v in &size.clouds {
+        if !v.fits {
+            out.push(Finding::new(
+                Check::SizeOverLimit,
+                format!(
+                    "{}: {} of {} {} bytes counted ({:.0}%){}",
+                    v.cloud,
+                    v.counted_bytes,
+                    v.budget_bytes,
+                    match v.counted {
+                        Counted::Raw => "raw",
+                        _ => "base64",
+                    },
+                    v.used_percent,
+                    v.advice
+                        .first()
+                        .map(|a| format!("; {a}"))
+                        .unwrap_or_default()
+                ),
+            ));
+        }
+        if v.fits
+            && let Some(advice) = v.advice.iter().find(|a| a.contains("gzip"))
+        {
+            out.push(Finding::new(
+                Check::GzipUnsafe,
+                format!("{}: {advice}", v.cloud),
+            ));
         }
     }
-    // Messages quote the payload (a server URL, a version): no credential in them.
-    for finding in &mut out {
-        if !secrets::credential_spans(&finding.message).is_empty() {
-            finding.message = facts.redactor.redact_all(&finding.message);
-        }
-    }
-    out
 }
 
 /// What the cluster checks compare of one payload: kept for every Secret of an input, so it is
