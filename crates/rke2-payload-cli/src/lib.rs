@@ -4,7 +4,7 @@
 mod cli;
 mod cmd;
 mod output;
-mod render;
+mod style;
 
 use std::process::ExitCode;
 

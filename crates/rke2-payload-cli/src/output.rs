@@ -10,7 +10,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::render::safe;
+use crate::style::safe;
 
 /// The mode of every file the tool writes.
 const PRIVATE: u32 = 0o600;

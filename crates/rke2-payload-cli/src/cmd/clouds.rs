@@ -7,7 +7,7 @@ use rke2_payload::{CLOUDS, Counted};
 
 use super::Outcome;
 use crate::cli::{CloudsArgs, Format};
-use crate::render::{group, yaml};
+use crate::style::{group, yaml};
 
 pub(crate) fn run(args: &CloudsArgs) -> Result<Outcome> {
     let mut out = anstream::stdout().lock();

@@ -8,7 +8,7 @@ use rke2_payload::{Change, DecodeOptions, DiffOptions, DiffReport, Ignore, PairD
 
 use super::{Outcome, input_name, raw_stdout, styled};
 use crate::cli::{DiffArgs, DiffFormat};
-use crate::render::{BOLD, DIM, ERROR, OK, escape_unsafe, safe};
+use crate::style::{BOLD, DIM, ERROR, OK, escape_unsafe, safe};
 
 pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
     if args.before.as_os_str() == "-" && args.after.as_os_str() == "-" {

@@ -12,7 +12,7 @@ use super::{
     streamed, styled, unreadable_secrets,
 };
 use crate::cli::{Format, InspectArgs};
-use crate::render::{BOLD, DIM, ERROR, INFO, OK, WARN, group, safe, short_hash};
+use crate::style::{BOLD, DIM, ERROR, INFO, OK, WARN, group, safe, short_hash};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = args.input.path();
@@ -342,7 +342,7 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
                 Severity::Warning => (WARN, "warning"),
                 _ => (INFO, "info"),
             };
-            let at = crate::render::finding_at(f);
+            let at = crate::style::finding_at(f);
             writeln!(
                 out,
                 "    {style}{label:<7}{style:#} {:<26} {}{DIM}{at}{DIM:#}",

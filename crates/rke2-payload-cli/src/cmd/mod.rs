@@ -9,8 +9,8 @@ mod encode;
 mod inspect;
 mod lint;
 mod man;
-mod preview;
 mod redact;
+mod render;
 mod size;
 
 use std::io::Write as _;
@@ -21,7 +21,7 @@ use anyhow::{Context, Result};
 use rke2_payload::{BootstrapSecret, DecodeOptions, Selector};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
-use crate::render::{ERROR, escape_unsafe, safe, yaml};
+use crate::style::{ERROR, escape_unsafe, safe, yaml};
 
 /// How a command ended, when it did not fail.
 pub(crate) enum Outcome {
@@ -47,7 +47,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Lint(args) => lint::run(&args),
         Command::Encode(args) => encode::run(&args),
         Command::Redact(args) => redact::run(&args),
-        Command::Render(args) => preview::run(&args),
+        Command::Render(args) => render::run(&args),
         Command::Diff(args) => diff::run(&args),
     }
 }
@@ -246,7 +246,7 @@ pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
         eprintln!(
             "rke2-payload: error: {}: {}",
             f.check.id(),
-            crate::render::safe(&f.message)
+            crate::style::safe(&f.message)
         );
     }
 }

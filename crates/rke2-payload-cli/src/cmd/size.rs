@@ -13,7 +13,7 @@ use super::{
     secrets_and_refusals, selector, streamed, styled, unreadable_secrets,
 };
 use crate::cli::{SizeArgs, SizeFormat};
-use crate::render::{BOLD, DIM, ERROR, OK, WARN, group, safe, secret_title, xml};
+use crate::style::{BOLD, DIM, ERROR, OK, WARN, group, safe, secret_title, xml};
 
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let path = args.input.path();

@@ -12,7 +12,7 @@ use anyhow::{Context as _, Result};
 use rke2_payload::{LintReport, Severity};
 
 use super::{Placed, placed};
-use crate::render::safe;
+use crate::style::safe;
 
 /// The most annotations of one level GitHub shows for a step.
 pub(super) const PER_LEVEL: usize = 10;

@@ -16,7 +16,7 @@ use crate::cli::{LintArgs, LintFormat};
 
 mod github;
 mod sarif;
-use crate::render::{
+use crate::style::{
     BOLD, DIM, ERROR, INFO, OK, WARN, escape_unsafe, safe, secret_title, xml, yaml,
 };
 
@@ -196,7 +196,7 @@ fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         let mut findings: Vec<&Finding> = s.findings.iter().collect();
         findings.sort_by_key(|f| f.severity);
         for f in findings {
-            finding_line(out, f, &crate::render::finding_at(f))?;
+            finding_line(out, f, &crate::style::finding_at(f))?;
         }
     }
     write!(
