@@ -129,6 +129,8 @@ mod render;
 mod reports;
 mod secrets;
 mod topology;
+#[cfg(test)]
+mod testdata;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
@@ -179,5 +181,5 @@ pub use secrets::PLACEHOLDER;
 
 /// The README's examples compile.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;
