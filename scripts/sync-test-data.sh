@@ -10,8 +10,13 @@ src=testdata/secrets
 dst=crates/rke2-payload/tests/data/secrets
 rm -rf "$dst"
 mkdir -p "$dst"
-# The index, every single Secret and its user data, the two YAML Lists and the multi-document
-# file; the JSON copies of the Lists are left out (no unit test reads them).
-cp "$src"/INDEX.json "$src"/*.yaml "$src"/*.userdata "$dst"/
+# Every file but the JSON copies of the Lists (no unit test reads them): the index, every single
+# Secret and its user data, the two YAML Lists and the multi-document file.
+for file in "$src"/*; do
+  case "$(basename "$file")" in
+    list-*.json) ;;
+    *) cp "$file" "$dst"/ ;;
+  esac
+done
 cp testdata/go-gzip-sizes.json crates/rke2-payload/tests/data/go-gzip-sizes.json
 echo "copied $(find "$dst" -type f | wc -l) files into $dst"

@@ -128,9 +128,9 @@ mod payload;
 mod render;
 mod reports;
 mod secrets;
-mod topology;
 #[cfg(test)]
 mod testdata;
+mod topology;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
