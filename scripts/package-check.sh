@@ -6,8 +6,8 @@
 #
 #     scripts/package-check.sh
 #
-# The unpacked crate builds in target/package-check/target (a folder of its own, kept between
-# runs so that a second run only rebuilds what changed). Works offline once `cargo fetch` ran.
+# The unpacked crate (in a temporary folder) builds in target/package-check/, a folder of its own
+# kept between runs. Its tests run offline: `cargo fetch` has brought every crate they need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,21 +21,22 @@ cargo package -p rke2-payload --locked --no-verify --allow-dirty
 archive="$target_dir/package/$crate.crate"
 echo "$archive: $(wc -c <"$archive" | tr -d ' ') bytes"
 
-work="$target_dir/package-check"
-rm -rf "$work/$crate"
-mkdir -p "$work"
-tar -xzf "$archive" -C "$work"
-for path in README.md tests/data/secrets/INDEX.json src/lib.rs; do
-  [ -f "$work/$crate/$path" ] || { echo "the package lacks $path" >&2; exit 1; }
+# Unpacked outside the repository (inside it, cargo would take it for a workspace member); its
+# build folder stays in target/ so that the next run rebuilds only what changed.
+unpacked="$(mktemp -d)"
+trap 'rm -rf "$unpacked"' EXIT
+tar -xzf "$archive" -C "$unpacked"
+for path in README.md Cargo.lock tests/data/secrets/INDEX.json src/lib.rs; do
+  [ -f "$unpacked/$crate/$path" ] || { echo "the package lacks $path" >&2; exit 1; }
 done
-[ ! -e "$work/$crate/tests/it" ] || { echo "the package carries tests/it/" >&2; exit 1; }
+[ ! -e "$unpacked/$crate/tests/it" ] || { echo "the package carries tests/it/" >&2; exit 1; }
 
 echo "--- cargo test in the unpacked $crate"
 # The package's own lock file (cargo package writes one), offline: every crate it needs is the
 # workspace's, already fetched.
 (
-  cd "$work/$crate"
-  CARGO_TARGET_DIR="$work/target" cargo test --offline --locked
+  cd "$unpacked/$crate"
+  CARGO_TARGET_DIR="$target_dir/package-check" cargo test --offline --locked
 )
 
 echo "--- cargo package -p rke2-payload -p rke2-payload-cli (the CLI against the library's package)"
