@@ -32,7 +32,7 @@ mod tests {
 
     fn names(dir: &Path) -> Vec<String> {
         let mut out: Vec<String> = std::fs::read_dir(dir)
-            .expect(&dir.display().to_string())
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
             .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
             .collect();
         out.sort();
