@@ -128,6 +128,8 @@ mod payload;
 mod render;
 mod reports;
 mod secrets;
+#[cfg(test)]
+mod testdata;
 mod topology;
 
 #[cfg(any(test, feature = "fuzzing"))]
@@ -179,5 +181,5 @@ pub use secrets::PLACEHOLDER;
 
 /// The README's examples compile.
 #[cfg(doctest)]
-#[doc = include_str!("../../../README.md")]
+#[doc = include_str!("../README.md")]
 struct ReadmeDoctests;

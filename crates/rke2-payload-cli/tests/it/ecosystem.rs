@@ -502,10 +502,21 @@ fn the_ci_examples_pass_their_linters() {
     let preview = root.join("examples/ci/preview-github-actions.yml");
     for file in [&github, &gitlab, &preview] {
         let text = std::fs::read_to_string(file).expect("example");
-        // They install the published CLI and run both gates.
+        // They install what the release publishes (the static archive, checked against the
+        // release's SHA256SUMS), say how to build from source until then, and run both gates.
         assert!(
-            text.contains("cargo install --locked rke2-payload-cli"),
+            text.contains("/releases/download/v${VERSION}")
+                && text.contains("-unknown-linux-musl")
+                && text.contains("/SHA256SUMS\" | grep \"  $name.tar.gz\\$\" | sha256sum -c -")
+                && text.contains("cargo install --git https://github.com/rke2-payload/rke2-payload rke2-payload-cli --locked"),
             "{}",
+            file.display()
+        );
+        let version = env!("CARGO_PKG_VERSION");
+        assert!(
+            text.contains(&format!("VERSION: {version}"))
+                || text.contains(&format!("VERSION: \"{version}\"")),
+            "{} installs another version than {version}",
             file.display()
         );
         assert!(text.contains("rke2-payload size") && text.contains("rke2-payload lint"));

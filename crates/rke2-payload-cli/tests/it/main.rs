@@ -17,6 +17,7 @@ mod lint;
 mod main_branch;
 mod readme;
 mod redact_corpus;
+mod release;
 mod render;
 mod replicas;
 mod size;

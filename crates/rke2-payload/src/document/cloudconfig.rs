@@ -752,7 +752,7 @@ mod tests {
     /// Differential: wherever the fast path reads a document, the full parser reads the same.
     #[test]
     fn fast_path_agrees_with_the_full_parser() {
-        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../testdata/secrets");
+        let dir = crate::testdata::crate_data().join("secrets");
         let mut texts = Vec::new();
         for entry in std::fs::read_dir(dir).unwrap() {
             let path = entry.unwrap().path();

@@ -420,8 +420,8 @@ mod tests {
     fn agrees_with_the_full_parser_on_items_and_mutations() {
         // Every kind of Secret the fixtures hold, CAPRKE2 main's machine plans among them.
         let lists = [
-            include_str!("../../../../testdata/secrets/list-all.yaml"),
-            include_str!("../../../../testdata/secrets/list-main-branch.yaml"),
+            include_str!("../../tests/data/secrets/list-all.yaml"),
+            include_str!("../../tests/data/secrets/list-main-branch.yaml"),
         ];
         let mut items: Vec<String> = Vec::new();
         for list in lists {

@@ -666,7 +666,7 @@ mod tests {
     /// Differential: where the fast path reads a config, the full parser reads the same.
     #[test]
     fn fast_path_agrees_with_the_full_parser() {
-        let index = include_str!("../../../../testdata/secrets/INDEX.json");
+        let index = include_str!("../../tests/data/secrets/INDEX.json");
         let index: Vec<Value> = serde_json::from_str(index).unwrap();
         let mut configs: Vec<String> = index
             .iter()

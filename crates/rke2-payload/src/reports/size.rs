@@ -606,8 +606,9 @@ fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
 #[cfg(test)]
 mod tests {
 
+    /// The fixtures' copies in this crate (`tests/data/`, see `crate::testdata`).
     fn testdata() -> std::path::PathBuf {
-        std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")
+        crate::testdata::crate_data()
     }
 
     fn single_fixtures() -> Vec<serde_json::Value> {
@@ -644,7 +645,7 @@ mod tests {
             let sha = crate::codec::digest::sha256_hex(payload.userdata());
             let Some(&want) = sizes.get(sha.as_str()) else {
                 panic!(
-                    "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how)"
+                    "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how), then scripts/sync-test-data.sh"
                 );
             };
             let got = gzip::estimated_len(payload.userdata());

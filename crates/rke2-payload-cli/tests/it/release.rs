@@ -1,0 +1,462 @@
+//! The release files: the crates' READMEs, the CHANGELOG, the krew manifest script, the
+//! container image, the release workflow, and what the library's package needs.
+
+use std::path::{Path, PathBuf};
+use std::process::Command as Process;
+
+use serde_json::Value;
+
+use crate::common::*;
+
+fn root() -> PathBuf {
+    testdata().join("..")
+}
+
+fn read(path: &str) -> String {
+    std::fs::read_to_string(root().join(path)).unwrap_or_else(|e| panic!("{path}: {e}"))
+}
+
+fn yaml(text: &str, what: &str) -> Value {
+    serde_saphyr::from_str(text).unwrap_or_else(|e| panic!("{what} is not YAML: {e}"))
+}
+
+const VERSION: &str = env!("CARGO_PKG_VERSION");
+
+/// The targets the release builds (docs/release.md lists them).
+const TARGETS: [&str; 7] = [
+    "x86_64-unknown-linux-gnu",
+    "aarch64-unknown-linux-gnu",
+    "x86_64-unknown-linux-musl",
+    "aarch64-unknown-linux-musl",
+    "x86_64-apple-darwin",
+    "aarch64-apple-darwin",
+    "x86_64-pc-windows-msvc",
+];
+
+fn archive(target: &str) -> String {
+    let ext = if target.contains("windows") {
+        "zip"
+    } else {
+        "tar.gz"
+    };
+    format!("rke2-payload-v{VERSION}-{target}.{ext}")
+}
+
+#[test]
+fn each_crate_s_readme_is_the_repository_s() {
+    let readme = read("README.md");
+    for copy in [
+        "crates/rke2-payload/README.md",
+        "crates/rke2-payload-cli/README.md",
+    ] {
+        assert!(
+            read(copy) == readme,
+            "{copy} is not README.md: cp README.md {copy} (cargo packages only the crate's folder)"
+        );
+    }
+    for manifest in [
+        "crates/rke2-payload/Cargo.toml",
+        "crates/rke2-payload-cli/Cargo.toml",
+    ] {
+        let text = read(manifest);
+        assert!(text.contains("\nreadme = \"README.md\"\n"), "{manifest}");
+        assert!(
+            text.contains("\nrepository.workspace = true\n"),
+            "{manifest}"
+        );
+        assert!(text.contains("\ndocumentation = \"https://"), "{manifest}");
+    }
+    assert!(read("crates/rke2-payload/src/lib.rs").contains("include_str!(\"../README.md\")"));
+}
+
+/// A fake SHA256SUMS with one distinct checksum per archive, as the release job writes it.
+fn checksums(targets: &[&str]) -> (String, Vec<(String, String)>) {
+    let mut text = String::new();
+    let mut sums = Vec::new();
+    for (n, target) in targets.iter().enumerate() {
+        let sum = format!("{:064x}", n + 1);
+        text.push_str(&format!("{sum}  {}\n", archive(target)));
+        sums.push((archive(target), sum));
+    }
+    (text, sums)
+}
+
+fn krew(sums: &str) -> std::process::Output {
+    let python = validator("python3").expect("python3");
+    let file = temp_path("SHA256SUMS");
+    std::fs::write(&file, sums).expect("write");
+    Process::new(python)
+        .arg(root().join("scripts/krew-manifest.py"))
+        .args(["--version", VERSION, "--checksums"])
+        .arg(&*file)
+        .args(["--base-url", "https://example.com/download/v1/"])
+        .output()
+        .expect("krew-manifest.py runs")
+}
+
+#[test]
+fn the_krew_manifest_installs_each_platform_s_archive() {
+    if validator("python3").is_none() {
+        eprintln!("note: skipped: no python3");
+        return;
+    }
+    let (text, sums) = checksums(&TARGETS);
+    let out = krew(&text);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = yaml(&String::from_utf8_lossy(&out.stdout), "the manifest");
+    assert_eq!(
+        manifest["apiVersion"],
+        "krew.googlecontainertools.github.com/v1alpha2"
+    );
+    assert_eq!(manifest["kind"], "Plugin");
+    assert_eq!(manifest["metadata"]["name"], "rke2-payload");
+    let spec = &manifest["spec"];
+    assert_eq!(spec["version"], format!("v{VERSION}"));
+    assert!(
+        spec["shortDescription"]
+            .as_str()
+            .is_some_and(|s| s.len() < 80)
+    );
+    assert!(
+        spec["homepage"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("https://"))
+    );
+    let platforms = spec["platforms"].as_array().expect("platforms");
+    let mut seen = Vec::new();
+    for p in platforms {
+        let labels = &p["selector"]["matchLabels"];
+        let (os, arch) = (
+            labels["os"].as_str().expect("os"),
+            labels["arch"].as_str().expect("arch"),
+        );
+        seen.push(format!("{os}/{arch}"));
+        // Linux takes the static build; each platform its own archive.
+        let target = match (os, arch) {
+            ("linux", "amd64") => "x86_64-unknown-linux-musl",
+            ("linux", "arm64") => "aarch64-unknown-linux-musl",
+            ("darwin", "amd64") => "x86_64-apple-darwin",
+            ("darwin", "arm64") => "aarch64-apple-darwin",
+            ("windows", "amd64") => "x86_64-pc-windows-msvc",
+            other => panic!("unexpected platform {other:?}"),
+        };
+        let name = archive(target);
+        assert_eq!(
+            p["uri"],
+            format!("https://example.com/download/v1/{name}"),
+            "{os}/{arch}"
+        );
+        let sum = &sums.iter().find(|(a, _)| *a == name).expect("sum").1;
+        assert_eq!(p["sha256"], sum.as_str(), "{os}/{arch}");
+        let exe = if os == "windows" { ".exe" } else { "" };
+        let bin = format!("kubectl-rke2_payload{exe}");
+        assert_eq!(p["bin"], bin.as_str(), "{os}/{arch}");
+        let folder = format!("rke2-payload-v{VERSION}-{target}");
+        let files: Vec<(&str, &str)> = p["files"]
+            .as_array()
+            .expect("files")
+            .iter()
+            .map(|f| {
+                (
+                    f["from"].as_str().expect("from"),
+                    f["to"].as_str().expect("to"),
+                )
+            })
+            .collect();
+        assert!(
+            files.contains(&(format!("{folder}/{bin}").as_str(), ".")),
+            "{files:?}"
+        );
+        assert!(
+            files.contains(&(format!("{folder}/LICENSE-MIT").as_str(), ".")),
+            "{files:?}"
+        );
+    }
+    seen.sort();
+    assert_eq!(
+        seen,
+        [
+            "darwin/amd64",
+            "darwin/arm64",
+            "linux/amd64",
+            "linux/arm64",
+            "windows/amd64"
+        ]
+    );
+
+    // An archive missing from the checksums is an error that names it; so is a broken line.
+    let (text, _) = checksums(&TARGETS[..6]);
+    let out = krew(&text);
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains(&archive("x86_64-pc-windows-msvc")));
+    let out = krew("not a checksum\n");
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a sha256sum line"));
+}
+
+/// The instructions of a Containerfile, continuation lines joined, comments left out.
+fn instructions(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for line in text.lines() {
+        let line = line.trim();
+        if line.starts_with('#') || (line.is_empty() && current.is_empty()) {
+            continue;
+        }
+        if let Some(head) = line.strip_suffix('\\') {
+            current.push_str(head);
+            current.push(' ');
+        } else {
+            current.push_str(line);
+            if !current.trim().is_empty() {
+                out.push(current.trim().to_owned());
+            }
+            current.clear();
+        }
+    }
+    out
+}
+
+#[test]
+fn the_container_image_is_the_static_binary_alone() {
+    let text = read("Containerfile");
+    let all = instructions(&text);
+    let froms: Vec<usize> = all
+        .iter()
+        .enumerate()
+        .filter(|(_, i)| i.to_ascii_uppercase().starts_with("FROM "))
+        .map(|(n, _)| n)
+        .collect();
+    assert!(froms.len() >= 2, "a build stage, then the image: {all:?}");
+    let last = *froms.last().expect("FROM");
+    assert_eq!(all[last], "FROM scratch");
+    let build = &all[froms[froms.len() - 2]];
+    // Alpine's Rust builds for musl, statically linked: the binary needs nothing from the image.
+    assert!(build.contains("-alpine AS build"), "{build}");
+    let builds = all[..last]
+        .iter()
+        .any(|i| i.starts_with("RUN cargo build --release --locked -p rke2-payload-cli"));
+    assert!(builds, "{all:?}");
+    let image = &all[last + 1..];
+    for i in image {
+        let word = i
+            .split_whitespace()
+            .next()
+            .unwrap_or("")
+            .to_ascii_uppercase();
+        assert!(
+            ["LABEL", "COPY", "USER", "ENTRYPOINT"].contains(&word.as_str()),
+            "the image stage runs nothing and has no shell: {i}"
+        );
+    }
+    assert!(image.contains(&"COPY --from=build /rke2-payload /rke2-payload".to_owned()));
+    assert_eq!(
+        image.last().map(String::as_str),
+        Some(r#"ENTRYPOINT ["/rke2-payload"]"#)
+    );
+    assert!(
+        image
+            .iter()
+            .any(|i| i.starts_with("USER ") && !i.contains("USER 0"))
+    );
+}
+
+#[test]
+fn the_release_workflow_builds_every_target_with_the_scripts() {
+    let path = root().join(".github/workflows/release.yml");
+    let text = read(".github/workflows/release.yml");
+    let workflow = yaml(&text, "release.yml");
+    assert_eq!(workflow["on"]["push"]["tags"], serde_json::json!(["v*"]));
+    let jobs = &workflow["jobs"];
+    let matrix = jobs["archive"]["strategy"]["matrix"]["include"]
+        .as_array()
+        .expect("matrix");
+    let mut targets: Vec<&str> = matrix
+        .iter()
+        .map(|m| m["target"].as_str().expect("target"))
+        .collect();
+    targets.sort();
+    let mut want = TARGETS.to_vec();
+    want.sort();
+    assert_eq!(targets, want);
+    let steps = |job: &str| -> String {
+        jobs[job]["steps"]
+            .as_array()
+            .unwrap_or_else(|| panic!("{job}"))
+            .iter()
+            .filter_map(|s| s["run"].as_str())
+            .collect::<Vec<_>>()
+            .join("\n")
+    };
+    assert!(steps("archive").contains("bash scripts/release-archive.sh \"${{ matrix.target }}\""));
+    let release = steps("release");
+    for needed in [
+        "> SHA256SUMS",
+        "sha256sum -c SHA256SUMS",
+        "python3 scripts/krew-manifest.py",
+        "gh release create",
+        "dist/rke2-payload.yaml",
+    ] {
+        assert!(release.contains(needed), "the release job lacks {needed}");
+    }
+    assert_eq!(
+        jobs["image"]["steps"]
+            .as_array()
+            .expect("image steps")
+            .iter()
+            .find(|s| s["uses"]
+                .as_str()
+                .is_some_and(|u| u.starts_with("docker/build-push-action")))
+            .expect("an image build")["with"]["file"],
+        "Containerfile"
+    );
+    if let Some(actionlint) = validator("actionlint") {
+        let out = Process::new(&actionlint)
+            .arg(&path)
+            .output()
+            .expect("actionlint");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+}
+
+#[test]
+fn the_changelog_keeps_a_changelog() {
+    let text = read("CHANGELOG.md");
+    assert!(text.starts_with("# Changelog\n"));
+    assert!(text.contains("https://keepachangelog.com/en/1.1.0/"));
+    let headings: Vec<&str> = text.lines().filter_map(|l| l.strip_prefix("## ")).collect();
+    assert_eq!(headings.first(), Some(&"[Unreleased]"), "{headings:?}");
+    let ours: Vec<u64> = VERSION
+        .split('.')
+        .map(|n| n.parse().expect("number"))
+        .collect();
+    for heading in &headings[1..] {
+        // `[x.y.z] - YYYY-MM-DD`, no later than the crates' version.
+        let (version, date) = heading
+            .strip_prefix('[')
+            .and_then(|h| h.split_once("] - "))
+            .unwrap_or_else(|| panic!("not '[x.y.z] - YYYY-MM-DD': {heading}"));
+        let parts: Vec<u64> = version
+            .split('.')
+            .map(|n| n.parse().unwrap_or_else(|_| panic!("{heading}")))
+            .collect();
+        assert_eq!(parts.len(), 3, "{heading}");
+        assert!(parts <= ours, "{heading} is after {VERSION}");
+        assert!(
+            date.len() == 10 && date.chars().filter(|c| *c == '-').count() == 2,
+            "{heading}"
+        );
+    }
+    for heading in &headings {
+        let label = heading.split(']').next().expect("label");
+        assert!(
+            text.contains(&format!("\n{label}]: https://")),
+            "{label}] has no link"
+        );
+    }
+    assert!(text.contains("\n### Added\n"));
+}
+
+/// The string literals that follow `marker` in `text`.
+fn literals_after<'a>(text: &'a str, marker: &str) -> Vec<&'a str> {
+    text.match_indices(marker)
+        .filter_map(|(at, _)| {
+            let rest = &text[at + marker.len()..];
+            let rest = rest.trim_start().strip_prefix("concat!(").unwrap_or(rest);
+            let rest = rest.trim_start().strip_prefix('"')?;
+            rest.split('"').next()
+        })
+        .collect()
+}
+
+fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).expect("dir") {
+        let path = entry.expect("entry").path();
+        if path.is_dir() {
+            rust_files(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// The library's unit tests and doctests read only files its package carries: inside the
+/// crate's folder and not under what `exclude` leaves out (`src/testdata.rs` alone reaches the
+/// repository, and its callers skip from a package).
+#[test]
+fn the_library_reads_only_what_its_package_carries() {
+    let krate = root()
+        .join("crates/rke2-payload")
+        .canonicalize()
+        .expect("crate");
+    let manifest = read("crates/rke2-payload/Cargo.toml");
+    assert!(manifest.contains("\nexclude = [\"tests/it/\", \"benches/\"]\n"));
+    let mut files = Vec::new();
+    rust_files(&krate.join("src"), &mut files);
+    let mut checked = 0;
+    for file in files {
+        let text = std::fs::read_to_string(&file).expect("source");
+        let dir = file.parent().expect("dir");
+        let mut paths: Vec<PathBuf> = Vec::new();
+        for marker in ["include_str!(", "include_bytes!("] {
+            paths.extend(
+                literals_after(&text, marker)
+                    .into_iter()
+                    .map(|l| dir.join(l)),
+            );
+        }
+        for marker in ["env!(\"CARGO_MANIFEST_DIR\")).join(", "crate_data().join("] {
+            let base = if marker.starts_with("crate_data") {
+                krate.join("tests/data")
+            } else {
+                krate.clone()
+            };
+            if file.ends_with("src/testdata.rs") {
+                continue;
+            }
+            paths.extend(
+                literals_after(&text, marker)
+                    .into_iter()
+                    .map(|l| base.join(l)),
+            );
+        }
+        for path in paths {
+            let found = path
+                .canonicalize()
+                .unwrap_or_else(|e| panic!("{}: {}: {e}", file.display(), path.display()));
+            assert!(
+                found.starts_with(&krate)
+                    && !found.starts_with(krate.join("tests/it"))
+                    && !found.starts_with(krate.join("benches")),
+                "{} reads {}, which the package does not carry",
+                file.display(),
+                found.display()
+            );
+            checked += 1;
+        }
+    }
+    // The CRDs, the README, the fixtures' index and Lists, the CAPRKE2 examples, at least.
+    assert!(checked >= 8, "{checked}");
+}
+
+#[test]
+fn ci_checks_the_package_and_fetches_before_going_offline() {
+    let ci = read(".ci/run");
+    let fetch = ci.find("\ncargo fetch --locked\n").expect("cargo fetch");
+    let offline = ci.find("cargo deny --offline").expect("an offline step");
+    assert!(fetch < offline, "cargo fetch comes before the offline step");
+    assert!(ci.contains("\nbash scripts/package-check.sh\n"));
+    let script = read("scripts/package-check.sh");
+    assert!(
+        script.starts_with("#!/usr/bin/env bash\n") && script.contains("\nset -euo pipefail\n")
+    );
+    assert!(script.contains("cargo test --offline"));
+}
