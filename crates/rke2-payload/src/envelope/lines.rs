@@ -69,7 +69,10 @@ enum After {
     /// A scalar ended the line: the next node line is indented at most this much.
     AtMost(usize),
     /// A block scalar: the column of its key, and of its content once known.
-    Block { parent: usize, content: Option<usize> },
+    Block {
+        parent: usize,
+        content: Option<usize>,
+    },
 }
 
 /// Classifies the lines of one document, in order.
@@ -280,7 +283,10 @@ mod tests {
 
     #[test]
     fn block_scalar_content_is_taken_whole_and_ends_where_the_parser_ends_it() {
-        assert_eq!(classes("- a: |\n    \"x\n\n    - y\n  b: 1\n- c\n"), "niiinn");
+        assert_eq!(
+            classes("- a: |\n    \"x\n\n    - y\n  b: 1\n- c\n"),
+            "niiinn"
+        );
         // Less indented than its first line: over, and then a node deeper than the key is out.
         assert_eq!(classes("- a: >-\n      x\n    y: 1\n"), "nio");
         // An empty block scalar: the next key is not content.

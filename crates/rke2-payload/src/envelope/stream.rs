@@ -922,3 +922,72 @@ fn body(line: &[u8]) -> &[u8] {
     let l = line.strip_suffix(b"\n").unwrap_or(line);
     l.strip_suffix(b"\r").unwrap_or(l)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::{YamlPiece, YamlSplit};
+
+    /// The pieces the splitter cuts `input` into: their kind, first line and text.
+    fn pieces(input: &str) -> Vec<(char, u64, String)> {
+        let mut split = YamlSplit::new(input.as_bytes(), 1 << 20);
+        let mut out = Vec::new();
+        loop {
+            let (kind, at) = match split.next_piece().unwrap() {
+                YamlPiece::Item(at) => ('i', at),
+                YamlPiece::Document(at) => ('d', at),
+                YamlPiece::Around(at) => ('a', at),
+                YamlPiece::End => return out,
+                YamlPiece::TooLarge(at) => ('!', at),
+            };
+            out.push((kind, at, String::from_utf8_lossy(&split.text).into_owned()));
+        }
+    }
+
+    const ITEM: &str =
+        "- kind: Secret\n  metadata:\n    name: a\n  stringData:\n    value: |\n      x: [1\n";
+
+    #[test]
+    fn the_kubectl_shape_is_cut_into_items() {
+        let input = format!("apiVersion: v1\nitems:\n{ITEM}{ITEM}kind: List\n");
+        let got = pieces(&input);
+        let item = "kind: Secret\nmetadata:\n  name: a\nstringData:\n  value: |\n    x: [1\n";
+        assert_eq!(
+            got,
+            [
+                ('i', 3, item.to_owned()),
+                ('i', 9, item.to_owned()),
+                ('a', 1, "apiVersion: v1\nkind: List\n".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn from_a_line_outside_the_shape_the_parser_reads_the_rest() {
+        // In the second item: it and all after it are one `items:` document, lines in place.
+        let odd = ITEM.replace("name: a", "name: \"a\n    b\"");
+        let input = format!("apiVersion: v1\nitems:\n{ITEM}{odd}{ITEM}kind: List\n");
+        let got = pieces(&input);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!((got[0].0, got[0].1), ('i', 3));
+        assert_eq!(got[1], ('d', 8, format!("items:\n{odd}{ITEM}kind: List\n")));
+        assert_eq!(got[2], ('a', 1, "apiVersion: v1\n".to_owned()));
+        // Items at column 2 are put back at column 2.
+        let indented = |t: &str| t.lines().map(|l| format!("  {l}\n")).collect::<String>();
+        let input = format!(
+            "items:\n{}{}kind: List\n",
+            indented(ITEM),
+            indented(&ITEM.replace("name: a", "name: &x a"))
+        );
+        let got = pieces(&input);
+        assert_eq!(
+            got[1].2,
+            format!(
+                "items:\n{}kind: List\n",
+                indented(&ITEM.replace("name: a", "name: &x a"))
+            )
+        );
+        // Before the items: the document is read whole.
+        let input = format!("apiVersion: &v v1\nitems:\n{ITEM}kind: List\n");
+        assert_eq!(pieces(&input), [('d', 1, input.clone())]);
+    }
+}
