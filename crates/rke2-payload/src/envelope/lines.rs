@@ -16,9 +16,13 @@
 //!   indented more than `p` and at least as much as the first of them (or as the indentation
 //!   digit says), and the blank lines among them, taken without looking inside;
 //!
-//! and, after a line that ended with a scalar, the next line that is not blank or a comment is
-//! indented no more than that scalar's key (or its `-`). A block scalar must not start with a
-//! blank line (kubectl writes an indentation digit then).
+//! and, after a line that ended with a scalar (or after a block scalar's content), the next line
+//! that is not blank or a comment is indented no more than that scalar's key (or its `-`). A
+//! block scalar must not start with a blank line (kubectl writes an indentation digit then),
+//! and `- ...` is out (dedented with its item it would read as a document end).
+//!
+//! The gate knows nothing of a `List`: the splitter adds that a line of an item indented one
+//! column more than the items' `-` (not where the item's keys are) is out too.
 //!
 //! Everything else is out: tabs outside block scalar content, anchors, aliases, tags, flow
 //! collections, quoted or plain scalars that go on to the next line, complex and quoted keys,
