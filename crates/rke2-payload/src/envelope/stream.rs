@@ -701,7 +701,7 @@ impl<R: BufRead> YamlSplit<R> {
     }
 
     /// Adds the line to the document, unread (in [`Mode::Whole`]).
-    fn to_doc(&mut self) {
+    fn add_to_doc(&mut self) {
         let text = self.body().trim_ascii_start();
         // Before any content, a line of spaces or a comment is not (directives may follow).
         self.doc_content |= !text.is_empty() && !text.starts_with(b"#");
@@ -721,7 +721,7 @@ impl<R: BufRead> YamlSplit<R> {
     /// From the current line, a line of the items outside the shape, on: the item being read,
     /// indented back to where it was, and the line start the `items:` document the rest of the
     /// document goes to.
-    fn to_rest(&mut self, dash: usize) {
+    fn start_rest(&mut self, dash: usize) {
         self.mode = Mode::Rest;
         if self.item.is_empty() {
             self.item_first = self.line_no;
@@ -840,7 +840,7 @@ impl<R: BufRead> YamlSplit<R> {
                     continue;
                 }
                 Mode::Whole => {
-                    self.to_doc();
+                    self.add_to_doc();
                     continue;
                 }
                 Mode::Shape => {}
@@ -858,11 +858,11 @@ impl<R: BufRead> YamlSplit<R> {
                     }
                     Line::Node { indent, .. } if indent > dash && indent < dash + 2 => {
                         // Not where the item's keys are: the parser decides.
-                        self.to_rest(dash);
+                        self.start_rest(dash);
                         continue;
                     }
                     Line::Out => {
-                        self.to_rest(dash);
+                        self.start_rest(dash);
                         continue;
                     }
                     Line::Node { indent, .. } if indent <= dash => {
@@ -901,7 +901,7 @@ impl<R: BufRead> YamlSplit<R> {
                     // Outside the shape: the parser reads the document (or what is around
                     // its items) whole, from here on.
                     self.mode = Mode::Whole;
-                    self.to_doc();
+                    self.add_to_doc();
                     continue;
                 }
                 Line::Node { indent: 0, .. } if matches!(self.body(), b"items:" | b"items: ") => {
