@@ -1,510 +1,303 @@
-//! What a YAML line leaves open for the lines after it, so that the streaming splitter can tell
-//! a line that starts a new item or key from one that continues a quoted scalar, a flow
-//! collection, a block scalar or a plain scalar begun above it.
+//! The gate of the streaming YAML splitter: which lines are in the shape `kubectl get -o yaml`
+//! writes, where cutting a `List` into its items by indentation is provably the parser's cut.
 //!
-//! The splitter decides by indentation, and a line inside a quoted scalar or a flow collection
-//! may sit at any indentation (the parser accepts `"…` continued at column 0, though the YAML
-//! spec asks for more). This scanner knows YAML's tokens only as far as that question needs:
-//! where a node starts, quotes and their escapes, brackets, comments, block scalar headers and
-//! keys. It never decides what a value means; the parser does.
+//! # The shape
+//!
+//! A line is in shape when it is one of:
+//!
+//! - blank (spaces only), or a comment (spaces, then `#`);
+//! - a node line: `key: scalar`, `key:` or `key: |` (a block scalar header: `|` or `>`, at
+//!   most one of `-` `+`, at most one indentation digit), after spaces and at most one `- `;
+//!   or `- scalar`. The key is plain and made of ASCII letters, digits and `-_./` (not
+//!   starting with `-` or `.`). A scalar is double- or single-quoted and closed exactly at the
+//!   end of the line, or plain and starting with none of YAML's indicators
+//!   (`-?:,[]{}#&*!|>'"%@` and the backquote) nor a space or a tab;
+//! - the content of a block scalar: after a header whose key is at column `p`, the lines
+//!   indented more than `p` and at least as much as the first of them (or as the indentation
+//!   digit says), and the blank lines among them, taken without looking inside;
+//!
+//! and, after a line that ended with a scalar (or after a block scalar's content), the next line
+//! that is not blank or a comment is indented no more than that scalar's key (or its `-`). A
+//! block scalar must not start with a blank line (kubectl writes an indentation digit then),
+//! and `- ...` is out (dedented with its item it would read as a document end).
+//!
+//! The gate knows nothing of a `List`: the splitter adds that a line of an item indented one
+//! column more than the items' `-` (not where the item's keys are) is out too.
+//!
+//! Everything else is out: tabs outside block scalar content, anchors, aliases, tags, flow
+//! collections, quoted or plain scalars that go on to the next line, complex and quoted keys,
+//! directives, a `-` alone or twice. The splitter hands the document from such a line on to the
+//! full parser ([`super::stream`]).
+//!
+//! # Why the cut is the parser's
+//!
+//! Take a line `L` indented `d` or less, `d` being the column of the items' `-`, and all lines
+//! of the document before it in shape. Nothing the lines before `L` opened is still open at
+//! `L`, so it starts a new token at its first character:
+//!
+//! - a quoted scalar in shape closes on its line; no flow collection is ever opened (a `[` or
+//!   `{` inside a plain scalar is text in block context), nor a node's properties;
+//! - a plain scalar goes on only on lines indented more than the block collection that holds
+//!   it (the column of its key, or of its `-`); the gate refuses any such line, and every
+//!   collection inside an item is at column `d + 2` or more;
+//! - block scalar content is indented more than its key, at `d + 2` or more inside an item, so
+//!   `L` is not content (nor is `items:` at column 0 in the lines before the items);
+//! - a comment opens nothing, and ends a plain scalar; document markers at column 0 are seen
+//!   before the gate and always end the document.
+//!
+//! So `L` at column `d` starting with `- ` is an entry of a block sequence at column `d`, and
+//! the only one open there is the items' sequence (the splitter refuses other lines of an item
+//! indented less than `d + 2`): it starts a new item. Any other `L` ends the items (or is an
+//! error, which reading the lines around the items reports). An item's lines, less `d + 2`
+//! columns, read alone as they read in the list: every node line and content line of the item
+//! is indented `d + 2` or more, so relative indentation is kept, and blank and comment lines
+//! lose only spaces that YAML does not read (fewer than a block scalar's content indentation).
 
-/// What the lines so far leave open.
+/// What a line is to the splitter.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Line {
+    /// Blank, a comment, or block scalar content: part of whatever holds it, never a cut.
+    Inner,
+    /// A node line at this indentation; `dash` if it starts with `- `.
+    Node { indent: usize, dash: bool },
+    /// Outside the shape.
+    Out,
+}
+
+/// What the lines so far ask of the next one.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-enum Open {
-    /// Nothing: the next line starts afresh.
+enum After {
+    /// Nothing (`key:` ended the line: its value, if any, is on the lines below).
     #[default]
-    Nothing,
-    /// A quoted scalar (`"` or `'`).
-    Quoted(u8),
-    /// A flow collection this deep; a quoted scalar inside it; whether a node may start next.
-    Flow {
-        depth: u32,
-        quote: Option<u8>,
-        node_start: bool,
-    },
-    /// A block scalar: the indentation of its parent, and of its content once seen.
+    Any,
+    /// A scalar ended the line: the next node line is indented at most this much.
+    AtMost(usize),
+    /// A block scalar: the column of its key, and of its content once known.
     Block {
-        parent: isize,
+        parent: usize,
         content: Option<usize>,
     },
-    /// A plain scalar, which lines indented more than its parent continue.
-    Plain { parent: isize },
 }
 
-/// Follows YAML lines one at a time.
+/// Classifies the lines of one document, in order.
 #[derive(Debug, Default)]
-pub(crate) struct Lines {
-    open: Open,
-    /// Anchors (`&name`) seen since the start.
-    anchors: u64,
-    /// A line ended after a key, `-`, `?` or a node's properties: the node they are for starts
-    /// on a line below, and a scalar there is continued beyond this indentation.
-    pending: Option<isize>,
+pub(crate) struct Gate {
+    after: After,
 }
 
-/// Spaces at the start of `line` (tabs are not indentation in YAML).
-fn indent(line: &[u8]) -> usize {
-    line.iter().take_while(|&&b| b == b' ').count()
+/// Whether `b` may be part of a key in shape.
+fn is_key_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
 }
 
-/// Whether `b` separates tokens.
-fn is_space(b: u8) -> bool {
-    b == b' ' || b == b'\t'
-}
-
-/// Whether `b` is a flow indicator (`,`, `[`, `]`, `{`, `}`).
-fn is_flow(b: Option<&u8>) -> bool {
-    matches!(b, Some(b',' | b'[' | b']' | b'{' | b'}'))
-}
-
-/// Whether the byte at `i` ends a token: a space, a tab or the end of the line.
-fn ends_at(line: &[u8], i: usize) -> bool {
-    line.get(i).is_none_or(|&b| is_space(b))
-}
-
-impl Lines {
-    /// Starts afresh (at a document marker).
+impl Gate {
+    /// Starts afresh (a new document).
     pub(crate) fn reset(&mut self) {
-        self.open = Open::Nothing;
-        self.anchors = 0;
-        self.pending = None;
+        self.after = After::Any;
     }
 
-    /// How many anchors (`&name`) the lines since the start define: a node that uses one
-    /// (`*name`) can be read only with them.
-    pub(crate) fn anchors(&self) -> u64 {
-        self.anchors
-    }
-
-    /// Reads one line (its line break may be included) and says whether it continues what the
-    /// lines before it left open: such a line is content, whatever its indentation, never a
-    /// new item, key or comment.
-    pub(crate) fn feed(&mut self, line: &[u8]) -> bool {
-        let line = line.strip_suffix(b"\n").unwrap_or(line);
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
-        let at = indent(line);
-        let blank = line[at..].iter().all(|&b| is_space(b));
-        match self.open {
-            Open::Nothing => {
-                // A comment line leaves a node still to come where it was.
-                if !blank && line[at] != b'#' {
-                    let parent = self.pending.take().unwrap_or(at as isize - 1);
-                    self.block(line, at, parent);
-                }
-                false
+    /// Classifies one line, without its line break.
+    pub(crate) fn feed(&mut self, line: &[u8]) -> Line {
+        let at = line.iter().take_while(|&&b| b == b' ').count();
+        let rest = &line[at..];
+        if let After::Block { parent, content } = self.after {
+            if rest.iter().all(u8::is_ascii_whitespace) {
+                return if content.is_some() {
+                    Line::Inner
+                } else {
+                    Line::Out
+                };
             }
-            Open::Quoted(quote) => {
-                if let Some(end) = quoted_end(line, 0, quote) {
-                    self.after_node(line, end, at as isize - 1);
-                }
-                true
+            if at > parent && content.is_none_or(|c| at >= c) {
+                self.after = After::Block {
+                    parent,
+                    content: Some(content.unwrap_or(at)),
+                };
+                return Line::Inner;
             }
-            Open::Flow {
-                depth,
-                quote,
-                node_start,
-            } => {
-                if let Some(end) = self.flow(line, 0, depth, quote, node_start) {
-                    self.after_node(line, end, at as isize - 1);
-                }
-                true
-            }
-            Open::Block { parent, content } => {
-                if blank {
-                    return true;
-                }
-                if at as isize > parent && content.is_none_or(|c| at >= c) {
-                    if content.is_none() {
-                        self.open = Open::Block {
-                            parent,
-                            content: Some(at),
-                        };
-                    }
-                    return true;
-                }
-                self.block(line, at, at as isize - 1);
-                false
-            }
-            Open::Plain { parent } => {
-                if blank {
-                    return true;
-                }
-                if at as isize > parent && line[at] != b'#' {
-                    // More of the scalar (text after a comment in it, or `: `, would be an
-                    // error the parser reports).
-                    return true;
-                }
-                self.block(line, at, at as isize - 1);
-                false
-            }
+            // The block scalar is over, as a scalar on one line would be.
+            self.after = After::AtMost(parent);
+        }
+        match rest.first() {
+            None | Some(b'#') => Line::Inner,
+            Some(_) => self.node(at, rest),
         }
     }
 
-    /// Scans `line` from `i`, where a node may start in block context; `parent` is the
-    /// indentation a plain or block scalar starting here must be continued beyond.
-    fn block(&mut self, line: &[u8], mut i: usize, mut parent: isize) {
-        // Nothing open unless a node below says so.
-        self.open = Open::Nothing;
-        self.pending = None;
-        // Whether the node starting at `i` is the value of a key on this line.
-        let mut value = false;
-        // Where the node's properties (anchor, tag) start: a key is indented from there.
-        let mut props: Option<usize> = None;
-        // A key, `-`, `?` or properties were read: a node is to come.
-        let mut expect = false;
-        loop {
-            while line.get(i).is_some_and(|&b| is_space(b)) {
-                i += 1;
-            }
-            let Some(&b) = line.get(i) else {
-                // The node, if any, is on the lines below.
-                self.pending = expect.then_some(parent);
-                return;
-            };
-            match b {
-                b'-' | b'?' | b':' if ends_at(line, i + 1) => {
-                    parent = i as isize;
-                    value = b == b':';
-                    props = None;
-                    expect = true;
-                    i += 1;
-                }
-                b'#' => {
-                    self.pending = expect.then_some(parent);
-                    return;
-                }
-                b'"' | b'\'' | b'[' | b'{' => {
-                    // A quoted scalar or a flow collection: open at the end of the line, or
-                    // closed here and then a key if `:` follows.
-                    let end = if b == b'"' || b == b'\'' {
-                        let end = quoted_end(line, i + 1, b);
-                        if end.is_none() {
-                            self.open = Open::Quoted(b);
-                        }
-                        end
-                    } else {
-                        self.flow(line, i + 1, 1, None, true)
-                    };
-                    let Some(next) = end.and_then(|end| key_value(line, end)) else {
-                        return;
-                    };
-                    parent = props.take().unwrap_or(i) as isize;
-                    value = true;
-                    expect = true;
-                    i = next;
-                }
-                b'|' | b'>' => {
-                    let digit = line[i + 1..]
-                        .iter()
-                        .take_while(|&&c| c.is_ascii_digit() || c == b'+' || c == b'-')
-                        .find(|c| c.is_ascii_digit())
-                        .map(|&c| usize::from(c - b'0'));
-                    self.open = Open::Block {
-                        parent,
-                        content: digit.map(|d| parent.max(0) as usize + d),
-                    };
-                    return;
-                }
-                b'&' | b'!' => {
-                    // An anchor or a tag: the node follows it.
-                    self.anchors += u64::from(b == b'&');
-                    props.get_or_insert(i);
-                    expect = true;
-                    i = property_end(line, i);
-                }
-                _ if value => {
-                    // A plain scalar (or an alias) as a key's value, which lines indented
-                    // more than its key may continue. Its text is not read: `: ` in it, or a
-                    // line below a comment that ends it, would be an error the parser reports.
-                    self.open = Open::Plain { parent };
-                    return;
-                }
-                _ => match plain_end(line, i) {
-                    // A plain scalar (or an alias) that is a key: its value follows.
-                    PlainEnd::Key(colon) => {
-                        parent = props.take().unwrap_or(i) as isize;
-                        value = true;
-                        expect = true;
-                        i = colon + 1;
-                    }
-                    PlainEnd::Comment => return,
-                    PlainEnd::Line => {
-                        self.open = Open::Plain { parent };
-                        return;
-                    }
-                },
-            }
+    /// A line that is not blank, a comment or content: a node line in shape, or out.
+    fn node(&mut self, at: usize, rest: &[u8]) -> Line {
+        if let After::AtMost(max) = self.after
+            && at > max
+        {
+            return Line::Out;
         }
-    }
-
-    /// Scans a flow collection from `i`; the end (exclusive) of the collection when it closes
-    /// on this line, else `None` with the state for the next line kept.
-    fn flow(
-        &mut self,
-        line: &[u8],
-        mut i: usize,
-        mut depth: u32,
-        mut quote: Option<u8>,
-        mut node_start: bool,
-    ) -> Option<usize> {
-        // Just after a quoted scalar or a collection: a `:` then is a value indicator even
-        // without a space after it (`{"a":"b"}`).
-        let mut adjacent = false;
-        loop {
-            if let Some(q) = quote {
-                match quoted_end(line, i, q) {
-                    Some(end) => {
-                        i = end;
-                        quote = None;
-                        node_start = false;
-                        adjacent = true;
-                    }
-                    None => break,
-                }
-            }
-            let Some(&b) = line.get(i) else { break };
-            let was_adjacent = std::mem::take(&mut adjacent);
-            match b {
-                b'"' | b'\'' if node_start => {
-                    quote = Some(b);
-                    i += 1;
-                    continue;
-                }
-                b'[' | b'{' => {
-                    depth = depth.saturating_add(1);
-                    node_start = true;
-                }
-                b']' | b'}' => {
-                    depth -= 1;
-                    node_start = false;
-                    adjacent = true;
-                    if depth == 0 {
-                        self.open = Open::Nothing;
-                        return Some(i + 1);
-                    }
-                }
-                b',' => node_start = true,
-                // A value or key indicator only before a space or a flow indicator (else part
-                // of a plain scalar: `a:b`, `x?y`), or a value indicator right after a node.
-                b':' if was_adjacent || ends_at(line, i + 1) || is_flow(line.get(i + 1)) => {
-                    node_start = true;
-                }
-                b'?' if node_start && ends_at(line, i + 1) => {}
-                b'#' if i == 0 || is_space(line[i - 1]) => break,
-                b' ' | b'\t' => adjacent = was_adjacent,
-                b'&' | b'!' if node_start => {
-                    self.anchors += u64::from(b == b'&');
-                    i = property_end(line, i);
-                    continue;
-                }
-                _ => node_start = false,
-            }
-            i += 1;
-        }
-        self.open = Open::Flow {
-            depth,
-            quote,
-            node_start,
+        let (column, dash, text) = match rest.strip_prefix(b"- ") {
+            Some(text) => (at + 2, true, text),
+            None => (at, false, rest),
         };
-        None
-    }
-
-    /// After a quoted scalar or flow collection ending at `end`: a key if `:` follows, else
-    /// the node is done.
-    fn after_node(&mut self, line: &[u8], end: usize, parent: isize) {
-        self.open = Open::Nothing;
-        if let Some(next) = key_value(line, end) {
-            self.block(line, next, parent);
-        }
+        let key = text.iter().take_while(|&&b| is_key_byte(b)).count();
+        let after = if key > 0
+            && !matches!(text[0], b'-' | b'.')
+            && text.get(key) == Some(&b':')
+            && text.get(key + 1).is_none_or(|&b| b == b' ')
+        {
+            let value = &text[key + 1..];
+            let value = &value[value.iter().take_while(|&&b| b == b' ').count()..];
+            if value.is_empty() {
+                After::Any
+            } else if let Some(digit) = block_header(value) {
+                After::Block {
+                    parent: column,
+                    content: digit.map(|d| column + d),
+                }
+            } else if scalar(value) {
+                After::AtMost(column)
+            } else {
+                return Line::Out;
+            }
+        } else if dash && scalar(text) && !text.starts_with(b"...") {
+            // (`...` alone, dedented to column 0 with its item, would end the document.)
+            After::AtMost(at)
+        } else {
+            return Line::Out;
+        };
+        self.after = after;
+        Line::Node { indent: at, dash }
     }
 }
 
-/// Where an anchor (`&name`) or a tag (`!tag`, `!<verbatim>`) starting at `i` ends
-/// (exclusive): names end at a space or a flow indicator (`&m{a: 1}` is an anchor and a
-/// mapping); a verbatim tag at its `>`, whatever it holds.
-fn property_end(line: &[u8], i: usize) -> usize {
-    if line.get(i) == Some(&b'!') && line.get(i + 1) == Some(&b'<') {
-        return memchr::memchr(b'>', &line[i..]).map_or(line.len(), |end| i + end + 1);
+/// A block scalar header in shape: `Some` with its indentation digit, if any.
+fn block_header(value: &[u8]) -> Option<Option<usize>> {
+    let (&first, hints) = value.split_first()?;
+    if !matches!(first, b'|' | b'>') || hints.len() > 2 {
+        return None;
     }
-    let mut end = i + 1;
-    while line
-        .get(end)
-        .is_some_and(|&c| !is_space(c) && !is_flow(Some(&c)))
-    {
-        end += 1;
+    let digits = hints.iter().filter(|b| (b'1'..=b'9').contains(b)).count();
+    let chomps = hints.iter().filter(|b| matches!(b, b'-' | b'+')).count();
+    if digits > 1 || chomps > 1 || digits + chomps != hints.len() {
+        return None;
     }
-    end
+    Some(
+        hints
+            .iter()
+            .find(|b| b.is_ascii_digit())
+            .map(|&d| usize::from(d - b'0')),
+    )
 }
 
-/// Where a quoted scalar whose text starts at `i` ends (exclusive), if on this line.
-fn quoted_end(line: &[u8], mut i: usize, quote: u8) -> Option<usize> {
+/// Whether a value is a scalar in shape: quoted and closed exactly at the end of the line, or
+/// plain and starting with no indicator (what follows cannot open anything: a plain scalar is
+/// text up to a comment, and `: ` in it is an error the parser reports).
+fn scalar(value: &[u8]) -> bool {
+    match value.first() {
+        Some(&q @ (b'"' | b'\'')) => quoted_end(value, q) == Some(value.len()),
+        Some(b) => !b"-?:,[]{}#&*!|>'\"%@` \t".contains(b),
+        None => false,
+    }
+}
+
+/// Where the quoted scalar that `value` starts with ends (exclusive), if on this line.
+fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
+    let mut i = 1;
     loop {
         let found = if quote == b'"' {
-            memchr::memchr2(b'"', b'\\', line.get(i..)?)?
+            memchr::memchr2(b'"', b'\\', value.get(i..)?)?
         } else {
-            memchr::memchr(b'\'', line.get(i..)?)?
+            memchr::memchr(b'\'', value.get(i..)?)?
         };
         let at = i + found;
-        match line[at] {
+        match value[at] {
             b'\\' => i = at + 2,
-            b'\'' if line.get(at + 1) == Some(&b'\'') => i = at + 2,
+            b'\'' if value.get(at + 1) == Some(&b'\'') => i = at + 2,
             _ => return Some(at + 1),
         }
     }
 }
 
-/// After a node ending at `end`: where the value starts if `:` follows it (a key).
-fn key_value(line: &[u8], mut end: usize) -> Option<usize> {
-    while line.get(end).is_some_and(|&b| is_space(b)) {
-        end += 1;
-    }
-    (line.get(end) == Some(&b':')).then_some(end + 1)
-}
-
-/// How a plain scalar that is not a key's value ends on its line.
-enum PlainEnd {
-    /// At the `:` (then a space, a tab or the end) at this offset: it is a key.
-    Key(usize),
-    /// At a comment (`#` after a space or a tab).
-    Comment,
-    /// At the end of the line.
-    Line,
-}
-
-/// How the plain scalar starting at `i` ends on its line.
-fn plain_end(line: &[u8], i: usize) -> PlainEnd {
-    // Keys are short: look at the first bytes one by one (a vector search costs more to set
-    // up than that), then at the rest with one.
-    let near = line.len().min(i + 64);
-    let mut from = i;
-    let next = |from: usize| {
-        if from < near {
-            line[from..near]
-                .iter()
-                .position(|&b| b == b':' || b == b'#')
-                .map(|at| from + at)
-                .or_else(|| memchr::memchr2(b':', b'#', &line[near..]).map(|at| near + at))
-        } else {
-            memchr::memchr2(b':', b'#', &line[from..]).map(|at| from + at)
-        }
-    };
-    while let Some(at) = next(from) {
-        if line[at] == b':' {
-            if ends_at(line, at + 1) {
-                return PlainEnd::Key(at);
-            }
-        } else if at > i && is_space(line[at - 1]) {
-            return PlainEnd::Comment;
-        }
-        from = at + 1;
-    }
-    PlainEnd::Line
-}
-
 #[cfg(test)]
 mod tests {
-    use super::Lines;
+    use super::{Gate, Line};
 
-    /// Which lines of `text` continue what the lines before them left open.
-    fn continued(text: &str) -> Vec<usize> {
-        let mut lines = Lines::default();
+    /// The class of each line of `text`: `n` node, `i` inner, `o` out (and after that, `-`).
+    fn classes(text: &str) -> String {
+        let mut gate = Gate::default();
+        let mut out = false;
         text.lines()
-            .enumerate()
-            .filter(|(_, l)| lines.feed(l.as_bytes()))
-            .map(|(n, _)| n + 1)
+            .map(|l| {
+                if out {
+                    return '-';
+                }
+                match gate.feed(l.as_bytes()) {
+                    Line::Node { .. } => 'n',
+                    Line::Inner => 'i',
+                    Line::Out => {
+                        out = true;
+                        'o'
+                    }
+                }
+            })
             .collect()
     }
 
     #[test]
-    fn quoted_scalars_run_on_at_any_indentation() {
-        assert_eq!(continued("- a: \"x\nkind: y\n- z\"\n  b: 1\n"), [2, 3]);
-        assert_eq!(continued("- a: 'it''s\n- more'\n- b\n"), [2]);
-        assert_eq!(continued("- a: \"x\\\"\n- y\"\n- b\n"), [2]);
-        assert_eq!(continued("- \"k\": \"v\"\n- b\n"), Vec::<usize>::new());
+    fn the_kubectl_shape_is_in() {
+        let list = "apiVersion: v1\nitems:\n- apiVersion: v1\n  data:\n    value: IyMg\n  kind: Secret\n  metadata:\n    annotations:\n      note: |\n        free: [ { \" ' & *\n\n        more\n    creationTimestamp: \"2026-01-01T00:00:00Z\"\n    finalizers:\n    - a/b\n    name: x\n    uid: 'a''b'\n  stringData:\n    v: |2-\n        leading spaces\n  type: Opaque\n# a comment\nkind: List\nmetadata:\n  resourceVersion: \"\"\n";
+        assert_eq!(classes(list), "nnnnnnnnniiinnnnnnnininnn");
     }
 
     #[test]
-    fn a_quote_inside_a_plain_scalar_or_a_comment_opens_nothing() {
-        assert_eq!(continued("- a: it's\n- b\n"), Vec::<usize>::new());
-        assert_eq!(continued("- a: b # it's\n- b\n"), Vec::<usize>::new());
-        assert_eq!(continued("# \"\n- b\n"), Vec::<usize>::new());
-        assert_eq!(continued("- a: x\"y\n- b\n"), Vec::<usize>::new());
-    }
-
-    #[test]
-    fn flow_collections_run_on_until_they_close() {
-        assert_eq!(continued("- a: [1,\n2]\n- b\n"), [2]);
-        assert_eq!(continued("- a: {x: \"]\n\", y: [1]}\n- b\n"), [2]);
-        assert_eq!(continued("- a: [1] # [\n- b\n"), Vec::<usize>::new());
-    }
-
-    #[test]
-    fn block_scalars_hide_their_content() {
-        assert_eq!(
-            continued("- a: |\n    \"x\n\n    y\n  b: 1\n- c\n"),
-            [2, 3, 4]
-        );
-        assert_eq!(continued("- a: >-\n    [x\n- c\n"), [2]);
-        // An empty block scalar: the next key is not its content.
-        assert_eq!(continued("- a: |\n  b: \"x\ny\"\n"), [3]);
-    }
-
-    #[test]
-    fn anchors_are_counted_where_a_node_starts() {
-        let mut lines = Lines::default();
-        for line in [
-            "- &a x: 1",
-            "- y: [&b 1, c&d]",
-            "  z: e&f",
-            "  w: |",
-            "    &g",
+    fn what_can_run_on_is_out() {
+        for text in [
+            "- a: \"x\n",
+            "- a: 'x''\n",
+            "- a: \"x\\\"\n",
+            "- a: [1,\n",
+            "- a: {x: 1}\n",
+            "- a: &x 1\n",
+            "- a: *x\n",
+            "- a: !!str 1\n",
+            "- &x a: 1\n",
+            "- ? a\n",
+            "- \"a\": 1\n",
+            "- a: \tb\n",
+            "\t- a: b\n",
+            "-\ta: b\n",
+            "-\n",
+            "- - a\n",
+            "%YAML 1.2\n",
+            "- a: | # c\n",
+            "- a: |22\n",
+            "- a: \"x\" # c\n",
         ] {
-            lines.feed(line.as_bytes());
+            assert!(classes(text).ends_with('o'), "{text:?}: {}", classes(text));
         }
-        assert_eq!(lines.anchors(), 2);
-        lines.reset();
-        assert_eq!(lines.anchors(), 0);
     }
 
     #[test]
-    fn a_block_scalar_header_below_its_key_is_indented_from_the_key() {
-        // `|2` on its own line: the content is two columns in from the key, not the header.
-        assert_eq!(
-            continued("  value:\n    |2\n    #x\n    \"y\n- b\n"),
-            [3, 4]
-        );
-        assert_eq!(continued("  value:\n      |\n    \"y\n- b\n"), [3]);
-        assert_eq!(
-            continued("  value: # c\n    !!str >-\n     \"y\n- b\n"),
-            [3]
-        );
-        // Properties before a key: the key is indented from them.
-        assert_eq!(continued("  !!str value: |\n    \"x\n- b\n"), [2]);
-        assert_eq!(continued("  &k value: foo\n    \"bar\n- b\n"), [2]);
+    fn a_scalar_continued_below_its_key_is_out() {
+        assert_eq!(classes("- a: x\n    y\n"), "no");
+        assert_eq!(classes("- a: x\n\n   # c\n   y\n"), "niio");
+        assert_eq!(classes("- x\n  y\n"), "no");
+        assert_eq!(classes("- a: \"x\"\n    b: 1\n"), "no");
+        // Back at the key's column or less: a new node.
+        assert_eq!(classes("- a: x\n  b: y\n- c\n"), "nnn");
+        // A nested node below `key:`.
+        assert_eq!(classes("- a:\n    b: y\n  c:\n  - d\n"), "nnnn");
     }
 
     #[test]
-    fn flow_indicators_end_properties_and_plain_colons_start_nothing() {
+    fn block_scalar_content_is_taken_whole_and_ends_where_the_parser_ends_it() {
         assert_eq!(
-            continued("  m: {name: a, t: !!str}\n- b\n"),
-            Vec::<usize>::new()
+            classes("- a: |\n    \"x\n\n    - y\n  b: 1\n- c\n"),
+            "niiinn"
         );
-        assert_eq!(
-            continued("  m: {name: a, t: &y}\n- b\n"),
-            Vec::<usize>::new()
-        );
-        assert_eq!(continued("  t: [a:\"b]\n- b\n"), Vec::<usize>::new());
-        assert_eq!(continued("  t: [x?'b]\n- b\n"), Vec::<usize>::new());
-        assert_eq!(continued("  t: {\"a\":\"b\n\"}\n- b\n"), [2]);
-        // An anchor ends at a flow indicator.
-        assert_eq!(continued("  metadata: &m{name: a,\n-Y x: y}\n- b\n"), [2]);
-        // A verbatim tag may hold flow indicators.
-        assert_eq!(continued("  v: {x: !<x]> \"a\n- x\"}\n- b\n"), [2]);
-    }
-
-    #[test]
-    fn plain_scalars_run_on_below_their_parent() {
-        assert_eq!(continued("- a: x\n    \"y\n- b: \"z\nw\"\n"), [2, 4]);
-        assert_eq!(continued("- a: x\n  # \"\n- b\n"), Vec::<usize>::new());
+        // Less indented than its first line: over, and then a node deeper than the key is out.
+        assert_eq!(classes("- a: >-\n      x\n    y: 1\n"), "nio");
+        // An empty block scalar: the next key is not content.
+        assert_eq!(classes("- a: |\n  b: \"x\"\n"), "nn");
+        // An indentation digit: content from that column, blank lines or not.
+        assert_eq!(classes("- a: |1\n\n    x\n   y\n- b\n"), "niiin");
+        // A block scalar that starts with a blank line.
+        assert_eq!(classes("- a: |\n\n    x\n"), "no-");
     }
 }

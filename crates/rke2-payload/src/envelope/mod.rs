@@ -959,9 +959,16 @@ mod tests {
     fn a_stray_line_that_ends_the_items_early_is_reported_not_passed_over() {
         // Items at column 2, one at column 0 by mistake: not YAML. The stream has handed over
         // `a` when it sees that; it then reports the rest as unreadable instead of dropping `b`.
-        let value = "stringData: {format: cloud-config, value: \"#cloud-config\\n\"}";
+        // (The items are in the kubectl shape: the splitter cuts them.)
+        let item = |name: &str, at: &str| {
+            format!(
+                "{at}- kind: Secret\n{at}  metadata:\n{at}    name: {name}\n{at}  stringData:\n{at}    format: cloud-config\n{at}    value: |\n{at}      #cloud-config\n"
+            )
+        };
         let input = format!(
-            "apiVersion: v1\nitems:\n  - kind: Secret\n    metadata: {{name: a}}\n    {value}\n- kind: Secret\n  metadata: {{name: b}}\n  {value}\nkind: List\n"
+            "apiVersion: v1\nitems:\n{}{}kind: List\n",
+            item("a", "  "),
+            item("b", "")
         );
         assert!(Envelope::parse(input.as_bytes(), &DecodeOptions::default()).is_err());
         let mut read = Vec::new();

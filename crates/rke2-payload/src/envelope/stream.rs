@@ -13,6 +13,7 @@
 use std::io::{BufRead, Read};
 
 use super::chunks::{JsonItems, Piece, SplitError};
+use super::lines::Line;
 use super::raw::Doc;
 use super::{BootstrapSecret, Envelope};
 use super::{json_error, yaml_error};
@@ -515,13 +516,6 @@ fn indented(out: &mut Vec<u8>, text: &[u8], first: &[u8], other: &[u8]) {
     }
 }
 
-/// Whether a line of an item, dedented, could read as a document marker (`---`, `...`): the
-/// item is then shifted right by one column, which YAML reads the same.
-fn reads_as_marker(rest: &[u8]) -> bool {
-    (rest.starts_with(b"---") || rest.starts_with(b"..."))
-        && rest.get(3).is_none_or(|b| b.is_ascii_whitespace())
-}
-
 /// Where a `\r` that is not part of a `\r\n` ends the line (a line break to YAML).
 fn lone_cr(line: &[u8]) -> Option<usize> {
     memchr::memchr_iter(b'\r', line).find(|&at| line.get(at + 1).is_some_and(|&b| b != b'\n'))
@@ -531,7 +525,8 @@ fn lone_cr(line: &[u8]) -> Option<usize> {
 enum YamlPiece {
     /// One item of a top-level `items:` block sequence, dedented; its first line number.
     Item(u64),
-    /// A whole document that is not streamed item by item; its first line number.
+    /// A whole document that is not streamed item by item (or the rest of one, from the first
+    /// line outside the kubectl shape, as an `items:` document); its first line number.
     Document(u64),
     /// What is around the items of a document that was streamed item by item (the items left
     /// out); its first line number.
@@ -542,9 +537,32 @@ enum YamlPiece {
     TooLarge(u64),
 }
 
+/// How the lines of the document being read are taken.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Every line so far is in the kubectl shape ([`super::lines`]): the splitter cuts by
+    /// indentation.
+    Shape,
+    /// A line before the items, or after them, was not: the lines go to the document, for the
+    /// full parser.
+    Whole,
+    /// A line of the items was not: from the item it is in on, the lines go to `rest`, one
+    /// `items:` document for the full parser.
+    Rest,
+}
+
 /// Splits YAML into documents at `---`/`...` lines (a marker at column 0 always ends a
 /// document), and the top-level `items:` block sequence of a document into its items, so that
 /// each is parsed on its own and memory stays bounded by the largest.
+///
+/// Items are cut by indentation only while every line of the document is in the shape
+/// `kubectl get -o yaml` writes, where that cut is the parser's ([`super::lines`] says why).
+/// From the first line outside it, the splitter stops looking: before the items, the document
+/// is read whole; in them, the item that line is in and everything after it up to the end of
+/// the document go to the full parser as one `items:` document (after the items handed over,
+/// in input order; an anchor and the aliases to it, which are outside the shape, so stay
+/// together); after them, they go with the lines around the items. Each of those pieces is
+/// held to the same cap as an item.
 struct YamlSplit<R> {
     reader: R,
     line: Vec<u8>,
@@ -557,29 +575,25 @@ struct YamlSplit<R> {
     doc_first: u64,
     doc_content: bool,
     doc_streamed: bool,
+    /// How the lines of the document are taken.
+    mode: Mode,
+    /// The kubectl shape's gate, and what it says of the current line (in [`Mode::Shape`]).
+    gate: super::lines::Gate,
+    class: Line,
     /// Indentation of the `- ` of the items being read.
     items: Option<usize>,
     /// `items:` was seen; the next line says whether a block sequence follows.
     items_pending: bool,
     item: Vec<u8>,
     item_first: u64,
-    /// A line of the item, dedented, would read as a document marker (`---`, `...`): the item is
-    /// handed out shifted right by one column instead, which YAML reads the same.
-    item_shift: bool,
     /// The current line is to be used again.
     held: bool,
-    /// What the lines so far leave open (a quoted scalar, a flow collection, …).
-    lines: super::lines::Lines,
-    /// The current line continues what the lines before it left open: it is content, not a
-    /// new item, key or comment, whatever its indentation.
-    continued: bool,
-    /// Anchors the document defines before the current line.
-    anchors_before: u64,
-    /// Anchors the document defines before the current item.
-    item_anchors: u64,
-    /// The items from the first that defines an anchor on, as one `items:` document (a later
-    /// item may use the anchor, and can be read only with it), and its first line.
-    rest: Option<(Vec<u8>, u64)>,
+    /// In [`Mode::Rest`]: the rest of the document as one `items:` document, and its first
+    /// line number.
+    rest: Vec<u8>,
+    rest_first: u64,
+    /// The lines around the items of a document whose rest was handed out, to hand out next.
+    around: Option<(Vec<u8>, u64)>,
     /// The document starts with directives (`%YAML`, `%TAG`): it is read whole, from them.
     directives: bool,
     /// The `---` that ends those directives has been read.
@@ -608,17 +622,17 @@ impl<R: BufRead> YamlSplit<R> {
             doc_first: 1,
             doc_content: false,
             doc_streamed: false,
+            mode: Mode::Shape,
+            gate: super::lines::Gate::default(),
+            class: Line::Out,
             items: None,
             items_pending: false,
             item: Vec::new(),
             item_first: 0,
-            item_shift: false,
             held: false,
-            lines: super::lines::Lines::default(),
-            continued: false,
-            anchors_before: 0,
-            item_anchors: 0,
-            rest: None,
+            rest: Vec::new(),
+            rest_first: 0,
+            around: None,
             directives: false,
             directives_end: false,
             tail: Vec::new(),
@@ -662,20 +676,18 @@ impl<R: BufRead> YamlSplit<R> {
             }
             n
         };
-        let rest = self.rest.as_ref().map_or(0, |(text, _)| text.len());
-        if self.line.len() + self.doc.len() + self.item.len() + rest > self.cap {
+        if self.line.len() + self.doc.len() + self.item.len() + self.rest.len() > self.cap {
             self.too_large = true;
         }
-        self.anchors_before = self.lines.anchors();
-        if n > 0 {
-            self.continued = self.lines.feed(&self.line);
+        if n > 0 && self.mode == Mode::Shape {
+            let body = body(&self.line);
+            self.class = self.gate.feed(body);
         }
         Ok(n > 0)
     }
 
     fn body(&self) -> &[u8] {
-        let l = self.line.strip_suffix(b"\n").unwrap_or(&self.line);
-        l.strip_suffix(b"\r").unwrap_or(l)
+        body(&self.line)
     }
 
     fn is_marker(&self) -> bool {
@@ -688,24 +700,12 @@ impl<R: BufRead> YamlSplit<R> {
         self.line.iter().take_while(|&&b| b == b' ').count()
     }
 
-    fn blank(&self) -> bool {
-        self.body().iter().all(|b| b.is_ascii_whitespace())
-    }
-
-    /// A comment line (not inside a scalar begun above it).
-    fn comment(&self) -> bool {
-        !self.continued && self.body().trim_ascii_start().starts_with(b"#")
-    }
-
-    /// Whether the line starts an item of a block sequence at `indent`: `-` then a space, a
-    /// tab or nothing.
-    fn starts_item(&self, indent: usize) -> bool {
-        !self.continued
-            && self.body()[indent..].starts_with(b"-")
-            && self
-                .body()
-                .get(indent + 1)
-                .is_none_or(|&b| b == b' ' || b == b'\t')
+    /// Adds the line to the document, unread (in [`Mode::Whole`]).
+    fn add_to_doc(&mut self) {
+        let text = self.body().trim_ascii_start();
+        // Before any content, a line of spaces or a comment is not (directives may follow).
+        self.doc_content |= !text.is_empty() && !text.starts_with(b"#");
+        self.doc.extend_from_slice(&self.line);
     }
 
     /// Hands out the item being read, if any.
@@ -713,28 +713,29 @@ impl<R: BufRead> YamlSplit<R> {
         if self.item.is_empty() {
             return None;
         }
-        if self.rest.is_some() || self.anchors_before > self.item_anchors {
-            // This item, or one before it, defines an anchor: the items from there on are
-            // read as one, indented again under `items:`.
-            let (rest, _) = self
-                .rest
-                .get_or_insert_with(|| (b"items:\n".to_vec(), self.item_first.saturating_sub(1)));
-            indented(rest, &self.item, b"- ", b"  ");
-            if !rest.ends_with(b"\n") {
-                rest.push(b'\n');
-            }
-            self.item.clear();
-            self.item_shift = false;
-            return None;
-        }
         self.text.clear();
-        if std::mem::take(&mut self.item_shift) {
-            indented(&mut self.text, &self.item, b" ", b" ");
-            self.item.clear();
-        } else {
-            std::mem::swap(&mut self.text, &mut self.item);
-        }
+        std::mem::swap(&mut self.text, &mut self.item);
         Some(YamlPiece::Item(self.item_first))
+    }
+
+    /// From the current line, a line of the items outside the shape, on: the item being read,
+    /// indented back to where it was, and the line start the `items:` document the rest of the
+    /// document goes to.
+    fn start_rest(&mut self, dash: usize) {
+        self.mode = Mode::Rest;
+        if self.item.is_empty() {
+            self.item_first = self.line_no;
+        }
+        self.rest.clear();
+        self.rest.extend_from_slice(b"items:\n");
+        let mut first = vec![b' '; dash];
+        first.extend_from_slice(b"- ");
+        // Every line of the item that is not blank or a comment was indented `dash + 2` or
+        // more, and lost exactly that: it is back where it was.
+        indented(&mut self.rest, &self.item, &first, &vec![b' '; dash + 2]);
+        self.item.clear();
+        self.rest_first = self.item_first.saturating_sub(1);
+        self.rest.extend_from_slice(&self.line);
     }
 
     /// Ends the document: hands out its text unless its items were streamed.
@@ -743,14 +744,16 @@ impl<R: BufRead> YamlSplit<R> {
             // `items:` with nothing after it.
             self.doc.extend_from_slice(b"items:\n");
         }
-        let piece = if let Some((rest, first)) = self.rest.take() {
-            self.text = rest;
-            Some(YamlPiece::Document(first))
-        } else if self.doc_content && (!self.doc_streamed || self.lines.anchors() == 0) {
-            // A streamed document is read around its items too (unless it defines anchors,
-            // which the items may hold): a line that ended the items early does not read.
-            self.text.clear();
-            std::mem::swap(&mut self.text, &mut self.doc);
+        let around = self.doc_content.then(|| std::mem::take(&mut self.doc));
+        let piece = if self.mode == Mode::Rest {
+            // The rest first, then (in input order of what can go wrong) the lines before it.
+            self.text = std::mem::take(&mut self.rest);
+            self.around = around.map(|doc| (doc, self.doc_first));
+            Some(YamlPiece::Document(self.rest_first))
+        } else if let Some(doc) = around {
+            // A streamed document is read around its items too: a line that ended the items
+            // early does not read.
+            self.text = doc;
             Some(if self.doc_streamed {
                 YamlPiece::Around(self.doc_first)
             } else {
@@ -765,7 +768,8 @@ impl<R: BufRead> YamlSplit<R> {
         self.items = None;
         self.items_pending = false;
         self.doc_first = self.line_no + 1;
-        self.lines.reset();
+        self.mode = Mode::Shape;
+        self.gate.reset();
         self.directives = false;
         self.directives_end = false;
         piece
@@ -773,6 +777,10 @@ impl<R: BufRead> YamlSplit<R> {
 
     fn next_piece(&mut self) -> std::io::Result<YamlPiece> {
         loop {
+            if let Some((doc, first)) = self.around.take() {
+                self.text = doc;
+                return Ok(YamlPiece::Around(first));
+            }
             if self.eof {
                 return Ok(YamlPiece::End);
             }
@@ -800,74 +808,86 @@ impl<R: BufRead> YamlSplit<R> {
                     self.doc.extend_from_slice(&self.line);
                     continue;
                 }
-                let opens_with_content =
-                    self.line.starts_with(b"--- ") || self.line.starts_with(b"---\t");
+                let after = self.body().get(3..).unwrap_or_default().trim_ascii();
+                let opens_with_content = self.body().starts_with(b"---")
+                    && !after.is_empty()
+                    && !after.starts_with(b"#");
                 let piece = self.end_document();
                 if opens_with_content {
                     // `--- value`: the next document starts on this line, marker and all (the
-                    // value alone at column 0 could read as a marker itself: `--- ...`); what
-                    // the value opens (a quoted or block scalar) goes on below.
+                    // value alone at column 0 could read as a marker itself: `--- ...`), and
+                    // is not in the shape.
                     self.doc.extend_from_slice(&self.line);
                     self.doc_content = true;
                     self.doc_first = self.line_no;
-                    self.lines.feed(&self.line[4..]);
+                    self.mode = Mode::Whole;
                 }
                 if let Some(p) = piece {
                     return Ok(p);
                 }
                 continue;
             }
+            if !self.doc_content && !self.directives_end && self.line.starts_with(b"%") {
+                // A directive, for the document that the next `---` starts: read whole.
+                self.directives = true;
+                self.mode = Mode::Whole;
+                self.doc.extend_from_slice(&self.line);
+                continue;
+            }
+            match self.mode {
+                Mode::Rest => {
+                    self.rest.extend_from_slice(&self.line);
+                    continue;
+                }
+                Mode::Whole => {
+                    self.add_to_doc();
+                    continue;
+                }
+                Mode::Shape => {}
+            }
             if let Some(dash) = self.items {
-                if self.blank() {
-                    // Kept as it is, less the items' indentation: in a block scalar, spaces
-                    // past the content's indentation (and tabs) are text.
-                    if !self.item.is_empty() {
+                match self.class {
+                    Line::Node { indent, dash: true } if indent == dash => {
+                        if let Some(previous) = self.flush_item() {
+                            self.held = true;
+                            return Ok(previous);
+                        }
+                        self.item_first = self.line_no;
+                        self.item.extend_from_slice(&self.line[dash + 2..]);
+                        continue;
+                    }
+                    Line::Node { indent, .. } if indent > dash && indent < dash + 2 => {
+                        // Not where the item's keys are: the parser decides.
+                        self.start_rest(dash);
+                        continue;
+                    }
+                    Line::Out => {
+                        self.start_rest(dash);
+                        continue;
+                    }
+                    Line::Node { indent, .. } if indent <= dash => {
+                        // Back at the top level: the items are over.
+                        self.items = None;
+                        if let Some(p) = self.flush_item() {
+                            self.held = true;
+                            return Ok(p);
+                        }
+                    }
+                    // Deeper, blank, a comment or block scalar content: the item goes on.
+                    _ => {
                         let cut = (dash + 2).min(self.indent());
                         self.item.extend_from_slice(&self.line[cut..]);
+                        continue;
                     }
-                    continue;
-                }
-                let indent = self.indent();
-                if indent == dash && self.starts_item(indent) {
-                    if let Some(previous) = self.flush_item() {
-                        self.held = true;
-                        return Ok(previous);
-                    }
-                    self.item_first = self.line_no;
-                    self.item_anchors = self.anchors_before;
-                    if self.body().len() > dash + 1 {
-                        let rest = &self.line[dash + 2..];
-                        self.item_shift |= reads_as_marker(rest);
-                        self.item.extend_from_slice(rest);
-                    } else {
-                        // A bare `-`: the item's content starts on the next line.
-                        self.item.push(b'\n');
-                    }
-                    continue;
-                }
-                if indent <= dash && self.comment() {
-                    // A comment between the item's lines, at any indentation.
-                    self.item.extend_from_slice(&self.line[indent..]);
-                    continue;
-                }
-                if indent > dash || self.continued {
-                    let cut = (dash + 2).min(indent);
-                    let rest = &self.line[cut..];
-                    self.item_shift |= reads_as_marker(rest);
-                    self.item.extend_from_slice(rest);
-                    continue;
-                }
-                // Back at the top level: the items are over.
-                self.items = None;
-                if let Some(p) = self.flush_item() {
-                    self.held = true;
-                    return Ok(p);
                 }
             }
-            if self.items_pending && !self.blank() && !self.comment() {
+            if self.items_pending && matches!(self.class, Line::Node { .. } | Line::Out) {
                 self.items_pending = false;
-                let indent = self.indent();
-                if (indent == 0 || indent == 2) && self.starts_item(indent) {
+                if let Line::Node {
+                    indent: indent @ (0 | 2),
+                    dash: true,
+                } = self.class
+                {
                     self.items = Some(indent);
                     self.doc_streamed = true;
                     self.held = true;
@@ -876,28 +896,98 @@ impl<R: BufRead> YamlSplit<R> {
                 // Not a block sequence: `items:` was an ordinary key.
                 self.doc.extend_from_slice(b"items:\n");
             }
-            let body = self.body();
-            // Items are streamed one by one unless the document defines an anchor before them
-            // (an item may use it, and could be read only with it) or has directives (`%TAG`).
-            if !self.continued
-                && self.lines.anchors() == 0
-                && !self.directives
-                && (body == b"items:" || body == b"items: ")
-            {
-                self.items_pending = true;
-                self.doc_content = true;
-                continue;
-            }
-            if !self.doc_content && !self.directives_end && self.line.starts_with(b"%") {
-                // A directive, for the document that the next `---` starts.
-                self.directives = true;
-                self.doc.extend_from_slice(&self.line);
-                continue;
-            }
-            if !self.blank() && !self.comment() {
-                self.doc_content = true;
+            match self.class {
+                Line::Out => {
+                    // Outside the shape: the parser reads the document (or what is around
+                    // its items) whole, from here on.
+                    self.mode = Mode::Whole;
+                    self.add_to_doc();
+                    continue;
+                }
+                Line::Node { indent: 0, .. } if matches!(self.body(), b"items:" | b"items: ") => {
+                    self.items_pending = true;
+                    self.doc_content = true;
+                    continue;
+                }
+                Line::Node { .. } => self.doc_content = true,
+                Line::Inner => {}
             }
             self.doc.extend_from_slice(&self.line);
         }
+    }
+}
+
+/// A line without its line break.
+fn body(line: &[u8]) -> &[u8] {
+    let l = line.strip_suffix(b"\n").unwrap_or(line);
+    l.strip_suffix(b"\r").unwrap_or(l)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{YamlPiece, YamlSplit};
+
+    /// The pieces the splitter cuts `input` into: their kind, first line and text.
+    fn pieces(input: &str) -> Vec<(char, u64, String)> {
+        let mut split = YamlSplit::new(input.as_bytes(), 1 << 20);
+        let mut out = Vec::new();
+        loop {
+            let (kind, at) = match split.next_piece().unwrap() {
+                YamlPiece::Item(at) => ('i', at),
+                YamlPiece::Document(at) => ('d', at),
+                YamlPiece::Around(at) => ('a', at),
+                YamlPiece::End => return out,
+                YamlPiece::TooLarge(at) => ('!', at),
+            };
+            out.push((kind, at, String::from_utf8_lossy(&split.text).into_owned()));
+        }
+    }
+
+    const ITEM: &str =
+        "- kind: Secret\n  metadata:\n    name: a\n  stringData:\n    value: |\n      x: [1\n";
+
+    #[test]
+    fn the_kubectl_shape_is_cut_into_items() {
+        let input = format!("apiVersion: v1\nitems:\n{ITEM}{ITEM}kind: List\n");
+        let got = pieces(&input);
+        let item = "kind: Secret\nmetadata:\n  name: a\nstringData:\n  value: |\n    x: [1\n";
+        assert_eq!(
+            got,
+            [
+                ('i', 3, item.to_owned()),
+                ('i', 9, item.to_owned()),
+                ('a', 1, "apiVersion: v1\nkind: List\n".to_owned()),
+            ]
+        );
+    }
+
+    #[test]
+    fn from_a_line_outside_the_shape_the_parser_reads_the_rest() {
+        // In the second item: it and all after it are one `items:` document, lines in place.
+        let odd = ITEM.replace("name: a", "name: \"a\n    b\"");
+        let input = format!("apiVersion: v1\nitems:\n{ITEM}{odd}{ITEM}kind: List\n");
+        let got = pieces(&input);
+        assert_eq!(got.len(), 3, "{got:?}");
+        assert_eq!((got[0].0, got[0].1), ('i', 3));
+        assert_eq!(got[1], ('d', 8, format!("items:\n{odd}{ITEM}kind: List\n")));
+        assert_eq!(got[2], ('a', 1, "apiVersion: v1\n".to_owned()));
+        // Items at column 2 are put back at column 2.
+        let indented = |t: &str| t.lines().map(|l| format!("  {l}\n")).collect::<String>();
+        let input = format!(
+            "items:\n{}{}kind: List\n",
+            indented(ITEM),
+            indented(&ITEM.replace("name: a", "name: &x a"))
+        );
+        let got = pieces(&input);
+        assert_eq!(
+            got[1].2,
+            format!(
+                "items:\n{}kind: List\n",
+                indented(&ITEM.replace("name: a", "name: &x a"))
+            )
+        );
+        // Before the items: the document is read whole.
+        let input = format!("apiVersion: &v v1\nitems:\n{ITEM}kind: List\n");
+        assert_eq!(pieces(&input), [('d', 1, input.clone())]);
     }
 }
