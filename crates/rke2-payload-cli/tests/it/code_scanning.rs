@@ -248,6 +248,21 @@ fn past_github_s_limits_the_most_severe_are_kept_and_the_rest_counted() {
         )),
         "{text}"
     );
+    // The annotations' files are relative to the repository root, however the path was typed.
+    let absolute = repo.path().join("sub/list.json").display().to_string();
+    for typed in ["./sub/list.json", absolute.as_str()] {
+        let out = cmd()
+            .current_dir(repo.path())
+            .env_remove("GITHUB_STEP_SUMMARY")
+            .args(["lint", typed, "-o", "github"])
+            .output()
+            .expect("run");
+        for line in String::from_utf8_lossy(&out.stdout).lines() {
+            if line.contains("file=") {
+                assert!(line.contains("file=sub/list.json,"), "{typed}: {line}");
+            }
+        }
+    }
     let md = std::fs::read_to_string(&summary).expect("the step summary");
     let rows = md
         .lines()

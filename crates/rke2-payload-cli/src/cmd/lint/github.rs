@@ -11,6 +11,7 @@ use std::io::Write;
 use anyhow::{Context as _, Result};
 use rke2_payload::{LintReport, Severity};
 
+use super::sarif::{Base, repository_path};
 use super::{Placed, placed};
 use crate::style::safe;
 
@@ -39,12 +40,12 @@ fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 
-/// One annotation.
-fn annotation(out: &mut impl Write, p: &Placed<'_>) -> Result<()> {
+/// One annotation; its file relative to the repository root, as GitHub matches it.
+fn annotation(out: &mut impl Write, p: &Placed<'_>, base: &Base) -> Result<()> {
     let f = p.finding;
     let mut props = Vec::new();
     if let Some(file) = &p.file {
-        props.push(format!("file={}", property(file)));
+        props.push(format!("file={}", property(&repository_path(base, file))));
         if let Some(line) = p.line {
             props.push(format!("line={line}"));
         }
@@ -69,6 +70,7 @@ pub(super) fn github(
     report: &LintReport,
     path: &std::path::Path,
 ) -> Result<()> {
+    let base = Base::here();
     let mut all = placed(report, path);
     all.sort_by_key(|p| p.finding.severity);
     for severity in [Severity::Error, Severity::Warning, Severity::Info] {
@@ -82,7 +84,7 @@ pub(super) fn github(
             of_level.len()
         };
         for p in &of_level[..shown] {
-            annotation(out, p)?;
+            annotation(out, p, &base)?;
         }
         if of_level.len() > shown {
             let more = of_level.len() - shown;

@@ -57,13 +57,14 @@ pub(super) fn security_severity(check: Check) -> Option<&'static str> {
 }
 
 /// Where the results' files are found: the repository root and the working directory.
-struct Base {
+pub(super) struct Base {
     cwd: PathBuf,
     root: Option<PathBuf>,
 }
 
 impl Base {
-    fn here() -> Base {
+    /// The working directory and the repository it is in.
+    pub(super) fn here() -> Base {
         let cwd = std::env::current_dir().unwrap_or_default();
         let root = cwd
             .ancestors()
@@ -73,30 +74,36 @@ impl Base {
         Base { cwd, root }
     }
 
+    /// The file relative to the repository root when it is inside it (`/`-separated).
+    fn relative(&self, file: &str) -> Option<String> {
+        let absolute = normal(&self.cwd.join(file));
+        let root = normal(self.root.as_ref()?);
+        absolute
+            .strip_prefix(&root)
+            .ok()
+            .map(Path::to_path_buf)
+            .or_else(|| {
+                // The same place through a symbolic link.
+                let real = std::fs::canonicalize(&absolute).ok()?;
+                let real_root = std::fs::canonicalize(&root).ok()?;
+                real.strip_prefix(real_root).ok().map(Path::to_path_buf)
+            })
+            .map(|relative| slashed(&relative))
+    }
+
     /// The file's location: relative to the repository root when it is inside it (with the
     /// base id), else its absolute `file:` URI.
     fn locate(&self, file: &str) -> serde_json::Value {
-        let absolute = normal(&self.cwd.join(file));
-        if let Some(root) = &self.root {
-            let root = normal(root);
-            let inside = absolute
-                .strip_prefix(&root)
-                .ok()
-                .map(Path::to_path_buf)
-                .or_else(|| {
-                    // The same place through a symbolic link.
-                    let real = std::fs::canonicalize(&absolute).ok()?;
-                    let real_root = std::fs::canonicalize(&root).ok()?;
-                    real.strip_prefix(real_root).ok().map(Path::to_path_buf)
-                });
-            if let Some(relative) = inside {
-                return serde_json::json!({
-                    "uri": uri_reference(&slashed(&relative)),
-                    "uriBaseId": "%SRCROOT%",
-                });
+        match self.relative(file) {
+            Some(relative) => serde_json::json!({
+                "uri": uri_reference(&relative),
+                "uriBaseId": "%SRCROOT%",
+            }),
+            None => {
+                let absolute = normal(&self.cwd.join(file));
+                serde_json::json!({"uri": format!("file://{}", uri_reference(&slashed(&absolute)))})
             }
         }
-        serde_json::json!({"uri": format!("file://{}", uri_reference(&slashed(&absolute)))})
     }
 
     /// `originalUriBaseIds`: where `%SRCROOT%` is.
@@ -269,4 +276,10 @@ pub(super) fn sarif(report: &LintReport, input: &Path) -> Result<serde_json::Val
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "runs": [run],
     }))
+}
+
+/// A file as GitHub's annotations name it: relative to the repository root when it is inside
+/// it (however it was typed), else as given.
+pub(super) fn repository_path(base: &Base, file: &str) -> String {
+    base.relative(file).unwrap_or_else(|| file.to_owned())
 }
