@@ -161,3 +161,19 @@ pub(crate) fn b64(bytes: impl AsRef<[u8]>) -> String {
     }
     out
 }
+
+/// `namespace/name` of each item of a report's `secrets` (`-` for a missing part).
+pub(crate) fn secret_names(doc: &serde_json::Value) -> Vec<String> {
+    doc["secrets"]
+        .as_array()
+        .expect("secrets")
+        .iter()
+        .map(|s| {
+            format!(
+                "{}/{}",
+                s["namespace"].as_str().unwrap_or("-"),
+                s["name"].as_str().unwrap_or("-")
+            )
+        })
+        .collect()
+}

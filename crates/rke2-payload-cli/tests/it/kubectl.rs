@@ -35,21 +35,6 @@ fn json(args: &[&str]) -> Value {
     serde_json::from_slice(&out.stdout).expect("JSON")
 }
 
-fn names(doc: &Value) -> Vec<String> {
-    doc["secrets"]
-        .as_array()
-        .expect("secrets")
-        .iter()
-        .map(|s| {
-            format!(
-                "{}/{}",
-                s["namespace"].as_str().unwrap_or("-"),
-                s["name"].as_str().unwrap_or("-")
-            )
-        })
-        .collect()
-}
-
 #[test]
 fn every_reader_shows_the_same_selection_flags_with_the_same_meaning() {
     for sub in READERS {
@@ -82,7 +67,7 @@ fn every_reader_shows_the_same_selection_flags_with_the_same_meaning() {
 #[test]
 fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
     let file = list();
-    let all = names(&json(&["inspect", &file, "-o", "json"]));
+    let all = secret_names(&json(&["inspect", &file, "-o", "json"]));
     assert!(all.len() > 3, "{all:?}");
     let first = all[0].clone();
     let (ns, name) = first.split_once('/').expect("ns/name");
@@ -98,7 +83,7 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
         }
         full.extend(args.iter().copied());
         assert_eq!(
-            names(&json(&full)),
+            secret_names(&json(&full)),
             std::slice::from_ref(&first),
             "{full:?}"
         );
@@ -106,16 +91,16 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
             let mut full = vec![sub, "-o", "json", file.as_str()];
             full.extend(args.iter().copied().filter(|a| *a != "-f" && *a != file));
             assert_eq!(
-                names(&json(&full)),
+                secret_names(&json(&full)),
                 std::slice::from_ref(&first),
                 "{full:?}"
             );
         }
     }
     // Every Secret of the fixtures carries the cluster label `demo`.
-    let demo = names(&json(&["size", &file, "-o", "json", "--cluster", "demo"]));
+    let demo = secret_names(&json(&["size", &file, "-o", "json", "--cluster", "demo"]));
     assert_eq!(demo, all);
-    let labelled = names(&json(&[
+    let labelled = secret_names(&json(&[
         "lint",
         &file,
         "-o",
@@ -125,7 +110,7 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
     ]));
     assert_eq!(labelled, all);
     assert_eq!(
-        names(&json(&["inspect", &file, "-o", "json", "-A"])),
+        secret_names(&json(&["inspect", &file, "-o", "json", "-A"])),
         all,
         "-A is every namespace"
     );
@@ -157,7 +142,7 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
 #[test]
 fn decode_encode_and_redact_pick_one_and_write_it_where_asked() {
     let file = list();
-    let all = names(&json(&["inspect", &file, "-o", "json"]));
+    let all = secret_names(&json(&["inspect", &file, "-o", "json"]));
     let (ns, name) = all[1].split_once('/').expect("ns/name");
     let userdata = run(&["decode", &file, "-n", ns, "--name", name], None);
     assert!(userdata.status.success());
