@@ -47,7 +47,7 @@ fn each_crate_s_readme_is_the_repository_s() {
     let readme = read("README.md");
     for copy in [
         "crates/rke2-payload/README.md",
-        "crates/rke2-payload-cli/README.md",
+        "crates/payload-cli/README.md",
     ] {
         assert!(
             read(copy) == readme,
@@ -56,7 +56,7 @@ fn each_crate_s_readme_is_the_repository_s() {
     }
     for manifest in [
         "crates/rke2-payload/Cargo.toml",
-        "crates/rke2-payload-cli/Cargo.toml",
+        "crates/payload-cli/Cargo.toml",
     ] {
         let text = read(manifest);
         assert!(text.contains("\nreadme = \"README.md\"\n"), "{manifest}");
