@@ -19,7 +19,9 @@
 mod butane;
 pub(crate) mod checks;
 mod cis;
-
+mod cluster;
+mod jobs;
+mod machine;
 mod pki;
 mod resolve;
 mod rke2;
@@ -35,10 +37,8 @@ use crate::envelope::{
     CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, FINDINGS_ANNOTATION, RENDERED_FROM_ANNOTATION,
 };
 use crate::facts::rke2::Role;
-use crate::manifests::{Manifests, Object, Ref, flag, str_at, string, strings};
+use crate::manifests::{Manifests, Object};
 use crate::payload::Format;
-use resolve::Resolver;
-use rke2::File;
 
 pub use pki::KeyError;
 
@@ -403,22 +403,7 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
 pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview, RenderError> {
     let mut manifests = parse(sources)?;
     // ClusterClass topologies become the objects the topology controller makes.
-    let mut topology_findings = Vec::new();
-    if crate::topology::has_topology(&manifests) {
-        let expansion = crate::topology::expand(&manifests, options.seed).map_err(|u| {
-            RenderError::Unexpandable {
-                class: u.class,
-                patch: u.patch,
-            }
-        })?;
-        for (i, cluster) in expansion.clusters {
-            if let Some(slot) = manifests.objects.get_mut(i) {
-                *slot = cluster;
-            }
-        }
-        manifests.objects.extend(expansion.objects);
-        topology_findings = expansion.findings;
-    }
+    let topology_findings = expand_topology(&mut manifests, options)?;
     let renderable = manifests.objects.iter().any(|o| {
         matches!(
             o.kind(),
@@ -426,31 +411,110 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         )
     });
     if !renderable {
-        if !topology_findings.is_empty() {
-            // What kept the topology from expanding is the answer.
-            let titles: Vec<(String, &Object)> =
-                manifests.objects.iter().map(|o| (o.title(), o)).collect();
-            let mut preview = Preview::default();
-            for f in topology_findings {
-                push_unique(&mut preview.findings, locate(f, &titles));
-            }
-            return Ok(preview);
-        }
-        let mut kinds: Vec<String> = manifests
-            .objects
-            .iter()
-            .map(|o| crate::codec::text::terminal_safe(o.kind()).into_owned())
-            .collect();
-        kinds.sort();
-        kinds.dedup();
-        let found = if kinds.is_empty() {
-            "none".to_owned()
-        } else {
-            kinds.join(", ")
-        };
-        return Err(RenderError::NothingToRender { found });
+        return nothing_to_render(&manifests, topology_findings);
     }
-    let mut rng = match options.seed {
+    let now = options.now.unwrap_or(if options.seed.is_some() {
+        SEEDED_NOW
+    } else {
+        crate::codec::time::now_unix()
+    });
+    let mut renderer = Renderer {
+        manifests: &manifests,
+        options,
+        rng: new_rng(options.seed)?,
+        // The CA pairs made so far: at most four per render, shared by the clusters of one
+        // input (key generation is the slow part, and bounded so).
+        keys: machine::Keys {
+            now,
+            cas: Vec::new(),
+        },
+        preview: Preview::default(),
+    };
+    let mut global = topology_findings;
+    global.extend(unsubstituted(&manifests));
+    for cluster in cluster::clusters(&manifests) {
+        let ctx = cluster::ClusterContext::new(&manifests, cluster, options, &mut renderer.rng);
+        renderer.render_cluster(&ctx)?;
+    }
+    let mut preview = renderer.preview;
+    // What concerns objects rather than one Secret: the manifest checks, and what kept an
+    // object from rendering (already in `preview.findings`).
+    let object_findings: Vec<Finding> = std::mem::take(&mut preview.findings)
+        .into_iter()
+        .chain(global)
+        .chain(checks::manifest_checks(&manifests))
+        .collect();
+    share_findings(&mut preview, object_findings, &manifests);
+    Ok(preview)
+}
+
+/// One render's state: the input, the options, the random source, the CA pairs made so far
+/// and the preview as it grows.
+struct Renderer<'m> {
+    manifests: &'m Manifests,
+    options: &'m RenderOptions,
+    rng: StdRng,
+    keys: machine::Keys,
+    preview: Preview,
+}
+
+/// Replaces each topology Cluster by the objects the topology controller makes of it; the
+/// findings of the expansion.
+fn expand_topology(
+    manifests: &mut Manifests,
+    options: &RenderOptions,
+) -> Result<Vec<Finding>, RenderError> {
+    if !crate::topology::has_topology(manifests) {
+        return Ok(Vec::new());
+    }
+    let expansion = crate::topology::expand(manifests, options.seed).map_err(|u| {
+        RenderError::Unexpandable {
+            class: u.class,
+            patch: u.patch,
+        }
+    })?;
+    for (i, cluster) in expansion.clusters {
+        if let Some(slot) = manifests.objects.get_mut(i) {
+            *slot = cluster;
+        }
+    }
+    manifests.objects.extend(expansion.objects);
+    Ok(expansion.findings)
+}
+
+/// The answer when no object renders: what kept a topology from expanding, else the error
+/// naming the kinds the input holds.
+fn nothing_to_render(
+    manifests: &Manifests,
+    topology_findings: Vec<Finding>,
+) -> Result<Preview, RenderError> {
+    if !topology_findings.is_empty() {
+        let titles: Vec<(String, &Object)> =
+            manifests.objects.iter().map(|o| (o.title(), o)).collect();
+        let mut preview = Preview::default();
+        for f in topology_findings {
+            push_unique(&mut preview.findings, locate(f, &titles));
+        }
+        return Ok(preview);
+    }
+    let mut kinds: Vec<String> = manifests
+        .objects
+        .iter()
+        .map(|o| crate::codec::text::terminal_safe(o.kind()).into_owned())
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    let found = if kinds.is_empty() {
+        "none".to_owned()
+    } else {
+        kinds.join(", ")
+    };
+    Err(RenderError::NothingToRender { found })
+}
+
+/// The random source: seeded, or from the system.
+fn new_rng(seed: Option<u64>) -> Result<StdRng, RenderError> {
+    Ok(match seed {
         Some(seed) => StdRng::seed_from_u64(seed),
         None => {
             use rand::TryRng as _;
@@ -460,19 +524,17 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
                 .map_err(|e| RenderError::Entropy(e.to_string()))?;
             StdRng::from_seed(seed)
         }
-    };
-    let now = options.now.unwrap_or(if options.seed.is_some() {
-        SEEDED_NOW
-    } else {
-        crate::codec::time::now_unix()
-    });
-    let mut preview = Preview::default();
-    let mut global = topology_findings;
+    })
+}
+
+/// A finding per `${VAR}` left in an object of the input.
+fn unsubstituted(manifests: &Manifests) -> Vec<Finding> {
+    let mut out = Vec::new();
     for object in manifests.objects.iter().filter(|o| o.made_for.is_none()) {
         let mut vars = Vec::new();
         crate::manifests::unsubstituted(&object.value, &mut vars);
         for var in vars {
-            global.push(Finding::new(
+            out.push(Finding::new(
                 Check::ManifestUnsubstitutedVariable,
                 format!(
                     "{}: ${{{}}} is not substituted (run clusterctl generate cluster or envsubst first); it is rendered as written",
@@ -482,32 +544,22 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
             ));
         }
     }
-    // The CA pairs made so far: at most four per render, shared by the clusters of one input
-    // (key generation is the slow part, and bounded so).
-    let mut keys = Keys {
-        now,
-        cas: Vec::new(),
-    };
-    for cluster in clusters(&manifests) {
-        let ctx = ClusterContext::new(&manifests, cluster, options, &mut rng)?;
-        render_cluster(&ctx, &manifests, options, &mut rng, &mut keys, &mut preview)?;
-    }
+    out
+}
+
+/// Locates every finding, gives each Secret the findings about the objects of its namespace
+/// (so that `render | lint` sees them) and lists them all once in the preview, by object.
+fn share_findings(preview: &mut Preview, object_findings: Vec<Finding>, manifests: &Manifests) {
     // Each object's title once: every finding is located by it.
     let titles: Vec<(String, &Object)> = manifests.objects.iter().map(|o| (o.title(), o)).collect();
-    // What concerns objects rather than one Secret: the manifest checks, and what kept an
-    // object from rendering (already in `preview.findings`).
-    let object_findings: Vec<Finding> = std::mem::take(&mut preview.findings)
+    let object_findings: Vec<Finding> = object_findings
         .into_iter()
-        .chain(global)
-        .chain(checks::manifest_checks(&manifests))
         .map(|f| locate(f, &titles))
         .collect();
     for s in &mut preview.secrets {
         let own = std::mem::take(&mut s.findings);
         s.findings = own.into_iter().map(|f| locate(f, &titles)).collect();
     }
-    // A finding about an object goes with the Secrets of its namespace (so that `render |
-    // lint` sees it; the reports tell it once, by its object).
     for finding in &object_findings {
         let namespace = finding_namespace(&finding.message);
         for s in &mut preview.secrets {
@@ -524,7 +576,6 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
     for f in object_findings {
         push_unique(&mut preview.findings, f);
     }
-    Ok(preview)
 }
 
 /// The finding with the place of the object it is about: every manifest finding's message
@@ -567,251 +618,6 @@ fn push_unique(list: &mut Vec<Finding>, f: Finding) {
     }
 }
 
-/// A cluster to render: its `Cluster` object when the input has one, its control plane.
-struct ClusterRef<'m> {
-    cluster: Option<&'m Object>,
-    name: String,
-    namespace: String,
-    control_plane: Option<&'m Object>,
-}
-
-/// Every cluster of the input: each `Cluster`, and a control plane or worker config that names
-/// a cluster the input does not hold.
-fn clusters(m: &Manifests) -> Vec<ClusterRef<'_>> {
-    let mut out: Vec<ClusterRef<'_>> = Vec::new();
-    for c in m.of_kind("Cluster") {
-        let ns = c.namespace().to_owned();
-        let control_plane = Ref::at(&c.value, &["spec", "controlPlaneRef"], &ns)
-            .and_then(|r| m.find("RKE2ControlPlane", &r))
-            .or_else(|| {
-                m.of_kind("RKE2ControlPlane")
-                    .find(|rcp| rcp.namespace() == ns && cluster_label(rcp) == Some(c.name()))
-            })
-            .or_else(|| {
-                let in_ns: Vec<&Object> = m
-                    .of_kind("RKE2ControlPlane")
-                    .filter(|r| r.namespace() == ns)
-                    .collect();
-                (in_ns.len() == 1
-                    && m.of_kind("Cluster").filter(|o| o.namespace() == ns).count() == 1)
-                    .then(|| in_ns[0])
-            });
-        out.push(ClusterRef {
-            cluster: Some(c),
-            name: c.name().to_owned(),
-            namespace: ns,
-            control_plane,
-        });
-    }
-    // Control planes no Cluster claims: a cluster of their own (named by their label, or
-    // after themselves).
-    for rcp in m.of_kind("RKE2ControlPlane") {
-        if out
-            .iter()
-            .any(|c| c.control_plane.is_some_and(|p| std::ptr::eq(p, rcp)))
-        {
-            continue;
-        }
-        let name = cluster_label(rcp).unwrap_or(rcp.name()).to_owned();
-        out.push(ClusterRef {
-            cluster: None,
-            name,
-            namespace: rcp.namespace().to_owned(),
-            control_plane: Some(rcp),
-        });
-    }
-    // Workers of clusters the input does not hold.
-    for w in m
-        .objects
-        .iter()
-        .filter(|o| matches!(o.kind(), "MachineDeployment" | "MachinePool"))
-    {
-        let name = worker_cluster_name(w).to_owned();
-        if !out
-            .iter()
-            .any(|c| c.name == name && c.namespace == w.namespace())
-        {
-            out.push(ClusterRef {
-                cluster: None,
-                name,
-                namespace: w.namespace().to_owned(),
-                control_plane: None,
-            });
-        }
-    }
-    out
-}
-
-fn cluster_label(o: &Object) -> Option<&str> {
-    o.get(&["metadata", "labels", CLUSTER_NAME_LABEL])
-        .and_then(Value::as_str)
-}
-
-fn worker_cluster_name(w: &Object) -> &str {
-    str_at(&w.value, &["spec", "clusterName"])
-        .filter(|n| !n.is_empty())
-        .or_else(|| cluster_label(w))
-        .unwrap_or("")
-}
-
-/// What every Secret of one cluster shares.
-struct ClusterContext<'m> {
-    c: ClusterRef<'m>,
-    token: String,
-    endpoint_host: String,
-    /// The join server's host, and whether it was made up.
-    server_host: Option<(String, bool)>,
-    generated: Vec<String>,
-    findings: Vec<Finding>,
-}
-
-impl<'m> ClusterContext<'m> {
-    fn new(
-        m: &'m Manifests,
-        c: ClusterRef<'m>,
-        options: &RenderOptions,
-        rng: &mut StdRng,
-    ) -> Result<Self, RenderError> {
-        let mut generated = Vec::new();
-        let mut findings = Vec::new();
-        let token_ref = Ref {
-            name: format!("{}-token", c.name),
-            namespace: c.namespace.clone(),
-        };
-        let token = match (&options.token, m.secret_key(&token_ref, "value")) {
-            (Some(t), _) => t.clone(),
-            (None, Ok(Some(bytes))) => String::from_utf8_lossy(&bytes).into_owned(),
-            _ => {
-                let mut raw = [0u8; 16];
-                rng.fill_bytes(&mut raw);
-                generated.push("the join token".to_owned());
-                crate::codec::digest::hex(&raw)
-            }
-        };
-        // The Cluster's endpoint, or (as Cluster API copies it from there) the infrastructure
-        // cluster's.
-        let declared_endpoint = c
-            .cluster
-            .map(|o| {
-                let own = string(&o.value, &["spec", "controlPlaneEndpoint", "host"]);
-                if !own.is_empty() {
-                    return own;
-                }
-                Ref::at(&o.value, &["spec", "infrastructureRef"], o.namespace())
-                    .and_then(|r| {
-                        m.objects.iter().find(|i| {
-                            i.name() == r.name
-                                && i.namespace() == r.namespace
-                                && i.kind() != "Cluster"
-                        })
-                    })
-                    .map(|i| string(&i.value, &["spec", "controlPlaneEndpoint", "host"]))
-                    .unwrap_or_default()
-            })
-            .unwrap_or_default();
-        if c.cluster.is_none() {
-            findings.push(Finding::new(
-                Check::ManifestMissingReference,
-                format!(
-                    "Cluster {}/{} is not in the input: its controlPlaneEndpoint (the last tls-san) stands in as {PLACEHOLDER_SERVER} and its pod and service CIDRs are left empty",
-                    crate::codec::text::terminal_safe(&c.namespace),
-                    crate::codec::text::terminal_safe(&c.name)
-                ),
-            ));
-        }
-        let method = c
-            .control_plane
-            .map(|rcp| string(&rcp.value, &["spec", "registrationMethod"]))
-            .unwrap_or_default();
-        let by_endpoint = matches!(method.as_str(), "" | "control-plane-endpoint");
-        // CAPRKE2 creates no Machine before the endpoint is set (the infrastructure provider
-        // fills it in when the manifests leave it out), and always puts it in tls-san: so
-        // `--server` stands for it where the endpoint is how nodes join or where it is missing,
-        // else one placeholder does, the same as the join server's.
-        let (endpoint_host, endpoint_made_up) = match &options.server {
-            Some(server) if by_endpoint || declared_endpoint.is_empty() => (server.clone(), false),
-            _ if declared_endpoint.is_empty() => (PLACEHOLDER_SERVER.to_owned(), true),
-            _ => (declared_endpoint, false),
-        };
-        if endpoint_made_up {
-            generated.push(format!(
-                "the control plane endpoint ({PLACEHOLDER_SERVER}: the infrastructure provider fills it in; set it with --server)"
-            ));
-        }
-        let server_host = match (&options.server, c.control_plane) {
-            (Some(s), _) => Some((s.clone(), false)),
-            (None, Some(rcp)) => match method.as_str() {
-                "" | "control-plane-endpoint" => Some((endpoint_host.clone(), endpoint_made_up)),
-                "address" if !string(&rcp.value, &["spec", "registrationAddress"]).is_empty() => {
-                    Some((string(&rcp.value, &["spec", "registrationAddress"]), false))
-                }
-                _ => Some((PLACEHOLDER_SERVER.to_owned(), true)),
-            },
-            // No control plane in the input: workers join the endpoint (the default
-            // registration method) where the Cluster names one.
-            (None, None) if !endpoint_made_up => Some((endpoint_host.clone(), false)),
-            (None, None) => Some((PLACEHOLDER_SERVER.to_owned(), true)),
-        };
-        if let (Some(cluster), None) = (c.cluster, c.control_plane)
-            && let Some(r) = Ref::at(&cluster.value, &["spec", "controlPlaneRef"], &c.namespace)
-        {
-            let kind = string(&cluster.value, &["spec", "controlPlaneRef", "kind"]);
-            let joins = if endpoint_made_up {
-                format!("a placeholder ({PLACEHOLDER_SERVER})")
-            } else {
-                format!(
-                    "the endpoint host {}",
-                    crate::codec::text::terminal_safe(&endpoint_host)
-                )
-            };
-            findings.push(Finding::new(
-                Check::ManifestMissingReference,
-                format!(
-                    "{}: spec.controlPlaneRef names {} {r}, which is not in the input; its workers are rendered joining {joins} with the cluster's token, and no control plane is rendered",
-                    cluster.title(),
-                    crate::codec::text::terminal_safe(if kind.is_empty() { "RKE2ControlPlane" } else { &kind }),
-                ),
-            ));
-        }
-        // (The endpoint's note says it when the server is the endpoint.)
-        let server_is_endpoint =
-            by_endpoint && options.server.is_none() && c.control_plane.is_some();
-        if !(endpoint_made_up && server_is_endpoint)
-            && server_host.as_ref().is_some_and(|(_, made_up)| *made_up)
-        {
-            generated.push(format!(
-                "the join server address ({PLACEHOLDER_SERVER}: the registration method takes it from the machines; set it with --server)"
-            ));
-        }
-        Ok(ClusterContext {
-            c,
-            token,
-            endpoint_host,
-            server_host,
-            generated,
-            findings,
-        })
-    }
-
-    fn server_url(&self) -> Option<String> {
-        self.server_host.as_ref().map(|(host, _)| {
-            let host = host.trim_start_matches('[').trim_end_matches(']');
-            if host.contains(':') {
-                format!("https://[{host}]:9345")
-            } else {
-                format!("https://{host}:9345")
-            }
-        })
-    }
-
-    fn cluster_value(&self) -> Value {
-        self.c
-            .cluster
-            .map(|o| o.value.clone())
-            .unwrap_or(Value::Null)
-    }
-}
-
 fn random_suffix(rng: &mut StdRng) -> String {
     (0..5)
         .map(|_| NAME_ALPHABET[rng.random_range(0..NAME_ALPHABET.len())] as char)
@@ -832,598 +638,6 @@ fn random_uid(rng: &mut StdRng) -> String {
         &h[16..20],
         &h[20..]
     )
-}
-
-/// The CA pairs of one render: "now" for their validity, and the pairs made so far (at most
-/// four, shared by the clusters of the input).
-struct Keys {
-    now: i64,
-    cas: Vec<(String, String)>,
-}
-
-/// The role, the spec (an `RKE2ConfigSpec`), the version, the object it came from and the name
-/// of one Secret to render.
-struct Job<'v> {
-    role: Role,
-    spec: &'v Value,
-    version: String,
-    source: &'v Object,
-    name: String,
-    /// The object whose `infrastructureRef` says where the machine runs (the control plane,
-    /// the MachineDeployment or MachinePool, the Machine of a standalone RKE2Config).
-    machine: Option<&'v Object>,
-}
-
-fn render_cluster(
-    ctx: &ClusterContext<'_>,
-    m: &Manifests,
-    options: &RenderOptions,
-    rng: &mut StdRng,
-    keys: &mut Keys,
-    preview: &mut Preview,
-) -> Result<(), RenderError> {
-    let empty = Value::Object(serde_json::Map::new());
-    let mut jobs: Vec<Job<'_>> = Vec::new();
-    let wants = |r: RoleChoice| options.role == RoleChoice::All || options.role == r;
-    if let Some(rcp) = ctx.c.control_plane {
-        let spec = rcp.get(&["spec"]).unwrap_or(&empty);
-        let version = control_plane_version(rcp);
-        let replicas = rcp
-            .get(&["spec", "replicas"])
-            .and_then(Value::as_i64)
-            .unwrap_or(1);
-        if wants(RoleChoice::Init) {
-            jobs.push(Job {
-                role: Role::Init,
-                spec,
-                version: version.clone(),
-                source: rcp,
-                name: format!("{}-{}", rcp.name(), random_suffix(rng)),
-                machine: Some(rcp),
-            });
-        }
-        if options.role == RoleChoice::Join || (options.role == RoleChoice::All && replicas > 1) {
-            jobs.push(Job {
-                role: Role::Server,
-                spec,
-                version,
-                source: rcp,
-                name: format!("{}-{}", rcp.name(), random_suffix(rng)),
-                machine: Some(rcp),
-            });
-        }
-    }
-    if wants(RoleChoice::Worker) {
-        // The RKE2Configs a MachinePool renders (not again on their own).
-        let mut pooled: Vec<&Object> = Vec::new();
-        for w in m.objects.iter().filter(|o| {
-            matches!(o.kind(), "MachineDeployment" | "MachinePool")
-                && o.namespace() == ctx.c.namespace
-                && worker_cluster_name(o) == ctx.c.name
-        }) {
-            let config_ref = Ref::at(
-                &w.value,
-                &["spec", "template", "spec", "bootstrap", "configRef"],
-                w.namespace(),
-            );
-            let version = string(&w.value, &["spec", "template", "spec", "version"]);
-            // A MachinePool names an RKE2Config itself (its bootstrap Secret bears that name);
-            // a MachineDeployment names a template.
-            let ref_kind = string(
-                &w.value,
-                &["spec", "template", "spec", "bootstrap", "configRef", "kind"],
-            );
-            if ref_kind == "RKE2Config"
-                && let Some(config) = config_ref.as_ref().and_then(|r| m.find("RKE2Config", r))
-            {
-                jobs.push(Job {
-                    role: Role::Agent,
-                    spec: config.get(&["spec"]).unwrap_or(&empty),
-                    version,
-                    source: config,
-                    name: config.name().to_owned(),
-                    machine: Some(w),
-                });
-                pooled.push(config);
-                continue;
-            }
-            let template = config_ref
-                .as_ref()
-                .and_then(|r| m.find("RKE2ConfigTemplate", r));
-            let (spec, source) = match template {
-                Some(t) => (t.get(&["spec", "template", "spec"]).unwrap_or(&empty), t),
-                None => {
-                    let kind = if ref_kind.is_empty() {
-                        "RKE2ConfigTemplate"
-                    } else {
-                        ref_kind.as_str()
-                    };
-                    let what = config_ref.map_or_else(
-                        || "no bootstrap.configRef".to_owned(),
-                        |r| {
-                            format!(
-                                "{} {r}, which is not in the input",
-                                crate::codec::text::terminal_safe(kind)
-                            )
-                        },
-                    );
-                    push_unique(
-                        &mut preview.findings,
-                        Finding::new(
-                            Check::ManifestMissingReference,
-                            format!(
-                                "{}: spec.template.spec.bootstrap.configRef names {what}; its workers are rendered with an empty RKE2Config",
-                                w.title()
-                            ),
-                        ),
-                    );
-                    (&empty, w)
-                }
-            };
-            let name = format!("{}-{}-{}", w.name(), random_suffix(rng), random_suffix(rng));
-            jobs.push(Job {
-                role: Role::Agent,
-                spec,
-                version,
-                source,
-                name,
-                machine: Some(w),
-            });
-        }
-        for config in m.of_kind("RKE2Config").filter(|o| {
-            o.namespace() == ctx.c.namespace
-                && cluster_label(o).is_none_or(|c| c == ctx.c.name)
-                && !pooled.iter().any(|p| std::ptr::eq(*p, *o))
-        }) {
-            let control_plane = config
-                .get(&["metadata", "labels", "cluster.x-k8s.io/control-plane"])
-                .is_some();
-            let machine = m.of_kind("Machine").find(|machine| {
-                let at = |field: &str| {
-                    string(&machine.value, &["spec", "bootstrap", "configRef", field])
-                };
-                machine.namespace() == config.namespace()
-                    && at("name") == config.name()
-                    && matches!(at("kind").as_str(), "" | "RKE2Config")
-            });
-            jobs.push(Job {
-                role: if control_plane {
-                    Role::Server
-                } else {
-                    Role::Agent
-                },
-                spec: config.get(&["spec"]).unwrap_or(&empty),
-                // The version of the Machine whose bootstrap.configRef names it (what
-                // CAPRKE2 installs), else the control plane's.
-                version: machine
-                    .map(|machine| string(&machine.value, &["spec", "version"]))
-                    .filter(|v| !v.is_empty())
-                    .or_else(|| ctx.c.control_plane.map(control_plane_version))
-                    .unwrap_or_default(),
-                source: config,
-                name: config.name().to_owned(),
-                machine,
-            });
-        }
-    }
-    for job in jobs {
-        if let Some(secret) = render_one(ctx, m, &job, options, rng, keys, &mut preview.findings)? {
-            preview.secrets.push(secret);
-        }
-    }
-    Ok(())
-}
-
-fn control_plane_version(rcp: &Object) -> String {
-    let v = string(&rcp.value, &["spec", "version"]);
-    if v.is_empty() {
-        // v1beta1 also had it in the agent config.
-        string(&rcp.value, &["spec", "agentConfig", "version"])
-    } else {
-        v
-    }
-}
-
-fn render_one(
-    ctx: &ClusterContext<'_>,
-    m: &Manifests,
-    job: &Job<'_>,
-    options: &RenderOptions,
-    rng: &mut StdRng,
-    keys: &mut Keys,
-    orphans: &mut Vec<Finding>,
-) -> Result<Option<PreviewSecret>, RenderError> {
-    let spec = job.spec;
-    let ns = job.source.namespace();
-    let owner = job.source.title();
-    let null = Value::Null;
-    let agent = spec.get("agentConfig").unwrap_or(&null);
-    let control_plane = job.role != Role::Agent;
-    let rcp_server_config = ctx
-        .c
-        .control_plane
-        .and_then(|r| r.get(&["spec", "serverConfig"]))
-        .unwrap_or(&null);
-    let rcp_ns = ctx.c.control_plane.map_or(ns, |r| r.namespace());
-    let mut generated = ctx.generated.clone();
-    let mut findings = ctx.findings.clone();
-
-    // CAPRKE2 finds no version to install (`GetDesiredVersion`) and writes nothing.
-    if job.version.is_empty() {
-        orphans.push(Finding::new(
-            Check::ManifestRenderFails,
-            format!(
-                "{owner}: {} is required and not set: the API server rejects the object (a required field of the CRD), and CAPRKE2 writes no bootstrap data without a version",
-                if job.source.kind() == "RKE2ControlPlane" {
-                    "spec.version"
-                } else {
-                    "the Machine template's spec.version (or the control plane's)"
-                }
-            ),
-        ));
-        return Ok(None);
-    }
-    let profile = string(agent, &["cisProfile"]);
-    if !profile.is_empty() && !cis_profile_fits(&profile, &job.version) {
-        orphans.push(Finding::new(
-            Check::ManifestRenderFails,
-            format!(
-                "{owner}: CAPRKE2 cannot render this Machine's bootstrap data: CIS profile {} is not supported for version {} (cis and cis-1.23 need v1.25 or later, cis-1.5 and cis-1.6 an earlier one)",
-                crate::codec::text::terminal_safe(&profile),
-                crate::codec::text::terminal_safe(&job.version)
-            ),
-        ));
-        return Ok(None);
-    }
-
-    // CA key pairs first, so that the generated values come in one order for a seed.
-    let mut ca_files = Vec::new();
-    if job.role == Role::Init {
-        let legacy = ctx.c.control_plane.is_some_and(|r| {
-            r.get(&["metadata", "annotations", LEGACY_ANNOTATION])
-                .is_some()
-        });
-        let purposes = if legacy {
-            &CA_PURPOSES[..2]
-        } else {
-            &CA_PURPOSES[..]
-        };
-        let (mut made, mut shared) = (0, 0);
-        for (i, (purpose, cert_path, key_path)) in purposes.iter().enumerate() {
-            let r = Ref {
-                name: format!("{}-{purpose}", ctx.c.name),
-                namespace: ctx.c.namespace.clone(),
-            };
-            let stored = (m.secret_key(&r, "tls.crt"), m.secret_key(&r, "tls.key"));
-            let (cert, key) = match stored {
-                (Ok(Some(cert)), Ok(key)) => (
-                    String::from_utf8_lossy(&cert).into_owned(),
-                    key.map(|k| String::from_utf8_lossy(&k).into_owned())
-                        .unwrap_or_default(),
-                ),
-                _ if options.reuse_keys => {
-                    static ONE: std::sync::OnceLock<Result<(String, String), KeyError>> =
-                        std::sync::OnceLock::new();
-                    let pair = ONE.get_or_init(|| {
-                        pki::new_ca(&mut StdRng::seed_from_u64(0), SEEDED_NOW)
-                            .map(|ca| (ca.cert_pem, ca.key_pem.to_string()))
-                    });
-                    pair.clone()?
-                }
-                _ => match keys.cas.get(i) {
-                    Some(pair) => {
-                        shared += 1;
-                        pair.clone()
-                    }
-                    None => {
-                        made += 1;
-                        let ca = pki::new_ca(rng, keys.now)?;
-                        let pair = (ca.cert_pem, ca.key_pem.to_string());
-                        keys.cas.push(pair.clone());
-                        pair
-                    }
-                },
-            };
-            ca_files.push(File::new(cert_path, cert, "0640"));
-            if !key.is_empty() {
-                ca_files.push(File::new(key_path, key, "0600"));
-            }
-        }
-        if made > 0 {
-            generated.push(format!("{made} CA key pairs (RSA-2048, CN=kubernetes)"));
-        }
-        if shared > 0 {
-            generated.push(format!(
-                "{shared} CA key pairs (RSA-2048, CN=kubernetes, the same as another cluster's of this preview)"
-            ));
-        }
-    }
-
-    let mut resolver = Resolver {
-        manifests: m,
-        placeholder_bytes: options.placeholder_bytes,
-        rng,
-        findings: Vec::new(),
-        generated: Vec::new(),
-    };
-    let server = if job.role == Role::Init {
-        None
-    } else {
-        ctx.server_url()
-    };
-    let agent_input = rke2::AgentInput {
-        agent,
-        namespace: ns,
-        server: server.as_deref(),
-        token: &ctx.token,
-        cloud_provider_name: string(rcp_server_config, &["cloudProviderName"]),
-        cloud_provider_config_map: Ref::at(rcp_server_config, &["cloudProviderConfigMap"], rcp_ns),
-        owner: &owner,
-    };
-    let mut config_files = Vec::new();
-    let mut pairs = Vec::new();
-    let (agent_pairs, agent_files) = rke2::agent_config(&agent_input, &mut resolver);
-    if control_plane {
-        let cluster_value = ctx.cluster_value();
-        let server_input = rke2::ServerInput {
-            server_config: rcp_server_config,
-            namespace: rcp_ns,
-            cluster: &cluster_value,
-            endpoint_host: &ctx.endpoint_host,
-            owner: &owner,
-        };
-        let (server_pairs, server_files) = rke2::server_config(&server_input, &mut resolver);
-        pairs.extend(agent_pairs);
-        pairs.extend(server_pairs);
-        config_files.extend(server_files);
-    } else {
-        pairs.extend(agent_pairs);
-    }
-    config_files.extend(agent_files);
-    let config_yaml = rke2::config_yaml(pairs);
-
-    let (registries_yaml, registry_files) = rke2::registries(spec, ns, &owner, &mut resolver);
-    let mut files = config_files;
-    files.extend(registry_files);
-    files.push(File::new(rke2::REGISTRIES_PATH, registries_yaml, "0640"));
-    for f in spec
-        .get("files")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
-        files.push(user_file(f, ns, &owner, &mut resolver));
-    }
-    if control_plane
-        && let Some(rcp) = ctx.c.control_plane
-        && let Some(r) = Ref::at(
-            &rcp.value,
-            &["spec", "manifestsConfigMapReference"],
-            rcp.namespace(),
-        )
-    {
-        for (key, text) in resolver.manifests_config_map(&owner, &r) {
-            files.push(File {
-                path: format!("/var/lib/rancher/rke2/server/manifests/{key}"),
-                owner: String::new(),
-                permissions: String::new(),
-                encoding: String::new(),
-                content: text,
-            });
-        }
-    }
-    files.extend(ca_files);
-    files.push(File::new(rke2::CONFIG_PATH, config_yaml, "0640"));
-
-    let format = match string(agent, &["format"]).as_str() {
-        "ignition" => Format::Ignition,
-        _ => Format::CloudConfig,
-    };
-    let additional = string(agent, &["additionalUserData", "config"]);
-    let mut arbitrary: Vec<(String, String)> =
-        crate::manifests::sorted_map(agent, &["additionalUserData", "data"])
-            .into_iter()
-            .filter(|(k, _)| !userdata::IGNORED_KEYS.contains(&k.as_str()))
-            .map(|(k, v)| (k, userdata::correct_arbitrary(&v)))
-            .collect();
-    arbitrary.sort();
-    let mut base = userdata::BaseUserData {
-        control_plane,
-        files,
-        ntp_servers: strings(agent, &["ntp", "servers"]),
-        arbitrary,
-        additional: String::new(),
-        pre: strings(spec, &["preRKE2Commands"]),
-        post: strings(spec, &["postRKE2Commands"]),
-        version: job.version.clone(),
-        air_gapped: flag(agent, &["airGapped"]),
-        checksum: string(agent, &["airGappedChecksum"]),
-        cis: !string(agent, &["cisProfile"]).is_empty(),
-    };
-    findings.append(&mut resolver.findings);
-    generated.append(&mut resolver.generated);
-    let refuse = |findings: &mut Vec<Finding>, why: String| {
-        findings.push(Finding::new(
-            Check::ManifestRenderFails,
-            format!("{owner}: CAPRKE2 cannot render this Machine's bootstrap data: {why}"),
-        ));
-    };
-    let userdata = match format {
-        Format::CloudConfig => {
-            if !additional.is_empty() {
-                match userdata::cleanup_additional_cloud_config(&additional) {
-                    Ok(text) => base.additional = text,
-                    Err(why) => refuse(
-                        &mut findings,
-                        format!(
-                            "spec.agentConfig.additionalUserData.config does not parse as YAML ({why})"
-                        ),
-                    ),
-                }
-            }
-            userdata::cloud_config(&base).into_bytes()
-        }
-        Format::Ignition => {
-            if job.version.is_empty() {
-                refuse(
-                    &mut findings,
-                    "the RKE2 version is empty, which Ignition rendering refuses".to_owned(),
-                );
-                orphans.append(&mut findings);
-                return Ok(None);
-            }
-            let flatcar = additional.contains("variant: flatcar");
-            let strict = flag(agent, &["additionalUserData", "strict"]);
-            let butane = (!additional.trim().is_empty()).then_some((additional.as_str(), strict));
-            match userdata::ignition(&base, flatcar, butane) {
-                Ok((bytes, left_out)) => {
-                    if !left_out.is_empty() {
-                        findings.push(Finding::new(
-                            Check::ManifestButaneNotMerged,
-                            format!(
-                                "{owner}: spec.agentConfig.additionalUserData.config sets {}, which the preview does not translate from Butane; CAPRKE2 merges them, so the real payload has them on top",
-                                left_out
-                                    .iter()
-                                    .map(|s| crate::codec::text::terminal_safe(s).into_owned())
-                                    .collect::<Vec<_>>()
-                                    .join(", ")
-                            ),
-                        ));
-                    }
-                    bytes
-                }
-                Err(why) => {
-                    refuse(&mut findings, why.0);
-                    orphans.append(&mut findings);
-                    return Ok(None);
-                }
-            }
-        }
-    };
-    let gzip = spec
-        .get("gzipUserData")
-        .and_then(Value::as_bool)
-        .unwrap_or(false);
-    let value = crate::encode::compress(&userdata, format, gzip);
-    Ok(Some(PreviewSecret {
-        name: job.name.clone(),
-        namespace: ns.to_owned(),
-        cluster: ctx.c.name.clone(),
-        role: job.role,
-        format,
-        gzip,
-        userdata,
-        value,
-        source: format!(
-            "{owner} in {}",
-            crate::codec::text::terminal_safe(&job.source.source)
-        ),
-        generated,
-        findings,
-        site: Some(job.source.site()),
-        delivery: job
-            .machine
-            .and_then(|machine| delivery(m, machine, format == Format::Ignition)),
-    }))
-}
-
-/// The path the machine's bootstrap data takes, from the infrastructure (template) that
-/// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
-/// not there, its kind's default path.
-fn delivery(
-    m: &Manifests,
-    machine: &Object,
-    ignition: bool,
-) -> Option<crate::reports::clouds::Delivery> {
-    let (field, r) = crate::manifests::INFRASTRUCTURE_REFS
-        .iter()
-        .find_map(|path| {
-            Some((
-                machine.get(path)?,
-                Ref::at(&machine.value, path, machine.namespace())?,
-            ))
-        })?;
-    let kind = string(field, &["kind"]);
-    // v1beta1 references carry apiVersion, v1beta2 ones apiGroup.
-    let api = match string(field, &["apiVersion"]) {
-        v if !v.is_empty() => v,
-        _ => format!("{}/", string(field, &["apiGroup"])),
-    };
-    let infra = m
-        .objects
-        .iter()
-        .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace);
-    let null = Value::Null;
-    let spec = infra
-        .and_then(|o| {
-            if kind.ends_with("Template") {
-                o.get(&["spec", "template", "spec"])
-            } else {
-                o.get(&["spec"])
-            }
-        })
-        .unwrap_or(&null);
-    let found =
-        crate::reports::clouds::delivery_for(&kind, &api, spec, ignition).or_else(|| {
-            crate::reports::clouds::delivery_for(&format!("{kind}Template"), &api, spec, ignition)
-        })?;
-    let safe = crate::codec::text::terminal_safe;
-    let reason = match infra {
-        Some(o) => format!("{}: {}", o.title(), found.reason),
-        None => format!(
-            "{} {r} (not in the input, so its defaults): {}",
-            safe(&kind),
-            found.reason
-        ),
-    };
-    Some(crate::reports::clouds::Delivery {
-        cloud: found.cloud,
-        reason,
-    })
-}
-
-/// CAPRKE2's check of a CIS profile against the version (`pkg/util` `ProfileCompliant`).
-fn cis_profile_fits(profile: &str, version: &str) -> bool {
-    let minor = version
-        .strip_prefix('v')
-        .and_then(|v| v.split_once('.'))
-        .and_then(|(major, rest)| {
-            Some((
-                major.parse::<u32>().ok()?,
-                rest.split('.').next()?.parse::<u32>().ok()?,
-            ))
-        });
-    let Some((major, minor)) = minor else {
-        return false;
-    };
-    let at_least_125 = (major, minor) >= (1, 25);
-    match profile {
-        "cis" | "cis-1.23" => at_least_125,
-        "cis-1.5" | "cis-1.6" => !at_least_125,
-        _ => false,
-    }
-}
-
-/// A `spec.files` entry with `contentFrom` resolved.
-fn user_file(f: &Value, namespace: &str, owner: &str, resolver: &mut Resolver<'_>) -> File {
-    let mut file = File {
-        path: string(f, &["path"]),
-        owner: string(f, &["owner"]),
-        permissions: string(f, &["permissions"]),
-        encoding: string(f, &["encoding"]),
-        content: string(f, &["content"]),
-    };
-    let field = "spec.files[].contentFrom";
-    if let Some(from) = f.get("contentFrom") {
-        if let Some(r) = Ref::at(from, &["secret"], namespace) {
-            let key = string(from, &["secret", "key"]);
-            file.content = resolver.secret_text(owner, &r, &key, field, 512);
-        } else if let Some(r) = Ref::at(from, &["configMap"], namespace) {
-            let key = string(from, &["configMap", "key"]);
-            file.content = resolver.config_map(owner, &r, &key, field, 512);
-        }
-    }
-    file
 }
 
 impl PreviewSecret {

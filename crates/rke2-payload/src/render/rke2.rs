@@ -236,24 +236,12 @@ pub(crate) fn server_config(
     resolver: &mut Resolver<'_>,
 ) -> (Pairs, Vec<File>) {
     let s = input.server_config;
-    let ns = input.namespace;
-    let owner = input.owner;
+    // The referenced objects in CAPRKE2's order (which is the order placeholders are drawn).
     let mut files = Vec::new();
-    let mut audit_policy_file = String::new();
-    if let Some(r) = Ref::at(s, &["auditPolicySecret"], ns) {
-        let text = resolver.secret_text(
-            owner,
-            &r,
-            "audit-policy.yaml",
-            "spec.serverConfig.auditPolicySecret",
-            1500,
-        );
-        audit_policy_file = "/etc/rancher/rke2/audit-policy.yaml".to_owned();
-        files.push(File::new(&audit_policy_file, text, "0644"));
-    }
-    if let Some(r) = Ref::at(s, &["cloudProviderConfigMap"], ns) {
+    let audit_policy_file = audit_policy(input, resolver, &mut files);
+    if let Some(r) = Ref::at(s, &["cloudProviderConfigMap"], input.namespace) {
         let text = resolver.config_map(
-            owner,
+            input.owner,
             &r,
             "cloud-config",
             "spec.serverConfig.cloudProviderConfigMap",
@@ -261,240 +249,17 @@ pub(crate) fn server_config(
         );
         files.push(File::new(CLOUD_PROVIDER_CONFIG, text, "0644"));
     }
-    let cni = match (flag(s, &["cniMultusEnable"]), string(s, &["cni"])) {
-        (true, cni) => vec!["multus".to_owned(), cni],
-        (false, cni) if !cni.is_empty() => vec![cni],
-        _ => Vec::new(),
-    };
-    let kubernetes_components = strings(s, &["disableComponents", "kubernetesComponents"]);
-    let disabled = |c: &str| kubernetes_components.iter().any(|k| k == c);
-
-    let backup = &["etcd", "backupConfig"];
-    let b = crate::manifests::at(s, backup)
+    let backup = crate::manifests::at(s, &["etcd", "backupConfig"])
         .cloned()
         .unwrap_or(Value::Null);
-    let mut s3_pairs = Pairs::new();
-    if let Some(s3) = b.get("s3").filter(|v| v.is_object()) {
-        s3_pairs.push(("etcd-s3", Node::Bool(true)));
-        let (mut access, mut secret) = (String::new(), String::new());
-        if let Some(r) = Ref::at(s3, &["s3CredentialSecret"], ns) {
-            let field = "spec.serverConfig.etcd.backupConfig.s3.s3CredentialSecret";
-            access = resolver.secret_text(owner, &r, "aws_access_key_id", field, 20);
-            secret = resolver.secret_text(owner, &r, "aws_secret_access_key", field, 40);
-        }
-        push_str(&mut s3_pairs, "etcd-s3-access-key", access);
-        push_str(&mut s3_pairs, "etcd-s3-bucket", string(s3, &["bucket"]));
-        push_str(&mut s3_pairs, "etcd-s3-endpoint", string(s3, &["endpoint"]));
-        let mut endpoint_ca = String::new();
-        if let Some(r) = Ref::at(s3, &["endpointCAsecret"], ns) {
-            let field = "spec.serverConfig.etcd.backupConfig.s3.endpointCAsecret";
-            let text = resolver.secret_text(owner, &r, "ca.pem", field, 1100);
-            endpoint_ca = "/etc/rancher/rke2/etcd-s3-ca.crt".to_owned();
-            files.push(File::new(&endpoint_ca, text, "0640"));
-        }
-        push_str(&mut s3_pairs, "etcd-s3-endpoint-ca", endpoint_ca);
-        push_str(&mut s3_pairs, "etcd-s3-folder", string(s3, &["folder"]));
-        push_str(&mut s3_pairs, "etcd-s3-region", string(s3, &["region"]));
-        push_str(&mut s3_pairs, "etcd-s3-secret-key", secret);
-        push_bool(
-            &mut s3_pairs,
-            "etcd-s3-skip-ssl-verify",
-            !flag(s3, &["enforceSslVerify"]),
-        );
-    }
-
-    let mut encryption_provider = String::new();
-    if let Some(enc) = s.get("secretsEncryption").filter(|v| v.is_object()) {
-        encryption_provider = string(enc, &["provider"]);
-        let key = match Ref::at(enc, &["encryptionKeySecret"], ns) {
-            Some(r) => resolver.secret_bytes(
-                owner,
-                &r,
-                "encryptionKey",
-                "spec.serverConfig.secretsEncryption.encryptionKeySecret",
-                32,
-            ),
-            None => Vec::new(),
-        };
-        let content = format!(
-            concat!(
-                r#"{{"kind":"EncryptionConfiguration","apiVersion":"apiserver.config.k8s.io/v1","#,
-                r#""resources":[{{"resources":["secrets"],"providers":[{{"{}":{{"keys":[{{"name":"enckey","secret":"{}"}}]}}}},"#,
-                r#"{{"identity":{{}}}}]}}]}}"#
-            ),
-            encryption_provider,
-            crate::codec::b64::encode(&key)
-        );
-        files.push(File::new(ENCRYPTION_CONFIG, content, "0400"));
-    }
-
-    let mut datastore = Pairs::new();
-    if let Some(r) = Ref::at(s, &["externalDatastoreSecret"], ns) {
-        let field = "spec.serverConfig.externalDatastoreSecret";
-        let endpoint = resolver.secret_text(owner, &r, "endpoint", field, 60);
-        push_str(&mut datastore, "datastore-endpoint", endpoint);
-        if let Some(ca) = resolver.optional_secret_text(&r, "ca.pem") {
-            let path = "/etc/rancher/rke2/datastore-ca.crt";
-            push_str(&mut datastore, "datastore-cafile", path.to_owned());
-            files.push(File::new(path, ca, "0640"));
-        }
-        if let Some(cert) = resolver.optional_secret_text(&r, "cert.pem") {
-            let key = resolver.secret_text(owner, &r, "key.pem", field, 1700);
-            push_str(
-                &mut datastore,
-                "datastore-certfile",
-                "/etc/rancher/rke2/datastore-cert.crt".to_owned(),
-            );
-            files.push(File::new(
-                "/etc/rancher/rke2/datastore-cert.crt",
-                cert,
-                "0640",
-            ));
-            push_str(
-                &mut datastore,
-                "datastore-keyfile",
-                "/etc/rancher/rke2/datastore-key.crt".to_owned(),
-            );
-            files.push(File::new(
-                "/etc/rancher/rke2/datastore-key.crt",
-                key,
-                "0640",
-            ));
-        }
-    }
-
-    let network = |which: &str| {
-        strings(
-            input.cluster,
-            &["spec", "clusterNetwork", which, "cidrBlocks"],
-        )
-        .join(",")
-    };
-    let component = |pairs: &mut Pairs, prefix: &'static [&'static str; 4], field: &str| {
-        let c = s.get(field).cloned().unwrap_or(Value::Null);
-        push_list(pairs, prefix[0], strings(&c, &["extraArgs"]));
-        push_list(pairs, prefix[1], component_map(&c, &["extraEnv"], '='));
-        push_list(pairs, prefix[2], component_map(&c, &["extraMounts"], ':'));
-        push_str(pairs, prefix[3], string(&c, &["overrideImage"]));
-    };
+    let s3_pairs = etcd_s3(input, &backup, resolver, &mut files);
+    let encryption_provider = secrets_encryption(input, resolver, &mut files);
+    let datastore = datastore(input, resolver, &mut files);
 
     let mut p = Pairs::new();
-    push_str(
-        &mut p,
-        "advertise-address",
-        string(s, &["advertiseAddress"]),
-    );
-    push_str(&mut p, "audit-policy-file", audit_policy_file);
-    push_str(&mut p, "bind-address", string(s, &["bindAddress"]));
-    push_list(&mut p, "cni", cni);
-    let ccm = s
-        .get("cloudControllerManager")
-        .cloned()
-        .unwrap_or(Value::Null);
-    push_list(
-        &mut p,
-        "cloud-controller-manager-extra-env",
-        component_map(&ccm, &["extraEnv"], '='),
-    );
-    push_list(
-        &mut p,
-        "cloud-controller-manager-extra-mount",
-        component_map(&ccm, &["extraMounts"], ':'),
-    );
-    push_str(&mut p, "cluster-dns", string(s, &["clusterDNS"]));
-    push_str(&mut p, "cluster-domain", string(s, &["clusterDomain"]));
-    push_bool(
-        &mut p,
-        "disable-cloud-controller",
-        disabled("cloudController"),
-    );
-    push_list(
-        &mut p,
-        "disable",
-        strings(s, &["disableComponents", "pluginComponents"]),
-    );
-    push_bool(&mut p, "disable-kube-proxy", disabled("kubeProxy"));
-    push_bool(&mut p, "disable-scheduler", disabled("scheduler"));
-    let etcd_custom = crate::manifests::at(s, &["etcd", "customConfig"])
-        .cloned()
-        .unwrap_or(Value::Null);
-    push_list(&mut p, "etcd-arg", strings(&etcd_custom, &["extraArgs"]));
-    push_list(
-        &mut p,
-        "etcd-extra-env",
-        component_map(&etcd_custom, &["extraEnv"], '='),
-    );
-    push_list(
-        &mut p,
-        "etcd-extra-mount",
-        component_map(&etcd_custom, &["extraMounts"], ':'),
-    );
-    push_str(
-        &mut p,
-        "etcd-image",
-        string(&etcd_custom, &["overrideImage"]),
-    );
-    if let Some(disable) = b.get("disableAutomaticSnapshots").and_then(Value::as_bool) {
-        p.push(("etcd-disable-snapshots", Node::Bool(disable)));
-    }
-    push_bool(
-        &mut p,
-        "etcd-expose-metrics",
-        flag(s, &["etcd", "exposeMetrics"]),
-    );
-    p.extend(s3_pairs);
-    push_str(&mut p, "etcd-snapshot-dir", string(&b, &["directory"]));
-    push_str(&mut p, "etcd-snapshot-name", string(&b, &["snapshotName"]));
-    push_str(
-        &mut p,
-        "etcd-snapshot-retention",
-        string(&b, &["retention"]),
-    );
-    push_str(
-        &mut p,
-        "etcd-snapshot-schedule-cron",
-        string(&b, &["scheduleCron"]),
-    );
-    push_list(
-        &mut p,
-        "ingress-controller",
-        strings(s, &["ingressController"]),
-    );
-    component(
-        &mut p,
-        &[
-            "kube-apiserver-arg",
-            "kube-apiserver-extra-env",
-            "kube-apiserver-extra-mount",
-            "kube-apiserver-image",
-        ],
-        "kubeAPIServer",
-    );
-    component(
-        &mut p,
-        &[
-            "kube-controller-manager-arg",
-            "kube-controller-manager-extra-env",
-            "kube-controller-manager-extra-mount",
-            "kube-controller-manager-image",
-        ],
-        "kubeControllerManager",
-    );
-    component(
-        &mut p,
-        &[
-            "kube-scheduler-arg",
-            "kube-scheduler-extra-env",
-            "kube-scheduler-extra-mount",
-            "kube-scheduler-image",
-        ],
-        "kubeScheduler",
-    );
-    push_str(
-        &mut p,
-        "service-node-port-range",
-        string(s, &["serviceNodePortRange"]),
-    );
+    general_keys(&mut p, s, audit_policy_file);
+    etcd_keys(&mut p, s, &backup, s3_pairs);
+    component_keys(&mut p, s);
     // The endpoint host is appended last, always (even when listed, even when empty).
     let mut tls_san = strings(s, &["tlsSan"]);
     tls_san.push(input.endpoint_host.to_owned());
@@ -510,9 +275,271 @@ pub(crate) fn server_config(
     );
     p.extend(datastore);
     push_str(&mut p, "secrets-encryption-provider", encryption_provider);
+    let network = |which: &str| {
+        strings(
+            input.cluster,
+            &["spec", "clusterNetwork", which, "cidrBlocks"],
+        )
+        .join(",")
+    };
     push_str(&mut p, "cluster-cidr", network("pods"));
     push_str(&mut p, "service-cidr", network("services"));
     (p, files)
+}
+
+/// The audit policy file of `auditPolicySecret`; its path, or empty.
+fn audit_policy(
+    input: &ServerInput<'_>,
+    resolver: &mut Resolver<'_>,
+    files: &mut Vec<File>,
+) -> String {
+    let Some(r) = Ref::at(input.server_config, &["auditPolicySecret"], input.namespace) else {
+        return String::new();
+    };
+    let text = resolver.secret_text(
+        input.owner,
+        &r,
+        "audit-policy.yaml",
+        "spec.serverConfig.auditPolicySecret",
+        1500,
+    );
+    let path = "/etc/rancher/rke2/audit-policy.yaml".to_owned();
+    files.push(File::new(&path, text, "0644"));
+    path
+}
+
+/// The `etcd-s3*` keys of `etcd.backupConfig.s3`, and the endpoint CA's file.
+fn etcd_s3(
+    input: &ServerInput<'_>,
+    backup: &Value,
+    resolver: &mut Resolver<'_>,
+    files: &mut Vec<File>,
+) -> Pairs {
+    let (ns, owner) = (input.namespace, input.owner);
+    let mut s3_pairs = Pairs::new();
+    let Some(s3) = backup.get("s3").filter(|v| v.is_object()) else {
+        return s3_pairs;
+    };
+    s3_pairs.push(("etcd-s3", Node::Bool(true)));
+    let (mut access, mut secret) = (String::new(), String::new());
+    if let Some(r) = Ref::at(s3, &["s3CredentialSecret"], ns) {
+        let field = "spec.serverConfig.etcd.backupConfig.s3.s3CredentialSecret";
+        access = resolver.secret_text(owner, &r, "aws_access_key_id", field, 20);
+        secret = resolver.secret_text(owner, &r, "aws_secret_access_key", field, 40);
+    }
+    push_str(&mut s3_pairs, "etcd-s3-access-key", access);
+    push_str(&mut s3_pairs, "etcd-s3-bucket", string(s3, &["bucket"]));
+    push_str(&mut s3_pairs, "etcd-s3-endpoint", string(s3, &["endpoint"]));
+    let mut endpoint_ca = String::new();
+    if let Some(r) = Ref::at(s3, &["endpointCAsecret"], ns) {
+        let field = "spec.serverConfig.etcd.backupConfig.s3.endpointCAsecret";
+        let text = resolver.secret_text(owner, &r, "ca.pem", field, 1100);
+        endpoint_ca = "/etc/rancher/rke2/etcd-s3-ca.crt".to_owned();
+        files.push(File::new(&endpoint_ca, text, "0640"));
+    }
+    push_str(&mut s3_pairs, "etcd-s3-endpoint-ca", endpoint_ca);
+    push_str(&mut s3_pairs, "etcd-s3-folder", string(s3, &["folder"]));
+    push_str(&mut s3_pairs, "etcd-s3-region", string(s3, &["region"]));
+    push_str(&mut s3_pairs, "etcd-s3-secret-key", secret);
+    push_bool(
+        &mut s3_pairs,
+        "etcd-s3-skip-ssl-verify",
+        !flag(s3, &["enforceSslVerify"]),
+    );
+    s3_pairs
+}
+
+/// The encryption configuration file of `secretsEncryption`; its provider, or empty.
+fn secrets_encryption(
+    input: &ServerInput<'_>,
+    resolver: &mut Resolver<'_>,
+    files: &mut Vec<File>,
+) -> String {
+    let Some(enc) = input
+        .server_config
+        .get("secretsEncryption")
+        .filter(|v| v.is_object())
+    else {
+        return String::new();
+    };
+    let provider = string(enc, &["provider"]);
+    let key = match Ref::at(enc, &["encryptionKeySecret"], input.namespace) {
+        Some(r) => resolver.secret_bytes(
+            input.owner,
+            &r,
+            "encryptionKey",
+            "spec.serverConfig.secretsEncryption.encryptionKeySecret",
+            32,
+        ),
+        None => Vec::new(),
+    };
+    let content = format!(
+        concat!(
+            r#"{{"kind":"EncryptionConfiguration","apiVersion":"apiserver.config.k8s.io/v1","#,
+            r#""resources":[{{"resources":["secrets"],"providers":[{{"{}":{{"keys":[{{"name":"enckey","secret":"{}"}}]}}}},"#,
+            r#"{{"identity":{{}}}}]}}]}}"#
+        ),
+        provider,
+        crate::codec::b64::encode(&key)
+    );
+    files.push(File::new(ENCRYPTION_CONFIG, content, "0400"));
+    provider
+}
+
+/// The `datastore-*` keys of `externalDatastoreSecret`, and their files.
+fn datastore(input: &ServerInput<'_>, resolver: &mut Resolver<'_>, files: &mut Vec<File>) -> Pairs {
+    let mut datastore = Pairs::new();
+    let Some(r) = Ref::at(
+        input.server_config,
+        &["externalDatastoreSecret"],
+        input.namespace,
+    ) else {
+        return datastore;
+    };
+    let field = "spec.serverConfig.externalDatastoreSecret";
+    let endpoint = resolver.secret_text(input.owner, &r, "endpoint", field, 60);
+    push_str(&mut datastore, "datastore-endpoint", endpoint);
+    if let Some(ca) = resolver.optional_secret_text(&r, "ca.pem") {
+        let path = "/etc/rancher/rke2/datastore-ca.crt";
+        push_str(&mut datastore, "datastore-cafile", path.to_owned());
+        files.push(File::new(path, ca, "0640"));
+    }
+    if let Some(cert) = resolver.optional_secret_text(&r, "cert.pem") {
+        let key = resolver.secret_text(input.owner, &r, "key.pem", field, 1700);
+        let (cert_path, key_path) = (
+            "/etc/rancher/rke2/datastore-cert.crt",
+            "/etc/rancher/rke2/datastore-key.crt",
+        );
+        push_str(&mut datastore, "datastore-certfile", cert_path.to_owned());
+        files.push(File::new(cert_path, cert, "0640"));
+        push_str(&mut datastore, "datastore-keyfile", key_path.to_owned());
+        files.push(File::new(key_path, key, "0640"));
+    }
+    datastore
+}
+
+/// The keys from `advertise-address` to `disable-scheduler`.
+fn general_keys(p: &mut Pairs, s: &Value, audit_policy_file: String) {
+    let cni = match (flag(s, &["cniMultusEnable"]), string(s, &["cni"])) {
+        (true, cni) => vec!["multus".to_owned(), cni],
+        (false, cni) if !cni.is_empty() => vec![cni],
+        _ => Vec::new(),
+    };
+    let kubernetes_components = strings(s, &["disableComponents", "kubernetesComponents"]);
+    let disabled = |c: &str| kubernetes_components.iter().any(|k| k == c);
+    push_str(p, "advertise-address", string(s, &["advertiseAddress"]));
+    push_str(p, "audit-policy-file", audit_policy_file);
+    push_str(p, "bind-address", string(s, &["bindAddress"]));
+    push_list(p, "cni", cni);
+    let ccm = s
+        .get("cloudControllerManager")
+        .cloned()
+        .unwrap_or(Value::Null);
+    push_list(
+        p,
+        "cloud-controller-manager-extra-env",
+        component_map(&ccm, &["extraEnv"], '='),
+    );
+    push_list(
+        p,
+        "cloud-controller-manager-extra-mount",
+        component_map(&ccm, &["extraMounts"], ':'),
+    );
+    push_str(p, "cluster-dns", string(s, &["clusterDNS"]));
+    push_str(p, "cluster-domain", string(s, &["clusterDomain"]));
+    push_bool(p, "disable-cloud-controller", disabled("cloudController"));
+    push_list(
+        p,
+        "disable",
+        strings(s, &["disableComponents", "pluginComponents"]),
+    );
+    push_bool(p, "disable-kube-proxy", disabled("kubeProxy"));
+    push_bool(p, "disable-scheduler", disabled("scheduler"));
+}
+
+/// The `etcd-*` keys: the custom config, snapshots, S3.
+fn etcd_keys(p: &mut Pairs, s: &Value, backup: &Value, s3_pairs: Pairs) {
+    let etcd_custom = crate::manifests::at(s, &["etcd", "customConfig"])
+        .cloned()
+        .unwrap_or(Value::Null);
+    push_list(p, "etcd-arg", strings(&etcd_custom, &["extraArgs"]));
+    push_list(
+        p,
+        "etcd-extra-env",
+        component_map(&etcd_custom, &["extraEnv"], '='),
+    );
+    push_list(
+        p,
+        "etcd-extra-mount",
+        component_map(&etcd_custom, &["extraMounts"], ':'),
+    );
+    push_str(p, "etcd-image", string(&etcd_custom, &["overrideImage"]));
+    if let Some(disable) = backup
+        .get("disableAutomaticSnapshots")
+        .and_then(Value::as_bool)
+    {
+        p.push(("etcd-disable-snapshots", Node::Bool(disable)));
+    }
+    push_bool(
+        p,
+        "etcd-expose-metrics",
+        flag(s, &["etcd", "exposeMetrics"]),
+    );
+    p.extend(s3_pairs);
+    push_str(p, "etcd-snapshot-dir", string(backup, &["directory"]));
+    push_str(p, "etcd-snapshot-name", string(backup, &["snapshotName"]));
+    push_str(p, "etcd-snapshot-retention", string(backup, &["retention"]));
+    push_str(
+        p,
+        "etcd-snapshot-schedule-cron",
+        string(backup, &["scheduleCron"]),
+    );
+}
+
+/// The ingress controller, the control plane components' keys and the node port range.
+fn component_keys(p: &mut Pairs, s: &Value) {
+    push_list(p, "ingress-controller", strings(s, &["ingressController"]));
+    const COMPONENTS: [(&str, [&str; 4]); 3] = [
+        (
+            "kubeAPIServer",
+            [
+                "kube-apiserver-arg",
+                "kube-apiserver-extra-env",
+                "kube-apiserver-extra-mount",
+                "kube-apiserver-image",
+            ],
+        ),
+        (
+            "kubeControllerManager",
+            [
+                "kube-controller-manager-arg",
+                "kube-controller-manager-extra-env",
+                "kube-controller-manager-extra-mount",
+                "kube-controller-manager-image",
+            ],
+        ),
+        (
+            "kubeScheduler",
+            [
+                "kube-scheduler-arg",
+                "kube-scheduler-extra-env",
+                "kube-scheduler-extra-mount",
+                "kube-scheduler-image",
+            ],
+        ),
+    ];
+    for (field, [arg, env, mount, image]) in COMPONENTS {
+        let c = s.get(field).cloned().unwrap_or(Value::Null);
+        push_list(p, arg, strings(&c, &["extraArgs"]));
+        push_list(p, env, component_map(&c, &["extraEnv"], '='));
+        push_list(p, mount, component_map(&c, &["extraMounts"], ':'));
+        push_str(p, image, string(&c, &["overrideImage"]));
+    }
+    push_str(
+        p,
+        "service-node-port-range",
+        string(s, &["serviceNodePortRange"]),
+    );
 }
 
 /// `config.yaml` for the pairs, as yaml.v3 with indent 2 writes the struct.
