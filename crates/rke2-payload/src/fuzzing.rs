@@ -290,6 +290,42 @@ fn redact_planted(data: &[u8]) -> bool {
     let [place, encoding, format, gzip_value, rest @ ..] = data else {
         return false;
     };
+    let Some(secret) = planted_secret(rest) else {
+        return false;
+    };
+    let place = PLACES[usize::from(*place) % PLACES.len()];
+    let (files, commands) = plant(place, &secret);
+    let (fmt, userdata) = if format % 2 == 0 {
+        (
+            Format::CloudConfig,
+            cloud_config(&files, &commands, *encoding),
+        )
+    } else {
+        (
+            Format::Ignition,
+            ignition_config(&files, &commands, *encoding),
+        )
+    };
+    let value = crate::encode::compress(userdata.as_bytes(), fmt, gzip_value % 2 == 1);
+    let input = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
+        "metadata": {"name": "fuzz", "namespace": "d"},
+        "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
+    .to_string();
+    let Ok(out) = crate::encode::redact::redact(input.as_bytes(), &options()) else {
+        return false;
+    };
+    // The age key is planted in upper case (Bech32 is case-insensitive).
+    let secret = if place == "age-key" {
+        secret.to_ascii_uppercase()
+    } else {
+        secret
+    };
+    assert_redacted(&out, &secret, place, &shape(&userdata, fmt), fmt);
+    true
+}
+
+/// A secret of 8 to 26 letters and digits made from the input (`None` when it is too short).
+fn planted_secret(rest: &[u8]) -> Option<String> {
     let secret: String = rest
         .iter()
         .map(|b| {
@@ -299,13 +335,13 @@ fn redact_planted(data: &[u8]) -> bool {
         })
         .take(24)
         .collect();
-    if secret.len() < 6 {
-        return false;
-    }
-    let secret = format!("Zq{secret}");
-    let place = PLACES[usize::from(*place) % PLACES.len()];
+    (secret.len() >= 6).then(|| format!("Zq{secret}"))
+}
+
+/// The files (`config.yaml` first) and commands of a payload with `secret` at `place`.
+fn plant(place: &str, secret: &str) -> (Vec<(&'static str, String)>, Vec<String>) {
     let config_token = if place == "config-token" {
-        secret.as_str()
+        secret
     } else {
         "plainToken1234"
     };
@@ -398,87 +434,81 @@ fn redact_planted(data: &[u8]) -> bool {
         _ => {}
     }
     files.insert(0, ("/etc/rancher/rke2/config.yaml", config));
-    let userdata = if format % 2 == 0 {
-        let mut text = String::from("#cloud-config\nwrite_files:\n");
-        for (path, content) in &files {
-            match encoding % 3 {
-                0 => {
-                    text.push_str(&format!("- path: {path}\n  content: |\n"));
-                    for line in content.lines() {
-                        text.push_str(&format!("    {line}\n"));
-                    }
+    (files, commands)
+}
+
+/// A cloud-config writing the files in the encoding `encoding` picks and running the commands.
+fn cloud_config(files: &[(&str, String)], commands: &[String], encoding: u8) -> String {
+    let mut text = String::from("#cloud-config\nwrite_files:\n");
+    for (path, content) in files {
+        match encoding % 3 {
+            0 => {
+                text.push_str(&format!("- path: {path}\n  content: |\n"));
+                for line in content.lines() {
+                    text.push_str(&format!("    {line}\n"));
                 }
-                1 => text.push_str(&format!(
-                    "- path: {path}\n  encoding: b64\n  content: {}\n",
-                    b64::encode(content.as_bytes())
-                )),
-                _ => text.push_str(&format!(
-                    "- path: {path}\n  encoding: gz+b64\n  content: {}\n",
-                    b64::encode(&gzip::deflate(content.as_bytes(), 6))
-                )),
             }
-        }
-        text.push_str("runcmd:\n");
-        for c in &commands {
-            text.push_str(&format!("- {}\n", serde_json::Value::String(c.clone())));
-        }
-        text
-    } else {
-        let source = |content: &str| match encoding % 3 {
-            0 => format!("data:,{}", dataurl::percent_encode(content.as_bytes())),
-            1 => format!("data:;base64,{}", b64::encode(content.as_bytes())),
-            _ => format!(
-                "data:;base64,{}",
+            1 => text.push_str(&format!(
+                "- path: {path}\n  encoding: b64\n  content: {}\n",
+                b64::encode(content.as_bytes())
+            )),
+            _ => text.push_str(&format!(
+                "- path: {path}\n  encoding: gz+b64\n  content: {}\n",
                 b64::encode(&gzip::deflate(content.as_bytes(), 6))
-            ),
-        };
-        let compression = if encoding % 3 == 2 { "gzip" } else { "" };
-        let mut script = String::from("#!/bin/sh\n");
-        for c in &commands {
-            script.push_str(c);
-            script.push('\n');
+            )),
         }
-        let mut entries: Vec<serde_json::Value> = files
-            .iter()
-            .map(|(path, content)| {
-                serde_json::json!({"path": path, "mode": 384,
-                "contents": {"source": source(content), "compression": compression}})
-            })
-            .collect();
-        entries.push(
-            serde_json::json!({"path": "/etc/rke2-install.sh", "mode": 448,
-            "contents": {"source": source(&script), "compression": compression}}),
-        );
-        serde_json::json!({"ignition": {"version": "3.3.0"}, "storage": {"files": entries},
-            "systemd": {"units": [{"name": "rke2-install.service", "enabled": true,
-                "contents": "[Service]\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n"}]}})
-        .to_string()
+    }
+    text.push_str("runcmd:\n");
+    for c in commands {
+        text.push_str(&format!("- {}\n", serde_json::Value::String(c.clone())));
+    }
+    text
+}
+
+/// An Ignition config writing the files and a script of the commands, in the encoding
+/// `encoding` picks.
+fn ignition_config(files: &[(&str, String)], commands: &[String], encoding: u8) -> String {
+    let source = |content: &str| match encoding % 3 {
+        0 => format!("data:,{}", dataurl::percent_encode(content.as_bytes())),
+        1 => format!("data:;base64,{}", b64::encode(content.as_bytes())),
+        _ => format!(
+            "data:;base64,{}",
+            b64::encode(&gzip::deflate(content.as_bytes(), 6))
+        ),
     };
-    let fmt = if format % 2 == 0 {
-        Format::CloudConfig
-    } else {
-        Format::Ignition
-    };
-    let value = crate::encode::compress(userdata.as_bytes(), fmt, gzip_value % 2 == 1);
-    let input = serde_json::json!({"apiVersion": "v1", "kind": "Secret",
-        "metadata": {"name": "fuzz", "namespace": "d"},
-        "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
-    .to_string();
-    let Ok(out) = crate::encode::redact::redact(input.as_bytes(), &options()) else {
-        return false;
-    };
-    // The age key is planted in upper case (Bech32 is case-insensitive).
-    let secret = if place == "age-key" {
-        secret.to_ascii_uppercase()
-    } else {
-        secret
-    };
-    let text = String::from_utf8_lossy(&out);
+    let compression = if encoding % 3 == 2 { "gzip" } else { "" };
+    let mut script = String::from("#!/bin/sh\n");
+    for c in commands {
+        script.push_str(c);
+        script.push('\n');
+    }
+    let mut entries: Vec<serde_json::Value> = files
+        .iter()
+        .map(|(path, content)| {
+            serde_json::json!({"path": path, "mode": 384,
+            "contents": {"source": source(content), "compression": compression}})
+        })
+        .collect();
+    entries.push(
+        serde_json::json!({"path": "/etc/rke2-install.sh", "mode": 448,
+        "contents": {"source": source(&script), "compression": compression}}),
+    );
+    serde_json::json!({"ignition": {"version": "3.3.0"}, "storage": {"files": entries},
+        "systemd": {"units": [{"name": "rke2-install.service", "enabled": true,
+            "contents": "[Service]\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n"}]}})
+    .to_string()
+}
+
+/// Asserts that `secret` is nowhere in redact's output `out`: not in its text, nor in the user
+/// data it decodes to, nor in a file of that (read by two parsers); and that the user data
+/// kept the shape `planted_shape` of the planted one.
+fn assert_redacted(out: &[u8], secret: &str, place: &str, planted_shape: &str, fmt: Format) {
+    let text = String::from_utf8_lossy(out);
     assert!(
-        !text.contains(&secret),
+        !text.contains(secret),
         "the secret ({place}) survives in the Secret text"
     );
-    let Ok(envelope) = Envelope::parse(&out, &options()) else {
+    let Ok(envelope) = Envelope::parse(out, &options()) else {
         panic!("redact wrote what it cannot read again");
     };
     for s in &envelope.secrets {
@@ -487,21 +517,21 @@ fn redact_planted(data: &[u8]) -> bool {
             .expect("redact wrote a payload that decodes");
         let userdata = String::from_utf8_lossy(payload.userdata());
         assert!(
-            !userdata.contains(&secret),
+            !userdata.contains(secret),
             "the secret ({place}) survives in the user data"
         );
         if let Ok(document) = crate::document::Document::parse(&payload) {
             for file in document.files() {
                 let bytes = String::from_utf8_lossy(file.bytes().unwrap_or_default());
                 assert!(
-                    !bytes.contains(&secret),
+                    !bytes.contains(secret),
                     "the secret ({place}) survives in {}",
                     file.path
                 );
                 // A YAML file read by another parser: no string of it holds the secret.
                 if let Ok(value) = serde_saphyr::from_str::<serde_json::Value>(&bytes) {
                     assert!(
-                        !strings(&value).iter().any(|s| s.contains(&secret)),
+                        !strings(&value).iter().any(|s| s.contains(secret)),
                         "the secret ({place}) survives in a value of {}",
                         file.path
                     );
@@ -510,12 +540,11 @@ fn redact_planted(data: &[u8]) -> bool {
         }
         // The structure of the user data is unchanged: the same keys and list lengths.
         assert_eq!(
+            planted_shape,
             shape(&userdata, fmt),
-            shape(&String::from_utf8_lossy(payload.userdata()), fmt),
             "redact changed the structure ({place})"
         );
     }
-    true
 }
 
 /// Every string of a value, keys included.

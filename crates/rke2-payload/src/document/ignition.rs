@@ -298,94 +298,13 @@ impl Ignition {
                 e.column()
             ),
         })?;
+        let unmodelled = unmodelled(&raw);
         let mut problems = Vec::new();
-        let set = |v: &Option<Value>| match v {
-            None | Some(Value::Null) => false,
-            Some(Value::Object(m)) => m.values().any(|x| match x {
-                Value::Object(inner) => !inner.is_empty(),
-                Value::Array(items) => !items.is_empty(),
-                Value::Null => false,
-                _ => true,
-            }),
-            Some(Value::Array(items)) => !items.is_empty(),
-            Some(_) => true,
-        };
-        let listed =
-            |v: &Option<Vec<serde::de::IgnoredAny>>| v.as_ref().is_some_and(|l| !l.is_empty());
-        let mut unmodelled = Vec::new();
-        for (name, present) in [
-            ("kernelArguments", set(&raw.kernel_arguments)),
-            ("ignition.proxy", set(&raw.ignition.proxy)),
-            ("ignition.security", set(&raw.ignition.security)),
-            ("ignition.timeouts", set(&raw.ignition.timeouts)),
-            (
-                "storage.disks",
-                raw.storage.as_ref().is_some_and(|s| listed(&s.disks)),
-            ),
-            (
-                "storage.raid",
-                raw.storage.as_ref().is_some_and(|s| listed(&s.raid)),
-            ),
-            (
-                "storage.luks",
-                raw.storage.as_ref().is_some_and(|s| listed(&s.luks)),
-            ),
-            (
-                "passwd.groups",
-                raw.passwd.as_ref().is_some_and(|p| listed(&p.groups)),
-            ),
-        ] {
-            if present {
-                unmodelled.push(name);
-            }
-        }
-        let version = raw.ignition.version.unwrap_or_default();
         let mut config_sources = Vec::new();
-        // (is a replacement, the config) of every nested data URL followed.
-        let mut nested: Vec<(bool, Ignition)> = Vec::new();
-        if let Some(refs) = raw.ignition.config {
-            let replace = refs.replace.into_iter().map(|r| (true, r));
-            for (is_replace, r) in replace.chain(
-                refs.merge
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|r| (false, r)),
-            ) {
-                let Some(source) = r.source else { continue };
-                match (
-                    depth < MAX_NESTING,
-                    nested_config(&source, r.compression.as_deref()),
-                ) {
-                    (true, Some(Ok(text))) => {
-                        nested.push((is_replace, Ignition::parse_nested(&text, depth + 1)?))
-                    }
-                    (true, Some(Err(why))) => {
-                        return Err(DocumentError::Ignition {
-                            message: format!(
-                                "a nested config in ignition.config cannot be read: {why}"
-                            ),
-                        });
-                    }
-                    _ => {
-                        let how = if is_replace { "replace" } else { "merge" };
-                        let message = if source.starts_with("data:") {
-                            format!(
-                                "ignition.config.{how} nests configs deeper than {MAX_NESTING} levels; the deepest was not read"
-                            )
-                        } else {
-                            format!(
-                                "ignition.config.{how} fetches a config at boot from {}: it was not read, so nothing in it was checked, and the node must reach it",
-                                crate::codec::text::terminal_safe(&crate::codec::text::shorten(
-                                    &source, 200
-                                ))
-                            )
-                        };
-                        problems.push(Finding::new(Check::RemoteContent, message));
-                        config_sources.push(source.into_owned());
-                    }
-                }
-            }
-        }
+        let nested = match raw.ignition.config {
+            Some(refs) => follow(refs, depth, &mut problems, &mut config_sources)?,
+            None => Vec::new(),
+        };
         let storage = raw.storage.unwrap_or_default();
         let mut files = Vec::new();
         for f in storage.files.unwrap_or_default() {
@@ -413,91 +332,180 @@ impl Ignition {
             .chain(directories.iter().map(|d| d.path.as_str()))
             .chain(links.iter().map(|l| l.0.as_str()));
         check_duplicates(all_paths, &mut problems);
-        let filesystems = storage
-            .filesystems
-            .unwrap_or_default()
-            .into_iter()
-            .map(|f| Filesystem {
-                device: f.device.unwrap_or_default(),
-                format: f.format,
-                path: f.path,
-                mount_options: f.mount_options.unwrap_or_default(),
-                wipe: f.wipe.unwrap_or(false),
-            })
-            .collect();
-        let units: Vec<Unit> = raw
-            .systemd
-            .unwrap_or_default()
-            .units
-            .unwrap_or_default()
-            .into_iter()
-            .map(|u| Unit {
-                name: u.name,
-                enabled: u.enabled,
-                mask: u.mask,
-                contents: u.contents,
-                dropins: u
-                    .dropins
-                    .unwrap_or_default()
-                    .into_iter()
-                    .map(|d| (d.name, d.contents))
-                    .collect(),
-            })
-            .collect();
-        let users = raw
-            .passwd
-            .unwrap_or_default()
-            .users
-            .unwrap_or_default()
-            .into_iter()
-            .map(|u| User {
-                name: u.name,
-                has_password_hash: u.password_hash.is_some_and(|h| !h.is_empty()),
-                ssh_authorized_keys: u.ssh_authorized_keys.map_or(0, |k| k.len()),
-            })
-            .collect();
+        let units = units(raw.systemd.unwrap_or_default());
         let commands = unit_commands(&units, &files);
-        let mut this = Ignition {
-            version,
+        let this = Ignition {
+            version: raw.ignition.version.unwrap_or_default(),
             unmodelled,
             files,
             directories,
             links,
-            filesystems,
+            filesystems: filesystems(storage.filesystems.unwrap_or_default()),
             units,
-            users,
+            users: users(raw.passwd.unwrap_or_default()),
             commands,
             config_sources,
             nested: false,
             problems,
         };
+        Ok(this.with_nested(nested))
+    }
+
+    /// The config with the nested ones applied: a replacement stands for it, merged ones add
+    /// to it.
+    fn with_nested(mut self, nested: Vec<(bool, Ignition)>) -> Self {
         for (is_replace, child) in nested {
             if is_replace {
                 // The replacement is the config; what this one held is not used.
-                this = Ignition {
+                return Ignition {
                     nested: true,
                     ..child
                 };
-                break;
             }
-            this.files.extend(child.files);
-            this.directories.extend(child.directories);
-            this.links.extend(child.links);
-            this.filesystems.extend(child.filesystems);
-            this.units.extend(child.units);
-            this.users.extend(child.users);
-            this.commands.extend(child.commands);
-            this.config_sources.extend(child.config_sources);
+            self.files.extend(child.files);
+            self.directories.extend(child.directories);
+            self.links.extend(child.links);
+            self.filesystems.extend(child.filesystems);
+            self.units.extend(child.units);
+            self.users.extend(child.users);
+            self.commands.extend(child.commands);
+            self.config_sources.extend(child.config_sources);
             for u in child.unmodelled {
-                if !this.unmodelled.contains(&u) {
-                    this.unmodelled.push(u);
+                if !self.unmodelled.contains(&u) {
+                    self.unmodelled.push(u);
                 }
             }
-            this.problems.extend(child.problems);
-            this.nested = true;
+            self.problems.extend(child.problems);
+            self.nested = true;
         }
-        Ok(this)
+        self
     }
+}
+
+/// The fields the config sets that the model does not read.
+fn unmodelled(raw: &RawConfig<'_>) -> Vec<&'static str> {
+    let set = |v: &Option<Value>| match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Object(m)) => m.values().any(|x| match x {
+            Value::Object(inner) => !inner.is_empty(),
+            Value::Array(items) => !items.is_empty(),
+            Value::Null => false,
+            _ => true,
+        }),
+        Some(Value::Array(items)) => !items.is_empty(),
+        Some(_) => true,
+    };
+    let listed = |v: &Option<Vec<serde::de::IgnoredAny>>| v.as_ref().is_some_and(|l| !l.is_empty());
+    let storage = raw.storage.as_ref();
+    let passwd = raw.passwd.as_ref();
+    [
+        ("kernelArguments", set(&raw.kernel_arguments)),
+        ("ignition.proxy", set(&raw.ignition.proxy)),
+        ("ignition.security", set(&raw.ignition.security)),
+        ("ignition.timeouts", set(&raw.ignition.timeouts)),
+        ("storage.disks", storage.is_some_and(|s| listed(&s.disks))),
+        ("storage.raid", storage.is_some_and(|s| listed(&s.raid))),
+        ("storage.luks", storage.is_some_and(|s| listed(&s.luks))),
+        ("passwd.groups", passwd.is_some_and(|p| listed(&p.groups))),
+    ]
+    .into_iter()
+    .filter_map(|(name, present)| present.then_some(name))
+    .collect()
+}
+
+/// Reads the configs `ignition.config` carries in data URLs, the replacement first: (is a
+/// replacement, the config) of each. A remote source, or one nested too deep, is not read: a
+/// finding says so and `config_sources` names it.
+fn follow(
+    refs: RawConfigRefs<'_>,
+    depth: usize,
+    problems: &mut Vec<Finding>,
+    config_sources: &mut Vec<String>,
+) -> Result<Vec<(bool, Ignition)>, DocumentError> {
+    let mut nested = Vec::new();
+    let replace = refs.replace.into_iter().map(|r| (true, r));
+    let merge = refs
+        .merge
+        .unwrap_or_default()
+        .into_iter()
+        .map(|r| (false, r));
+    for (is_replace, r) in replace.chain(merge) {
+        let Some(source) = r.source else { continue };
+        match (
+            depth < MAX_NESTING,
+            nested_config(&source, r.compression.as_deref()),
+        ) {
+            (true, Some(Ok(text))) => {
+                nested.push((is_replace, Ignition::parse_nested(&text, depth + 1)?))
+            }
+            (true, Some(Err(why))) => {
+                return Err(DocumentError::Ignition {
+                    message: format!("a nested config in ignition.config cannot be read: {why}"),
+                });
+            }
+            _ => {
+                let how = if is_replace { "replace" } else { "merge" };
+                let message = if source.starts_with("data:") {
+                    format!(
+                        "ignition.config.{how} nests configs deeper than {MAX_NESTING} levels; the deepest was not read"
+                    )
+                } else {
+                    format!(
+                        "ignition.config.{how} fetches a config at boot from {}: it was not read, so nothing in it was checked, and the node must reach it",
+                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(
+                            &source, 200
+                        ))
+                    )
+                };
+                problems.push(Finding::new(Check::RemoteContent, message));
+                config_sources.push(source.into_owned());
+            }
+        }
+    }
+    Ok(nested)
+}
+
+fn filesystems(raw: Vec<RawFilesystem>) -> Vec<Filesystem> {
+    raw.into_iter()
+        .map(|f| Filesystem {
+            device: f.device.unwrap_or_default(),
+            format: f.format,
+            path: f.path,
+            mount_options: f.mount_options.unwrap_or_default(),
+            wipe: f.wipe.unwrap_or(false),
+        })
+        .collect()
+}
+
+fn units(raw: RawSystemd) -> Vec<Unit> {
+    raw.units
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| Unit {
+            name: u.name,
+            enabled: u.enabled,
+            mask: u.mask,
+            contents: u.contents,
+            dropins: u
+                .dropins
+                .unwrap_or_default()
+                .into_iter()
+                .map(|d| (d.name, d.contents))
+                .collect(),
+        })
+        .collect()
+}
+
+fn users(raw: RawPasswd) -> Vec<User> {
+    raw.users
+        .unwrap_or_default()
+        .into_iter()
+        .map(|u| User {
+            name: u.name,
+            has_password_hash: u.password_hash.is_some_and(|h| !h.is_empty()),
+            ssh_authorized_keys: u.ssh_authorized_keys.map_or(0, |k| k.len()),
+        })
+        .collect()
 }
 
 /// The text of a nested config carried in a data URL (gzip allowed), `None` for a remote source
