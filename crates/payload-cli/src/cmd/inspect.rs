@@ -4,7 +4,8 @@ use std::io::Write;
 
 use anyhow::Result;
 use rke2_payload::{
-    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, SecretReport, Severity,
+    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, PayloadReport,
+    SecretReport, Severity,
 };
 
 use super::{
@@ -130,6 +131,21 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
     }
     writeln!(out)?;
     let s = &*report.payload;
+    summary(out, s, shown)?;
+    certificates(out, s)?;
+    files(out, s)?;
+    commands(out, s, verbose)?;
+    findings(out, s)?;
+    Ok(())
+}
+
+/// Writes a row of the summary: a value from the input, made terminal-safe here.
+fn row(out: &mut dyn Write, key: &str, value: &str) -> std::io::Result<()> {
+    writeln!(out, "  {DIM}{key:<13}{DIM:#} {}", safe(value))
+}
+
+/// The summary rows: format, role, join server, token, install, then [`cluster_rows`].
+fn summary(out: &mut dyn Write, s: &PayloadReport, shown: bool) -> Result<()> {
     let compression = match s.compression {
         Compression::None => "not compressed".to_owned(),
         Compression::Gzip => "gzip (raw)".to_owned(),
@@ -140,10 +156,6 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             "Ignition config.replace wrapper".to_owned()
         }
         _ => "other".to_owned(),
-    };
-    // Values come from the input: each is made terminal-safe here.
-    let row = |out: &mut dyn Write, key: &str, value: &str| -> std::io::Result<()> {
-        writeln!(out, "  {DIM}{key:<13}{DIM:#} {}", safe(value))
     };
     row(out, "format", &format!("{}, {compression}", s.format))?;
     let role = match s.role.map(|r| r.as_str()) {
@@ -200,6 +212,12 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
         None => "not found".to_owned(),
     };
     row(out, "install", &install)?;
+    cluster_rows(out, s)
+}
+
+/// The rows of the cluster's network, datastore, cloud and backups, and the sizes.
+fn cluster_rows(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
+    let r = &s.rke2;
     let mut network = Vec::new();
     if !r.cni.is_empty() {
         network.push(format!("cni {}", r.cni.join(",")));
@@ -256,51 +274,58 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             group(s.size.userdata_bytes)
         ),
     )?;
+    Ok(())
+}
 
-    if !s.certificates.is_empty() {
-        writeln!(out, "\n  {BOLD}Certificates{BOLD:#}")?;
-        for c in &s.certificates {
-            let key = s
-                .keys
-                .iter()
-                .find(|k| k.matches_certificate.as_deref() == Some(c.path.as_str()));
-            writeln!(
-                out,
-                "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
-                c.purpose.as_deref().unwrap_or("-"),
-                safe(&c.subject),
-                if c.is_ca { "CA" } else { "leaf" },
-                c.path_len
-                    .map(|p| format!(" pathlen:{p}"))
-                    .unwrap_or_default(),
-                safe(&c.key_algorithm),
-                c.key_bits.map(|b| b.to_string()).unwrap_or_default(),
-                safe(c.not_after.get(..10).unwrap_or(&c.not_after)),
-                short_hash(&c.sha256),
-                if key.is_some() {
-                    format!("{OK}key present{OK:#}")
-                } else {
-                    String::new()
-                }
-            )?;
-        }
-        let orphans: Vec<_> = s
+fn certificates(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
+    if s.certificates.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n  {BOLD}Certificates{BOLD:#}")?;
+    for c in &s.certificates {
+        let key = s
             .keys
             .iter()
-            .filter(|k| k.matches_certificate.is_none())
-            .collect();
-        for k in orphans {
-            writeln!(
-                out,
-                "    {:<15} {} {} key without a matching certificate  {}",
-                "-",
-                safe(&k.algorithm),
-                k.bits.map(|b| b.to_string()).unwrap_or_default(),
-                safe(&k.path)
-            )?;
-        }
+            .find(|k| k.matches_certificate.as_deref() == Some(c.path.as_str()));
+        writeln!(
+            out,
+            "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
+            c.purpose.as_deref().unwrap_or("-"),
+            safe(&c.subject),
+            if c.is_ca { "CA" } else { "leaf" },
+            c.path_len
+                .map(|p| format!(" pathlen:{p}"))
+                .unwrap_or_default(),
+            safe(&c.key_algorithm),
+            c.key_bits.map(|b| b.to_string()).unwrap_or_default(),
+            safe(c.not_after.get(..10).unwrap_or(&c.not_after)),
+            short_hash(&c.sha256),
+            if key.is_some() {
+                format!("{OK}key present{OK:#}")
+            } else {
+                String::new()
+            }
+        )?;
     }
+    let orphans: Vec<_> = s
+        .keys
+        .iter()
+        .filter(|k| k.matches_certificate.is_none())
+        .collect();
+    for k in orphans {
+        writeln!(
+            out,
+            "    {:<15} {} {} key without a matching certificate  {}",
+            "-",
+            safe(&k.algorithm),
+            k.bits.map(|b| b.to_string()).unwrap_or_default(),
+            safe(&k.path)
+        )?;
+    }
+    Ok(())
+}
 
+fn files(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
     writeln!(out, "\n  {BOLD}Files{BOLD:#} ({})", s.files.len())?;
     for f in &s.files {
         writeln!(
@@ -317,6 +342,10 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             }
         )?;
     }
+    Ok(())
+}
+
+fn commands(out: &mut dyn Write, s: &PayloadReport, verbose: bool) -> Result<()> {
     let shown_commands = if verbose { s.commands.len() } else { 12 };
     writeln!(out, "\n  {BOLD}Commands{BOLD:#} ({})", s.commands.len())?;
     for c in s.commands.iter().take(shown_commands) {
@@ -334,22 +363,27 @@ fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool)
             s.commands.len() - shown_commands
         )?;
     }
-    if !s.findings.is_empty() {
-        writeln!(out, "\n  {BOLD}Findings{BOLD:#}")?;
-        for f in &s.findings {
-            let (style, label) = match f.severity {
-                Severity::Error => (ERROR, "error"),
-                Severity::Warning => (WARN, "warning"),
-                _ => (INFO, "info"),
-            };
-            let at = crate::style::finding_at(f);
-            writeln!(
-                out,
-                "    {style}{label:<7}{style:#} {:<26} {}{DIM}{at}{DIM:#}",
-                f.id(),
-                safe(&f.message)
-            )?;
-        }
+    Ok(())
+}
+
+fn findings(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
+    if s.findings.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, "\n  {BOLD}Findings{BOLD:#}")?;
+    for f in &s.findings {
+        let (style, label) = match f.severity {
+            Severity::Error => (ERROR, "error"),
+            Severity::Warning => (WARN, "warning"),
+            _ => (INFO, "info"),
+        };
+        let at = crate::style::finding_at(f);
+        writeln!(
+            out,
+            "    {style}{label:<7}{style:#} {:<26} {}{DIM}{at}{DIM:#}",
+            f.id(),
+            safe(&f.message)
+        )?;
     }
     Ok(())
 }
