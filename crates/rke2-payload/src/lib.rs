@@ -162,7 +162,8 @@ pub use reports::clouds::{
     CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,
 };
 pub use reports::diff::{
-    Change, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, Side, diff,
+    Area, Change, ChangeKind, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, PairedBy,
+    Side, diff,
 };
 pub use reports::inspect::{
     CommandReport, EtcdS3Report, FileReport, INSPECT_SCHEMA, InspectOptions, InspectReport,

@@ -4,7 +4,9 @@ use std::io::Write as _;
 use std::path::Path;
 
 use anyhow::{Context as _, Result, bail};
-use rke2_payload::{Change, DecodeOptions, DiffOptions, DiffReport, Ignore, PairDiff, Side, diff};
+use rke2_payload::{
+    Area, Change, ChangeKind, DecodeOptions, DiffOptions, DiffReport, Ignore, PairDiff, Side, diff,
+};
 
 use super::{Outcome, input_name, raw_stdout, styled};
 use crate::cli::{DiffArgs, DiffFormat};
@@ -83,10 +85,10 @@ fn pair_title(p: &PairDiff) -> String {
 
 /// One change on one line: `~ server: a → b`, `+ file /etc/x: 0644 root:root, 50 B`.
 fn line(c: &Change) -> String {
-    let mark = match c.kind.as_ref() {
-        "added" => "+",
-        "removed" => "-",
-        "reordered" => "↕",
+    let mark = match c.kind {
+        ChangeKind::Added => "+",
+        ChangeKind::Removed => "-",
+        ChangeKind::Reordered => "↕",
         _ => "~",
     };
     let what = if c.item.is_empty() {
@@ -94,16 +96,16 @@ fn line(c: &Change) -> String {
     } else {
         format!("{} {}", c.area, safe(&c.item))
     };
-    let value = match (&c.before, &c.after, c.kind.as_ref()) {
-        (_, Some(b), "added") => format!(": {}", safe(b)),
-        (Some(a), _, "removed") => format!(": {}", safe(a)),
+    let value = match (&c.before, &c.after, c.kind) {
+        (_, Some(b), ChangeKind::Added) => format!(": {}", safe(b)),
+        (Some(a), _, ChangeKind::Removed) => format!(": {}", safe(a)),
         (Some(a), Some(b), _) => format!(": {} → {}", safe(a), safe(b)),
-        (None, None, "reordered") => " reordered".to_owned(),
-        (None, None, _) if c.area == "token" => " changed".to_owned(),
+        (None, None, ChangeKind::Reordered) => " reordered".to_owned(),
+        (None, None, _) if c.area == Area::Token => " changed".to_owned(),
         _ => String::new(),
     };
-    let note = match (&c.detail, c.area.as_ref()) {
-        (Some(d), "size") => format!(" ({})", safe(d)),
+    let note = match (&c.detail, c.area) {
+        (Some(d), Area::Size) => format!(" ({})", safe(d)),
         _ => String::new(),
     };
     format!("{mark} {what}{value}{note}")
@@ -120,7 +122,7 @@ fn text(out: &mut impl std::io::Write, report: &DiffReport) -> Result<()> {
             if let Some(d) = c
                 .detail
                 .as_deref()
-                .filter(|_| matches!(c.area.as_ref(), "file" | "command" | "setting"))
+                .filter(|_| matches!(c.area, Area::File | Area::Command | Area::Setting))
             {
                 for l in d.lines() {
                     writeln!(out, "      {DIM}{}{DIM:#}", safe(l))?;
@@ -200,10 +202,10 @@ fn markdown(report: &DiffReport) -> String {
             cell(&pair_title(p))
         ));
         for c in &p.changes {
-            let mark = match c.kind.as_ref() {
-                "added" => "➕",
-                "removed" => "➖",
-                "reordered" => "↕️",
+            let mark = match c.kind {
+                ChangeKind::Added => "➕",
+                ChangeKind::Removed => "➖",
+                ChangeKind::Reordered => "↕️",
                 _ => "✏️",
             };
             let what = if c.item.is_empty() {
@@ -222,9 +224,9 @@ fn markdown(report: &DiffReport) -> String {
             let Some(detail) = c.detail.as_deref() else {
                 continue;
             };
-            let (summary, language) = match c.area.as_ref() {
-                "file" | "setting" if detail.starts_with("---") => (cell(&c.item), "diff"),
-                "command" => ("commands, in their new order".to_owned(), "text"),
+            let (summary, language) = match c.area {
+                Area::File | Area::Setting if detail.starts_with("---") => (cell(&c.item), "diff"),
+                Area::Command => ("commands, in their new order".to_owned(), "text"),
                 _ => continue,
             };
             let body: String = detail

@@ -6,7 +6,7 @@
 use std::collections::BTreeSet;
 use std::path::PathBuf;
 
-use rke2_payload::{Change, DiffOptions, Ignore, diff};
+use rke2_payload::{Area, Change, DiffOptions, Ignore, diff};
 use serde_json::Value;
 
 fn testdata() -> PathBuf {
@@ -145,8 +145,13 @@ fn named(changes: &[Change]) -> BTreeSet<(String, String, String)> {
         .iter()
         .filter(|c| {
             !matches!(
-                c.area.as_ref(),
-                "command" | "config" | "install" | "size" | "token" | "setting"
+                c.area,
+                Area::Command
+                    | Area::Config
+                    | Area::Install
+                    | Area::Size
+                    | Area::Token
+                    | Area::Setting
             )
         })
         .map(|c| (c.area.to_string(), c.item.clone(), c.kind.to_string()))
@@ -174,17 +179,20 @@ fn every_pair_of_variants_names_what_the_generator_put_between_them() {
             let changes = &report.pairs[0].changes;
             assert_eq!(named(changes), expected(a, b), "{sa} vs {sb}: {changes:#?}");
             // Commands: the generator's lists equal exactly when the diff names none.
-            let commands_differ = changes.iter().any(|c| c.area == "command");
+            let commands_differ = changes.iter().any(|c| c.area == Area::Command);
             assert_eq!(
                 commands_differ,
                 a["commands"] != b["commands"],
                 "{sa} vs {sb}: {changes:#?}"
             );
             // The same token everywhere: never a token change; sizes change with the value.
-            assert!(!changes.iter().any(|c| c.area == "token"), "{sa} vs {sb}");
+            assert!(
+                !changes.iter().any(|c| c.area == Area::Token),
+                "{sa} vs {sb}"
+            );
             let size_changed = changes
                 .iter()
-                .any(|c| c.area == "size" && c.item.is_empty());
+                .any(|c| c.area == Area::Size && c.item.is_empty());
             assert_eq!(
                 size_changed,
                 a["value_bytes"] != b["value_bytes"],
@@ -244,7 +252,7 @@ fn ignores_and_secret_values() {
     let changes = &report.pairs[0].changes;
     let token_change = changes
         .iter()
-        .find(|c| c.area == "token")
+        .find(|c| c.area == Area::Token)
         .expect("the token changed");
     assert!(
         token_change
@@ -308,7 +316,7 @@ fn changes_of(a: &[u8], b: &[u8], ignore: &[Ignore]) -> Vec<Change> {
 fn triples(changes: &[Change]) -> Vec<(String, String, String)> {
     changes
         .iter()
-        .filter(|c| c.area != "size")
+        .filter(|c| c.area != Area::Size)
         .map(|c| (c.area.to_string(), c.item.clone(), c.kind.to_string()))
         .collect()
 }

@@ -58,20 +58,154 @@ pub struct DiffOptions {
     pub decode: DecodeOptions,
 }
 
+/// What a [`Change`] is about. In JSON: its id, in kebab case (`tls-san`, `format-key`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum Area {
+    /// The payload's format (cloud-config or Ignition).
+    Format,
+    /// What the Secret's `format` key says.
+    FormatKey,
+    /// How the value is compressed or wrapped.
+    Compression,
+    /// The node's role (`init`, `server`, `agent`).
+    Role,
+    /// The join server.
+    Server,
+    /// One `tls-san` entry.
+    TlsSan,
+    /// The RKE2 version installed.
+    Version,
+    /// The install step.
+    Install,
+    /// The join token or agent token (by fingerprint).
+    Token,
+    /// A `config.yaml` key.
+    Config,
+    /// A file of the user data.
+    File,
+    /// A command.
+    Command,
+    /// A certificate.
+    Certificate,
+    /// Any other key of the user data.
+    Setting,
+    /// The size against one cloud's limit.
+    Size,
+}
+
+impl Area {
+    /// The id, as in JSON: `format`, `format-key`, `tls-san`, ….
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Area::Format => "format",
+            Area::FormatKey => "format-key",
+            Area::Compression => "compression",
+            Area::Role => "role",
+            Area::Server => "server",
+            Area::TlsSan => "tls-san",
+            Area::Version => "version",
+            Area::Install => "install",
+            Area::Token => "token",
+            Area::Config => "config",
+            Area::File => "file",
+            Area::Command => "command",
+            Area::Certificate => "certificate",
+            Area::Setting => "setting",
+            Area::Size => "size",
+        }
+    }
+}
+
+impl std::fmt::Display for Area {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How a [`Change`] changed. In JSON: `added`, `removed`, `changed` or `reordered`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+#[non_exhaustive]
+pub enum ChangeKind {
+    /// Only after.
+    Added,
+    /// Only before.
+    Removed,
+    /// On both sides, different.
+    Changed,
+    /// The same items in another order (commands).
+    Reordered,
+}
+
+impl ChangeKind {
+    /// `added`, `removed`, `changed` or `reordered`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Changed => "changed",
+            ChangeKind::Reordered => "reordered",
+        }
+    }
+}
+
+impl std::fmt::Display for ChangeKind {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// How the two Secrets of a [`PairDiff`] were paired. In JSON: `name`, `cluster and role`,
+/// `only Secrets` or `order`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[non_exhaustive]
+pub enum PairedBy {
+    /// The same namespace and name.
+    #[serde(rename = "name")]
+    Name,
+    /// The same cluster and role (the one with the same content first).
+    #[serde(rename = "cluster and role")]
+    ClusterAndRole,
+    /// One Secret left on each side.
+    #[serde(rename = "only Secrets")]
+    OnlySecrets,
+    /// As many nameless ones left on each side, in order.
+    #[serde(rename = "order")]
+    Order,
+}
+
+impl PairedBy {
+    /// `name`, `cluster and role`, `only Secrets` or `order`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            PairedBy::Name => "name",
+            PairedBy::ClusterAndRole => "cluster and role",
+            PairedBy::OnlySecrets => "only Secrets",
+            PairedBy::Order => "order",
+        }
+    }
+}
+
+impl std::fmt::Display for PairedBy {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// One difference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct Change {
-    /// What it is about: `format`, `format-key` (what the Secret's `format` key says),
-    /// `compression`, `role`, `server`, `tls-san`, `version`, `install`, `token`, `config`,
-    /// `file`, `command`, `certificate`, `setting` (any other key of the user data), `size`.
-    pub area: Cow<'static, str>,
+    /// What it is about.
+    pub area: Area,
     /// Which one: the config key, file path, certificate path, cloud id, the setting's key path
     /// (`ntp.servers`, `users[ops].groups`; empty for the single-valued areas).
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub item: String,
-    /// `added`, `removed`, `changed` or `reordered`.
-    pub kind: Cow<'static, str>,
+    /// How it changed.
+    pub kind: ChangeKind,
     /// The value before (never a secret value: a fingerprint instead).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub before: Option<String>,
@@ -105,9 +239,8 @@ pub struct PairDiff {
     pub before: Side,
     /// The Secret of the second input.
     pub after: Side,
-    /// `name` (same namespace and name), `cluster and role`, `only Secrets` (one left on each
-    /// side), or `order` (as many nameless ones left on each side).
-    pub paired_by: Cow<'static, str>,
+    /// How the two were paired.
+    pub paired_by: PairedBy,
     /// What differs (empty: nothing, after the ignores).
     pub changes: Vec<Change>,
 }
@@ -223,7 +356,7 @@ fn compression_name(c: crate::payload::Compression) -> String {
 /// Compares the bootstrap Secrets of two inputs.
 ///
 /// ```
-/// use rke2_payload::{DiffOptions, diff};
+/// use rke2_payload::{Area, ChangeKind, DiffOptions, diff};
 ///
 /// let a = br##"{"kind": "Secret", "metadata": {"name": "w", "namespace": "capi"},
 ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
@@ -232,7 +365,7 @@ fn compression_name(c: crate::payload::Compression) -> String {
 /// let report = diff(a, b, &DiffOptions::default())?;
 /// assert!(report.differs());
 /// let change = &report.pairs[0].changes[0];
-/// assert_eq!((change.area.as_ref(), change.kind.as_ref()), ("command", "added"));
+/// assert_eq!((change.area, change.kind), (Area::Command, ChangeKind::Added));
 /// assert_eq!(change.after.as_deref(), Some("echo done"));
 /// assert!(!diff(a, a, &DiffOptions::default())?.differs());
 /// # Ok::<(), rke2_payload::Error>(())
@@ -244,7 +377,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
     let left = read_all(before, options)?;
     let right = read_all(after, options)?;
     let mut taken = vec![false; right.len()];
-    let mut pairs: Vec<(usize, usize, &'static str)> = Vec::new();
+    let mut pairs: Vec<(usize, usize, PairedBy)> = Vec::new();
     let mut left_open: Vec<usize> = Vec::new();
     for (i, l) in left.iter().enumerate() {
         let found = right.iter().enumerate().position(|(j, r)| {
@@ -256,7 +389,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
         match found {
             Some(j) => {
                 taken[j] = true;
-                pairs.push((i, j, "name"));
+                pairs.push((i, j, PairedBy::Name));
             }
             None => left_open.push(i),
         }
@@ -279,7 +412,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
         match found {
             Some(j) => {
                 taken[j] = true;
-                pairs.push((i, j, "cluster and role"));
+                pairs.push((i, j, PairedBy::ClusterAndRole));
             }
             None => still_open.push(i),
         }
@@ -287,7 +420,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
     let right_open: Vec<usize> = (0..right.len()).filter(|&j| !taken[j]).collect();
     let unnamed = |reads: &[Read], at: &[usize]| at.iter().all(|&k| reads[k].side.name.is_none());
     let (only_before, only_after) = if still_open.len() == 1 && right_open.len() == 1 {
-        pairs.push((still_open[0], right_open[0], "only Secrets"));
+        pairs.push((still_open[0], right_open[0], PairedBy::OnlySecrets));
         (Vec::new(), Vec::new())
     } else if !still_open.is_empty()
         && still_open.len() == right_open.len()
@@ -296,7 +429,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
     {
         // Nameless on both sides (user data documents), as many each: in their order.
         for (&i, &j) in still_open.iter().zip(&right_open) {
-            pairs.push((i, j, "order"));
+            pairs.push((i, j, PairedBy::Order));
         }
         (Vec::new(), Vec::new())
     } else {
@@ -311,7 +444,7 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
         .map(|(i, j, how)| PairDiff {
             before: left[i].side.clone(),
             after: right[j].side.clone(),
-            paired_by: Cow::Borrowed(how),
+            paired_by: how,
             changes: compare(&left[i], &right[j], &options.ignore),
         })
         .collect();
@@ -325,33 +458,28 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
 }
 
 fn change(
-    area: &'static str,
+    area: Area,
     item: impl Into<String>,
-    kind: &'static str,
+    kind: ChangeKind,
     before: Option<String>,
     after: Option<String>,
 ) -> Change {
     Change {
-        area: Cow::Borrowed(area),
+        area,
         item: item.into(),
-        kind: Cow::Borrowed(kind),
+        kind,
         before,
         after,
         detail: None,
     }
 }
 
-fn scalar(
-    area: &'static str,
-    before: Option<String>,
-    after: Option<String>,
-    out: &mut Vec<Change>,
-) {
+fn scalar(area: Area, before: Option<String>, after: Option<String>, out: &mut Vec<Change>) {
     let kind = match (&before, &after) {
         (a, b) if a == b => return,
-        (None, Some(_)) => "added",
-        (Some(_), None) => "removed",
-        _ => "changed",
+        (None, Some(_)) => ChangeKind::Added,
+        (Some(_), None) => ChangeKind::Removed,
+        _ => ChangeKind::Changed,
     };
     out.push(change(area, "", kind, before, after));
 }
@@ -405,28 +533,33 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     let ignore_ca = ignore.contains(&Ignore::Ca);
     let mask = Mask::new(l, r);
     scalar(
-        "format",
+        Area::Format,
         Some(l.format.clone()),
         Some(r.format.clone()),
         &mut out,
     );
     // What the `format` key says (the infrastructure provider reads it), apart from the content.
     scalar(
-        "format-key",
+        Area::FormatKey,
         l.declared.clone(),
         r.declared.clone(),
         &mut out,
     );
     scalar(
-        "compression",
+        Area::Compression,
         Some(l.compression.clone()),
         Some(r.compression.clone()),
         &mut out,
     );
-    scalar("role", l.side.role.clone(), r.side.role.clone(), &mut out);
+    scalar(
+        Area::Role,
+        l.side.role.clone(),
+        r.side.role.clone(),
+        &mut out,
+    );
     let (lc, rc) = (l.facts.config.as_ref(), r.facts.config.as_ref());
     scalar(
-        "server",
+        Area::Server,
         lc.and_then(|c| c.server.clone()),
         rc.and_then(|c| c.server.clone()),
         &mut out,
@@ -437,13 +570,19 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
         rc.map_or(&[], |c| &c.tls_san),
     );
     for s in rs.iter().filter(|s| !ls.contains(s)) {
-        out.push(change("tls-san", s.clone(), "added", None, Some(s.clone())));
+        out.push(change(
+            Area::TlsSan,
+            s.clone(),
+            ChangeKind::Added,
+            None,
+            Some(s.clone()),
+        ));
     }
     for s in ls.iter().filter(|s| !rs.contains(s)) {
         out.push(change(
-            "tls-san",
+            Area::TlsSan,
             s.clone(),
-            "removed",
+            ChangeKind::Removed,
             Some(s.clone()),
             None,
         ));
@@ -451,7 +590,7 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     // The install step.
     let (li, ri) = (l.facts.install.as_ref(), r.facts.install.as_ref());
     scalar(
-        "version",
+        Area::Version,
         li.and_then(|i| i.version.clone()),
         ri.and_then(|i| i.version.clone()),
         &mut out,
@@ -470,7 +609,7 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             s
         })
     };
-    scalar("install", install(li), install(ri), &mut out);
+    scalar(Area::Install, install(li), install(ri), &mut out);
     // The token, by fingerprint.
     if !ignore_token {
         for key in ["token", "agent-token"] {
@@ -480,11 +619,11 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             let (a, b) = (fp(&l.config), fp(&r.config));
             if a != b {
                 let kind = match (&a, &b) {
-                    (None, Some(_)) => "added",
-                    (Some(_), None) => "removed",
-                    _ => "changed",
+                    (None, Some(_)) => ChangeKind::Added,
+                    (Some(_), None) => ChangeKind::Removed,
+                    _ => ChangeKind::Changed,
                 };
-                out.push(change("token", key, kind, a, b));
+                out.push(change(Area::Token, key, kind, a, b));
             }
         }
     }
@@ -510,19 +649,23 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
         match (l.config.get(key), r.config.get(key)) {
             (Some(a), Some(b)) if as_flag(a) == as_flag(b) => {}
             (Some(a), Some(b)) => out.push(change(
-                "config",
+                Area::Config,
                 key.clone(),
-                "changed",
+                ChangeKind::Changed,
                 Some(show(a)),
                 Some(show(b)),
             )),
-            (None, Some(b)) => {
-                out.push(change("config", key.clone(), "added", None, Some(show(b))))
-            }
-            (Some(a), None) => out.push(change(
-                "config",
+            (None, Some(b)) => out.push(change(
+                Area::Config,
                 key.clone(),
-                "removed",
+                ChangeKind::Added,
+                None,
+                Some(show(b)),
+            )),
+            (Some(a), None) => out.push(change(
+                Area::Config,
+                key.clone(),
+                ChangeKind::Removed,
                 Some(show(a)),
                 None,
             )),
@@ -623,9 +766,9 @@ fn files(
     for (f, _) in &rf {
         if !skip(&f.path) && !lf.iter().any(|(g, _)| g.path == f.path) {
             out.push(change(
-                "file",
+                Area::File,
                 f.path.clone(),
-                "added",
+                ChangeKind::Added,
                 None,
                 Some(describe(f)),
             ));
@@ -634,9 +777,9 @@ fn files(
     for (f, _) in &lf {
         if !skip(&f.path) && !rf.iter().any(|(g, _)| g.path == f.path) {
             out.push(change(
-                "file",
+                Area::File,
                 f.path.clone(),
-                "removed",
+                ChangeKind::Removed,
                 Some(describe(f)),
                 None,
             ));
@@ -685,9 +828,9 @@ fn files(
             continue;
         }
         let mut c = change(
-            "file",
+            Area::File,
             a.path.clone(),
-            "changed",
+            ChangeKind::Changed,
             Some(describe(a)),
             Some(describe(b)),
         );
@@ -733,7 +876,7 @@ fn files(
                 what.push("content".to_owned());
             }
         }
-        c.kind = Cow::Borrowed("changed");
+        c.kind = ChangeKind::Changed;
         c.before = Some(format!("{} ({})", describe(a), what.join(", ")));
         c.after = Some(describe(b));
         out.push(c);
@@ -765,7 +908,13 @@ fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
                 rest.remove(k);
                 common_a.push(line.clone());
             }
-            None => out.push(change("command", "", "removed", Some(line.clone()), None)),
+            None => out.push(change(
+                Area::Command,
+                "",
+                ChangeKind::Removed,
+                Some(line.clone()),
+                None,
+            )),
         }
     }
     let mut left = a.clone();
@@ -776,7 +925,13 @@ fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
                 left.remove(k);
                 common_b.push(line.clone());
             }
-            None => out.push(change("command", "", "added", None, Some(line.clone()))),
+            None => out.push(change(
+                Area::Command,
+                "",
+                ChangeKind::Added,
+                None,
+                Some(line.clone()),
+            )),
         }
     }
     if common_a != common_b {
@@ -786,7 +941,7 @@ fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
                 common_a.join("\n"),
                 common_b.join("\n")
             )),
-            ..change("command", "", "reordered", None, None)
+            ..change(Area::Command, "", ChangeKind::Reordered, None, None)
         });
     }
 }
@@ -832,9 +987,9 @@ fn certificates(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             ([x], [y]) => {
                 if !(ignore_ca && is_ca_file(path)) {
                     out.push(change(
-                        "certificate",
+                        Area::Certificate,
                         path,
-                        "changed",
+                        ChangeKind::Changed,
                         Some(show(x)),
                         Some(show(y)),
                     ));
@@ -842,10 +997,22 @@ fn certificates(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             }
             _ => {
                 for x in gone {
-                    out.push(change("certificate", path, "removed", Some(show(x)), None));
+                    out.push(change(
+                        Area::Certificate,
+                        path,
+                        ChangeKind::Removed,
+                        Some(show(x)),
+                        None,
+                    ));
                 }
                 for y in new {
-                    out.push(change("certificate", path, "added", None, Some(show(y))));
+                    out.push(change(
+                        Area::Certificate,
+                        path,
+                        ChangeKind::Added,
+                        None,
+                        Some(show(y)),
+                    ));
                 }
             }
         }
@@ -877,9 +1044,9 @@ fn sizes(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
     }
     let b64 = crate::codec::b64::encoded_len;
     out.push(change(
-        "size",
+        Area::Size,
         "",
-        "changed",
+        ChangeKind::Changed,
         Some(format!(
             "{} B (base64 {} B)",
             l.value_bytes,
@@ -914,9 +1081,9 @@ fn sizes(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             )
         };
         let mut c = change(
-            "size",
+            Area::Size,
             cloud.id,
-            "changed",
+            ChangeKind::Changed,
             Some(show(l.value_bytes)),
             Some(show(r.value_bytes)),
         );

@@ -11,7 +11,7 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Change, Mask, change, fingerprint};
+use super::{Area, Change, ChangeKind, Mask, change, fingerprint};
 use crate::payload::{Format, Payload, UserDataKind};
 
 /// The lists of files, whose entries the files area compares.
@@ -212,12 +212,18 @@ fn leaf(
     out: &mut Vec<Change>,
 ) {
     let kind = match (a, b) {
-        (None, Some(_)) => "added",
-        (Some(_), None) => "removed",
-        _ => "changed",
+        (None, Some(_)) => ChangeKind::Added,
+        (Some(_), None) => ChangeKind::Removed,
+        _ => ChangeKind::Changed,
     };
     let show = |v: &Value| shown(v, secret, mask);
-    let mut c = change("setting", path.to_owned(), kind, a.map(show), b.map(show));
+    let mut c = change(
+        Area::Setting,
+        path.to_owned(),
+        kind,
+        a.map(show),
+        b.map(show),
+    );
     // Text of several lines (a unit's contents): a unified diff, masked.
     if let (Some(Value::String(x)), Some(Value::String(y))) = (a, b)
         && !secret
