@@ -122,7 +122,7 @@ impl CrdSchema {
 
     /// The object with the CRD's defaults filled in, as the API server stores it: null fields
     /// that are not nullable dropped (or defaulted), then structural defaulting (see
-    /// `schema.rs`).
+    /// `schema/defaults.rs`).
     pub(crate) fn default_object(&self, mut object: Value) -> Value {
         schema::prune_nulls(&self.root, &mut object, 0);
         schema::default_value(&self.root, Some(object)).unwrap_or(Value::Null)

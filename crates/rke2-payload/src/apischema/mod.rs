@@ -7,7 +7,7 @@
 //! into `crds/<group>.json`, embedded in the library, parsed and compiled once per kind on first
 //! use.
 //!
-//! The validator is this module's own (see `schema.rs`): the subset of OpenAPI v3 that Kubernetes
+//! The validator is this module's own (see `schema/`): the subset of OpenAPI v3 that Kubernetes
 //! structural schemas allow. What follows whom:
 //!
 //! - value checks (type, enum, pattern, format, bounds, `required`, `anyOf`/`allOf`/`oneOf`/`not`,

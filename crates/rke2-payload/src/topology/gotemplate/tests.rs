@@ -571,3 +571,33 @@ fn naming_templates_have_go_functions_only_and_missing_keys_fail() {
     assert!(err.contains("function \"upper\" not defined"), "{err}");
     assert!(err.contains("Go's functions only"), "{err}");
 }
+
+#[test]
+fn splits_divisions_and_comparisons_of_lists_and_maps() {
+    assert_eq!(
+        r(
+            r#"{{ split "," "a,b" }} {{ splitn "," 2 "a,b,c" }} {{ mod 7 3 }} {{ div 7 3 }}"#,
+            CAPI
+        ),
+        "map[_0:a _1:b] map[_0:a _1:b,c] 1 2"
+    );
+    assert!(
+        matches!(e("{{ mod 1 0 }}", CAPI), TemplateError::Exec { message, .. } if message.contains("divide by zero"))
+    );
+    let message = |t: &str| match e(t, CAPI) {
+        TemplateError::Exec { message, .. } => message,
+        other => panic!("{t:?} failed to parse: {other}"),
+    };
+    assert!(
+        message("{{ eq (list 1) (dict) }}")
+            .contains("non-comparable types []interface {} and map[string]interface {}")
+    );
+    assert!(
+        message("{{ eq (dict) (list 1) }}")
+            .contains("non-comparable types map[string]interface {} and []interface {}")
+    );
+    assert!(message("{{ eq (list 1) (list 1) }}").contains("non-comparable type []interface {}"));
+    assert!(
+        message("{{ eq (dict) (dict) }}").contains("non-comparable type map[string]interface {}")
+    );
+}
