@@ -7,8 +7,8 @@ use std::path::PathBuf;
 
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 use rke2_payload::{
-    DecodeOptions, Envelope, InspectOptions, LintOptions, Linter, SizeOptions, Sizer,
-    for_each_secret, inspect,
+    DecodeOptions, Envelope, InspectOptions, Inspector, LintOptions, Linter, SizeOptions, Sizer,
+    for_each_secret,
 };
 
 fn fixture(name: &str) -> Vec<u8> {
@@ -86,7 +86,9 @@ fn layers(c: &mut Criterion) {
         g.throughput(Throughput::Bytes(userdata.len() as u64));
         g.bench_function(format!("inspect {name}"), |b| {
             b.iter(|| {
-                black_box(inspect(&env.secrets[0], &InspectOptions::default()).expect("inspect"))
+                // A new inspector each time: nothing is kept between iterations.
+                let inspector = Inspector::new(InspectOptions::new());
+                black_box(inspector.inspect(&env.secrets[0]).expect("inspect"))
             })
         });
     }
@@ -95,21 +97,24 @@ fn layers(c: &mut Criterion) {
     let env = Envelope::parse(&init, &options).expect("init");
     g.throughput(Throughput::Bytes(init.len() as u64));
     g.bench_function("inspect init (gzip cloud-config)", |b| {
-        b.iter(|| black_box(inspect(&env.secrets[0], &InspectOptions::default()).expect("inspect")))
+        b.iter(|| {
+            let inspector = Inspector::new(InspectOptions::new());
+            black_box(inspector.inspect(&env.secrets[0]).expect("inspect"))
+        })
     });
     g.bench_function("size init (gzip cloud-config)", |b| {
         b.iter(|| {
             // A new sizer each time: nothing is kept between iterations.
-            let sizer = Sizer::new(SizeOptions::default(), options.clone());
+            let sizer = Sizer::new(SizeOptions::new().with_decode(options.clone()));
             black_box(sizer.measure(&env.secrets[0]).expect("size"))
         })
     });
     g.bench_function("lint init (gzip cloud-config)", |b| {
         b.iter(|| {
-            let linter = Linter::new(LintOptions::default(), options.clone());
+            let linter = Linter::new(LintOptions::new().with_decode(options.clone()));
             black_box(
                 linter
-                    .lint(&init[..], &rke2_payload::Selector::default(), 1)
+                    .lint_stream(&init[..], &rke2_payload::Selector::default(), 1)
                     .expect("lint"),
             )
         })

@@ -5,12 +5,12 @@
 
 use std::collections::BTreeSet;
 
-use rke2_payload::{DecodeOptions, LintOptions, Linter};
+use rke2_payload::{LintOptions, Linter};
 
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let path = std::env::args().nth(1).ok_or("usage: lint_list FILE")?;
-    let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
-    let report = linter.lint(
+    let linter = Linter::new(LintOptions::new());
+    let report = linter.lint_stream(
         std::fs::File::open(path)?,
         &rke2_payload::Selector::default(),
         0,

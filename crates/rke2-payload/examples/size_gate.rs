@@ -5,7 +5,7 @@
 
 use std::process::ExitCode;
 
-use rke2_payload::{DecodeOptions, SizeOptions, Sizer, Target, find_cloud};
+use rke2_payload::{SizeOptions, Sizer, Target, find_cloud};
 
 fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
     let mut args = std::env::args().skip(1);
@@ -13,10 +13,11 @@ fn main() -> Result<ExitCode, Box<dyn std::error::Error>> {
         return Err("usage: size_gate CLOUD FILE".into());
     };
     let cloud = find_cloud(&cloud).ok_or("unknown cloud; `rke2-payload clouds` lists them")?;
-    let mut options = SizeOptions::default();
-    options.targets = vec![Target::Cloud(cloud)];
-    options.headroom_percent = 10.0;
-    let sizer = Sizer::new(options, DecodeOptions::default());
+    let sizer = Sizer::new(
+        SizeOptions::new()
+            .with_targets(vec![Target::Cloud(cloud)])
+            .with_headroom_percent(10.0),
+    );
     let mut over = 0;
     // Streamed: a dump of thousands of Secrets is read as it is parsed, on every core.
     sizer.for_each(

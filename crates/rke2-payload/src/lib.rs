@@ -8,8 +8,17 @@
 //!
 //! bytes → [`Envelope`] (one Secret, a `List`, several YAML documents, or bare user data) →
 //! [`BootstrapSecret`] → [`Payload`] (format, compression, final user data) → the facts of what
-//! the node will do → the reports: [`inspect`] / [`Inspector`], [`Sizer`], [`Linter`]. The
-//! inverse path: [`reencode`], [`compress`], [`secret_with_value`], [`convert`], [`redact`].
+//! the node will do → the reports: [`Inspector`], [`Sizer`], [`Linter`], and [`diff`] of two
+//! inputs. The inverse path: [`reencode`], [`compress`], [`secret_with_value`], [`convert`],
+//! [`redact`]; and [`render`], the Secrets CAPRKE2 will write for manifests.
+//!
+//! Every report has one shape: `new(options)`, where the options (built with `new()` and
+//! `with_` methods, the decoding limits in their `decode`) say everything it needs; one
+//! method for one [`BootstrapSecret`] ([`Inspector::inspect`], [`Sizer::measure`],
+//! [`Linter::lint`]); one for a stream of them read on several threads
+//! ([`Inspector::for_each`], [`Sizer::for_each`], each result in input order, and
+//! [`Linter::lint_stream`], one report at the end, as the cluster checks compare every
+//! Secret).
 //!
 //! No output of this crate (`Debug`, `Display`, error messages) contains the value of a Secret.
 //!
@@ -40,14 +49,14 @@
 //! # Inspect
 //!
 //! ```
-//! use rke2_payload::{Envelope, InspectOptions, Role, Selector, inspect};
+//! use rke2_payload::{Envelope, InspectOptions, Inspector, Role, Selector};
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "md-0-x"}, "stringData": {
 //!   "format": "cloud-config",
 //!   "value": "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example:9345\n    token: 8c3f2b1d9e7a4c6f\nruncmd:\n- curl -sfL https://get.rke2.io | INSTALL_RKE2_TYPE=agent sh -\n"}}"##;
-//! let options = InspectOptions::default();
-//! let envelope = Envelope::parse(secret, &options.decode)?;
-//! let report = inspect(envelope.select(&Selector::default())?, &options)?;
+//! let inspector = Inspector::new(InspectOptions::new());
+//! let envelope = Envelope::parse(secret, &inspector.options().decode)?;
+//! let report = inspector.inspect(envelope.select(&Selector::default())?)?;
 //! assert_eq!(report.payload.role, Some(Role::Agent));
 //! assert_eq!(report.payload.rke2.server.as_deref(), Some("https://cp.example:9345"));
 //! // The token is a fingerprint unless `show_secrets` is set.
@@ -58,14 +67,14 @@
 //! # Size
 //!
 //! ```
-//! use rke2_payload::{DecodeOptions, Envelope, Selector, SizeOptions, Sizer, Target, find_cloud};
+//! use rke2_payload::{Envelope, Selector, SizeOptions, Sizer, Target, find_cloud};
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
-//! let mut options = SizeOptions::default();
-//! options.targets = vec![Target::Cloud(find_cloud("aws").expect("a known cloud"))];
-//! let sizer = Sizer::new(options, DecodeOptions::default());
-//! let report = sizer.measure(Envelope::parse(secret, sizer.decode_options())?.select(&Selector::default())?)?;
+//! let aws = find_cloud("aws").expect("a known cloud");
+//! let sizer = Sizer::new(SizeOptions::new().with_targets(vec![Target::Cloud(aws)]));
+//! let envelope = Envelope::parse(secret, &sizer.options().decode)?;
+//! let report = sizer.measure(envelope.select(&Selector::default())?)?;
 //! assert!(report.payload.fits());
 //! assert_eq!(report.payload.clouds[0].cloud, "aws");
 //! # Ok::<(), rke2_payload::Error>(())
@@ -74,11 +83,12 @@
 //! # Lint
 //!
 //! ```
-//! use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, Selector};
+//! use rke2_payload::{Check, LintOptions, Linter, Selector};
 //!
 //! let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
-//! let report = Linter::new(LintOptions::default(), DecodeOptions::default()).lint(&list[..], &Selector::default(), 1)?;
+//! let linter = Linter::new(LintOptions::new());
+//! let report = linter.lint_stream(&list[..], &Selector::default(), 1)?;
 //! assert_eq!(report.secrets[0].findings[0].check, Check::Rke2ConfigMissing);
 //! assert_eq!(Check::Rke2ConfigMissing.id(), "rke2-config-missing");
 //! # Ok::<(), rke2_payload::LintError>(())
@@ -167,7 +177,7 @@ pub use reports::diff::{
 };
 pub use reports::inspect::{
     CommandReport, EtcdS3Report, FileReport, INSPECT_SCHEMA, InspectOptions, InspectReport,
-    Inspector, OtherKeys, PayloadReport, Rke2Report, SecretReport, SizeSummary, inspect,
+    Inspector, OtherKeys, PayloadReport, Rke2Report, SecretReport, SizeSummary,
 };
 pub use reports::lint::{
     ItemError, LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,

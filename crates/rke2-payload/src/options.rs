@@ -35,9 +35,45 @@ impl Default for DecodeOptions {
 }
 
 impl DecodeOptions {
+    /// The default limits.
+    ///
+    /// ```
+    /// use rke2_payload::DecodeOptions;
+    ///
+    /// let options = DecodeOptions::new().with_max_inflated(4 << 20).with_max_depth(32);
+    /// assert_eq!((options.max_inflated, options.max_depth), (4 << 20, 32));
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
     /// Sets [`DecodeOptions::max_inflated`].
     pub fn with_max_inflated(mut self, bytes: u64) -> Self {
         self.max_inflated = bytes;
+        self
+    }
+
+    /// Sets [`DecodeOptions::max_depth`].
+    pub fn with_max_depth(mut self, depth: usize) -> Self {
+        self.max_depth = depth;
+        self
+    }
+
+    /// Sets [`DecodeOptions::max_value`].
+    pub fn with_max_value(mut self, bytes: u64) -> Self {
+        self.max_value = bytes;
+        self
+    }
+
+    /// Sets [`DecodeOptions::max_object`].
+    pub fn with_max_object(mut self, bytes: u64) -> Self {
+        self.max_object = bytes;
+        self
+    }
+
+    /// Sets [`DecodeOptions::max_input`].
+    pub fn with_max_input(mut self, bytes: u64) -> Self {
+        self.max_input = bytes;
         self
     }
 }

@@ -16,7 +16,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
     if args.before.as_os_str() == "-" && args.after.as_os_str() == "-" {
         bail!("only one side can be standard input");
     }
-    let decode = DecodeOptions::default().with_max_inflated(args.max_inflated);
+    let decode = DecodeOptions::new().with_max_inflated(args.max_inflated);
     let read = |path: &Path| {
         rke2_payload::read_input(path, &decode)
             .with_context(|| format!("reading {}", input_name(path)))
@@ -31,13 +31,12 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
         super::rendered(&input_name(path), &bytes)
     };
     let (before, after) = (secrets(&args.before)?, secrets(&args.after)?);
-    let mut options = DiffOptions::default();
-    options.decode = decode.clone();
-    options.ignore = args
-        .ignore
-        .iter()
-        .filter_map(|i| Ignore::from_id(i))
-        .collect();
+    let options = DiffOptions::new().with_decode(decode.clone()).with_ignore(
+        args.ignore
+            .iter()
+            .filter_map(|i| Ignore::from_id(i))
+            .collect(),
+    );
     let report = diff(&before, &after, &options).with_context(|| {
         format!(
             "comparing {} with {}",

@@ -26,11 +26,12 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     };
     let mut items = Items::new(layout, INSPECT_SCHEMA);
     let mut failures: Vec<Failure> = Vec::new();
-    let mut options = InspectOptions::default();
-    options.decode = decode_options(&args.input);
-    options.show_secrets = args.show_secrets;
     // Replicas' identical payloads are read once; see `Inspector`.
-    let inspector = Inspector::new(options);
+    let inspector = Inspector::new(
+        InspectOptions::new()
+            .with_decode(decode_options(&args.input))
+            .with_show_secrets(args.show_secrets),
+    );
     // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = streamed(
         inspector.for_each(

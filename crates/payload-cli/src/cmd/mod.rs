@@ -114,7 +114,7 @@ pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
 
 /// The decode options the input flags ask for.
 pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
-    DecodeOptions::default().with_max_inflated(args.max_inflated)
+    DecodeOptions::new().with_max_inflated(args.max_inflated)
 }
 
 /// Opens the input named on the command line for streaming: the file, or standard input.

@@ -32,7 +32,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     // JUnit needs totals in its first element: collect only what it prints.
     let mut junit_items = Vec::new();
     // Replicas' identical payloads are measured once; see `Sizer`.
-    let sizer = Sizer::new(options, decode_options(&args.input));
+    let sizer = Sizer::new(options);
     let (input, refusals) = secrets_and_refusals(&args.input)?;
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     streamed(
@@ -152,12 +152,12 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
             .map(Target::Cloud)
             .collect();
     }
-    let mut options = SizeOptions::default();
-    options.targets = targets;
-    options.headroom_percent = args.headroom;
-    options.contributors = args.output == SizeFormat::Text;
-    options.follow_delivery = follow_delivery;
-    Ok(options)
+    Ok(SizeOptions::new()
+        .with_decode(decode_options(&args.input))
+        .with_targets(targets)
+        .with_headroom_percent(args.headroom)
+        .with_contributors(args.output == SizeFormat::Text)
+        .with_follow_delivery(follow_delivery))
 }
 
 /// The platforms named by `--cloud` (`all` for every one).

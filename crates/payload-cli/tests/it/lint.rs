@@ -483,9 +483,10 @@ fn cluster_checks() {
     assert!(!ids(&doc, 2).contains(&"join-host-not-in-san".to_owned()));
 
     // K10 tokens: the CA hash is the SHA-256 of the server CA certificate file.
-    let options = rke2_payload::InspectOptions::default();
-    let envelope = rke2_payload::Envelope::parse(init.as_bytes(), &options.decode).expect("init");
-    let report = rke2_payload::inspect(&envelope.secrets[0], &options).expect("init");
+    let inspector = rke2_payload::Inspector::new(rke2_payload::InspectOptions::new());
+    let envelope =
+        rke2_payload::Envelope::parse(init.as_bytes(), &inspector.options().decode).expect("init");
+    let report = inspector.inspect(&envelope.secrets[0]).expect("init");
     let hash = report
         .payload
         .files

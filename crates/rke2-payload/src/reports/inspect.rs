@@ -46,7 +46,7 @@ use crate::secrets::{self, Redactor, SecretValue};
 /// The schema id of the inspect JSON document.
 pub const INSPECT_SCHEMA: &str = "rke2-payload/inspect/v1";
 
-/// Switches for [`inspect`].
+/// Switches for [`Inspector`]: built with [`InspectOptions::new`] and its `with_` methods.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct InspectOptions {
@@ -54,6 +54,34 @@ pub struct InspectOptions {
     pub decode: DecodeOptions,
     /// Include secret values (the token) in the report.
     pub show_secrets: bool,
+}
+
+impl InspectOptions {
+    /// The defaults: default limits, no secret shown.
+    ///
+    /// ```
+    /// use rke2_payload::{DecodeOptions, InspectOptions};
+    ///
+    /// let options = InspectOptions::new()
+    ///     .with_decode(DecodeOptions::new().with_max_inflated(1 << 20))
+    ///     .with_show_secrets(true);
+    /// assert!(options.show_secrets);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`InspectOptions::decode`].
+    pub fn with_decode(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
+    }
+
+    /// Sets [`InspectOptions::show_secrets`].
+    pub fn with_show_secrets(mut self, show: bool) -> Self {
+        self.show_secrets = show;
+        self
+    }
 }
 
 /// The report for a whole input.
@@ -275,46 +303,12 @@ impl OtherKeys {
     }
 }
 
-/// Inspects one bootstrap Secret.
-///
-/// ```
-/// use rke2_payload::{Envelope, InspectOptions, inspect};
-///
-/// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
-///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
-/// let options = InspectOptions::default();
-/// let envelope = Envelope::parse(secret, &options.decode)?;
-/// let report = inspect(&envelope.secrets[0], &options)?;
-/// assert_eq!(report.payload.commands[0].line, "reboot");
-/// # Ok::<(), rke2_payload::Error>(())
-/// ```
-///
-/// # Errors
-/// When the Secret cannot be decoded ([`BootstrapSecret::decode`]).
-pub fn inspect(
-    secret: &BootstrapSecret<'_>,
-    options: &InspectOptions,
-) -> Result<SecretReport, Error> {
-    let payload = secret.decode(&options.decode)?;
-    Ok(SecretReport {
-        name: secret.name().map(str::to_owned),
-        namespace: secret.namespace().map(str::to_owned),
-        cluster: secret.cluster().map(str::to_owned),
-        payload: Arc::new(payload_report(
-            secret,
-            &payload,
-            Facts::read(&payload),
-            options,
-        )),
-    })
-}
-
 /// Inspects many Secrets with one set of options, reading each distinct payload once.
 ///
 /// Every replica of a MachineDeployment carries byte-identical user data. An `Inspector` keeps
 /// the report of each payload it has read (the last 256 distinct ones) and answers the next
 /// Secret whose stored `format` and `value` are the same with the same report under that
-/// Secret's name, namespace and cluster: what [`inspect`] makes, for the cost of a hash and a
+/// Secret's name, namespace and cluster: what reading it again makes, for the cost of a hash and a
 /// comparison of the stored text. Threads may share one.
 ///
 /// ```
@@ -381,10 +375,23 @@ impl Inspector {
         ))
     }
 
-    /// The report of one Secret, equal to [`inspect`]'s.
+    /// The report of one Secret.
+    ///
+    /// ```
+    /// use rke2_payload::{Envelope, InspectOptions, Inspector};
+    ///
+    /// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+    ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
+    /// let inspector = Inspector::new(InspectOptions::new());
+    /// let envelope = Envelope::parse(secret, &inspector.options().decode)?;
+    /// let report = inspector.inspect(&envelope.secrets[0])?;
+    /// assert_eq!(report.payload.commands[0].line, "reboot");
+    /// # Ok::<(), rke2_payload::Error>(())
+    /// ```
     ///
     /// # Errors
-    /// As [`inspect`]; a payload that fails is not kept, so each Secret carrying it fails alike.
+    /// When the Secret cannot be decoded ([`BootstrapSecret::decode`]); a payload that fails is
+    /// not kept, so each Secret carrying it fails alike.
     pub fn inspect(&self, secret: &BootstrapSecret<'_>) -> Result<SecretReport, Error> {
         let report = self
             .reports

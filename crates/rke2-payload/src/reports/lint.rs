@@ -32,15 +32,18 @@ use crate::secrets;
 /// The schema id of the lint JSON document.
 pub const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
 
-/// Switches for the checks.
+/// Switches for the checks: built with [`LintOptions::new`] and its `with_` methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct LintOptions {
+    /// Decoding limits.
+    pub decode: DecodeOptions,
     /// Warn when a CA expires within this many days.
     pub cert_expiry_days: i64,
     /// "Now", seconds since the Unix epoch.
     pub now: i64,
-    /// Size limits to check (empty: no size checks).
+    /// Size limits to check (`None`: no size checks). Its `decode` is not used: the linter
+    /// decodes with [`LintOptions::decode`].
     pub size: Option<SizeOptions>,
     /// cloud-init's JSON schema, when installed; without it the project's own rules apply.
     #[cfg(feature = "cloud-init-schema")]
@@ -52,6 +55,7 @@ pub struct LintOptions {
 impl Default for LintOptions {
     fn default() -> Self {
         LintOptions {
+            decode: DecodeOptions::default(),
             cert_expiry_days: 30,
             now: now_unix(),
             size: None,
@@ -59,6 +63,63 @@ impl Default for LintOptions {
             cloud_init_schema: None,
             allow: Vec::new(),
         }
+    }
+}
+
+impl LintOptions {
+    /// The defaults: CAs warned of 30 days before they expire, "now" from the clock, no size
+    /// checks, nothing allowed.
+    ///
+    /// ```
+    /// use rke2_payload::{Check, LintOptions, SizeOptions};
+    ///
+    /// let options = LintOptions::new()
+    ///     .with_size(Some(SizeOptions::new()))
+    ///     .with_allow(vec![Check::ProviderIdMissing]);
+    /// assert!(options.size.is_some());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`LintOptions::decode`].
+    pub fn with_decode(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
+    }
+
+    /// Sets [`LintOptions::cert_expiry_days`].
+    pub fn with_cert_expiry_days(mut self, days: i64) -> Self {
+        self.cert_expiry_days = days;
+        self
+    }
+
+    /// Sets [`LintOptions::now`].
+    pub fn with_now(mut self, now: i64) -> Self {
+        self.now = now;
+        self
+    }
+
+    /// Sets [`LintOptions::size`].
+    pub fn with_size(mut self, size: Option<SizeOptions>) -> Self {
+        self.size = size;
+        self
+    }
+
+    /// Sets [`LintOptions::cloud_init_schema`].
+    #[cfg(feature = "cloud-init-schema")]
+    pub fn with_cloud_init_schema(
+        mut self,
+        schema: Option<Arc<super::schema::CloudInitSchema>>,
+    ) -> Self {
+        self.cloud_init_schema = schema;
+        self
+    }
+
+    /// Sets [`LintOptions::allow`].
+    pub fn with_allow(mut self, allow: Vec<Check>) -> Self {
+        self.allow = allow;
+        self
     }
 }
 
@@ -704,12 +765,12 @@ pub enum LintError {
 /// together (token, tls-san, CA hash), reading each distinct payload once.
 ///
 /// ```
-/// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, Selector};
+/// use rke2_payload::{Check, LintOptions, Linter, Selector};
 ///
 /// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
 ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
-/// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
-/// let report = linter.lint(&list[..], &Selector::default(), 1)?;
+/// let linter = Linter::new(LintOptions::new());
+/// let report = linter.lint_stream(&list[..], &Selector::default(), 1)?;
 /// let found: Vec<Check> = report.secrets[0].findings.iter().map(|f| f.check).collect();
 /// assert_eq!(found, [Check::Rke2ConfigMissing]);
 /// assert!(report.fails(false));
@@ -718,7 +779,6 @@ pub enum LintError {
 #[derive(Debug)]
 pub struct Linter {
     options: LintOptions,
-    decode: DecodeOptions,
     memo: Memo<Kept>,
 }
 
@@ -781,11 +841,10 @@ fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
 }
 
 impl Linter {
-    /// A linter that decodes with `decode` and checks with `options`.
-    pub fn new(options: LintOptions, decode: DecodeOptions) -> Self {
+    /// A linter that decodes and checks with `options`.
+    pub fn new(options: LintOptions) -> Self {
         Linter {
             options,
-            decode,
             memo: Memo::default(),
         }
     }
@@ -797,7 +856,7 @@ impl Linter {
 
     fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
         self.memo.get_or_try_insert(secret, || {
-            let payload = secret.decode(&self.decode)?;
+            let payload = secret.decode(&self.options.decode)?;
             let facts = Facts::read(&payload);
             // Measured against the platforms asked for, or a preview's own delivery path.
             let size = self
@@ -816,14 +875,53 @@ impl Linter {
         })
     }
 
+    /// What one Secret gives the report: its own fields, its payload's findings and facts,
+    /// what its preview annotations say.
+    fn read_one(&self, secret: &BootstrapSecret<'_>, picked: bool) -> Read1 {
+        let from = super::size::rendered_from(secret);
+        Read1 {
+            name: secret.name().map(str::to_owned),
+            namespace: secret.namespace().map(str::to_owned),
+            cluster: secret.cluster().map(str::to_owned),
+            line: secret.line(),
+            kept: self.kept(secret),
+            picked,
+            preview: preview_findings(secret),
+            delivery: from
+                .as_ref()
+                .and_then(|f| f.delivery.as_ref())
+                .map(|d| d.cloud.clone()),
+            rendered_from: from.map(|f| f.site),
+        }
+    }
+
+    /// Lints one Secret: its payload, and the manifest findings of a preview (the cluster
+    /// checks compare it with nothing else). A Secret that cannot be read is reported with one
+    /// [`Check::SecretUnreadable`] finding and its [`LintedSecret::error`].
+    ///
+    /// ```
+    /// use rke2_payload::{Check, DecodeOptions, Envelope, LintOptions, Linter};
+    ///
+    /// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+    ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
+    /// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
+    /// let report = Linter::new(LintOptions::new()).lint(&envelope.secrets[0]);
+    /// assert!(report.secrets[0].findings.iter().any(|f| f.check == Check::Rke2ConfigMissing));
+    /// # Ok::<(), rke2_payload::Error>(())
+    /// ```
+    pub fn lint(&self, secret: &BootstrapSecret<'_>) -> LintReport {
+        self.report(vec![self.read_one(secret, true)])
+    }
+
     /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). Only the
     /// Secrets `selector` picks are reported, but the cluster checks still compare them with
-    /// every Secret of the input. A Secret that cannot be read is reported with one
-    /// [`Check::SecretUnreadable`] finding and its [`LintedSecret::error`]; the rest go on.
+    /// every Secret of the input (so the stream gives one report, at its end). A Secret that
+    /// cannot be read is reported with one [`Check::SecretUnreadable`] finding and its
+    /// [`LintedSecret::error`]; the rest go on.
     ///
     /// # Errors
     /// [`LintError::Input`] when the input cannot be read or the selector picks no Secret.
-    pub fn lint<R: Read>(
+    pub fn lint_stream<R: Read>(
         &self,
         reader: R,
         selector: &Selector,
@@ -832,26 +930,10 @@ impl Linter {
         let mut read: Vec<Read1> = Vec::new();
         let streamed = batch::run(
             reader,
-            &self.decode,
+            &self.options.decode,
             &Selector::default(),
             jobs,
-            |secret| {
-                let from = super::size::rendered_from(secret);
-                Read1 {
-                    name: secret.name().map(str::to_owned),
-                    namespace: secret.namespace().map(str::to_owned),
-                    cluster: secret.cluster().map(str::to_owned),
-                    line: secret.line(),
-                    kept: self.kept(secret),
-                    picked: selector.matches(secret),
-                    preview: preview_findings(secret),
-                    delivery: from
-                        .as_ref()
-                        .and_then(|f| f.delivery.as_ref())
-                        .map(|d| d.cloud.clone()),
-                    rendered_from: from.map(|f| f.site),
-                }
-            },
+            |secret| self.read_one(secret, selector.matches(secret)),
             |one: Read1| {
                 read.push(one);
                 Ok::<(), std::convert::Infallible>(())
@@ -868,6 +950,12 @@ impl Linter {
                 available: read.len(),
             }));
         }
+        Ok(self.report(read))
+    }
+
+    /// The report of the Secrets read: the cluster checks over the readable ones, then each
+    /// picked Secret's findings, the manifest findings once.
+    fn report(&self, read: Vec<Read1>) -> LintReport {
         // Only the Secrets that could be read take part in the cluster checks.
         let readable: Vec<usize> = (0..read.len()).filter(|&i| read[i].kept.is_ok()).collect();
         let members: Vec<Member<'_>> = readable
@@ -886,69 +974,71 @@ impl Linter {
             extra[readable[i]].push(finding);
         }
         drop(members);
-        let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
         let mut manifests: Vec<Finding> = Vec::new();
         let secrets: Vec<LintedSecret> = read
             .into_iter()
             .zip(extra)
             .filter(|(r, _)| r.picked)
-            .map(|(r, extra)| match r.kept {
-                Ok(kept) => LintedSecret {
-                    role: kept.cluster.role,
-                    findings: {
-                        // A manifest fact is told once, by its object; a payload check that
-                        // says it again of each Secret rendered from it is left out.
-                        let (of_manifests, own): (Vec<Finding>, Vec<Finding>) =
-                            r.preview.into_iter().partition(|f| f.manifest.is_some());
-                        let restated: Vec<Check> = of_manifests
-                            .iter()
-                            .filter_map(|f| restated_by(f.check))
-                            .collect();
-                        for f in of_manifests.into_iter().filter(allowed) {
-                            if !manifests.iter().any(|g| {
-                                g.check == f.check
-                                    && g.message == f.message
-                                    && g.manifest == f.manifest
-                            }) {
-                                manifests.push(f);
-                            }
-                        }
-                        // CAPD sets the provider ID of its containers itself.
-                        let by_provider = |f: &Finding| {
-                            f.check == Check::ProviderIdMissing
-                                && r.delivery.as_deref() == Some("docker")
-                        };
-                        own.into_iter()
-                            .chain(kept.found.iter().cloned())
-                            .chain(extra)
-                            .filter(|f| {
-                                allowed(f) && !restated.contains(&f.check) && !by_provider(f)
-                            })
-                            .collect()
-                    },
+            .map(|(r, extra)| self.linted(r, extra, &mut manifests))
+            .collect();
+        LintReport::new(secrets, manifests)
+    }
+
+    /// One Secret's entry of the report; the manifest findings its preview carries go to
+    /// `manifests`, once each.
+    fn linted(&self, r: Read1, extra: Vec<Finding>, manifests: &mut Vec<Finding>) -> LintedSecret {
+        let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
+        let kept = match r.kept {
+            Ok(kept) => kept,
+            Err(e) => {
+                let message = e.to_string();
+                return LintedSecret {
+                    role: None,
+                    findings: vec![Finding::new(Check::SecretUnreadable, message.clone())],
                     name: r.name,
                     namespace: r.namespace,
                     cluster: r.cluster,
                     line: r.line,
-                    rendered_from: r.rendered_from.clone(),
-                    error: None,
-                },
-                Err(e) => {
-                    let message = e.to_string();
-                    LintedSecret {
-                        role: None,
-                        findings: vec![Finding::new(Check::SecretUnreadable, message.clone())],
-                        name: r.name,
-                        namespace: r.namespace,
-                        cluster: r.cluster,
-                        line: r.line,
-                        rendered_from: r.rendered_from.clone(),
-                        error: Some(ItemError { message }),
-                    }
-                }
-            })
+                    rendered_from: r.rendered_from,
+                    error: Some(ItemError { message }),
+                };
+            }
+        };
+        // A manifest fact is told once, by its object; a payload check that says it again of
+        // each Secret rendered from it is left out.
+        let (of_manifests, own): (Vec<Finding>, Vec<Finding>) =
+            r.preview.into_iter().partition(|f| f.manifest.is_some());
+        let restated: Vec<Check> = of_manifests
+            .iter()
+            .filter_map(|f| restated_by(f.check))
             .collect();
-        Ok(LintReport::new(secrets, manifests))
+        for f in of_manifests.into_iter().filter(allowed) {
+            if !manifests
+                .iter()
+                .any(|g| g.check == f.check && g.message == f.message && g.manifest == f.manifest)
+            {
+                manifests.push(f);
+            }
+        }
+        // CAPD sets the provider ID of its containers itself.
+        let by_provider = |f: &Finding| {
+            f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker")
+        };
+        LintedSecret {
+            role: kept.cluster.role,
+            findings: own
+                .into_iter()
+                .chain(kept.found.iter().cloned())
+                .chain(extra)
+                .filter(|f| allowed(f) && !restated.contains(&f.check) && !by_provider(f))
+                .collect(),
+            name: r.name,
+            namespace: r.namespace,
+            cluster: r.cluster,
+            line: r.line,
+            rendered_from: r.rendered_from,
+            error: None,
+        }
     }
 
     /// The report on manifests of which nothing renders (a topology that does not expand, a
@@ -956,7 +1046,7 @@ impl Linter {
     /// and no Secrets.
     ///
     /// ```
-    /// use rke2_payload::{Check, DecodeOptions, LintOptions, Linter, RenderOptions, Source, render};
+    /// use rke2_payload::{Check, LintOptions, Linter, RenderOptions, Source, render};
     ///
     /// let cluster = b"apiVersion: cluster.x-k8s.io/v1beta2
     /// kind: Cluster
@@ -966,7 +1056,7 @@ impl Linter {
     /// ";
     /// let preview = render(&[Source { name: "cluster.yaml", bytes: cluster }], &RenderOptions::new())?;
     /// assert!(preview.secrets.is_empty());
-    /// let linter = Linter::new(LintOptions::default(), DecodeOptions::default());
+    /// let linter = Linter::new(LintOptions::new());
     /// let report = linter.lint_unrendered(preview.findings);
     /// assert!(report.fails(false));
     /// assert_eq!(report.manifests[0].check, Check::TopologyExpansionFails);

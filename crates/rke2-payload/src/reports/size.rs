@@ -84,10 +84,12 @@ impl Target {
     }
 }
 
-/// What to measure against.
+/// What to measure against: built with [`SizeOptions::new`] and its `with_` methods.
 #[derive(Debug, Clone)]
 #[non_exhaustive]
 pub struct SizeOptions {
+    /// Decoding limits.
+    pub decode: DecodeOptions,
     /// The limits (default: every platform whose limit is verified, [`Cloud::is_verified`]).
     pub targets: Vec<Target>,
     /// Percent of each limit to keep free (0–100).
@@ -105,6 +107,7 @@ pub struct SizeOptions {
 impl Default for SizeOptions {
     fn default() -> Self {
         SizeOptions {
+            decode: DecodeOptions::default(),
             targets: super::clouds::CLOUDS
                 .iter()
                 .filter(|c| c.is_verified())
@@ -114,6 +117,54 @@ impl Default for SizeOptions {
             contributors: true,
             follow_delivery: true,
         }
+    }
+}
+
+impl SizeOptions {
+    /// The defaults: every verified platform, no headroom, contributors listed, a preview's
+    /// own delivery path followed.
+    ///
+    /// ```
+    /// use rke2_payload::{SizeOptions, Target, find_cloud};
+    ///
+    /// let aws = find_cloud("aws").expect("in the table");
+    /// let options = SizeOptions::new()
+    ///     .with_targets(vec![Target::Cloud(aws)])
+    ///     .with_headroom_percent(10.0);
+    /// assert_eq!(options.targets.len(), 1);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`SizeOptions::decode`].
+    pub fn with_decode(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
+    }
+
+    /// Sets [`SizeOptions::targets`].
+    pub fn with_targets(mut self, targets: Vec<Target>) -> Self {
+        self.targets = targets;
+        self
+    }
+
+    /// Sets [`SizeOptions::headroom_percent`].
+    pub fn with_headroom_percent(mut self, percent: f64) -> Self {
+        self.headroom_percent = percent;
+        self
+    }
+
+    /// Sets [`SizeOptions::contributors`].
+    pub fn with_contributors(mut self, contributors: bool) -> Self {
+        self.contributors = contributors;
+        self
+    }
+
+    /// Sets [`SizeOptions::follow_delivery`].
+    pub fn with_follow_delivery(mut self, follow: bool) -> Self {
+        self.follow_delivery = follow;
+        self
     }
 }
 
@@ -301,7 +352,7 @@ pub(crate) fn measure(
 ///   "metadata": {"name": "md-0-a"},
 ///   "data": {"format": "Y2xvdWQtY29uZmln", "value": "I2Nsb3VkLWNvbmZpZwpydW5jbWQ6IFtdCg=="}}"#;
 /// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
-/// let sizer = Sizer::new(SizeOptions::default(), DecodeOptions::default());
+/// let sizer = Sizer::new(SizeOptions::new());
 /// let report = sizer.measure(&envelope.secrets[0])?;
 /// assert_eq!(report.payload.value_bytes, 25);
 /// assert!(report.payload.fits());
@@ -310,7 +361,6 @@ pub(crate) fn measure(
 #[derive(Debug)]
 pub struct Sizer {
     options: SizeOptions,
-    decode: DecodeOptions,
     /// Measures, for [`Sizer::measure`].
     sizes: Memo<Arc<PayloadSize>>,
     /// JSON and whether it fits, for [`Sizer::measure_json`]: a run asks for one or the other,
@@ -319,11 +369,10 @@ pub struct Sizer {
 }
 
 impl Sizer {
-    /// A sizer that decodes with `decode` and measures against `options`.
-    pub fn new(options: SizeOptions, decode: DecodeOptions) -> Self {
+    /// A sizer that decodes and measures with `options`.
+    pub fn new(options: SizeOptions) -> Self {
         Sizer {
             options,
-            decode,
             sizes: Memo::default(),
             json: Memo::default(),
         }
@@ -334,15 +383,10 @@ impl Sizer {
         &self.options
     }
 
-    /// The options it decodes with.
-    pub fn decode_options(&self) -> &DecodeOptions {
-        &self.decode
-    }
-
     fn size(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadSize, Error> {
         Ok(measure(
             secret,
-            &secret.decode(&self.decode)?,
+            &secret.decode(&self.options.decode)?,
             &self.options,
         ))
     }
@@ -412,7 +456,7 @@ impl Sizer {
     {
         batch::run(
             reader,
-            &self.decode,
+            &self.options.decode,
             selector,
             jobs,
             |s| work(self, s),
@@ -682,6 +726,7 @@ mod tests {
             headroom_percent: 0.0,
             contributors: false,
             follow_delivery: true,
+            decode: DecodeOptions::default(),
         };
         let report = measure(&env.secrets[0], &payload, &options);
         assert_eq!(report.value_bytes, 16_384);
@@ -718,6 +763,7 @@ mod tests {
             headroom_percent: 10.0,
             contributors: false,
             follow_delivery: true,
+            decode: DecodeOptions::default(),
         };
         let report = measure(&env.secrets[0], &payload, &options);
         let v = &report.clouds[0];

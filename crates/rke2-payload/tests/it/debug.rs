@@ -73,14 +73,14 @@ fn debug_of_every_public_type_hides_secret_values() {
     let json = String::from_utf8(json).expect("UTF-8");
     assert_clean("inspect JSON", &json);
 
-    let sizer = Sizer::new(SizeOptions::default(), options.clone());
+    let sizer = Sizer::new(SizeOptions::new().with_decode(options.clone()));
     assert_clean("SizeReport", &sizer.measure(secret).expect("size"));
-    let linter = Linter::new(LintOptions::default(), options.clone());
+    let linter = Linter::new(LintOptions::new().with_decode(options.clone()));
     assert_clean("Linter", &linter);
     assert_clean(
         "LintReport",
         &linter
-            .lint(&input[..], &rke2_payload::Selector::default(), 1)
+            .lint_stream(&input[..], &rke2_payload::Selector::default(), 1)
             .expect("lint"),
     );
 

@@ -3,9 +3,7 @@
 
 use std::path::PathBuf;
 
-use rke2_payload::{
-    DecodeOptions, Envelope, InspectOptions, Inspector, SizeOptions, Sizer, inspect,
-};
+use rke2_payload::{DecodeOptions, Envelope, InspectOptions, Inspector, SizeOptions, Sizer};
 use serde_json::Value;
 
 fn testdata() -> PathBuf {
@@ -48,16 +46,17 @@ fn assert_same(
 }
 
 #[test]
-fn an_inspector_answers_what_inspect_makes_of_every_secret() {
+fn an_inspector_answers_what_a_fresh_one_makes_of_every_secret() {
     let input = doubled_list();
     for show_secrets in [false, true] {
-        let mut options = InspectOptions::default();
-        options.show_secrets = show_secrets;
+        let options = InspectOptions::new().with_show_secrets(show_secrets);
         let envelope = Envelope::parse(&input, &options.decode).expect("parse");
         assert!(envelope.secrets.len() >= 60, "{}", envelope.secrets.len());
         let inspector = Inspector::new(options.clone());
         for secret in &envelope.secrets {
-            let want = inspect(secret, &options).map(|r| serde_json::to_value(r).expect("JSON"));
+            let want = Inspector::new(options.clone())
+                .inspect(secret)
+                .map(|r| serde_json::to_value(r).expect("JSON"));
             let got = inspector
                 .inspect(secret)
                 .map(|r| serde_json::to_value(r).expect("JSON"));
@@ -94,11 +93,12 @@ fn a_sizer_answers_what_measure_makes_of_every_secret() {
     let decode = DecodeOptions::default();
     let envelope = Envelope::parse(&input, &decode).expect("parse");
     for contributors in [false, true] {
-        let mut options = SizeOptions::default();
-        options.contributors = contributors;
-        let sizer = Sizer::new(options.clone(), decode.clone());
+        let options = SizeOptions::new()
+            .with_contributors(contributors)
+            .with_decode(decode.clone());
+        let sizer = Sizer::new(options.clone());
         for secret in &envelope.secrets {
-            let want = Sizer::new(options.clone(), decode.clone())
+            let want = Sizer::new(options.clone())
                 .measure(secret)
                 .map(|r| serde_json::to_value(r).expect("JSON"));
             let got = sizer

@@ -39,19 +39,12 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let targets = cloud_targets(&args.cloud)?;
     // Without --cloud, a Secret rendered from manifests is still held to the limit of the
     // path its infrastructure template sends it by.
-    let size = {
-        let mut size = SizeOptions::default();
-        size.follow_delivery = targets.is_empty();
-        size.targets = targets;
-        size.headroom_percent = args.headroom;
-        size.contributors = false;
-        Some(size)
-    };
-    let mut lint = LintOptions::default();
-    lint.cert_expiry_days = args.cert_expiry_days;
-    lint.size = size;
-    lint.allow = args.allow.clone();
-    lint.cloud_init_schema = match &args.cloud_init_schema {
+    let size = SizeOptions::new()
+        .with_follow_delivery(targets.is_empty())
+        .with_targets(targets)
+        .with_headroom_percent(args.headroom)
+        .with_contributors(false);
+    let cloud_init_schema = match &args.cloud_init_schema {
         Some(path) if path.as_os_str() == "none" => None,
         Some(path) => Some(std::sync::Arc::new(
             rke2_payload::CloudInitSchema::load(path)
@@ -59,18 +52,27 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         )),
         None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
     };
-    let linter = Linter::new(lint, decode_options(&args.input));
+    let linter = Linter::new(
+        LintOptions::new()
+            .with_decode(decode_options(&args.input))
+            .with_cert_expiry_days(args.cert_expiry_days)
+            .with_size(Some(size))
+            .with_allow(args.allow.clone())
+            .with_cloud_init_schema(cloud_init_schema),
+    );
     let report = match secrets_or_findings(&args.input)? {
         // Manifests of which nothing renders: their findings are the report.
         Rendered::Nothing { findings, .. } if !findings.is_empty() => {
             linter.lint_unrendered(findings)
         }
         Rendered::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
-        Rendered::Secrets(reader, _) => match linter.lint(reader, &selector, args.input.jobs) {
-            Ok(report) => report,
-            Err(LintError::Input(e)) => return in_input(Err(e), path),
-            Err(e) => return Err(e.into()),
-        },
+        Rendered::Secrets(reader, _) => {
+            match linter.lint_stream(reader, &selector, args.input.jobs) {
+                Ok(report) => report,
+                Err(LintError::Input(e)) => return in_input(Err(e), path),
+                Err(e) => return Err(e.into()),
+            }
+        }
     };
     let mut out = raw_stdout();
     match args.output {

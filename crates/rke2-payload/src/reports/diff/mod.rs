@@ -48,14 +48,40 @@ impl Ignore {
     }
 }
 
-/// Options of a diff.
+/// Options of a diff: built with [`DiffOptions::new`] and its `with_` methods.
 #[derive(Debug, Clone, Default)]
 #[non_exhaustive]
 pub struct DiffOptions {
-    /// What to leave out.
-    pub ignore: Vec<Ignore>,
     /// Limits for reading both inputs.
     pub decode: DecodeOptions,
+    /// What to leave out.
+    pub ignore: Vec<Ignore>,
+}
+
+impl DiffOptions {
+    /// The defaults: default limits, nothing left out.
+    ///
+    /// ```
+    /// use rke2_payload::{DiffOptions, Ignore};
+    ///
+    /// let options = DiffOptions::new().with_ignore(vec![Ignore::Token, Ignore::Ca]);
+    /// assert_eq!(options.ignore.len(), 2);
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`DiffOptions::decode`].
+    pub fn with_decode(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
+    }
+
+    /// Sets [`DiffOptions::ignore`].
+    pub fn with_ignore(mut self, ignore: Vec<Ignore>) -> Self {
+        self.ignore = ignore;
+        self
+    }
 }
 
 /// What a [`Change`] is about. In JSON: its id, in kebab case (`tls-san`, `format-key`).
