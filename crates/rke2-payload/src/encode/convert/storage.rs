@@ -12,6 +12,7 @@
 
 use serde_json::{Map, Value, json};
 
+use super::emit::yaml_quote;
 use super::{refuse, shell};
 use crate::codec::text::terminal_safe;
 use crate::document::CloudConfig;
@@ -789,10 +790,7 @@ pub(super) fn to_cloud_config(
         let layout = match parts.as_slice() {
             // A wiped table and no partitions: cloud-init's `remove`; not wiped, nothing to do.
             [] if wipe => {
-                disk_setup.push_str(&format!(
-                    "  {}:\n    layout: remove\n",
-                    super::yaml_quote(dev)
-                ));
+                disk_setup.push_str(&format!("  {}:\n    layout: remove\n", yaml_quote(dev)));
                 continue;
             }
             [] => continue,
@@ -820,7 +818,7 @@ pub(super) fn to_cloud_config(
                         code if code.bytes().all(|b| b.is_ascii_digit()) => {
                             format!("[[100, {code}]]")
                         }
-                        code => format!("[[100, {}]]", super::yaml_quote(&code)),
+                        code => format!("[[100, {}]]", yaml_quote(&code)),
                     },
                     None => "true".to_owned(),
                 }
@@ -837,7 +835,7 @@ pub(super) fn to_cloud_config(
         };
         disk_setup.push_str(&format!(
             "  {}:\n    table_type: gpt\n    layout: {layout}\n    overwrite: {wipe}\n",
-            super::yaml_quote(dev),
+            yaml_quote(dev),
         ));
     }
     if !disk_setup.is_empty() {
@@ -911,14 +909,14 @@ pub(super) fn to_cloud_config(
             };
             fs_setup.push_str(&format!(
                 "  - device: {}\n    filesystem: {}\n    partition: {partition}\n    overwrite: {wipe}\n",
-                super::yaml_quote(dev),
-                super::yaml_quote(format)
+                yaml_quote(dev),
+                yaml_quote(format)
             ));
             if let Some(label) = label {
-                fs_setup.push_str(&format!("    label: {}\n", super::yaml_quote(label)));
+                fs_setup.push_str(&format!("    label: {}\n", yaml_quote(label)));
             }
             if !options.is_empty() {
-                let opts: Vec<String> = options.iter().map(|o| super::yaml_quote(o)).collect();
+                let opts: Vec<String> = options.iter().map(|o| yaml_quote(o)).collect();
                 fs_setup.push_str(&format!("    extra_opts: [{}]\n", opts.join(", ")));
             }
         }
