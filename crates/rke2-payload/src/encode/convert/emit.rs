@@ -1,8 +1,78 @@
-//! Writing a cloud-config: YAML scalars and `write_files` entries.
+//! Writing the converted document: the Ignition config as JSON; a cloud-config's lists,
+//! `write_files` entries and YAML scalars.
 
-use super::{ConvertError, refuse};
+use serde_json::{Map, Value, json};
+
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse};
 use crate::codec::b64;
 use crate::document::{Content, File};
+
+/// The Ignition config of a finished draft, as JSON.
+pub(super) fn ignition(d: IgnitionDraft<'_>) -> Vec<u8> {
+    let mut storage = Map::new();
+    for (name, list) in [
+        ("directories", d.directories),
+        ("disks", d.storage.disks),
+        ("files", d.files),
+        ("filesystems", d.storage.filesystems),
+        ("links", d.links),
+    ] {
+        if !list.is_empty() || name == "files" {
+            storage.insert(name.to_owned(), Value::Array(list));
+        }
+    }
+    let doc = json!({
+        "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
+        "kernelArguments": {},
+        "passwd": passwd(d.users, d.groups),
+        "storage": Value::Object(storage),
+        "systemd": {"units": d.units},
+    });
+    doc.to_string().into_bytes()
+}
+
+/// `passwd` with its users and groups (`{}` with neither).
+fn passwd(users: Vec<Value>, groups: Vec<Value>) -> Value {
+    let mut p = Map::new();
+    if !groups.is_empty() {
+        p.insert("groups".to_owned(), Value::Array(groups));
+    }
+    if !users.is_empty() {
+        p.insert("users".to_owned(), Value::Array(users));
+    }
+    Value::Object(p)
+}
+
+/// A cloud-config's `mounts`, `bootcmd` and `runcmd`, the last lists of its text.
+pub(super) fn commands(d: &mut CloudConfigDraft<'_>) {
+    if !d.storage.mounts.is_empty() {
+        d.out.push_str("mounts:\n");
+        for fields in &d.storage.mounts {
+            let words: Vec<String> = fields.iter().map(|f| yaml_quote(f)).collect();
+            d.out.push_str(&format!("- [{}]\n", words.join(", ")));
+        }
+    }
+    if !d.boot.is_empty() {
+        d.out.push_str("bootcmd:\n");
+        for c in &d.boot {
+            d.out.push_str(&format!("- {}\n", yaml_quote(c)));
+        }
+    }
+    // Units start at boot under Ignition: their lines come before the install script.
+    let commands: Vec<&String> = d
+        .storage
+        .commands
+        .iter()
+        .chain(&d.systemctl)
+        .chain(&d.script)
+        .collect();
+    if !commands.is_empty() {
+        d.out.push_str("runcmd:\n");
+        for c in commands {
+            d.out.push_str(&format!("- {}\n", yaml_quote(c)));
+        }
+    }
+}
 
 pub(super) fn write_file_entry(
     out: &mut String,

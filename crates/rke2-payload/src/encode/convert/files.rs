@@ -1,13 +1,196 @@
-//! `write_files` ↔ `storage.files`, and ntp's keys.
+//! `write_files` ↔ `storage.files`, and `ntp` → `/etc/chrony.conf`.
 
 use serde_json::{Map, Value, json};
 
-use super::{ConvertError, refuse};
+use super::emit::write_file_entry;
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse, storage};
 use crate::codec::{b64, dataurl, gzip};
 use crate::document::{Content, File};
 
+/// The fields of `write_files` entries that Ignition cannot say.
+pub(super) fn refuse_fields(d: &mut IgnitionDraft<'_>) {
+    for (path, field) in &d.config.file_fields {
+        d.refused.push(format!(
+            "write_files[{}].{field}",
+            crate::codec::text::terminal_safe(path)
+        ));
+    }
+}
+
+/// `write_files` as `storage.files`.
+pub(super) fn to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    for file in &d.config.files {
+        d.files.extend(keep!(d.refused, ignition_file(file)));
+    }
+    Ok(())
+}
+
+/// `ntp` as `/etc/chrony.conf` and `chronyd.service`.
+pub(super) fn ntp_to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    let Some(ntp) = &d.config.ntp else {
+        return Ok(());
+    };
+    keep!(d.refused, ntp_keys(d.other("ntp")));
+    if ntp.enabled != Some(false) && ntp.servers.is_empty() && ntp.pools.is_empty() {
+        // cloud-init configures the distribution's own pools: the OS's chrony.conf.
+        enable_chronyd(&mut d.units);
+    }
+    if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
+        let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
+        for s in &ntp.servers {
+            chrony.push_str(&format!("server {s} iburst\n"));
+        }
+        for p in &ntp.pools {
+            chrony.push_str(&format!("pool {p} iburst\n"));
+        }
+        chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
+        d.files.extend(keep!(
+            d.refused,
+            ignition_file(&File {
+                path: "/etc/chrony.conf".to_owned(),
+                mode: Some(0o644),
+                owner: None,
+                encoding: None,
+                content: Content::Inline(chrony.into_bytes()),
+                append: false,
+            })
+        ));
+        enable_chronyd(&mut d.units);
+    }
+    Ok(())
+}
+
+/// `chronyd.service` enabled, unless a unit entry names it already.
+fn enable_chronyd(units: &mut Vec<Value>) {
+    if !units.iter().any(|u| u["name"] == "chronyd.service") {
+        units.push(json!({"enabled": true, "name": "chronyd.service"}));
+    }
+}
+
+/// Paths written twice, which Ignition rejects.
+pub(super) fn refuse_duplicates(d: &mut IgnitionDraft<'_>) {
+    let mut paths = std::collections::HashSet::new();
+    // Ignition writes units after files: a file at a unit's path would be replaced.
+    let unit_paths: Vec<Value> = d
+        .units
+        .iter()
+        .filter(|u| u.get("contents").is_some())
+        .filter_map(|u| u["name"].as_str())
+        .map(|n| json!({"path": format!("/etc/systemd/system/{n}")}))
+        .collect();
+    let all_paths = d
+        .files
+        .iter()
+        .chain(&d.directories)
+        .chain(&d.links)
+        .chain(&unit_paths)
+        .map(|f| f["path"].as_str().unwrap_or(""));
+    for path in all_paths {
+        if !paths.insert(path.to_owned()) {
+            d.refused.push(format!(
+                "{} is written twice (Ignition rejects duplicates)",
+                crate::codec::text::terminal_safe(path)
+            ));
+        }
+    }
+}
+
+/// `storage.files`, and the files of units and drop-ins, as `write_files`.
+pub(super) fn to_cloud_config(d: &mut CloudConfigDraft<'_>) -> Result<(), ConvertError> {
+    let ignition = d.ignition;
+    if ignition.files.is_empty() && d.unit_files.is_empty() {
+        return Ok(());
+    }
+    let deferred = Deferred::new(d.doc, &d.storage.mount_points);
+    let kept = kept(d.doc);
+    d.out.push_str("write_files:\n");
+    for file in ignition.files.iter().chain(&d.unit_files) {
+        if (file.append || kept.contains(&file.path.as_str())) && file.mode.is_none() {
+            // Ignition leaves the mode of a file it appends to or keeps; cloud-init would
+            // set 0644.
+            d.refused.push(format!(
+                "storage.files[{}].mode (missing: Ignition keeps the file's mode, cloud-init would set 0644)",
+                crate::codec::text::terminal_safe(&file.path)
+            ));
+            continue;
+        }
+        if kept.contains(&file.path.as_str()) {
+            let touch = File {
+                append: true,
+                ..file.clone()
+            };
+            keep!(
+                d.refused,
+                write_file_entry(&mut d.out, &touch, deferred.holds(file))
+            );
+        } else {
+            keep!(
+                d.refused,
+                write_file_entry(&mut d.out, file, deferred.holds(file))
+            );
+        }
+    }
+    Ok(())
+}
+
+/// The files cloud-init writes in its final stage. cloud-init writes files before it mounts
+/// filesystems and creates users: a file under a mount point, or owned by a user or group the
+/// config creates, is deferred to its final stage (Ignition mounts, and creates users, before
+/// it writes files).
+struct Deferred<'a> {
+    users: Vec<&'a str>,
+    groups: Vec<&'a str>,
+    mount_points: &'a [String],
+}
+
+impl<'a> Deferred<'a> {
+    fn new(doc: &'a Value, mount_points: &'a [String]) -> Self {
+        let names = |section: &str| -> Vec<&'a str> {
+            doc["passwd"][section]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|u| u["name"].as_str())
+                .collect()
+        };
+        Deferred {
+            users: names("users"),
+            groups: names("groups"),
+            mount_points,
+        }
+    }
+
+    /// Whether cloud-init must write `file` in its final stage.
+    fn holds(&self, file: &File) -> bool {
+        let owned = file.owner.as_deref().is_some_and(|o| {
+            let (u, g) = o.split_once(':').unwrap_or((o, ""));
+            self.users.contains(&u) || self.groups.contains(&g)
+        });
+        owned
+            || self
+                .mount_points
+                .iter()
+                .any(|m| storage::under(&file.path, m))
+    }
+}
+
+/// The paths of files without contents. Such a file is made if missing and otherwise kept as
+/// it is, with its mode and owner: cloud-init's append of nothing.
+fn kept(doc: &Value) -> Vec<&str> {
+    doc["storage"]["files"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter(|f| {
+            f["contents"]["source"].as_str().is_none()
+                && f["append"].as_array().is_none_or(Vec::is_empty)
+        })
+        .filter_map(|f| f["path"].as_str())
+        .collect()
+}
+
 /// `ntp` keys other than the servers and pools chrony is given.
-pub(super) fn ntp_keys(ntp: Option<&Value>) -> Result<(), ConvertError> {
+fn ntp_keys(ntp: Option<&Value>) -> Result<(), ConvertError> {
     if let Some(Value::Object(m)) = ntp {
         for (k, v) in m {
             let carried = match k.as_str() {

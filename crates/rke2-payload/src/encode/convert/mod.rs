@@ -19,16 +19,16 @@
 //!
 //! Anything else cannot be carried over and is an error that names it; nothing is dropped.
 
-use serde_json::{Map, Value, json};
+use serde_json::Value;
 
-use crate::document::{CloudConfig, Content, Document, DocumentError, File, Ignition};
+use crate::document::{CloudConfig, Document, DocumentError, File, Ignition};
 use crate::payload::{Format, Payload};
 
 /// The value of a step that may not carry something over, or `None` with what it could not
 /// carry added to `$refused` (a conversion names everything it cannot carry at once); other
 /// errors return.
 macro_rules! keep {
-    ($refused:ident, $result:expr) => {
+    ($refused:expr, $result:expr) => {
         match $result {
             Ok(value) => Some(value),
             Err(ConvertError::Inexpressible { what, .. }) => {
@@ -47,18 +47,7 @@ mod shell;
 mod storage;
 mod users;
 
-use emit::{write_file_entry, yaml_quote};
 pub(crate) use files::data_url;
-use files::{file_fields, ignition_file, ntp_keys};
-use scripts::{
-    BOOT_SCRIPT_PATH, BOOT_UNIT, BOOT_UNIT_NAME, RUN_SCRIPT, SCRIPT_PATH, UNIT, UNIT_NAME,
-    oneshot_script, script_file, script_text, split_runcmd, storage_entries, systemctl_line,
-    unit_file,
-};
-use users::{
-    default_user_keys, groups_to_cloud_config, groups_to_ignition, mentions_default, passwd,
-    users_to_cloud_config, users_to_ignition,
-};
 
 /// Why a payload could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -109,64 +98,75 @@ pub fn convert(payload: &Payload<'_>, to: Format) -> Result<Option<Vec<u8>>, Con
     // The document has the payload's format, so its kind says where it goes.
     match Document::parse(payload)? {
         Document::CloudConfig(c) => {
-            if c.problems
-                .iter()
-                .any(|p| p.check == crate::checks::Check::UserdataNotCloudConfig)
-            {
-                // A script, an archive, MIME parts: none of it is a cloud-config's modules.
-                // Named by its header's first word only: the rest of the line (a script's
-                // arguments, an include's URL) may hold a credential.
-                let text = String::from_utf8_lossy(payload.userdata());
-                let header = text.split_whitespace().next().unwrap_or("");
-                let kind = if header.starts_with("#!") {
-                    "a script".to_owned()
-                } else if header.starts_with('#') {
-                    format!(
-                        "a cloud-init `{}` part",
-                        crate::codec::text::terminal_safe(&crate::codec::text::shorten(header, 30))
-                    )
-                } else if text
-                    .trim_start()
-                    .to_ascii_lowercase()
-                    .starts_with("content-type:")
-                    || text
-                        .trim_start()
-                        .to_ascii_lowercase()
-                        .starts_with("mime-version:")
-                {
-                    "MIME multipart".to_owned()
-                } else {
-                    "not cloud-init user data".to_owned()
-                };
-                return Err(refuse(
-                    "Ignition",
-                    format!(
-                        "all of it: the user data is {kind}, not a cloud-config, and only cloud-config modules convert"
-                    ),
-                ));
-            }
-            if let Some(line) = c.repaired_lines.first() {
-                // Read by the tolerant pass only: cloud-init rejects the whole document.
-                return Err(refuse(
-                    "Ignition",
-                    format!(
-                        "all of it: the cloud-config is not valid YAML (line {line}), so cloud-init runs none of it"
-                    ),
-                ));
-            }
-            let text = String::from_utf8_lossy(payload.userdata());
-            if c.jinja && (text.contains("{{") || text.contains("{%")) {
-                return Err(refuse(
-                    "Ignition",
-                    "the Jinja expressions of a `## template: jinja` cloud-config (cloud-init fills them in at boot from instance data, Ignition has no templates)",
-                ));
-            }
+            convertible(&c, payload.userdata())?;
             to_ignition(&c).map(Some)
         }
         Document::Ignition(i) => {
             let (doc, merged) = in_effect(payload.userdata())?;
             to_cloud_config(&i, &doc, merged).map(Some)
         }
+    }
+}
+
+/// Refuses a cloud-config whose modules are not what cloud-init runs: user data of another
+/// kind, YAML only the tolerant pass reads, Jinja expressions cloud-init fills in at boot.
+fn convertible(c: &CloudConfig, userdata: &[u8]) -> Result<(), ConvertError> {
+    if c.problems
+        .iter()
+        .any(|p| p.check == crate::checks::Check::UserdataNotCloudConfig)
+    {
+        // A script, an archive, MIME parts: none of it is a cloud-config's modules.
+        let kind = user_data_kind(userdata);
+        return Err(refuse(
+            "Ignition",
+            format!(
+                "all of it: the user data is {kind}, not a cloud-config, and only cloud-config modules convert"
+            ),
+        ));
+    }
+    if let Some(line) = c.repaired_lines.first() {
+        // Read by the tolerant pass only: cloud-init rejects the whole document.
+        return Err(refuse(
+            "Ignition",
+            format!(
+                "all of it: the cloud-config is not valid YAML (line {line}), so cloud-init runs none of it"
+            ),
+        ));
+    }
+    let text = String::from_utf8_lossy(userdata);
+    if c.jinja && (text.contains("{{") || text.contains("{%")) {
+        return Err(refuse(
+            "Ignition",
+            "the Jinja expressions of a `## template: jinja` cloud-config (cloud-init fills them in at boot from instance data, Ignition has no templates)",
+        ));
+    }
+    Ok(())
+}
+
+/// What user data that is not a cloud-config is. Named by its header's first word only: the
+/// rest of the line (a script's arguments, an include's URL) may hold a credential.
+fn user_data_kind(userdata: &[u8]) -> String {
+    let text = String::from_utf8_lossy(userdata);
+    let header = text.split_whitespace().next().unwrap_or("");
+    if header.starts_with("#!") {
+        "a script".to_owned()
+    } else if header.starts_with('#') {
+        format!(
+            "a cloud-init `{}` part",
+            crate::codec::text::terminal_safe(&crate::codec::text::shorten(header, 30))
+        )
+    } else if text
+        .trim_start()
+        .to_ascii_lowercase()
+        .starts_with("content-type:")
+        || text
+            .trim_start()
+            .to_ascii_lowercase()
+            .starts_with("mime-version:")
+    {
+        "MIME multipart".to_owned()
+    } else {
+        "not cloud-init user data".to_owned()
     }
 }
 
@@ -202,12 +202,73 @@ fn in_effect(text: &[u8]) -> Result<(Value, bool), ConvertError> {
     Ok((doc, merged))
 }
 
+/// An Ignition config made from a cloud-config, step by step (see [`to_ignition`]).
+struct IgnitionDraft<'c> {
+    config: &'c CloudConfig,
+    /// Everything that cannot be carried over, named together: the user fixes it in one go.
+    refused: Vec<String>,
+    /// `passwd.users`, and the sudoers lines their `sudo` asks for.
+    users: Vec<Value>,
+    sudoers: Vec<String>,
+    /// `passwd.groups`.
+    groups: Vec<Value>,
+    /// Disks, filesystems and mounts.
+    storage: storage::ToIgnition,
+    /// `storage.files`, `storage.directories` and `storage.links`.
+    files: Vec<Value>,
+    directories: Vec<Value>,
+    links: Vec<Value>,
+    /// `systemd.units`.
+    units: Vec<Value>,
+}
+
+impl<'c> IgnitionDraft<'c> {
+    fn new(config: &'c CloudConfig) -> Self {
+        IgnitionDraft {
+            config,
+            refused: Vec::new(),
+            users: Vec::new(),
+            sudoers: Vec::new(),
+            groups: Vec::new(),
+            storage: storage::ToIgnition::default(),
+            files: Vec::new(),
+            directories: Vec::new(),
+            links: Vec::new(),
+            units: Vec::new(),
+        }
+    }
+
+    /// The last value of a top-level key the config's model leaves as it is.
+    fn other(&self, key: &str) -> Option<&'c Value> {
+        storage::key(self.config, key)
+    }
+}
+
 /// cloud-config → Ignition 3.3 JSON.
 pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError> {
-    const TO: &str = "Ignition";
-    // Everything that cannot be carried over, named together: the user fixes it in one go.
-    let mut refused: Vec<String> = Vec::new();
-    let mut leftovers: Vec<&str> = config
+    let mut d = IgnitionDraft::new(config);
+    refuse_other_keys(&mut d);
+    users::to_ignition(&mut d)?;
+    files::refuse_fields(&mut d);
+    d.storage = keep!(d.refused, storage::to_ignition(config)).unwrap_or_default();
+    files::to_ignition(&mut d)?;
+    scripts::refuse_cloud_init(&mut d);
+    scripts::bootcmd_to_ignition(&mut d)?;
+    scripts::runcmd_to_ignition(&mut d)?;
+    files::ntp_to_ignition(&mut d)?;
+    users::sudoers_to_ignition(&mut d)?;
+    storage::units_to_ignition(&mut d);
+    files::refuse_duplicates(&mut d);
+    if !d.refused.is_empty() {
+        return Err(refuse("Ignition", d.refused.join("; ")));
+    }
+    Ok(emit::ignition(d))
+}
+
+/// Top-level keys no step of [`to_ignition`] reads.
+fn refuse_other_keys(d: &mut IgnitionDraft<'_>) {
+    let mut leftovers: Vec<&str> = d
+        .config
         .other
         .iter()
         .map(|(k, _)| k.as_str())
@@ -228,241 +289,28 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     leftovers.sort_unstable();
     leftovers.dedup();
     if !leftovers.is_empty() {
-        refused.push(format!("top-level keys {}", leftovers.join(", ")));
+        d.refused
+            .push(format!("top-level keys {}", leftovers.join(", ")));
     }
-    let other = |key: &str| storage::key(config, key);
-    let users = match other("users") {
-        Some(users) => keep!(refused, users_to_ignition(users)),
-        None => Some((Vec::new(), Vec::new())),
-    };
-    // Groups name members among the users: not checked against users that could not be read.
-    let users_read = users.is_some();
-    let (mut passwd_users, sudoers) = users.unwrap_or_default();
-    if let Some(keys) = other("ssh_authorized_keys").filter(|k| !k.is_null()) {
-        // cloud-init gives them to the default user, which exists when `users` is not given
-        // or lists `default`; else only to root, behind a command that refuses the login.
-        let default = match other("users") {
-            None => true,
-            Some(users) => mentions_default(users),
-        };
-        if default {
-            keep!(refused, default_user_keys(keys, &mut passwd_users));
-        } else {
-            refused.push(
-                "ssh_authorized_keys (users has no default user: cloud-init gives the keys to root, whose login it refuses)"
-                    .to_owned(),
-            );
-        }
-    }
-    let passwd_groups = match other("groups") {
-        Some(groups) if users_read => {
-            keep!(refused, groups_to_ignition(groups, &passwd_users)).unwrap_or_default()
-        }
-        _ => Vec::new(),
-    };
-    for (path, field) in &config.file_fields {
-        refused.push(format!(
-            "write_files[{}].{field}",
-            crate::codec::text::terminal_safe(path)
-        ));
-    }
-    let storage = keep!(refused, storage::to_ignition(config)).unwrap_or_default();
-    let mut files = Vec::new();
-    for file in &config.files {
-        files.extend(keep!(refused, ignition_file(file)));
-    }
-    let mut units = Vec::new();
-    let boot: Vec<&str> = config
-        .commands
-        .iter()
-        .filter(|c| c.origin == "bootcmd")
-        .map(|c| c.line.as_str())
-        .collect();
-    for c in &config.commands {
-        if c.line.contains("cloud-init-per")
-            || (c.origin == "bootcmd" && c.line.contains("INSTANCE_ID"))
-        {
-            refused.push(format!(
-                "{}: a command that uses cloud-init itself (cloud-init-per, $INSTANCE_ID), which Ignition's systems do not have",
-                c.origin
-            ));
-            break;
-        }
-    }
-    if !boot.is_empty() {
-        files.extend(
-            keep!(
-                refused,
-                script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")
-            )
-            .flatten(),
-        );
-        units.push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
-    }
-    // The lines of the install script a runcmd entry runs (`bash /etc/rke2-install.sh`) stand
-    // for that entry: the script is the file, run by the unit.
-    let mut run: Vec<&str> = Vec::new();
-    for c in config.commands.iter().filter(|c| c.origin != "bootcmd") {
-        if c.origin == SCRIPT_PATH {
-            if run.last() != Some(&RUN_SCRIPT) {
-                run.push(RUN_SCRIPT);
-            }
-        } else {
-            run.push(c.line.as_str());
-        }
-    }
-    let split = split_runcmd(&run, &storage.mount_points);
-    let (directories, links) = storage_entries(&run[..split.lead.start]);
-    let systemctl_lines: Vec<&str> = run[split.lead.clone()]
-        .iter()
-        .chain(&run[split.script.end..])
-        .copied()
-        .collect();
-    let middle = &run[split.script.clone()];
-    if middle == [RUN_SCRIPT] {
-        units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
-    } else if middle.contains(&RUN_SCRIPT) {
-        refused.push(format!(
-            "runcmd: commands besides `{RUN_SCRIPT}`, which runs the install script a conversion from Ignition keeps as a file"
-        ));
-    } else if !middle.is_empty() {
-        files.extend(keep!(refused, script_file(config, SCRIPT_PATH, middle, "runcmd")).flatten());
-        units.push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
-    }
-    // A unit named twice ends as the last line leaves it, as it would under cloud-init.
-    let mut named: Vec<Value> = Vec::new();
-    for unit in systemctl_lines
-        .iter()
-        .filter_map(|line| systemctl_line(line))
-    {
-        let Some(name) = unit["name"].as_str() else {
-            continue;
-        };
-        match named.iter_mut().find(|u| u["name"] == name) {
-            Some(entry) => {
-                for (k, v) in unit.as_object().into_iter().flatten() {
-                    entry[k.as_str()] = v.clone();
-                }
-            }
-            None => named.push(unit.clone()),
-        }
-    }
-    for unit in &named {
-        // systemctl refuses to enable a masked unit.
-        if unit["mask"] == true && unit["enabled"] == true {
-            refused.push(format!(
-                "runcmd: systemctl enables the masked unit {}",
-                crate::codec::text::terminal_safe(unit["name"].as_str().unwrap_or(""))
-            ));
-        }
-    }
-    units.extend(named);
-    if let Some(ntp) = &config.ntp {
-        keep!(refused, ntp_keys(other("ntp")));
-        if ntp.enabled != Some(false) && ntp.servers.is_empty() && ntp.pools.is_empty() {
-            // cloud-init configures the distribution's own pools: the OS's chrony.conf.
-            if !units.iter().any(|u| u["name"] == "chronyd.service") {
-                units.push(json!({"enabled": true, "name": "chronyd.service"}));
-            }
-        }
-        if ntp.enabled != Some(false) && (!ntp.servers.is_empty() || !ntp.pools.is_empty()) {
-            let mut chrony = String::from("# Configured by rke2-payload from cloud-config ntp\n");
-            for s in &ntp.servers {
-                chrony.push_str(&format!("server {s} iburst\n"));
-            }
-            for p in &ntp.pools {
-                chrony.push_str(&format!("pool {p} iburst\n"));
-            }
-            chrony.push_str("driftfile /var/lib/chrony/drift\nmakestep 1.0 3\nrtcsync\n");
-            files.extend(keep!(
-                refused,
-                ignition_file(&File {
-                    path: "/etc/chrony.conf".to_owned(),
-                    mode: Some(0o644),
-                    owner: None,
-                    encoding: None,
-                    content: Content::Inline(chrony.into_bytes()),
-                    append: false,
-                })
-            ));
-            if !units.iter().any(|u| u["name"] == "chronyd.service") {
-                units.push(json!({"enabled": true, "name": "chronyd.service"}));
-            }
-        }
-    }
-    if !sudoers.is_empty() {
-        let mut text = String::from("# Created by rke2-payload from cloud-config users[].sudo\n");
-        for line in &sudoers {
-            text.push_str(line);
-            text.push('\n');
-        }
-        files.extend(keep!(
-            refused,
-            ignition_file(&File {
-                path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
-                mode: Some(0o440),
-                owner: Some("root:root".to_owned()),
-                encoding: None,
-                content: Content::Inline(text.into_bytes()),
-                append: false,
-            })
-        ));
-    }
-    for unit in storage.units {
-        if units.iter().any(|u| u["name"] == unit["name"]) {
-            refused.push(format!(
-                "mounts: the unit {} of a mount is also named by a systemctl command of runcmd",
-                crate::codec::text::terminal_safe(unit["name"].as_str().unwrap_or(""))
-            ));
-            continue;
-        }
-        units.push(unit);
-    }
-    let mut paths = std::collections::HashSet::new();
-    // Ignition writes units after files: a file at a unit's path would be replaced.
-    let unit_paths: Vec<Value> = units
-        .iter()
-        .filter(|u| u.get("contents").is_some())
-        .filter_map(|u| u["name"].as_str())
-        .map(|n| json!({"path": format!("/etc/systemd/system/{n}")}))
-        .collect();
-    let all_paths = files
-        .iter()
-        .chain(&directories)
-        .chain(&links)
-        .chain(&unit_paths)
-        .map(|f| f["path"].as_str().unwrap_or(""));
-    for path in all_paths {
-        if !paths.insert(path.to_owned()) {
-            refused.push(format!(
-                "{} is written twice (Ignition rejects duplicates)",
-                crate::codec::text::terminal_safe(path)
-            ));
-        }
-    }
-    if !refused.is_empty() {
-        return Err(refuse(TO, refused.join("; ")));
-    }
-    let mut storage_out = Map::new();
-    for (name, list) in [
-        ("directories", directories),
-        ("disks", storage.disks),
-        ("files", files),
-        ("filesystems", storage.filesystems),
-        ("links", links),
-    ] {
-        if !list.is_empty() || name == "files" {
-            storage_out.insert(name.to_owned(), Value::Array(list));
-        }
-    }
-    let doc = json!({
-        "ignition": {"config": {"replace": {"verification": {}}}, "proxy": {}, "security": {"tls": {}}, "timeouts": {}, "version": "3.3.0"},
-        "kernelArguments": {},
-        "passwd": passwd(passwd_users, passwd_groups),
-        "storage": Value::Object(storage_out),
-        "systemd": {"units": units},
-    });
-    Ok(doc.to_string().into_bytes())
+}
+
+/// A cloud-config made from an Ignition config, step by step (see [`to_cloud_config`]).
+struct CloudConfigDraft<'i> {
+    ignition: &'i Ignition,
+    /// The config in effect, as JSON.
+    doc: &'i Value,
+    /// Everything that cannot be carried over, named together.
+    refused: Vec<String>,
+    /// The cloud-config text so far.
+    out: String,
+    /// Disks, filesystems, mounts, directories and links.
+    storage: storage::ToCloudConfig,
+    /// `bootcmd`, the runcmd line that runs the install script, and the `systemctl` lines.
+    boot: Vec<String>,
+    script: Vec<String>,
+    systemctl: Vec<String>,
+    /// The files of units and drop-ins.
+    unit_files: Vec<File>,
 }
 
 /// Ignition → cloud-config text; `doc` is the config in effect as JSON (see [`in_effect`]),
@@ -473,7 +321,6 @@ fn to_cloud_config(
     merged: bool,
 ) -> Result<Vec<u8>, ConvertError> {
     const TO: &str = "cloud-config";
-    let groups = ignition.unmodelled.contains(&"passwd.groups");
     if merged {
         // Each field is checked in the config that says it; merged ones are not read here.
         return Err(refuse(
@@ -481,233 +328,59 @@ fn to_cloud_config(
             "ignition.config.merge (the configs merged in: merge them into one config first)",
         ));
     }
-    let unmodelled: Vec<&str> = ignition
+    let mut d = CloudConfigDraft {
+        ignition,
+        doc,
+        refused: Vec::new(),
+        out: String::from("#cloud-config\n"),
+        storage: storage::ToCloudConfig::default(),
+        boot: Vec::new(),
+        script: Vec::new(),
+        systemctl: Vec::new(),
+        unit_files: Vec::new(),
+    };
+    refuse_unread(&mut d)?;
+    users::to_cloud_config(&mut d)?;
+    d.storage =
+        keep!(d.refused, storage::to_cloud_config(doc, &ignition.units)).unwrap_or_default();
+    d.out.push_str(&d.storage.blocks);
+    scripts::units_to_cloud_config(&mut d);
+    files::to_cloud_config(&mut d)?;
+    emit::commands(&mut d);
+    if !d.refused.is_empty() {
+        return Err(refuse(TO, d.refused.join("; ")));
+    }
+    Ok(d.out.into_bytes())
+}
+
+/// What the Ignition reader does not model, config sources, and the fields of `storage.files`
+/// that `write_files` cannot say.
+fn refuse_unread(d: &mut CloudConfigDraft<'_>) -> Result<(), ConvertError> {
+    let unmodelled: Vec<&str> = d
+        .ignition
         .unmodelled
         .iter()
         .copied()
         .filter(|u| !matches!(*u, "passwd.groups" | "storage.disks"))
         .collect();
-    // Everything that cannot be carried over, named together.
-    let mut refused: Vec<String> = Vec::new();
     if !unmodelled.is_empty() {
-        refused.push(unmodelled.join(", "));
+        d.refused.push(unmodelled.join(", "));
     }
-    if ignition.config_sources.iter().any(|s| !s.is_empty()) {
-        refused.push("ignition.config merge/replace sources".to_owned());
+    if d.ignition.config_sources.iter().any(|s| !s.is_empty()) {
+        d.refused
+            .push("ignition.config merge/replace sources".to_owned());
     }
-    for e in file_fields(doc) {
-        keep!(refused, Err::<(), _>(e));
+    for e in files::file_fields(d.doc) {
+        keep!(d.refused, Err::<(), _>(e));
     }
-    let mut out = String::from("#cloud-config\n");
-    if groups {
-        out.push_str(
-            &keep!(refused, groups_to_cloud_config(&doc["passwd"]["groups"])).unwrap_or_default(),
-        );
-    }
-    if !ignition.users.is_empty() {
-        out.push_str(
-            &keep!(refused, users_to_cloud_config(&doc["passwd"]["users"])).unwrap_or_default(),
-        );
-    }
-    let storage =
-        keep!(refused, storage::to_cloud_config(doc, &ignition.units)).unwrap_or_default();
-    out.push_str(&storage.blocks);
-    let mut boot = Vec::new();
-    let mut script = Vec::new();
-    let mut systemctl = Vec::new();
-    let mut unit_files = Vec::new();
-    for unit in &ignition.units {
-        if storage.mount_units.contains(&unit.name) {
-            continue;
-        }
-        // A unit's name is a file name in /etc/systemd/system, and so is a drop-in's.
-        let file_name = |n: &str| {
-            !n.is_empty()
-                && n != "."
-                && n != ".."
-                && !n.contains('/')
-                && !n.chars().any(char::is_control)
-        };
-        if !file_name(&unit.name) || unit.dropins.iter().any(|(d, _)| !file_name(d)) {
-            refused.push(format!(
-                "systemd.units[{}] (a unit or drop-in name that is not a file name)",
-                crate::codec::text::terminal_safe(&unit.name)
-            ));
-            continue;
-        }
-        let dir = format!("/etc/systemd/system/{}", unit.name);
-        for (name, contents) in &unit.dropins {
-            let Some(contents) = contents else {
-                refused.push(format!(
-                    "systemd.units[{}].dropins[{}] without contents",
-                    crate::codec::text::terminal_safe(&unit.name),
-                    crate::codec::text::terminal_safe(name)
-                ));
-                continue;
-            };
-            unit_files.push(unit_file(format!("{dir}.d/{name}"), contents));
-        }
-        // The install unit runs once (a condition stops it later), the bootcmd one every boot.
-        let once = unit.name == UNIT_NAME;
-        let ran = |path: &str| {
-            unit.contents
-                .as_deref()
-                .filter(|_| {
-                    unit.enabled == Some(true) && unit.mask != Some(true) && unit.dropins.is_empty()
-                })
-                .filter(|text| text.contains("\nCondition") == once)
-                .and_then(|text| oneshot_script(text, &ignition.files))
-                .filter(|(program, _)| program == path)
-                .map(|(_, lines)| lines)
-        };
-        if unit.name == UNIT_NAME && ran(SCRIPT_PATH).is_some() {
-            // The script stays the file it is and runcmd runs it with its shell, so its
-            // interpreter and `set` options hold.
-            let bash = script_text(&ignition.files, SCRIPT_PATH).is_some_and(|t| {
-                t.lines()
-                    .next()
-                    .is_some_and(|l| l.starts_with("#!") && l.contains("bash"))
-            });
-            script.push(if bash {
-                RUN_SCRIPT.to_owned()
-            } else {
-                format!("sh {SCRIPT_PATH}")
-            });
-            continue;
-        }
-        // bootcmd's lines run under sh.
-        let sh = !script_text(&ignition.files, BOOT_SCRIPT_PATH)
-            .is_some_and(|t| t.lines().next().is_some_and(|l| l.contains("bash")));
-        if unit.name == BOOT_UNIT_NAME
-            && sh
-            && let Some(lines) = ran(BOOT_SCRIPT_PATH)
-        {
-            boot.extend(lines);
-            continue;
-        }
-        if unit.name == UNIT_NAME || unit.name == BOOT_UNIT_NAME {
-            // These names are the conversion's: back, runcmd and bootcmd become them again.
-            refused.push(format!(
-                "systemd.units[{}] (not the oneshot that runs {} alone, with no drop-ins: this conversion reads runcmd and bootcmd into units of these names)",
-                crate::codec::text::terminal_safe(&unit.name),
-                if unit.name == UNIT_NAME { SCRIPT_PATH } else { BOOT_SCRIPT_PATH }
-            ));
-            continue;
-        }
-        if let Some(text) = &unit.contents {
-            unit_files.push(unit_file(dir, text));
-        }
-        if unit.mask == Some(true) {
-            // `--now`: runcmd runs after the unit may have started; under Ignition it never ran.
-            systemctl.push(format!("systemctl mask --now {}", shell::quote(&unit.name)));
-        } else if unit.enabled == Some(true) {
-            systemctl.push(format!(
-                "systemctl enable --now {}",
-                shell::quote(&unit.name)
-            ));
-        } else if unit.enabled == Some(false) {
-            systemctl.push(format!(
-                "systemctl disable --now {}",
-                shell::quote(&unit.name)
-            ));
-        }
-    }
-    // `daemon-reload` before enabling units whose files were just written.
-    if !unit_files.is_empty() && !systemctl.is_empty() {
-        systemctl.insert(0, "systemctl daemon-reload".to_owned());
-    }
-    if !ignition.files.is_empty() || !unit_files.is_empty() {
-        // cloud-init writes files before it mounts filesystems and creates users: a file
-        // under a mount point, or owned by a user or group the config creates, is deferred to
-        // its final stage (Ignition mounts, and creates users, before it writes files).
-        let names = |section: &str| -> Vec<&str> {
-            doc["passwd"][section]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(|u| u["name"].as_str())
-                .collect()
-        };
-        let (users, groups) = (names("users"), names("groups"));
-        let defer = |file: &File| {
-            let owned = file.owner.as_deref().is_some_and(|o| {
-                let (u, g) = o.split_once(':').unwrap_or((o, ""));
-                users.contains(&u) || groups.contains(&g)
-            });
-            owned
-                || storage
-                    .mount_points
-                    .iter()
-                    .any(|m| storage::under(&file.path, m))
-        };
-        // A file without contents is made if missing and otherwise kept as it is, with its
-        // mode and owner: cloud-init's append of nothing.
-        let kept: Vec<&str> = doc["storage"]["files"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter(|f| {
-                f["contents"]["source"].as_str().is_none()
-                    && f["append"].as_array().is_none_or(Vec::is_empty)
-            })
-            .filter_map(|f| f["path"].as_str())
-            .collect();
-        out.push_str("write_files:\n");
-        for file in ignition.files.iter().chain(&unit_files) {
-            if (file.append || kept.contains(&file.path.as_str())) && file.mode.is_none() {
-                // Ignition leaves the mode of a file it appends to or keeps; cloud-init would
-                // set 0644.
-                refused.push(format!(
-                    "storage.files[{}].mode (missing: Ignition keeps the file's mode, cloud-init would set 0644)",
-                    crate::codec::text::terminal_safe(&file.path)
-                ));
-                continue;
-            }
-            if kept.contains(&file.path.as_str()) {
-                let touch = File {
-                    append: true,
-                    ..file.clone()
-                };
-                keep!(refused, write_file_entry(&mut out, &touch, defer(file)));
-            } else {
-                keep!(refused, write_file_entry(&mut out, file, defer(file)));
-            }
-        }
-    }
-    if !storage.mounts.is_empty() {
-        out.push_str("mounts:\n");
-        for fields in &storage.mounts {
-            let words: Vec<String> = fields.iter().map(|f| yaml_quote(f)).collect();
-            out.push_str(&format!("- [{}]\n", words.join(", ")));
-        }
-    }
-    if !boot.is_empty() {
-        out.push_str("bootcmd:\n");
-        for c in &boot {
-            out.push_str(&format!("- {}\n", yaml_quote(c)));
-        }
-    }
-    // Units start at boot under Ignition: their lines come before the install script.
-    let commands: Vec<&String> = storage
-        .commands
-        .iter()
-        .chain(&systemctl)
-        .chain(&script)
-        .collect();
-    if !commands.is_empty() {
-        out.push_str("runcmd:\n");
-        for c in commands {
-            out.push_str(&format!("- {}\n", yaml_quote(c)));
-        }
-    }
-    if !refused.is_empty() {
-        return Err(refuse(TO, refused.join("; ")));
-    }
-    Ok(out.into_bytes())
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
+    use serde_json::json;
+
+    use super::scripts::BOOT_UNIT_NAME;
     use super::*;
 
     /// Ignition text → cloud-config, as [`convert`] does it.

@@ -4,30 +4,287 @@
 use serde_json::{Value, json};
 
 use super::files::{ignition_file, volatile};
-use super::{ConvertError, refuse, shell, storage};
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse, shell, storage};
+use crate::document::ignition::Unit;
 use crate::document::{CloudConfig, Content, File};
 
 /// Where the install script goes.
-pub(super) const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
+const SCRIPT_PATH: &str = "/etc/rke2-install.sh";
 
 /// The oneshot unit that runs the script once.
-pub(super) const UNIT_NAME: &str = "rke2-install.service";
+const UNIT_NAME: &str = "rke2-install.service";
 
 /// CAPRKE2's install unit, run on the first boot only (cloud-init runs runcmd once per
 /// instance).
-pub(super) const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\nConditionFirstBoot=yes\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
+const UNIT: &str = "[Unit]\nDescription=rke2-install\nWants=network-online.target\nAfter=network-online.target network.target\nConditionPathExists=!/etc/cluster-api/bootstrap-success.complete\nConditionFirstBoot=yes\n[Service]\nUser=root\n# To not restart the unit when it exits, as it is expected.\nType=oneshot\nExecStart=/etc/rke2-install.sh\n[Install]\nWantedBy=multi-user.target\n";
 
 /// The runcmd entry that runs the install script a conversion from Ignition keeps as a file.
-pub(super) const RUN_SCRIPT: &str = "bash /etc/rke2-install.sh";
+const RUN_SCRIPT: &str = "bash /etc/rke2-install.sh";
 
 /// Where bootcmd's commands go, and the unit that runs them at every boot.
-pub(super) const BOOT_SCRIPT_PATH: &str = "/etc/rke2-bootcmd.sh";
+const BOOT_SCRIPT_PATH: &str = "/etc/rke2-bootcmd.sh";
 pub(super) const BOOT_UNIT_NAME: &str = "rke2-bootcmd.service";
-pub(super) const BOOT_UNIT: &str = "[Unit]\nDescription=cloud-config bootcmd: run at every boot, before the network is online\nDefaultDependencies=no\nAfter=local-fs.target\nBefore=network-online.target rke2-install.service\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/etc/rke2-bootcmd.sh\n[Install]\nWantedBy=multi-user.target\n";
+const BOOT_UNIT: &str = "[Unit]\nDescription=cloud-config bootcmd: run at every boot, before the network is online\nDefaultDependencies=no\nAfter=local-fs.target\nBefore=network-online.target rke2-install.service\n[Service]\nType=oneshot\nRemainAfterExit=yes\nExecStart=/etc/rke2-bootcmd.sh\n[Install]\nWantedBy=multi-user.target\n";
+
+/// A command that uses cloud-init itself, which Ignition's systems do not have (named once).
+pub(super) fn refuse_cloud_init(d: &mut IgnitionDraft<'_>) {
+    for c in &d.config.commands {
+        if c.line.contains("cloud-init-per")
+            || (c.origin == "bootcmd" && c.line.contains("INSTANCE_ID"))
+        {
+            d.refused.push(format!(
+                "{}: a command that uses cloud-init itself (cloud-init-per, $INSTANCE_ID), which Ignition's systems do not have",
+                c.origin
+            ));
+            break;
+        }
+    }
+}
+
+/// bootcmd as `/etc/rke2-bootcmd.sh`, run at every boot by `rke2-bootcmd.service`.
+pub(super) fn bootcmd_to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    let config = d.config;
+    let boot: Vec<&str> = config
+        .commands
+        .iter()
+        .filter(|c| c.origin == "bootcmd")
+        .map(|c| c.line.as_str())
+        .collect();
+    if !boot.is_empty() {
+        d.files.extend(
+            keep!(
+                d.refused,
+                script_file(config, BOOT_SCRIPT_PATH, &boot, "bootcmd")
+            )
+            .flatten(),
+        );
+        d.units
+            .push(json!({"contents": BOOT_UNIT, "enabled": true, "name": BOOT_UNIT_NAME}));
+    }
+    Ok(())
+}
+
+/// runcmd as the directories and links its first commands make, the install script
+/// `rke2-install.service` runs, and the units its `systemctl` lines stand for.
+pub(super) fn runcmd_to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    let run = run_lines(d.config);
+    let split = split_runcmd(&run, &d.storage.mount_points);
+    (d.directories, d.links) = storage_entries(&run[..split.lead.start]);
+    let systemctl_lines: Vec<&str> = run[split.lead.clone()]
+        .iter()
+        .chain(&run[split.script.end..])
+        .copied()
+        .collect();
+    install_script(d, &run[split.script.clone()])?;
+    systemctl_units(d, &systemctl_lines);
+    Ok(())
+}
+
+/// runcmd's lines. The lines of the install script a runcmd entry runs (`bash
+/// /etc/rke2-install.sh`) stand for that entry: the script is the file, run by the unit.
+fn run_lines(config: &CloudConfig) -> Vec<&str> {
+    let mut run: Vec<&str> = Vec::new();
+    for c in config.commands.iter().filter(|c| c.origin != "bootcmd") {
+        if c.origin == SCRIPT_PATH {
+            if run.last() != Some(&RUN_SCRIPT) {
+                run.push(RUN_SCRIPT);
+            }
+        } else {
+            run.push(c.line.as_str());
+        }
+    }
+    run
+}
+
+/// The install script of runcmd's commands (`middle`, between the `systemctl` lines that are
+/// units) and the unit that runs it.
+fn install_script(d: &mut IgnitionDraft<'_>, middle: &[&str]) -> Result<(), ConvertError> {
+    if middle == [RUN_SCRIPT] {
+        d.units
+            .push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+    } else if middle.contains(&RUN_SCRIPT) {
+        d.refused.push(format!(
+            "runcmd: commands besides `{RUN_SCRIPT}`, which runs the install script a conversion from Ignition keeps as a file"
+        ));
+    } else if !middle.is_empty() {
+        d.files.extend(
+            keep!(
+                d.refused,
+                script_file(d.config, SCRIPT_PATH, middle, "runcmd")
+            )
+            .flatten(),
+        );
+        d.units
+            .push(json!({"contents": UNIT, "enabled": true, "name": UNIT_NAME}));
+    }
+    Ok(())
+}
+
+/// The unit entries `systemctl` lines stand for.
+fn systemctl_units(d: &mut IgnitionDraft<'_>, lines: &[&str]) {
+    // A unit named twice ends as the last line leaves it, as it would under cloud-init.
+    let mut named: Vec<Value> = Vec::new();
+    for unit in lines.iter().filter_map(|line| systemctl_line(line)) {
+        let Some(name) = unit["name"].as_str() else {
+            continue;
+        };
+        match named.iter_mut().find(|u| u["name"] == name) {
+            Some(entry) => {
+                for (k, v) in unit.as_object().into_iter().flatten() {
+                    entry[k.as_str()] = v.clone();
+                }
+            }
+            None => named.push(unit.clone()),
+        }
+    }
+    for unit in &named {
+        // systemctl refuses to enable a masked unit.
+        if unit["mask"] == true && unit["enabled"] == true {
+            d.refused.push(format!(
+                "runcmd: systemctl enables the masked unit {}",
+                crate::codec::text::terminal_safe(unit["name"].as_str().unwrap_or(""))
+            ));
+        }
+    }
+    d.units.extend(named);
+}
+
+/// `systemd.units` as unit files and drop-ins with `systemctl` lines; the oneshot units that
+/// run the install script and bootcmd's script as runcmd and bootcmd.
+pub(super) fn units_to_cloud_config(d: &mut CloudConfigDraft<'_>) {
+    let ignition = d.ignition;
+    for unit in &ignition.units {
+        if d.storage.mount_units.contains(&unit.name) {
+            continue;
+        }
+        if !file_names(unit) {
+            d.refused.push(format!(
+                "systemd.units[{}] (a unit or drop-in name that is not a file name)",
+                crate::codec::text::terminal_safe(&unit.name)
+            ));
+            continue;
+        }
+        let dir = format!("/etc/systemd/system/{}", unit.name);
+        dropins_to_cloud_config(d, unit, &dir);
+        if runs_script(d, unit) {
+            continue;
+        }
+        if unit.name == UNIT_NAME || unit.name == BOOT_UNIT_NAME {
+            // These names are the conversion's: back, runcmd and bootcmd become them again.
+            d.refused.push(format!(
+                "systemd.units[{}] (not the oneshot that runs {} alone, with no drop-ins: this conversion reads runcmd and bootcmd into units of these names)",
+                crate::codec::text::terminal_safe(&unit.name),
+                if unit.name == UNIT_NAME { SCRIPT_PATH } else { BOOT_SCRIPT_PATH }
+            ));
+            continue;
+        }
+        if let Some(text) = &unit.contents {
+            d.unit_files.push(unit_file(dir, text));
+        }
+        d.systemctl.extend(systemctl_command(unit));
+    }
+    // `daemon-reload` before enabling units whose files were just written.
+    if !d.unit_files.is_empty() && !d.systemctl.is_empty() {
+        d.systemctl.insert(0, "systemctl daemon-reload".to_owned());
+    }
+}
+
+/// Whether a unit's name is a file name in /etc/systemd/system, and so are its drop-ins'.
+fn file_names(unit: &Unit) -> bool {
+    let file_name = |n: &str| {
+        !n.is_empty()
+            && n != "."
+            && n != ".."
+            && !n.contains('/')
+            && !n.chars().any(char::is_control)
+    };
+    file_name(&unit.name) && unit.dropins.iter().all(|(d, _)| file_name(d))
+}
+
+/// A unit's drop-ins as files in `dir.d`.
+fn dropins_to_cloud_config(d: &mut CloudConfigDraft<'_>, unit: &Unit, dir: &str) {
+    for (name, contents) in &unit.dropins {
+        let Some(contents) = contents else {
+            d.refused.push(format!(
+                "systemd.units[{}].dropins[{}] without contents",
+                crate::codec::text::terminal_safe(&unit.name),
+                crate::codec::text::terminal_safe(name)
+            ));
+            continue;
+        };
+        d.unit_files
+            .push(unit_file(format!("{dir}.d/{name}"), contents));
+    }
+}
+
+/// Whether `unit` is the oneshot that runs the install script, or bootcmd's script, alone: its
+/// script becomes the runcmd line that runs it, or bootcmd's lines.
+fn runs_script(d: &mut CloudConfigDraft<'_>, unit: &Unit) -> bool {
+    let files = &d.ignition.files;
+    // The install unit runs once (a condition stops it later), the bootcmd one every boot.
+    let once = unit.name == UNIT_NAME;
+    let ran = |path: &str| {
+        unit.contents
+            .as_deref()
+            .filter(|_| {
+                unit.enabled == Some(true) && unit.mask != Some(true) && unit.dropins.is_empty()
+            })
+            .filter(|text| text.contains("\nCondition") == once)
+            .and_then(|text| oneshot_script(text, files))
+            .filter(|(program, _)| program == path)
+            .map(|(_, lines)| lines)
+    };
+    if unit.name == UNIT_NAME && ran(SCRIPT_PATH).is_some() {
+        // The script stays the file it is and runcmd runs it with its shell, so its
+        // interpreter and `set` options hold.
+        let bash = script_text(files, SCRIPT_PATH).is_some_and(|t| {
+            t.lines()
+                .next()
+                .is_some_and(|l| l.starts_with("#!") && l.contains("bash"))
+        });
+        d.script.push(if bash {
+            RUN_SCRIPT.to_owned()
+        } else {
+            format!("sh {SCRIPT_PATH}")
+        });
+        return true;
+    }
+    // bootcmd's lines run under sh.
+    let sh = !script_text(files, BOOT_SCRIPT_PATH)
+        .is_some_and(|t| t.lines().next().is_some_and(|l| l.contains("bash")));
+    if unit.name == BOOT_UNIT_NAME
+        && sh
+        && let Some(lines) = ran(BOOT_SCRIPT_PATH)
+    {
+        d.boot.extend(lines);
+        return true;
+    }
+    false
+}
+
+/// The `systemctl` line of a unit's `mask` or `enabled`.
+fn systemctl_command(unit: &Unit) -> Option<String> {
+    if unit.mask == Some(true) {
+        // `--now`: runcmd runs after the unit may have started; under Ignition it never ran.
+        Some(format!("systemctl mask --now {}", shell::quote(&unit.name)))
+    } else if unit.enabled == Some(true) {
+        Some(format!(
+            "systemctl enable --now {}",
+            shell::quote(&unit.name)
+        ))
+    } else if unit.enabled == Some(false) {
+        Some(format!(
+            "systemctl disable --now {}",
+            shell::quote(&unit.name)
+        ))
+    } else {
+        None
+    }
+}
 
 /// The script file that runs `lines` at `path`, or nothing when the config already writes it
 /// with those lines (a conversion from Ignition keeps the script as a file too).
-pub(super) fn script_file(
+fn script_file(
     config: &CloudConfig,
     path: &str,
     lines: &[&str],
@@ -63,7 +320,7 @@ pub(super) fn script_file(
 
 /// A `systemctl` line a conversion from Ignition writes, as the unit entry it stands for
 /// (`daemon-reload` as an entry without a name).
-pub(super) fn systemctl_line(line: &str) -> Option<Value> {
+fn systemctl_line(line: &str) -> Option<Value> {
     let words = shell::split(line)?;
     let words: Vec<&str> = words.iter().map(String::as_str).collect();
     let unit = |name: &str| name.contains('.') && !name.starts_with('-') && !name.contains('/');
@@ -85,9 +342,9 @@ pub(super) fn systemctl_line(line: &str) -> Option<Value> {
 /// How runcmd's lines divide: the directory and link commands first (`..lead.start`), then
 /// `systemctl` lines that are units (`lead`), the commands (`script`), and `systemctl` lines
 /// after them that are units (`script.end..`).
-pub(super) struct RuncmdSplit {
-    pub(super) lead: std::ops::Range<usize>,
-    pub(super) script: std::ops::Range<usize>,
+struct RuncmdSplit {
+    lead: std::ops::Range<usize>,
+    script: std::ops::Range<usize>,
 }
 
 /// The parts of runcmd a conversion from Ignition writes.
@@ -97,7 +354,7 @@ pub(super) struct RuncmdSplit {
 /// conversion keeps as a file. Enabling, at first boot, a unit a command installs only later
 /// would do nothing, and one whose file the config writes would start beside the commands, not
 /// after them.
-pub(super) fn split_runcmd(run: &[&str], mount_points: &[String]) -> RuncmdSplit {
+fn split_runcmd(run: &[&str], mount_points: &[String]) -> RuncmdSplit {
     let storage = leading_storage_commands(run, mount_points);
     let units = |lines: &[&str]| {
         let parsed: Vec<Value> = lines.iter().filter_map(|l| systemctl_line(l)).collect();
@@ -180,7 +437,7 @@ fn leading_storage_commands(run: &[&str], mount_points: &[String]) -> usize {
 }
 
 /// The Ignition directories and links of the commands [`leading_storage_commands`] counted.
-pub(super) fn storage_entries(lines: &[&str]) -> (Vec<Value>, Vec<Value>) {
+fn storage_entries(lines: &[&str]) -> (Vec<Value>, Vec<Value>) {
     let mut directories = Vec::new();
     let mut links: Vec<Value> = Vec::new();
     for entry in lines.iter().filter_map(|line| storage::read_command(line)) {
@@ -238,7 +495,7 @@ fn command_lines(script: &str) -> Vec<String> {
 }
 
 /// The text of the file a config writes at `path`.
-pub(super) fn script_text(files: &[File], path: &str) -> Option<String> {
+fn script_text(files: &[File], path: &str) -> Option<String> {
     files
         .iter()
         .rev()
@@ -265,7 +522,7 @@ fn shell_script(script: &str) -> bool {
 }
 
 /// A unit file or drop-in as a file cloud-init writes.
-pub(super) fn unit_file(path: String, contents: &str) -> File {
+fn unit_file(path: String, contents: &str) -> File {
     File {
         path,
         mode: Some(0o644),
@@ -279,7 +536,7 @@ pub(super) fn unit_file(path: String, contents: &str) -> File {
 /// The program a oneshot unit runs and its command lines, when the unit says no more than
 /// "run this sh or bash script once as root" (CAPRKE2's install unit, or this conversion's) and
 /// the script is a file of the config.
-pub(super) fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
+fn oneshot_script(unit: &str, files: &[File]) -> Option<(String, Vec<String>)> {
     let mut program = None;
     let mut oneshot = false;
     let mut section = "";

@@ -13,7 +13,7 @@
 use serde_json::{Map, Value, json};
 
 use super::emit::yaml_quote;
-use super::{refuse, shell};
+use super::{IgnitionDraft, refuse, shell};
 use crate::codec::text::terminal_safe;
 use crate::document::CloudConfig;
 
@@ -148,6 +148,20 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
         return Err(refuse(TO_IGNITION, refused.join("; ")));
     }
     Ok(out)
+}
+
+/// The `.mount` units of `mounts`, unless a `systemctl` line of runcmd names the unit too.
+pub(super) fn units_to_ignition(d: &mut IgnitionDraft<'_>) {
+    for unit in std::mem::take(&mut d.storage.units) {
+        if d.units.iter().any(|u| u["name"] == unit["name"]) {
+            d.refused.push(format!(
+                "mounts: the unit {} of a mount is also named by a systemctl command of runcmd",
+                terminal_safe(unit["name"].as_str().unwrap_or(""))
+            ));
+            continue;
+        }
+        d.units.push(unit);
+    }
 }
 
 fn disk(device: &str, setup: &Value, what: &str) -> Result<Option<Value>, super::ConvertError> {

@@ -4,10 +4,89 @@
 use serde_json::{Map, Value, json};
 
 use super::emit::yaml_quote;
-use super::{ConvertError, refuse};
+use super::files::ignition_file;
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse};
+use crate::document::{Content, File};
+
+/// `users`, the default user's `ssh_authorized_keys` and `groups` as `passwd`.
+pub(super) fn to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    let users = match d.other("users") {
+        Some(users) => keep!(d.refused, users_to_ignition(users)),
+        None => Some((Vec::new(), Vec::new())),
+    };
+    // Groups name members among the users: not checked against users that could not be read.
+    let users_read = users.is_some();
+    (d.users, d.sudoers) = users.unwrap_or_default();
+    if let Some(keys) = d.other("ssh_authorized_keys").filter(|k| !k.is_null()) {
+        // cloud-init gives them to the default user, which exists when `users` is not given
+        // or lists `default`; else only to root, behind a command that refuses the login.
+        let default = match d.other("users") {
+            None => true,
+            Some(users) => mentions_default(users),
+        };
+        if default {
+            keep!(d.refused, default_user_keys(keys, &mut d.users));
+        } else {
+            d.refused.push(
+                "ssh_authorized_keys (users has no default user: cloud-init gives the keys to root, whose login it refuses)"
+                    .to_owned(),
+            );
+        }
+    }
+    d.groups = match d.other("groups") {
+        Some(groups) if users_read => {
+            keep!(d.refused, groups_to_ignition(groups, &d.users)).unwrap_or_default()
+        }
+        _ => Vec::new(),
+    };
+    Ok(())
+}
+
+/// The sudoers drop-in the users' `sudo` asks for.
+pub(super) fn sudoers_to_ignition(d: &mut IgnitionDraft<'_>) -> Result<(), ConvertError> {
+    if d.sudoers.is_empty() {
+        return Ok(());
+    }
+    let mut text = String::from("# Created by rke2-payload from cloud-config users[].sudo\n");
+    for line in &d.sudoers {
+        text.push_str(line);
+        text.push('\n');
+    }
+    d.files.extend(keep!(
+        d.refused,
+        ignition_file(&File {
+            path: "/etc/sudoers.d/90-cloud-init-users".to_owned(),
+            mode: Some(0o440),
+            owner: Some("root:root".to_owned()),
+            encoding: None,
+            content: Content::Inline(text.into_bytes()),
+            append: false,
+        })
+    ));
+    Ok(())
+}
+
+/// `passwd.groups` and `passwd.users` as `groups` and `users`.
+pub(super) fn to_cloud_config(d: &mut CloudConfigDraft<'_>) -> Result<(), ConvertError> {
+    if d.ignition.unmodelled.contains(&"passwd.groups") {
+        d.out.push_str(
+            &keep!(
+                d.refused,
+                groups_to_cloud_config(&d.doc["passwd"]["groups"])
+            )
+            .unwrap_or_default(),
+        );
+    }
+    if !d.ignition.users.is_empty() {
+        d.out.push_str(
+            &keep!(d.refused, users_to_cloud_config(&d.doc["passwd"]["users"])).unwrap_or_default(),
+        );
+    }
+    Ok(())
+}
 
 /// Ignition `passwd.groups` as cloud-config `groups` (a gid or a password cannot be said there).
-pub(super) fn groups_to_cloud_config(groups: &Value) -> Result<String, ConvertError> {
+fn groups_to_cloud_config(groups: &Value) -> Result<String, ConvertError> {
     let mut out = String::from("groups:\n");
     for g in groups.as_array().into_iter().flatten() {
         let name = g["name"]
@@ -31,7 +110,7 @@ pub(super) fn groups_to_cloud_config(groups: &Value) -> Result<String, ConvertEr
 
 /// Ignition `passwd.users` as a cloud-config `users:` block (an Ignition password hash is an
 /// unlocked password, so `lock_passwd: false` goes with it).
-pub(super) fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
+fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
     const TO: &str = "cloud-config";
     let mut out = String::from("users:\n");
     for u in users.as_array().into_iter().flatten() {
@@ -111,7 +190,7 @@ pub(super) fn users_to_cloud_config(users: &Value) -> Result<String, ConvertErro
 const DEFAULT_USER: &str = "core";
 
 /// Top-level `ssh_authorized_keys` (the default user's) as keys of `core`.
-pub(super) fn default_user_keys(keys: &Value, users: &mut Vec<Value>) -> Result<(), ConvertError> {
+fn default_user_keys(keys: &Value, users: &mut Vec<Value>) -> Result<(), ConvertError> {
     let keys = match keys {
         Value::Null => return Ok(()),
         Value::Array(_) => names(keys)
@@ -138,7 +217,7 @@ pub(super) fn default_user_keys(keys: &Value, users: &mut Vec<Value>) -> Result<
 }
 
 /// Whether cloud-config `users` lists `default` (as an entry, or in a comma-separated string).
-pub(super) fn mentions_default(users: &Value) -> bool {
+fn mentions_default(users: &Value) -> bool {
     let names = |s: &str| s.split(',').any(|n| n.trim() == "default");
     match users {
         Value::String(s) => names(s),
@@ -157,18 +236,6 @@ fn default_user(users: &mut Vec<Value>) -> &mut Value {
         }
     };
     &mut users[at]
-}
-
-/// `passwd` with its users and groups (`{}` with neither).
-pub(super) fn passwd(users: Vec<Value>, groups: Vec<Value>) -> Value {
-    let mut p = Map::new();
-    if !groups.is_empty() {
-        p.insert("groups".to_owned(), Value::Array(groups));
-    }
-    if !users.is_empty() {
-        p.insert("users".to_owned(), Value::Array(users));
-    }
-    Value::Object(p)
 }
 
 /// A list of names: a YAML list, or a comma-separated string (cloud-init takes both).
@@ -202,7 +269,7 @@ const USER_FIELDS: [(&str, &str, bool); 8] = [
 ];
 
 /// cloud-config `users` as Ignition `passwd.users`, and the sudoers lines their `sudo` asks for.
-pub(super) fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), ConvertError> {
+fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), ConvertError> {
     const TO: &str = "Ignition";
     let list: Vec<&Value> = match users {
         Value::Array(items) => items.iter().collect(),
@@ -349,10 +416,7 @@ pub(super) fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String
 }
 
 /// cloud-config `groups` as Ignition `passwd.groups` (names; a group with members is refused).
-pub(super) fn groups_to_ignition(
-    groups: &Value,
-    users: &[Value],
-) -> Result<Vec<Value>, ConvertError> {
+fn groups_to_ignition(groups: &Value, users: &[Value]) -> Result<Vec<Value>, ConvertError> {
     const TO: &str = "Ignition";
     let mut entries: Vec<(String, Vec<String>)> = Vec::new();
     let items: Vec<&Value> = match groups {
