@@ -42,6 +42,7 @@ macro_rules! keep {
 
 mod emit;
 mod files;
+mod mounts;
 mod scripts;
 mod shell;
 mod storage;
@@ -257,7 +258,7 @@ pub(crate) fn to_ignition(config: &CloudConfig) -> Result<Vec<u8>, ConvertError>
     scripts::runcmd_to_ignition(&mut d)?;
     files::ntp_to_ignition(&mut d)?;
     users::sudoers_to_ignition(&mut d)?;
-    storage::units_to_ignition(&mut d);
+    mounts::units_to_ignition(&mut d);
     files::refuse_duplicates(&mut d);
     if !d.refused.is_empty() {
         return Err(refuse("Ignition", d.refused.join("; ")));
