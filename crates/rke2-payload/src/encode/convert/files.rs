@@ -220,6 +220,7 @@ pub(super) fn volatile(path: &str) -> bool {
         .any(|dir| path == *dir || path.strip_prefix(dir).is_some_and(|r| r.starts_with('/')))
 }
 
+/// A `write_files` entry as a `storage.files` entry.
 pub(super) fn ignition_file(file: &File) -> Result<Value, ConvertError> {
     let path = crate::codec::text::terminal_safe(&file.path);
     if !file.path.starts_with('/') {
@@ -250,7 +251,35 @@ pub(super) fn ignition_file(file: &File) -> Result<Value, ConvertError> {
         None if file.append => (json!({"name": "root"}), json!({"name": "root"})),
         None => (json!({}), json!({})),
     };
-    let contents = match &file.content {
+    let contents = contents(file)?;
+    // Appending nothing makes the file if it is missing and keeps it otherwise: no contents.
+    let touch = file.append && matches!(&file.content, Content::Inline(b) if b.is_empty());
+    let mut entry = Map::new();
+    entry.insert("group".to_owned(), group);
+    entry.insert("overwrite".to_owned(), Value::Bool(!file.append));
+    entry.insert("path".to_owned(), Value::String(file.path.clone()));
+    entry.insert("user".to_owned(), user);
+    match (touch, file.append) {
+        (true, _) => {}
+        (false, true) => {
+            entry.insert("append".to_owned(), Value::Array(vec![contents]));
+        }
+        (false, false) => {
+            entry.insert("contents".to_owned(), contents);
+        }
+    }
+    // cloud-init sets 0644 on a file it appends to unless told otherwise; Ignition would keep
+    // the mode.
+    let mode = file.mode.or(file.append.then_some(0o644));
+    if let Some(mode) = mode {
+        entry.insert("mode".to_owned(), json!(mode));
+    }
+    Ok(Value::Object(entry))
+}
+
+/// A file's contents as an Ignition resource: a `data:` URL, or a source Ignition fetches.
+fn contents(file: &File) -> Result<Value, ConvertError> {
+    Ok(match &file.content {
         Content::Inline(bytes) => data_url(bytes),
         Content::Remote(url) => {
             // Ignition fetches http, https, tftp, s3, gs and arn sources.
@@ -278,30 +307,7 @@ pub(super) fn ignition_file(file: &File) -> Result<Value, ConvertError> {
                 format!("{}: content cannot be decoded ({why})", file.path),
             ));
         }
-    };
-    // Appending nothing makes the file if it is missing and keeps it otherwise: no contents.
-    let touch = file.append && matches!(&file.content, Content::Inline(b) if b.is_empty());
-    let mut entry = Map::new();
-    entry.insert("group".to_owned(), group);
-    entry.insert("overwrite".to_owned(), Value::Bool(!file.append));
-    entry.insert("path".to_owned(), Value::String(file.path.clone()));
-    entry.insert("user".to_owned(), user);
-    match (touch, file.append) {
-        (true, _) => {}
-        (false, true) => {
-            entry.insert("append".to_owned(), Value::Array(vec![contents]));
-        }
-        (false, false) => {
-            entry.insert("contents".to_owned(), contents);
-        }
-    }
-    // cloud-init sets 0644 on a file it appends to unless told otherwise; Ignition would keep
-    // the mode.
-    let mode = file.mode.or(file.append.then_some(0o644));
-    if let Some(mode) = mode {
-        entry.insert("mode".to_owned(), json!(mode));
-    }
-    Ok(Value::Object(entry))
+    })
 }
 
 fn node(name: &str) -> Value {

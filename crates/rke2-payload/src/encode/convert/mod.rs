@@ -7,7 +7,7 @@
 //! `ntp` becomes `/etc/chrony.conf` and `chronyd.service`, `users` and `groups` become `passwd`
 //! (a user's `sudo` a sudoers drop-in; the default user's keys go to `core`), and
 //! `device_aliases`, `disk_setup`, `fs_setup` and `mounts` become `storage.disks`,
-//! `storage.filesystems` and `.mount` units ([`storage`]).
+//! `storage.filesystems` and `.mount` units ([`storage`], [`mounts`]).
 //!
 //! Ignition → cloud-config: files become `write_files`, the script `rke2-install.service` runs
 //! becomes `runcmd` and the one `rke2-bootcmd.service` runs `bootcmd`, other units become unit
@@ -18,6 +18,12 @@
 //! changes nothing (the `convert` fuzz target checks it).
 //!
 //! Anything else cannot be carried over and is an error that names it; nothing is dropped.
+//!
+//! Each way is a short list of steps that fill a draft ([`IgnitionDraft`], [`CloudConfigDraft`]):
+//! what is made so far and everything refused. The steps live by concern: [`users`] (users,
+//! groups, sudoers), [`scripts`] (runcmd, bootcmd and the units that run them; units and
+//! `systemctl` lines), [`files`] (`write_files`, ntp), [`storage`] (disks, filesystems,
+//! directories, links) and [`mounts`]; [`emit`] writes the finished document.
 
 use serde_json::Value;
 

@@ -118,72 +118,83 @@ fn users_to_cloud_config(users: &Value) -> Result<String, ConvertError> {
             .as_str()
             .ok_or_else(|| refuse(TO, "passwd.users: a user without a name"))?;
         out.push_str(&format!("  - name: {}\n", yaml_quote(name)));
-        let map = u.as_object().into_iter().flatten();
-        for (key, value) in map {
-            let field = |k: &str| {
-                format!(
-                    "passwd.users[{}].{k}",
-                    crate::codec::text::terminal_safe(name)
-                )
-            };
-            let text = |v: &Value| {
-                v.as_str()
-                    .map(yaml_quote)
-                    .ok_or_else(|| refuse(TO, field(key)))
-            };
-            let flag = |v: &Value| v.as_bool().ok_or_else(|| refuse(TO, field(key)));
-            let list = |v: &Value| -> Result<Vec<String>, ConvertError> {
-                v.as_array()
-                    .ok_or_else(|| refuse(TO, field(key)))?
-                    .iter()
-                    .map(|x| {
-                        x.as_str()
-                            .map(yaml_quote)
-                            .ok_or_else(|| refuse(TO, field(key)))
-                    })
-                    .collect()
-            };
-            match key.as_str() {
-                "name" => {}
-                "groups" => {
-                    let groups = list(value)?;
-                    if !groups.is_empty() {
-                        out.push_str(&format!("    groups: [{}]\n", groups.join(", ")));
-                    }
-                }
-                "sshAuthorizedKeys" => {
-                    // None is no key: cloud-init's schema takes no empty list.
-                    let keys = list(value)?;
-                    if !keys.is_empty() {
-                        out.push_str("    ssh_authorized_keys:\n");
-                        for k in keys {
-                            out.push_str(&format!("      - {k}\n"));
-                        }
-                    }
-                }
-                "passwordHash" => {
-                    out.push_str(&format!(
-                        "    passwd: {}\n    lock_passwd: false\n",
-                        text(value)?
-                    ));
-                }
-                "shell" => out.push_str(&format!("    shell: {}\n", text(value)?)),
-                "gecos" => out.push_str(&format!("    gecos: {}\n", text(value)?)),
-                "homeDir" => out.push_str(&format!("    homedir: {}\n", text(value)?)),
-                "primaryGroup" => out.push_str(&format!("    primary_group: {}\n", text(value)?)),
-                "noCreateHome" => out.push_str(&format!("    no_create_home: {}\n", flag(value)?)),
-                "noUserGroup" => out.push_str(&format!("    no_user_group: {}\n", flag(value)?)),
-                "noLogInit" => out.push_str(&format!("    no_log_init: {}\n", flag(value)?)),
-                "system" => out.push_str(&format!("    system: {}\n", flag(value)?)),
-                "uid" => {
-                    let uid = value.as_i64().ok_or_else(|| refuse(TO, field("uid")))?;
-                    out.push_str(&format!("    uid: {uid}\n"));
-                }
-                other => return Err(refuse(TO, field(other))),
-            }
+        for (key, value) in u.as_object().into_iter().flatten() {
+            user_field_to_cloud_config(&mut out, name, key, value)?;
         }
     }
     Ok(out)
+}
+
+/// One field (`key`) of the Ignition user `name` as a field of its cloud-config entry.
+fn user_field_to_cloud_config(
+    out: &mut String,
+    name: &str,
+    key: &str,
+    value: &Value,
+) -> Result<(), ConvertError> {
+    const TO: &str = "cloud-config";
+    let field = |k: &str| {
+        format!(
+            "passwd.users[{}].{k}",
+            crate::codec::text::terminal_safe(name)
+        )
+    };
+    let text = |v: &Value| {
+        v.as_str()
+            .map(yaml_quote)
+            .ok_or_else(|| refuse(TO, field(key)))
+    };
+    let flag = |v: &Value| v.as_bool().ok_or_else(|| refuse(TO, field(key)));
+    let list = |v: &Value| -> Result<Vec<String>, ConvertError> {
+        v.as_array()
+            .ok_or_else(|| refuse(TO, field(key)))?
+            .iter()
+            .map(|x| {
+                x.as_str()
+                    .map(yaml_quote)
+                    .ok_or_else(|| refuse(TO, field(key)))
+            })
+            .collect()
+    };
+    match key {
+        "name" => {}
+        "groups" => {
+            let groups = list(value)?;
+            if !groups.is_empty() {
+                out.push_str(&format!("    groups: [{}]\n", groups.join(", ")));
+            }
+        }
+        "sshAuthorizedKeys" => {
+            // None is no key: cloud-init's schema takes no empty list.
+            let keys = list(value)?;
+            if !keys.is_empty() {
+                out.push_str("    ssh_authorized_keys:\n");
+                for k in keys {
+                    out.push_str(&format!("      - {k}\n"));
+                }
+            }
+        }
+        "passwordHash" => {
+            out.push_str(&format!(
+                "    passwd: {}\n    lock_passwd: false\n",
+                text(value)?
+            ));
+        }
+        "shell" => out.push_str(&format!("    shell: {}\n", text(value)?)),
+        "gecos" => out.push_str(&format!("    gecos: {}\n", text(value)?)),
+        "homeDir" => out.push_str(&format!("    homedir: {}\n", text(value)?)),
+        "primaryGroup" => out.push_str(&format!("    primary_group: {}\n", text(value)?)),
+        "noCreateHome" => out.push_str(&format!("    no_create_home: {}\n", flag(value)?)),
+        "noUserGroup" => out.push_str(&format!("    no_user_group: {}\n", flag(value)?)),
+        "noLogInit" => out.push_str(&format!("    no_log_init: {}\n", flag(value)?)),
+        "system" => out.push_str(&format!("    system: {}\n", flag(value)?)),
+        "uid" => {
+            let uid = value.as_i64().ok_or_else(|| refuse(TO, field("uid")))?;
+            out.push_str(&format!("    uid: {uid}\n"));
+        }
+        other => return Err(refuse(TO, field(other))),
+    }
+    Ok(())
 }
 
 /// The user Ignition's systems (Fedora CoreOS, Flatcar) are given as their default user.
@@ -290,16 +301,8 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
     for u in list {
         let u = match u {
             Value::Object(u) => u,
-            // `default` is the distribution's default user: `core` on Ignition's systems. A
-            // bare name is a user with cloud-init's defaults.
             Value::String(names) => {
-                for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
-                    if name == "default" {
-                        default_user(&mut out);
-                    } else if !out.iter().any(|u| u["name"] == name) {
-                        out.push(json!({"name": name}));
-                    }
-                }
+                named_users(names, &mut out);
                 continue;
             }
             _ => {
@@ -313,106 +316,152 @@ fn users_to_ignition(users: &Value) -> Result<(Vec<Value>, Vec<String>), Convert
             .get("name")
             .and_then(Value::as_str)
             .ok_or_else(|| refuse(TO, "users: an entry without a name"))?;
-        let mut user = Map::new();
-        user.insert("name".to_owned(), json!(name));
-        for (key, value) in u {
-            let field = |k: &str| format!("users[{}].{k}", crate::codec::text::terminal_safe(name));
-            if let Some((_, ignition, text)) = USER_FIELDS.iter().find(|(cc, _, _)| cc == key) {
-                // Ignition takes text for these, true or false for the flags.
-                let right = if *text {
-                    value.is_string()
-                } else {
-                    value.is_boolean()
-                };
-                if !right {
-                    bad.push(field(key));
-                    continue;
-                }
-                user.insert((*ignition).to_owned(), value.clone());
-                continue;
-            }
-            match key.as_str() {
-                "name" => {}
-                "groups" => match names(value) {
-                    Some(groups) => {
-                        user.insert("groups".to_owned(), json!(groups));
-                    }
-                    None => bad.push(field("groups")),
-                },
-                "uid" => {
-                    match value
-                        .as_i64()
-                        .or_else(|| value.as_str().and_then(|s| s.parse::<i64>().ok()))
-                    {
-                        Some(uid) => {
-                            user.insert("uid".to_owned(), json!(uid));
-                        }
-                        None => bad.push(field("uid")),
-                    }
-                }
-                "ssh_authorized_keys" => match names(value).filter(|_| value.is_array()) {
-                    Some(keys) => {
-                        user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
-                    }
-                    None => bad.push(field("ssh_authorized_keys")),
-                },
-                "passwd" | "hashed_passwd" if !value.is_string() && !value.is_null() => {
-                    bad.push(field(key));
-                }
-                "passwd" | "hashed_passwd" => {
-                    // A locked password (cloud-init's default) is no password to Ignition.
-                    let locked = u
-                        .get("lock_passwd")
-                        .and_then(Value::as_bool)
-                        .unwrap_or(true);
-                    // cloud-init sets `hashed_passwd` after `passwd`: it wins.
-                    let shadowed =
-                        key == "passwd" && u.get("hashed_passwd").is_some_and(|h| !h.is_null());
-                    if !locked && !shadowed && value.is_string() {
-                        user.insert("passwordHash".to_owned(), value.clone());
-                    }
-                }
-                "lock_passwd" => {}
-                "sudo" => match value {
-                    Value::Bool(false) | Value::Null => {}
-                    Value::String(rule) => sudoers.push(format!("{name} {rule}")),
-                    Value::Array(rules) => {
-                        for rule in rules {
-                            match rule.as_str() {
-                                Some(rule) => sudoers.push(format!("{name} {rule}")),
-                                None => {
-                                    bad.push(field("sudo"));
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    _ => bad.push(field("sudo")),
-                },
-                other => bad.push(field(other)),
-            }
-        }
-        match out.iter_mut().find(|u| u["name"] == name) {
-            // `default` (core) named again: the entry says more.
-            Some(existing) if existing.as_object().is_some_and(|e| e.len() == 1) => {
-                *existing = Value::Object(user);
-            }
-            Some(_) => {
-                return Err(refuse(
-                    TO,
-                    format!(
-                        "users: {} is listed twice (Ignition takes a user once)",
-                        crate::codec::text::terminal_safe(name)
-                    ),
-                ));
-            }
-            None => out.push(Value::Object(user)),
-        }
+        let user = user_to_ignition(name, u, &mut sudoers, &mut bad);
+        add_user(&mut out, name, user)?;
     }
     if !bad.is_empty() {
         return Err(refuse(TO, bad.join(", ")));
     }
     Ok((out, sudoers))
+}
+
+/// The users a `users` entry names (comma-separated). `default` is the distribution's default
+/// user: `core` on Ignition's systems. A bare name is a user with cloud-init's defaults.
+fn named_users(names: &str, out: &mut Vec<Value>) {
+    for name in names.split(',').map(str::trim).filter(|n| !n.is_empty()) {
+        if name == "default" {
+            default_user(out);
+        } else if !out.iter().any(|u| u["name"] == name) {
+            out.push(json!({"name": name}));
+        }
+    }
+}
+
+/// The Ignition entry of the user `name` (`u`, a `users` mapping): the sudoers lines its `sudo`
+/// asks for go to `sudoers`, the fields that cannot be carried over to `bad`.
+fn user_to_ignition(
+    name: &str,
+    u: &Map<String, Value>,
+    sudoers: &mut Vec<String>,
+    bad: &mut Vec<String>,
+) -> Map<String, Value> {
+    let mut user = Map::new();
+    user.insert("name".to_owned(), json!(name));
+    for (key, value) in u {
+        let field = |k: &str| format!("users[{}].{k}", crate::codec::text::terminal_safe(name));
+        if let Some((_, ignition, text)) = USER_FIELDS.iter().find(|(cc, _, _)| cc == key) {
+            // Ignition takes text for these, true or false for the flags.
+            let right = if *text {
+                value.is_string()
+            } else {
+                value.is_boolean()
+            };
+            if !right {
+                bad.push(field(key));
+                continue;
+            }
+            user.insert((*ignition).to_owned(), value.clone());
+            continue;
+        }
+        match key.as_str() {
+            "name" => {}
+            "groups" => match names(value) {
+                Some(groups) => {
+                    user.insert("groups".to_owned(), json!(groups));
+                }
+                None => bad.push(field("groups")),
+            },
+            "uid" => {
+                match value
+                    .as_i64()
+                    .or_else(|| value.as_str().and_then(|s| s.parse::<i64>().ok()))
+                {
+                    Some(uid) => {
+                        user.insert("uid".to_owned(), json!(uid));
+                    }
+                    None => bad.push(field("uid")),
+                }
+            }
+            "ssh_authorized_keys" => match names(value).filter(|_| value.is_array()) {
+                Some(keys) => {
+                    user.insert("sshAuthorizedKeys".to_owned(), json!(keys));
+                }
+                None => bad.push(field("ssh_authorized_keys")),
+            },
+            "passwd" | "hashed_passwd" if !value.is_string() && !value.is_null() => {
+                bad.push(field(key));
+            }
+            "passwd" | "hashed_passwd" => password(u, key, value, &mut user),
+            "lock_passwd" => {}
+            "sudo" => {
+                if !sudo_rules(name, value, sudoers) {
+                    bad.push(field("sudo"));
+                }
+            }
+            other => bad.push(field(other)),
+        }
+    }
+    user
+}
+
+/// A user's `passwd` or `hashed_passwd` (`key`, of the mapping `u`) as its `passwordHash`.
+fn password(u: &Map<String, Value>, key: &str, value: &Value, user: &mut Map<String, Value>) {
+    // A locked password (cloud-init's default) is no password to Ignition.
+    let locked = u
+        .get("lock_passwd")
+        .and_then(Value::as_bool)
+        .unwrap_or(true);
+    // cloud-init sets `hashed_passwd` after `passwd`: it wins.
+    let shadowed = key == "passwd" && u.get("hashed_passwd").is_some_and(|h| !h.is_null());
+    if !locked && !shadowed && value.is_string() {
+        user.insert("passwordHash".to_owned(), value.clone());
+    }
+}
+
+/// The sudoers lines of the user `name`'s `sudo` added to `sudoers`; false when it is not
+/// rules (the lines before a rule that is not text are added).
+fn sudo_rules(name: &str, value: &Value, sudoers: &mut Vec<String>) -> bool {
+    match value {
+        Value::Bool(false) | Value::Null => true,
+        Value::String(rule) => {
+            sudoers.push(format!("{name} {rule}"));
+            true
+        }
+        Value::Array(rules) => {
+            for rule in rules {
+                match rule.as_str() {
+                    Some(rule) => sudoers.push(format!("{name} {rule}")),
+                    None => return false,
+                }
+            }
+            true
+        }
+        _ => false,
+    }
+}
+
+/// A user's entry added to `out`; `default` (core) named again takes the entry, which says more.
+fn add_user(
+    out: &mut Vec<Value>,
+    name: &str,
+    user: Map<String, Value>,
+) -> Result<(), ConvertError> {
+    match out.iter_mut().find(|u| u["name"] == name) {
+        Some(existing) if existing.as_object().is_some_and(|e| e.len() == 1) => {
+            *existing = Value::Object(user);
+        }
+        Some(_) => {
+            return Err(refuse(
+                "Ignition",
+                format!(
+                    "users: {} is listed twice (Ignition takes a user once)",
+                    crate::codec::text::terminal_safe(name)
+                ),
+            ));
+        }
+        None => out.push(Value::Object(user)),
+    }
+    Ok(())
 }
 
 /// cloud-config `groups` as Ignition `passwd.groups` (names; a group with members is refused).
