@@ -1,10 +1,11 @@
-//! Disks, filesystems and mounts, both ways.
+//! Disks, filesystems, directories and links, both ways; mounts in [`super::mounts`].
 //!
 //! cloud-config: `device_aliases` (names for devices), `disk_setup` (a partition table per
 //! device, partitions as percentages), `fs_setup` (a filesystem per device or partition) and
 //! `mounts` (`/etc/fstab` lines). Ignition 3.3: `storage.disks` (GPT, partitions in MiB),
 //! `storage.filesystems` (formatted, and mounted while Ignition runs) and, for a mount that
-//! lasts, a systemd `.mount` unit (as Butane's `with_mount_unit` writes).
+//! lasts, a systemd `.mount` unit (as Butane's `with_mount_unit` writes). Ignition's
+//! `storage.directories` and `storage.links` become the first runcmd commands.
 //!
 //! What one side says and the other cannot is refused by name: an MBR table, partitions sized
 //! by percentage (or in MiB, back), a partition cloud-init picks at boot (`auto`, `any`), a
@@ -12,15 +13,17 @@
 
 use serde_json::{Map, Value, json};
 
-use super::{refuse, shell};
+use super::emit::yaml_quote;
+use super::{ConvertError, mounts, refuse, shell};
 use crate::codec::text::terminal_safe;
 use crate::document::CloudConfig;
+use crate::document::ignition::Unit;
 
-const TO_IGNITION: &str = "Ignition";
+pub(super) const TO_IGNITION: &str = "Ignition";
 const TO_CLOUD_CONFIG: &str = "cloud-config";
 
 /// Filesystems Ignition 3.3 can make.
-const FORMATS: [&str; 5] = ["ext4", "btrfs", "xfs", "vfat", "swap"];
+pub(super) const FORMATS: [&str; 5] = ["ext4", "btrfs", "xfs", "vfat", "swap"];
 
 /// sgdisk type codes (which cloud-init passes to `sgdisk -t`) and their GPT type GUIDs.
 const GPT_TYPES: [(&str, &str); 6] = [
@@ -53,15 +56,82 @@ pub(super) fn key<'c>(config: &'c CloudConfig, name: &str) -> Option<&'c Value> 
 }
 
 /// `device_aliases`, `disk_setup`, `fs_setup` and `mounts` as Ignition storage.
-pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::ConvertError> {
-    let mut aliases = Map::new();
-    match key(config, "device_aliases") {
+pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, ConvertError> {
+    let devices = Devices::of(config)?;
+    let mut out = ToIgnition::default();
+    // Each entry that cannot be carried is named; the others are still read.
+    let mut refused: Vec<String> = Vec::new();
+    let mut note = |result: Result<(), ConvertError>| {
+        if let Err(ConvertError::Inexpressible { what, .. }) = result {
+            refused.push(what);
+        }
+    };
+    match key(config, "disk_setup") {
         None | Some(Value::Null) => {}
-        Some(Value::Object(m)) => aliases = m.clone(),
-        Some(_) => return Err(refuse(TO_IGNITION, "device_aliases (not a mapping)")),
+        Some(Value::Object(disks)) => {
+            for (name, setup) in disks {
+                let what = format!("disk_setup.{}", terminal_safe(name));
+                note(devices.path(name, &what).and_then(|dev| {
+                    out.disks.extend(disk(&dev, setup, &what)?);
+                    Ok(())
+                }));
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "disk_setup (not a mapping)")),
     }
-    let device = |name: &str, what: &str| -> Result<String, super::ConvertError> {
-        let resolved = match aliases.get(name) {
+    match key(config, "fs_setup") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(entries)) => {
+            for (i, entry) in entries.iter().enumerate() {
+                note(fs_setup_to_ignition(
+                    entry,
+                    &format!("fs_setup[{i}]"),
+                    &devices,
+                    &mut out,
+                ));
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "fs_setup (not a list)")),
+    }
+    match key(config, "mounts") {
+        None | Some(Value::Null) => {}
+        Some(Value::Array(entries)) => {
+            for (i, entry) in entries.iter().enumerate() {
+                note(mounts::to_ignition(
+                    entry,
+                    i,
+                    &mut out,
+                    &devices.aliases,
+                    &config.deferred,
+                ));
+            }
+        }
+        Some(_) => return Err(refuse(TO_IGNITION, "mounts (not a list)")),
+    }
+    if !refused.is_empty() {
+        return Err(refuse(TO_IGNITION, refused.join("; ")));
+    }
+    Ok(out)
+}
+
+/// `device_aliases`: names a config gives devices.
+struct Devices {
+    aliases: Map<String, Value>,
+}
+
+impl Devices {
+    fn of(config: &CloudConfig) -> Result<Self, ConvertError> {
+        let aliases = match key(config, "device_aliases") {
+            None | Some(Value::Null) => Map::new(),
+            Some(Value::Object(m)) => m.clone(),
+            Some(_) => return Err(refuse(TO_IGNITION, "device_aliases (not a mapping)")),
+        };
+        Ok(Devices { aliases })
+    }
+
+    /// The `/dev` path of the device `what` names (by an alias, or as it is).
+    fn path(&self, name: &str, what: &str) -> Result<String, ConvertError> {
+        let resolved = match self.aliases.get(name) {
             Some(Value::String(path)) => path.clone(),
             Some(_) => {
                 return Err(refuse(
@@ -82,74 +152,37 @@ pub(super) fn to_ignition(config: &CloudConfig) -> Result<ToIgnition, super::Con
                 ),
             ))
         }
-    };
-    let mut out = ToIgnition::default();
-    // Each entry that cannot be carried is named; the others are still read.
-    let mut refused: Vec<String> = Vec::new();
-    let mut note = |result: Result<(), super::ConvertError>| {
-        if let Err(super::ConvertError::Inexpressible { what, .. }) = result {
-            refused.push(what);
-        }
-    };
-    match key(config, "disk_setup") {
-        None | Some(Value::Null) => {}
-        Some(Value::Object(disks)) => {
-            for (name, setup) in disks {
-                let what = format!("disk_setup.{}", terminal_safe(name));
-                note(device(name, &what).and_then(|dev| {
-                    out.disks.extend(disk(&dev, setup, &what)?);
-                    Ok(())
-                }));
-            }
-        }
-        Some(_) => return Err(refuse(TO_IGNITION, "disk_setup (not a mapping)")),
     }
-    match key(config, "fs_setup") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(entries)) => {
-            for (i, entry) in entries.iter().enumerate() {
-                let what = format!("fs_setup[{i}]");
-                let mut one = || -> Result<(), super::ConvertError> {
-                    let Value::Object(entry) = entry else {
-                        return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
-                    };
-                    let name = entry.get("device").and_then(Value::as_str).ok_or_else(|| {
-                        refuse(TO_IGNITION, format!("{what}.device (missing or not text)"))
-                    })?;
-                    // `<device>.<n>`: partition n of the device (`.0`, the device itself), which
-                    // overrides `partition`.
-                    let (name, dotted) = dotted(name);
-                    let path = device(name, &what)?;
-                    // The disks this config partitions into one partition.
-                    let one_partition = out.disks.iter().any(|d| {
-                        d["device"] == path.as_str()
-                            && d["partitions"].as_array().is_some_and(|p| p.len() == 1)
-                    });
-                    out.filesystems
-                        .push(filesystem(&path, entry, dotted, one_partition, &what)?);
-                    Ok(())
-                };
-                note(one());
-            }
-        }
-        Some(_) => return Err(refuse(TO_IGNITION, "fs_setup (not a list)")),
-    }
-    match key(config, "mounts") {
-        None | Some(Value::Null) => {}
-        Some(Value::Array(entries)) => {
-            for (i, entry) in entries.iter().enumerate() {
-                note(mount(entry, i, &mut out, &aliases, &config.deferred));
-            }
-        }
-        Some(_) => return Err(refuse(TO_IGNITION, "mounts (not a list)")),
-    }
-    if !refused.is_empty() {
-        return Err(refuse(TO_IGNITION, refused.join("; ")));
-    }
-    Ok(out)
 }
 
-fn disk(device: &str, setup: &Value, what: &str) -> Result<Option<Value>, super::ConvertError> {
+/// The `fs_setup` entry `what` as a filesystem.
+fn fs_setup_to_ignition(
+    entry: &Value,
+    what: &str,
+    devices: &Devices,
+    out: &mut ToIgnition,
+) -> Result<(), ConvertError> {
+    let Value::Object(entry) = entry else {
+        return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
+    };
+    let name = entry
+        .get("device")
+        .and_then(Value::as_str)
+        .ok_or_else(|| refuse(TO_IGNITION, format!("{what}.device (missing or not text)")))?;
+    // `<device>.<n>`: partition n of the device (`.0`, the device itself), which overrides
+    // `partition`.
+    let (name, dotted) = dotted(name);
+    let path = devices.path(name, what)?;
+    // The disks this config partitions into one partition.
+    let one_partition = out.disks.iter().any(|d| {
+        d["device"] == path.as_str() && d["partitions"].as_array().is_some_and(|p| p.len() == 1)
+    });
+    out.filesystems
+        .push(filesystem(&path, entry, dotted, one_partition, what)?);
+    Ok(())
+}
+
+fn disk(device: &str, setup: &Value, what: &str) -> Result<Option<Value>, ConvertError> {
     let Value::Object(setup) = setup else {
         return Err(refuse(TO_IGNITION, format!("{what} (not a mapping)")));
     };
@@ -254,7 +287,7 @@ pub(super) fn under(path: &str, dir: &str) -> bool {
 }
 
 /// cloud-init's `<device>.<n>` (partition n of the device): the device, and n when it is one.
-fn dotted(name: &str) -> (&str, Option<&str>) {
+pub(super) fn dotted(name: &str) -> (&str, Option<&str>) {
     match name.rsplit_once('.') {
         Some((dev, n))
             if !dev.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
@@ -267,7 +300,7 @@ fn dotted(name: &str) -> (&str, Option<&str>) {
 
 /// A partition's device path: `/dev/sdb` + 1 is `/dev/sdb1`, `/dev/nvme1n1` + 1 is
 /// `/dev/nvme1n1p1` (the kernel's names), a udev link + 1 the link with `-part1`.
-fn partition_path(device: &str, number: u64) -> String {
+pub(super) fn partition_path(device: &str, number: u64) -> String {
     if device.starts_with("/dev/disk/") {
         // udev's links to a partition: `/dev/disk/by-id/virtio-data-part1`,
         // `/dev/disk/azure/scsi1/lun0-part1`.
@@ -282,7 +315,7 @@ fn partition_path(device: &str, number: u64) -> String {
 /// Whether a device path names a partition or a filesystem (not a disk that may hold a
 /// partition table): a kernel partition name, a udev link by label, partition label or UUID,
 /// a device-mapper volume.
-fn is_partition(device: &str) -> bool {
+pub(super) fn is_partition(device: &str) -> bool {
     let Some(name) = device.strip_prefix("/dev/") else {
         return false;
     };
@@ -320,399 +353,142 @@ fn is_partition(device: &str) -> bool {
     lettered || numbered
 }
 
+/// The `fs_setup` entry `what` as a filesystem on `device`; `dotted` is the partition its
+/// device name says, `one_partition` whether this config gives the disk one partition.
 fn filesystem(
     device: &str,
     entry: &Map<String, Value>,
     dotted: Option<&str>,
     one_partition: bool,
     what: &str,
-) -> Result<Value, super::ConvertError> {
-    let mut fs = Map::new();
-    let mut format = None;
-    let mut overwrite = false;
-    // cloud-init's default is `any`.
-    let mut partition = "any".to_owned();
-    for (k, v) in entry {
-        let field = || format!("{what}.{}", terminal_safe(k));
-        match (k.as_str(), v) {
-            ("device", _) => {}
-            ("partition", Value::Number(n)) => partition = n.to_string(),
-            ("partition", Value::String(p)) => partition = p.clone(),
-            ("filesystem", Value::String(f)) => {
-                if !FORMATS.contains(&f.as_str()) || f == "swap" {
-                    return Err(refuse(
-                        TO_IGNITION,
-                        format!(
-                            "{what}.filesystem {} (Ignition makes ext4, btrfs, xfs and vfat here)",
-                            terminal_safe(f)
-                        ),
-                    ));
-                }
-                format = Some(f.clone());
-            }
-            ("label", Value::String(l)) => {
-                fs.insert("label".to_owned(), json!(l));
-            }
-            ("overwrite", Value::Bool(b)) => overwrite = *b,
-            ("extra_opts", Value::Array(opts)) => {
-                let opts: Option<Vec<String>> = opts
-                    .iter()
-                    .map(|o| match o {
-                        Value::String(s) => Some(s.clone()),
-                        Value::Number(n) => Some(n.to_string()),
-                        _ => None,
-                    })
-                    .collect();
-                fs.insert(
-                    "options".to_owned(),
-                    json!(opts.ok_or_else(|| refuse(TO_IGNITION, field()))?),
-                );
-            }
-            ("extra_opts", Value::String(s)) => {
-                let opts: Vec<&str> = s.split_whitespace().collect();
-                fs.insert("options".to_owned(), json!(opts));
-            }
-            ("cmd", _) => {
-                return Err(refuse(
-                    TO_IGNITION,
-                    format!("{what}.cmd (a command that makes the filesystem)"),
-                ));
-            }
-            _ => return Err(refuse(TO_IGNITION, field())),
-        }
-    }
+) -> Result<Value, ConvertError> {
+    let mut setup = FsSetup::read(entry, what)?;
     match dotted {
-        Some("0") => partition = "any".to_owned(),
-        Some(n) => partition = n.to_owned(),
+        Some("0") => setup.partition = "any".to_owned(),
+        Some(n) => setup.partition = n.to_owned(),
         None => {}
     }
-    let (device, wipe) = match partition.as_str() {
-        // Always made, whatever is there: Ignition's wipeFilesystem. Without `overwrite`,
-        // mkfs is not forced, and whether it replaces a filesystem there is mkfs's own choice.
-        "none" if overwrite => (device.to_owned(), true),
-        "none" => {
-            return Err(refuse(
-                TO_IGNITION,
-                format!(
-                    "{what}.partition none without overwrite (whether mkfs replaces a filesystem already there depends on the mkfs)"
-                ),
-            ));
-        }
-        // Made unless a matching filesystem is there, on a partition or filesystem path, or
-        // on the one partition this config gives the disk.
-        // cloud-init keeps a matching filesystem here whatever `overwrite` says (it only
-        // forces mkfs when it makes one).
-        "auto" | "any" if is_partition(device) => (device.to_owned(), false),
-        "auto" | "any" if one_partition => (partition_path(device, 1), false),
-        "auto" | "any" => {
-            return Err(refuse(
-                TO_IGNITION,
-                format!(
-                    "{what}.partition {partition} on {} (cloud-init picks a partition of the disk at boot: name it, or the partition's path)",
-                    terminal_safe(device)
-                ),
-            ));
-        }
-        n => match n.parse::<u64>() {
-            Ok(n) if (1..=128).contains(&n) => (partition_path(device, n), overwrite),
-            _ => {
-                return Err(refuse(
-                    TO_IGNITION,
-                    format!("{what}.partition {}", terminal_safe(n)),
-                ));
-            }
-        },
-    };
-    let format =
-        format.ok_or_else(|| refuse(TO_IGNITION, format!("{what}.filesystem (missing)")))?;
+    let (device, wipe) = setup.placement(device, one_partition, what)?;
+    let format = setup
+        .format
+        .ok_or_else(|| refuse(TO_IGNITION, format!("{what}.filesystem (missing)")))?;
+    let mut fs = setup.fs;
     fs.insert("device".to_owned(), json!(device));
     fs.insert("format".to_owned(), json!(format));
     fs.insert("wipeFilesystem".to_owned(), json!(wipe));
     Ok(Value::Object(fs))
 }
 
-/// A `mounts` device as a path: `LABEL=x` and `UUID=x` by their udev links, `sdb` under
-/// `/dev`; cloud-init's own names (`ephemeral0`, `swap`) only it can resolve.
-fn mount_device(name: &str, aliases: &Map<String, Value>) -> Option<String> {
-    for (prefix, dir) in [
-        ("LABEL=", "by-label"),
-        ("UUID=", "by-uuid"),
-        ("PARTUUID=", "by-partuuid"),
-        ("PARTLABEL=", "by-partlabel"),
-    ] {
-        if let Some(rest) = name.strip_prefix(prefix) {
-            return (!rest.is_empty() && !rest.contains('/'))
-                .then(|| format!("/dev/disk/{dir}/{rest}"));
-        }
-    }
-    // A network filesystem (`server:/export`) is mounted as it is named.
-    if name.contains(":/") && !name.starts_with('/') {
-        return Some(name.to_owned());
-    }
-    if name.starts_with('/') {
-        return name.starts_with("/dev/").then(|| name.to_owned());
-    }
-    // `<device>.<n>`: partition n of a named device.
-    let (base, part) = dotted(name);
-    let part = part.and_then(|n| n.parse::<u64>().ok()).filter(|n| *n > 0);
-    let device = match aliases.get(base) {
-        Some(Value::String(path)) if path.starts_with("/dev/") => path.clone(),
-        Some(_) => return None,
-        None if base.starts_with("ephemeral") || base == "swap" || base.contains('/') => {
-            return None;
-        }
-        None => format!("/dev/{base}"),
-    };
-    Some(match part {
-        Some(n) => partition_path(&device, n),
-        None => device,
-    })
+/// What an `fs_setup` entry says: the filesystem's label and options (`fs`), its format,
+/// whether mkfs is forced, and the partition.
+struct FsSetup {
+    fs: Map<String, Value>,
+    format: Option<String>,
+    overwrite: bool,
+    partition: String,
 }
 
-/// cloud-init's defaults for the fields a `mounts` entry leaves out (systemd's): the type, the
-/// options, dump and pass. Its `x-systemd.requires=cloud-init.service` is not carried: there is no
-/// such unit under Ignition, and the mount would fail on it.
-const MOUNT_DEFAULTS: [&str; 4] = ["auto", "defaults,nofail,_netdev", "0", "2"];
-
-fn mount(
-    entry: &Value,
-    i: usize,
-    out: &mut ToIgnition,
-    aliases: &Map<String, Value>,
-    deferred: &[String],
-) -> Result<(), super::ConvertError> {
-    let what = format!("mounts[{i}]");
-    let mut fields: Vec<Option<String>> = match entry {
-        Value::Array(items) => items
-            .iter()
-            .map(|v| match v {
-                Value::String(s) => Ok(Some(s.clone())),
-                Value::Number(n) => Ok(Some(n.to_string())),
-                Value::Null => Ok(None),
-                _ => Err(()),
-            })
-            .collect::<Result<Vec<_>, ()>>()
-            .map_err(|()| refuse(TO_IGNITION, format!("{what} (not a list of words)")))?,
-        _ => return Err(refuse(TO_IGNITION, format!("{what} (not a list)"))),
-    };
-    if fields.len() > 6 {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what} (more than six fields)"),
-        ));
-    }
-    fields.resize(6, None);
-    let field = |n: usize| -> String {
-        fields[n].clone().unwrap_or_else(|| {
-            MOUNT_DEFAULTS
-                .get(n.wrapping_sub(2))
-                .copied()
-                .unwrap_or("")
-                .to_owned()
-        })
-    };
-    let (name, path, format, options, dump, pass) =
-        (field(0), field(1), field(2), field(3), field(4), field(5));
-    if name.is_empty() || path.is_empty() {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what} (without a device and a mount point)"),
-        ));
-    }
-    if dump != "0" {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: dump field {}", terminal_safe(&dump)),
-        ));
-    }
-    let fsck = pass != "0";
-    if format == "swap" || path == "none" || path == "swap" {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: swap (write a systemd .swap unit for it)"),
-        ));
-    }
-    if !path.starts_with('/') {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: mount point {} is not a path", terminal_safe(&path)),
-        ));
-    }
-    // A unit file's value ends at a line break, and systemd expands `%` specifiers in it.
-    if [&name, &path, &format, &options]
-        .iter()
-        .any(|f| f.chars().any(|c| c.is_control() || c == '%' || c == '\\'))
-    {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: a control character, % or \\ that a .mount unit cannot hold"),
-        ));
-    }
-    let device = mount_device(&name, aliases).ok_or_else(|| {
-        refuse(
-            TO_IGNITION,
-            format!(
-                "{what}: device {} (cloud-init finds it at boot, Ignition needs a /dev path)",
-                terminal_safe(&name)
-            ),
-        )
-    })?;
-    // cloud-init mounts a disk's first partition when it has one: known here only when this
-    // config partitions the disk.
-    let device = if is_partition(&device) || device.contains(":/") {
-        device
-    } else if out.disks.iter().any(|d| {
-        d["device"] == device.as_str() && d["partitions"].as_array().is_some_and(|p| !p.is_empty())
-    }) {
-        partition_path(&device, 1)
-    } else {
-        return Err(refuse(
-            TO_IGNITION,
-            format!(
-                "{what}: device {} (cloud-init mounts its first partition if it has one, else the disk: name the partition)",
-                terminal_safe(&device)
-            ),
-        ));
-    };
-    let options: Vec<&str> = options
-        .split(',')
-        .filter(|o| *o != "defaults" && !o.is_empty())
-        .collect();
-    if options.iter().any(|o| o.starts_with("x-systemd.automount")) {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: x-systemd.automount (write a systemd .automount unit for it)"),
-        ));
-    }
-    // systemd reads these only from /etc/fstab (its fstab generator); a .mount unit ignores them.
-    let fstab_only: Vec<&str> = options
-        .iter()
-        .copied()
-        .filter(|o| o.starts_with("x-systemd.") || *o == "x-initrd.mount")
-        .collect();
-    if !fstab_only.is_empty() {
-        return Err(refuse(
-            TO_IGNITION,
-            format!(
-                "{what}: {} (systemd reads it from /etc/fstab only; a .mount unit ignores it)",
-                terminal_safe(&fstab_only.join(","))
-            ),
-        ));
-    }
-    // Only a unit: cloud-init's mounts never formats, and mounts after write_files, so the
-    // filesystem is not given a path for Ignition to mount while it writes files.
-    let name = format!("{}.mount", escape_path(&path));
-    if out.units.iter().any(|u| u["name"] == name.as_str()) {
-        return Err(refuse(
-            TO_IGNITION,
-            format!("{what}: {} is mounted twice", terminal_safe(&path)),
-        ));
-    }
-    // Files cloud-init defers are written after it mounts: into the filesystem, which
-    // Ignition then mounts at `path` while it writes files.
-    if deferred.iter().any(|file| under(file, &path)) {
-        let label = device.strip_prefix("/dev/disk/by-label/");
-        let made = out.filesystems.iter_mut().find(|f| {
-            f.get("path").is_none()
-                && (f["device"] == device.as_str() || label.is_some_and(|l| f["label"] == l))
-        });
-        match made {
-            Some(fs) => {
-                fs["path"] = json!(path);
-                if !options.is_empty() {
-                    fs["mountOptions"] = json!(options);
-                }
-            }
-            None if FORMATS.contains(&format.as_str()) && format != "swap" => {
-                let mut fs = Map::new();
-                fs.insert("device".to_owned(), json!(device));
-                fs.insert("format".to_owned(), json!(format));
-                if !options.is_empty() {
-                    fs.insert("mountOptions".to_owned(), json!(options));
-                }
-                fs.insert("path".to_owned(), json!(path));
-                fs.insert("wipeFilesystem".to_owned(), json!(false));
-                out.filesystems.push(Value::Object(fs));
-            }
-            None => {
-                return Err(refuse(
-                    TO_IGNITION,
-                    format!(
-                        "{what}: type {} with deferred files under {} (Ignition writes them into the filesystem only when it knows its type)",
-                        terminal_safe(&format),
-                        terminal_safe(&path)
-                    ),
-                ));
-            }
-        }
-    }
-    out.mount_points.push(path.clone());
-    out.units.push(json!({
-        "contents": mount_unit(&device, &path, &format, &options, fsck),
-        "enabled": true,
-        "name": name,
-    }));
-    Ok(())
-}
-
-/// The `.mount` unit that keeps a filesystem mounted after Ignition (fstab's job).
-fn mount_unit(device: &str, path: &str, format: &str, options: &[&str], fsck: bool) -> String {
-    // As systemd's fstab generator reads the options: a network filesystem belongs to
-    // remote-fs.target after the network, `nofail` is wanted rather than required, `noauto`
-    // is not mounted at boot.
-    let remote = options.contains(&"_netdev") || device.contains(":/");
-    let target = if remote {
-        "remote-fs.target"
-    } else {
-        "local-fs.target"
-    };
-    let mut unit = format!("[Unit]\nDescription=Mount {path}\nBefore={target}\n");
-    if remote {
-        unit.push_str("Wants=network-online.target\nAfter=network-online.target\n");
-    }
-    if fsck && !remote {
-        let fsck = format!("systemd-fsck@{}.service", escape_path(device));
-        unit.push_str(&format!("Requires={fsck}\nAfter={fsck}\n"));
-    }
-    unit.push_str(&format!("[Mount]\nWhat={device}\nWhere={path}\n"));
-    if format != "auto" {
-        unit.push_str(&format!("Type={format}\n"));
-    }
-    if !options.is_empty() {
-        unit.push_str(&format!("Options={}\n", options.join(",")));
-    }
-    if !options.contains(&"noauto") {
-        let by = if options.contains(&"nofail") {
-            "WantedBy"
-        } else {
-            "RequiredBy"
+impl FsSetup {
+    fn read(entry: &Map<String, Value>, what: &str) -> Result<Self, ConvertError> {
+        let mut setup = FsSetup {
+            fs: Map::new(),
+            format: None,
+            overwrite: false,
+            // cloud-init's default is `any`.
+            partition: "any".to_owned(),
         };
-        unit.push_str(&format!("[Install]\n{by}={target}\n"));
-    }
-    unit
-}
-
-/// `systemd-escape --path`: `/var/lib/x` is `var-lib-x`.
-pub(super) fn escape_path(path: &str) -> String {
-    let trimmed = path.trim_matches('/');
-    if trimmed.is_empty() {
-        return "-".to_owned();
-    }
-    let mut out = String::with_capacity(trimmed.len());
-    let mut last_slash = false;
-    for (i, b) in trimmed.bytes().enumerate() {
-        match b {
-            b'/' if last_slash => continue,
-            b'/' => out.push('-'),
-            b'.' if i == 0 => out.push_str("\\x2e"),
-            b if b.is_ascii_alphanumeric() || b == b':' || b == b'_' || b == b'.' => {
-                out.push(b as char)
+        for (k, v) in entry {
+            let field = || format!("{what}.{}", terminal_safe(k));
+            match (k.as_str(), v) {
+                ("device", _) => {}
+                ("partition", Value::Number(n)) => setup.partition = n.to_string(),
+                ("partition", Value::String(p)) => setup.partition = p.clone(),
+                ("filesystem", Value::String(f)) => {
+                    if !FORMATS.contains(&f.as_str()) || f == "swap" {
+                        return Err(refuse(
+                            TO_IGNITION,
+                            format!(
+                                "{what}.filesystem {} (Ignition makes ext4, btrfs, xfs and vfat here)",
+                                terminal_safe(f)
+                            ),
+                        ));
+                    }
+                    setup.format = Some(f.clone());
+                }
+                ("label", Value::String(l)) => {
+                    setup.fs.insert("label".to_owned(), json!(l));
+                }
+                ("overwrite", Value::Bool(b)) => setup.overwrite = *b,
+                ("extra_opts", Value::Array(opts)) => {
+                    let opts: Option<Vec<String>> = opts
+                        .iter()
+                        .map(|o| match o {
+                            Value::String(s) => Some(s.clone()),
+                            Value::Number(n) => Some(n.to_string()),
+                            _ => None,
+                        })
+                        .collect();
+                    setup.fs.insert(
+                        "options".to_owned(),
+                        json!(opts.ok_or_else(|| refuse(TO_IGNITION, field()))?),
+                    );
+                }
+                ("extra_opts", Value::String(s)) => {
+                    let opts: Vec<&str> = s.split_whitespace().collect();
+                    setup.fs.insert("options".to_owned(), json!(opts));
+                }
+                ("cmd", _) => {
+                    return Err(refuse(
+                        TO_IGNITION,
+                        format!("{what}.cmd (a command that makes the filesystem)"),
+                    ));
+                }
+                _ => return Err(refuse(TO_IGNITION, field())),
             }
-            b => out.push_str(&format!("\\x{b:02x}")),
         }
-        last_slash = b == b'/';
+        Ok(setup)
     }
-    out
+
+    /// The device the filesystem is made on, and whether it is made whatever is there.
+    fn placement(
+        &self,
+        device: &str,
+        one_partition: bool,
+        what: &str,
+    ) -> Result<(String, bool), ConvertError> {
+        let (partition, overwrite) = (&self.partition, self.overwrite);
+        match partition.as_str() {
+            // Always made, whatever is there: Ignition's wipeFilesystem. Without `overwrite`,
+            // mkfs is not forced, and whether it replaces a filesystem there is mkfs's own choice.
+            "none" if overwrite => Ok((device.to_owned(), true)),
+            "none" => Err(refuse(
+                TO_IGNITION,
+                format!(
+                    "{what}.partition none without overwrite (whether mkfs replaces a filesystem already there depends on the mkfs)"
+                ),
+            )),
+            // Made unless a matching filesystem is there, on a partition or filesystem path, or
+            // on the one partition this config gives the disk.
+            // cloud-init keeps a matching filesystem here whatever `overwrite` says (it only
+            // forces mkfs when it makes one).
+            "auto" | "any" if is_partition(device) => Ok((device.to_owned(), false)),
+            "auto" | "any" if one_partition => Ok((partition_path(device, 1), false)),
+            "auto" | "any" => Err(refuse(
+                TO_IGNITION,
+                format!(
+                    "{what}.partition {partition} on {} (cloud-init picks a partition of the disk at boot: name it, or the partition's path)",
+                    terminal_safe(device)
+                ),
+            )),
+            n => match n.parse::<u64>() {
+                Ok(n) if (1..=128).contains(&n) => Ok((partition_path(device, n), overwrite)),
+                _ => Err(refuse(
+                    TO_IGNITION,
+                    format!("{what}.partition {}", terminal_safe(n)),
+                )),
+            },
+        }
+    }
 }
 
 /// What Ignition's storage becomes in cloud-config.
@@ -730,50 +506,43 @@ pub(super) struct ToCloudConfig {
     pub mount_points: Vec<String>,
 }
 
-/// A `.mount` unit's `What`, `Where`, `Type`, `Options`, and whether it asks for fsck.
-struct MountUnit {
-    what: String,
-    path: String,
-    format: String,
-    options: String,
-    fsck: bool,
-}
-
-/// A `.mount` unit that says no more than an fstab line: exactly what [`mount_unit`] writes
-/// for its `What`, `Where`, `Type`, `Options` and fsck.
-fn read_mount_unit(contents: &str) -> Option<MountUnit> {
-    let value = |key: &str| {
-        contents
-            .lines()
-            .find_map(|l| l.strip_prefix(key).map(str::to_owned))
-    };
-    let m = MountUnit {
-        what: value("What=")?,
-        path: value("Where=")?,
-        format: value("Type=").unwrap_or_default(),
-        options: value("Options=").unwrap_or_default(),
-        fsck: contents.contains("\nRequires=systemd-fsck@"),
-    };
-    let options: Vec<&str> = m.options.split(',').filter(|o| !o.is_empty()).collect();
-    let format = if m.format.is_empty() {
-        "auto"
-    } else {
-        m.format.as_str()
-    };
-    (mount_unit(&m.what, &m.path, format, &options, m.fsck) == contents).then_some(m)
-}
-
 /// Ignition's `storage.disks`, `filesystems`, `directories` and `links` (of `doc`, the config
 /// in effect) and its `.mount` units as cloud-config.
-pub(super) fn to_cloud_config(
-    doc: &Value,
-    units: &[crate::document::ignition::Unit],
-) -> Result<ToCloudConfig, super::ConvertError> {
+pub(super) fn to_cloud_config(doc: &Value, units: &[Unit]) -> Result<ToCloudConfig, ConvertError> {
     let mut out = ToCloudConfig::default();
     let storage = &doc["storage"];
     let list = |name: &str| storage[name].as_array().cloned().unwrap_or_default();
+    let disk_setup = disk_setup(&list("disks"))?;
+    if !disk_setup.is_empty() {
+        out.blocks.push_str("disk_setup:\n");
+        out.blocks.push_str(&disk_setup);
+    }
+    let mut fs_setup = String::new();
+    for fs in list("filesystems") {
+        fs_setup.push_str(&fs_setup_entry(&fs)?);
+        if let Some(path) = fs["path"].as_str().filter(|p| !p.is_empty()) {
+            mounts::filesystem_to_cloud_config(&fs, path, units, &mut out);
+        }
+    }
+    if !fs_setup.is_empty() {
+        out.blocks.push_str("fs_setup:\n");
+        out.blocks.push_str(&fs_setup);
+    }
+    // A `.mount` unit of its own that says no more than an fstab line is one.
+    mounts::units_to_cloud_config(units, &mut out);
+    for d in list("directories") {
+        out.commands.push(directory_command(&d)?);
+    }
+    for l in list("links") {
+        link_commands(&l, &mut out.commands)?;
+    }
+    Ok(out)
+}
+
+/// Ignition's `storage.disks` as the entries of `disk_setup`.
+fn disk_setup(disks: &[Value]) -> Result<String, ConvertError> {
     let mut disk_setup = String::new();
-    for d in list("disks") {
+    for d in disks {
         let dev = d["device"].as_str().unwrap_or("");
         let what = format!("storage.disks[{}]", terminal_safe(dev));
         for k in d.as_object().into_iter().flatten().map(|(k, _)| k.as_str()) {
@@ -789,42 +558,11 @@ pub(super) fn to_cloud_config(
         let layout = match parts.as_slice() {
             // A wiped table and no partitions: cloud-init's `remove`; not wiped, nothing to do.
             [] if wipe => {
-                disk_setup.push_str(&format!(
-                    "  {}:\n    layout: remove\n",
-                    super::yaml_quote(dev)
-                ));
+                disk_setup.push_str(&format!("  {}:\n    layout: remove\n", yaml_quote(dev)));
                 continue;
             }
             [] => continue,
-            [p] => {
-                for (k, v) in p.as_object().into_iter().flatten() {
-                    let ok = match k.as_str() {
-                        "number" => matches!(v.as_u64(), Some(0 | 1) | None),
-                        "sizeMiB" | "startMiB" => matches!(v.as_u64(), Some(0) | None),
-                        "typeGuid" => true,
-                        _ => v.is_null(),
-                    };
-                    if !ok {
-                        return Err(refuse(
-                            TO_CLOUD_CONFIG,
-                            format!(
-                                "{what}.partitions[0].{} (cloud-init's disk_setup lays out whole-disk percentages, no labels or MiB)",
-                                terminal_safe(k)
-                            ),
-                        ));
-                    }
-                }
-                match p["typeGuid"].as_str().filter(|g| !g.is_empty()) {
-                    // cloud-init's schema takes a type as a number; sgdisk also hex and GUIDs.
-                    Some(guid) => match gpt_code(guid) {
-                        code if code.bytes().all(|b| b.is_ascii_digit()) => {
-                            format!("[[100, {code}]]")
-                        }
-                        code => format!("[[100, {}]]", super::yaml_quote(&code)),
-                    },
-                    None => "true".to_owned(),
-                }
-            }
+            [p] => whole_disk_layout(p, &what)?,
             _ => {
                 return Err(refuse(
                     TO_CLOUD_CONFIG,
@@ -837,266 +575,214 @@ pub(super) fn to_cloud_config(
         };
         disk_setup.push_str(&format!(
             "  {}:\n    table_type: gpt\n    layout: {layout}\n    overwrite: {wipe}\n",
-            super::yaml_quote(dev),
+            yaml_quote(dev),
         ));
     }
-    if !disk_setup.is_empty() {
-        out.blocks.push_str("disk_setup:\n");
-        out.blocks.push_str(&disk_setup);
-    }
-    let mut fs_setup = String::new();
-    for fs in list("filesystems") {
-        let dev = fs["device"].as_str().unwrap_or("");
-        let what = format!("storage.filesystems[{}]", terminal_safe(dev));
-        for (k, v) in fs.as_object().into_iter().flatten() {
-            let known = matches!(
-                k.as_str(),
-                "device"
-                    | "format"
-                    | "label"
-                    | "options"
-                    | "path"
-                    | "mountOptions"
-                    | "wipeFilesystem"
-            );
-            if !known && !v.is_null() {
-                return Err(refuse(
-                    TO_CLOUD_CONFIG,
-                    format!(
-                        "{what}.{} (cloud-init's fs_setup cannot say it)",
-                        terminal_safe(k)
-                    ),
-                ));
-            }
-        }
-        let format = fs["format"].as_str().unwrap_or("");
-        let wipe = fs["wipeFilesystem"].as_bool().unwrap_or(false);
-        let label = fs["label"].as_str().filter(|l| !l.is_empty());
-        let options: Vec<&str> = fs["options"]
-            .as_array()
-            .into_iter()
-            .flatten()
-            .filter_map(Value::as_str)
-            .collect();
-        let path = fs["path"].as_str().filter(|p| !p.is_empty());
-        if format == "swap" || format == "none" {
+    Ok(disk_setup)
+}
+
+/// The one partition of the disk `what` as `disk_setup`'s `layout`: the whole disk, with the
+/// partition's type when it has one.
+fn whole_disk_layout(p: &Value, what: &str) -> Result<String, ConvertError> {
+    for (k, v) in p.as_object().into_iter().flatten() {
+        let ok = match k.as_str() {
+            "number" => matches!(v.as_u64(), Some(0 | 1) | None),
+            "sizeMiB" | "startMiB" => matches!(v.as_u64(), Some(0) | None),
+            "typeGuid" => true,
+            _ => v.is_null(),
+        };
+        if !ok {
             return Err(refuse(
                 TO_CLOUD_CONFIG,
                 format!(
-                    "{what}.format {format} (cloud-init's fs_setup makes filesystems to mount)"
+                    "{what}.partitions[0].{} (cloud-init's disk_setup lays out whole-disk percentages, no labels or MiB)",
+                    terminal_safe(k)
                 ),
             ));
         }
-        // Wiped: `partition: none`, which always makes the filesystem. Not wiped: `auto` (with
-        // a label) or `any`, made unless a matching one is there; on a whole disk cloud-init
-        // would pick a partition instead, so only a partition or filesystem path is carried.
-        // A filesystem that is only mounted is taken to exist (as CAPRKE2's /opt subvolume);
-        // one that is wiped, labelled or given options, or never mounted, is made.
-        if wipe || label.is_some() || !options.is_empty() || path.is_none() {
-            if format.is_empty() {
-                return Err(refuse(TO_CLOUD_CONFIG, format!("{what} (no format)")));
-            }
-            let partition = match (wipe, label) {
-                (true, _) => "none",
-                (false, _) if !is_partition(dev) => {
-                    return Err(refuse(
-                        TO_CLOUD_CONFIG,
-                        format!(
-                            "{what}: a whole disk without wipeFilesystem (cloud-init's fs_setup would pick a partition of it at boot)"
-                        ),
-                    ));
-                }
-                (false, Some(_)) => "auto",
-                (false, None) => "any",
-            };
-            fs_setup.push_str(&format!(
-                "  - device: {}\n    filesystem: {}\n    partition: {partition}\n    overwrite: {wipe}\n",
-                super::yaml_quote(dev),
-                super::yaml_quote(format)
-            ));
-            if let Some(label) = label {
-                fs_setup.push_str(&format!("    label: {}\n", super::yaml_quote(label)));
-            }
-            if !options.is_empty() {
-                let opts: Vec<String> = options.iter().map(|o| super::yaml_quote(o)).collect();
-                fs_setup.push_str(&format!("    extra_opts: [{}]\n", opts.join(", ")));
-            }
-        }
-        if let Some(path) = path {
-            out.mount_points.push(path.to_owned());
-            let unit_name = format!("{}.mount", escape_path(path));
-            let unit = units
-                .iter()
-                .find(|u| u.name == unit_name && u.enabled == Some(true) && u.dropins.is_empty())
-                .and_then(|u| {
-                    u.contents
-                        .as_deref()
-                        .and_then(read_mount_unit)
-                        .map(|m| (u, m))
-                })
-                .filter(|(_, m)| m.path == path);
-            // A unit of that name that is more than an fstab line mounts it: it stays a unit.
-            if unit.is_none() && units.iter().any(|u| u.name == unit_name) {
-                continue;
-            }
-            let mount_options: Vec<&str> = fs["mountOptions"]
-                .as_array()
-                .into_iter()
-                .flatten()
-                .filter_map(Value::as_str)
-                .collect();
-            let (what, options, fsck) = match &unit {
-                Some((u, m)) => {
-                    out.mount_units.push(u.name.clone());
-                    (m.what.clone(), m.options.clone(), m.fsck)
-                }
-                None => (dev.to_owned(), mount_options.join(","), false),
-            };
-            let kind = match &unit {
-                Some((_, m)) if !m.format.is_empty() => m.format.clone(),
-                _ if format.is_empty() => "auto".to_owned(),
-                _ => format.to_owned(),
-            };
-            out.mounts.push([
-                what,
-                path.to_owned(),
-                kind,
-                if options.is_empty() {
-                    "defaults".to_owned()
-                } else {
-                    options
-                },
-                "0".to_owned(),
-                if fsck { "2" } else { "0" }.to_owned(),
-            ]);
-        }
     }
-    if !fs_setup.is_empty() {
-        out.blocks.push_str("fs_setup:\n");
-        out.blocks.push_str(&fs_setup);
-    }
-    // A `.mount` unit of its own that says no more than an fstab line is one.
-    for unit in units {
-        if out.mount_units.contains(&unit.name)
-            || unit.enabled != Some(true)
-            || unit.mask == Some(true)
-            || !unit.dropins.is_empty()
-        {
-            continue;
-        }
-        let Some(m) = unit.contents.as_deref().and_then(read_mount_unit) else {
-            continue;
-        };
-        if unit.name != format!("{}.mount", escape_path(&m.path))
-            || out.mounts.iter().any(|e| e[1] == m.path)
-        {
-            continue;
-        }
-        out.mount_units.push(unit.name.clone());
-        out.mount_points.push(m.path.clone());
-        out.mounts.push([
-            m.what,
-            m.path,
-            if m.format.is_empty() {
-                "auto".to_owned()
-            } else {
-                m.format
-            },
-            if m.options.is_empty() {
-                "defaults".to_owned()
-            } else {
-                m.options
-            },
-            "0".to_owned(),
-            if m.fsck { "2" } else { "0" }.to_owned(),
-        ]);
-    }
-    for d in list("directories") {
-        let path = d["path"].as_str().unwrap_or("");
-        let what = format!("storage.directories[{}]", terminal_safe(path));
-        let mut words = vec!["install".to_owned(), "-d".to_owned()];
-        for (k, v) in d.as_object().into_iter().flatten() {
-            match (k.as_str(), v) {
-                ("path", _) | (_, Value::Null) | ("overwrite", Value::Bool(false)) => {}
-                ("mode", v) => {
-                    let mode = v
-                        .as_u64()
-                        .filter(|m| *m <= 0o7777)
-                        .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.mode")))?;
-                    words.extend(["-m".to_owned(), format!("{mode:04o}")]);
-                }
-                ("user" | "group", v) => {
-                    if let Some(owner) = node_name(v) {
-                        let flag = if k == "user" { "-o" } else { "-g" };
-                        words.extend([flag.to_owned(), owner]);
-                    }
-                }
-                (other, _) => {
-                    return Err(refuse(
-                        TO_CLOUD_CONFIG,
-                        format!("{what}.{}", terminal_safe(other)),
-                    ));
-                }
+    Ok(match p["typeGuid"].as_str().filter(|g| !g.is_empty()) {
+        // cloud-init's schema takes a type as a number; sgdisk also hex and GUIDs.
+        Some(guid) => match gpt_code(guid) {
+            code if code.bytes().all(|b| b.is_ascii_digit()) => {
+                format!("[[100, {code}]]")
             }
-        }
-        words.extend(["--".to_owned(), path.to_owned()]);
-        out.commands.push(shell::join(&words));
+            code => format!("[[100, {}]]", yaml_quote(&code)),
+        },
+        None => "true".to_owned(),
+    })
+}
+
+/// A `storage.filesystems` entry as an `fs_setup` entry, or nothing when cloud-init need not
+/// make the filesystem.
+fn fs_setup_entry(fs: &Value) -> Result<String, ConvertError> {
+    let dev = fs["device"].as_str().unwrap_or("");
+    let what = format!("storage.filesystems[{}]", terminal_safe(dev));
+    refuse_filesystem_fields(fs, &what)?;
+    let format = fs["format"].as_str().unwrap_or("");
+    let wipe = fs["wipeFilesystem"].as_bool().unwrap_or(false);
+    let label = fs["label"].as_str().filter(|l| !l.is_empty());
+    let options: Vec<&str> = fs["options"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .collect();
+    let path = fs["path"].as_str().filter(|p| !p.is_empty());
+    if format == "swap" || format == "none" {
+        return Err(refuse(
+            TO_CLOUD_CONFIG,
+            format!("{what}.format {format} (cloud-init's fs_setup makes filesystems to mount)"),
+        ));
     }
-    for l in list("links") {
-        let path = l["path"].as_str().unwrap_or("");
-        let what = format!("storage.links[{}]", terminal_safe(path));
-        let mut hard = false;
-        let mut force = false;
-        let mut owner = (None, None);
-        for (k, v) in l.as_object().into_iter().flatten() {
-            match (k.as_str(), v) {
-                ("path" | "target", _) | (_, Value::Null) => {}
-                ("hard", Value::Bool(b)) => hard = *b,
-                ("overwrite", Value::Bool(b)) => force = *b,
-                ("user", v) => owner.0 = node_name(v),
-                ("group", v) => owner.1 = node_name(v),
-                (other, _) => {
-                    return Err(refuse(
-                        TO_CLOUD_CONFIG,
-                        format!("{what}.{}", terminal_safe(other)),
-                    ));
-                }
-            }
-        }
-        let target = l["target"]
-            .as_str()
-            .filter(|t| !t.is_empty())
-            .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.target (missing)")))?;
-        if let Some((parent, _)) = path.rsplit_once('/')
-            && !parent.is_empty()
-        {
-            out.commands.push(shell::join(
-                &["mkdir", "-p", "--", parent].map(str::to_owned),
+    // Wiped: `partition: none`, which always makes the filesystem. Not wiped: `auto` (with
+    // a label) or `any`, made unless a matching one is there; on a whole disk cloud-init
+    // would pick a partition instead, so only a partition or filesystem path is carried.
+    // A filesystem that is only mounted is taken to exist (as CAPRKE2's /opt subvolume);
+    // one that is wiped, labelled or given options, or never mounted, is made.
+    if !(wipe || label.is_some() || !options.is_empty() || path.is_none()) {
+        return Ok(String::new());
+    }
+    if format.is_empty() {
+        return Err(refuse(TO_CLOUD_CONFIG, format!("{what} (no format)")));
+    }
+    let partition = match (wipe, label) {
+        (true, _) => "none",
+        (false, _) if !is_partition(dev) => {
+            return Err(refuse(
+                TO_CLOUD_CONFIG,
+                format!(
+                    "{what}: a whole disk without wipeFilesystem (cloud-init's fs_setup would pick a partition of it at boot)"
+                ),
             ));
         }
-        let mut flags = String::from(if hard { "-" } else { "-sn" });
-        if force {
-            flags.push('f');
-        }
-        let mut words = vec!["ln".to_owned()];
-        if flags != "-" {
-            words.push(flags);
-        }
-        words.extend(["--".to_owned(), target.to_owned(), path.to_owned()]);
-        out.commands.push(shell::join(&words));
-        let owner = match owner {
-            (None, None) => None,
-            (Some(u), None) => Some(u),
-            (None, Some(g)) => Some(format!(":{g}")),
-            (Some(u), Some(g)) => Some(format!("{u}:{g}")),
-        };
-        if let Some(owner) = owner {
-            out.commands.push(shell::join(
-                &["chown", "-h", &owner, "--", path].map(str::to_owned),
+        (false, Some(_)) => "auto",
+        (false, None) => "any",
+    };
+    let mut entry = format!(
+        "  - device: {}\n    filesystem: {}\n    partition: {partition}\n    overwrite: {wipe}\n",
+        yaml_quote(dev),
+        yaml_quote(format)
+    );
+    if let Some(label) = label {
+        entry.push_str(&format!("    label: {}\n", yaml_quote(label)));
+    }
+    if !options.is_empty() {
+        let opts: Vec<String> = options.iter().map(|o| yaml_quote(o)).collect();
+        entry.push_str(&format!("    extra_opts: [{}]\n", opts.join(", ")));
+    }
+    Ok(entry)
+}
+
+/// The first field of a `storage.filesystems` entry (`what`) that `fs_setup` cannot say.
+fn refuse_filesystem_fields(fs: &Value, what: &str) -> Result<(), ConvertError> {
+    for (k, v) in fs.as_object().into_iter().flatten() {
+        let known = matches!(
+            k.as_str(),
+            "device" | "format" | "label" | "options" | "path" | "mountOptions" | "wipeFilesystem"
+        );
+        if !known && !v.is_null() {
+            return Err(refuse(
+                TO_CLOUD_CONFIG,
+                format!(
+                    "{what}.{} (cloud-init's fs_setup cannot say it)",
+                    terminal_safe(k)
+                ),
             ));
         }
     }
-    Ok(out)
+    Ok(())
+}
+
+/// A `storage.directories` entry as the `install -d` command that makes it.
+fn directory_command(d: &Value) -> Result<String, ConvertError> {
+    let path = d["path"].as_str().unwrap_or("");
+    let what = format!("storage.directories[{}]", terminal_safe(path));
+    let mut words = vec!["install".to_owned(), "-d".to_owned()];
+    for (k, v) in d.as_object().into_iter().flatten() {
+        match (k.as_str(), v) {
+            ("path", _) | (_, Value::Null) | ("overwrite", Value::Bool(false)) => {}
+            ("mode", v) => {
+                let mode = v
+                    .as_u64()
+                    .filter(|m| *m <= 0o7777)
+                    .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.mode")))?;
+                words.extend(["-m".to_owned(), format!("{mode:04o}")]);
+            }
+            ("user" | "group", v) => {
+                if let Some(owner) = node_name(v) {
+                    let flag = if k == "user" { "-o" } else { "-g" };
+                    words.extend([flag.to_owned(), owner]);
+                }
+            }
+            (other, _) => {
+                return Err(refuse(
+                    TO_CLOUD_CONFIG,
+                    format!("{what}.{}", terminal_safe(other)),
+                ));
+            }
+        }
+    }
+    words.extend(["--".to_owned(), path.to_owned()]);
+    Ok(shell::join(&words))
+}
+
+/// A `storage.links` entry as the commands that make it: `mkdir -p` for its directory, `ln`,
+/// and `chown -h` for its owner.
+fn link_commands(l: &Value, commands: &mut Vec<String>) -> Result<(), ConvertError> {
+    let path = l["path"].as_str().unwrap_or("");
+    let what = format!("storage.links[{}]", terminal_safe(path));
+    let mut hard = false;
+    let mut force = false;
+    let mut owner = (None, None);
+    for (k, v) in l.as_object().into_iter().flatten() {
+        match (k.as_str(), v) {
+            ("path" | "target", _) | (_, Value::Null) => {}
+            ("hard", Value::Bool(b)) => hard = *b,
+            ("overwrite", Value::Bool(b)) => force = *b,
+            ("user", v) => owner.0 = node_name(v),
+            ("group", v) => owner.1 = node_name(v),
+            (other, _) => {
+                return Err(refuse(
+                    TO_CLOUD_CONFIG,
+                    format!("{what}.{}", terminal_safe(other)),
+                ));
+            }
+        }
+    }
+    let target = l["target"]
+        .as_str()
+        .filter(|t| !t.is_empty())
+        .ok_or_else(|| refuse(TO_CLOUD_CONFIG, format!("{what}.target (missing)")))?;
+    if let Some((parent, _)) = path.rsplit_once('/')
+        && !parent.is_empty()
+    {
+        commands.push(shell::join(
+            &["mkdir", "-p", "--", parent].map(str::to_owned),
+        ));
+    }
+    let mut flags = String::from(if hard { "-" } else { "-sn" });
+    if force {
+        flags.push('f');
+    }
+    let mut words = vec!["ln".to_owned()];
+    if flags != "-" {
+        words.push(flags);
+    }
+    words.extend(["--".to_owned(), target.to_owned(), path.to_owned()]);
+    commands.push(shell::join(&words));
+    let owner = match owner {
+        (None, None) => None,
+        (Some(u), None) => Some(u),
+        (None, Some(g)) => Some(format!(":{g}")),
+        (Some(u), Some(g)) => Some(format!("{u}:{g}")),
+    };
+    if let Some(owner) = owner {
+        commands.push(shell::join(
+            &["chown", "-h", &owner, "--", path].map(str::to_owned),
+        ));
+    }
+    Ok(())
 }
 
 /// An Ignition node (`{"name": …}` or `{"id": …}`) as what `install` and `chown` take.
@@ -1182,18 +868,6 @@ mod tests {
     use super::*;
 
     #[test]
-    fn paths_are_escaped_as_systemd_escape_does() {
-        assert_eq!(escape_path("/var/lib/rancher"), "var-lib-rancher");
-        assert_eq!(escape_path("/"), "-");
-        assert_eq!(escape_path("/mnt/my data/"), "mnt-my\\x20data");
-        assert_eq!(escape_path("/.hidden"), "\\x2ehidden");
-        assert_eq!(
-            escape_path("/dev/disk/by-label/data"),
-            "dev-disk-by\\x2dlabel-data"
-        );
-    }
-
-    #[test]
     fn partitions_and_filesystems_are_told_from_disks() {
         for p in [
             "/dev/sdb1",
@@ -1224,23 +898,6 @@ mod tests {
     fn partitions_are_named_as_the_kernel_names_them() {
         assert_eq!(partition_path("/dev/sdb", 1), "/dev/sdb1");
         assert_eq!(partition_path("/dev/nvme1n1", 2), "/dev/nvme1n1p2");
-    }
-
-    #[test]
-    fn a_mount_unit_reads_back() {
-        let unit = mount_unit("/dev/vdb1", "/data", "xfs", &["noatime"], true);
-        let m = read_mount_unit(&unit).expect("reads");
-        assert_eq!(
-            (
-                m.what.as_str(),
-                m.path.as_str(),
-                m.format.as_str(),
-                m.options.as_str(),
-                m.fsck
-            ),
-            ("/dev/vdb1", "/data", "xfs", "noatime", true)
-        );
-        assert!(read_mount_unit(&format!("{unit}[Service]\nExecStart=/bin/x\n")).is_none());
     }
 
     #[test]
