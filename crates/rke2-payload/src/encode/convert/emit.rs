@@ -127,7 +127,10 @@ pub(super) fn write_file_entry(
         Content::Undecodable(why) => {
             return Err(refuse(
                 "cloud-config",
-                format!("{}: content cannot be decoded ({why})", file.path),
+                format!(
+                    "{}: content cannot be decoded ({why})",
+                    crate::codec::text::terminal_safe(&file.path)
+                ),
             ));
         }
     }

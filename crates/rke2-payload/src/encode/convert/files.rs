@@ -304,7 +304,10 @@ fn contents(file: &File) -> Result<Value, ConvertError> {
         Content::Undecodable(why) => {
             return Err(refuse(
                 "Ignition",
-                format!("{}: content cannot be decoded ({why})", file.path),
+                format!(
+                    "{}: content cannot be decoded ({why})",
+                    crate::codec::text::terminal_safe(&file.path)
+                ),
             ));
         }
     })
