@@ -165,8 +165,8 @@ pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use render::{
     KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
-    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Source, holds_manifests, may_hold_manifests,
-    render,
+    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, holds_manifests,
+    may_hold_manifests, render, sniff_input,
 };
 pub use reports::clouds::{
     CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,

@@ -18,7 +18,7 @@ use std::path::Path;
 
 use anyhow::{Context, Result};
 
-use rke2_payload::{BootstrapSecret, DecodeOptions, Selector};
+use rke2_payload::{BootstrapSecret, DecodeOptions, Selector, Sniffed};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
 use crate::style::{ERROR, escape_unsafe, safe, yaml};
@@ -134,54 +134,6 @@ pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
     Ok(Box::new(file))
 }
 
-/// An input: manifests (read whole, to render), or Secrets to stream.
-pub(crate) enum Input {
-    Manifests(Vec<u8>),
-    Stream(Box<dyn std::io::Read>),
-}
-
-/// Opens the input and tells manifests from Secrets by its first MiB; only manifests are read
-/// whole (Secrets keep streaming, from the bytes already read on).
-pub(crate) fn manifests_or_stream(args: &InputArgs) -> Result<Input> {
-    use std::io::Read as _;
-    let mut reader = open_input(args)?;
-    let mut prefix = Vec::new();
-    (&mut reader)
-        .take(1 << 20)
-        .read_to_end(&mut prefix)
-        .map_err(|error| rke2_payload::Error::Io {
-            what: input_name(args.path()),
-            error,
-        })?;
-    if !rke2_payload::may_hold_manifests(&prefix) {
-        return Ok(Input::Stream(Box::new(
-            std::io::Cursor::new(prefix).chain(reader),
-        )));
-    }
-    let limit = decode_options(args).max_input;
-    let mut rest = Vec::new();
-    reader
-        .take(limit.saturating_sub(prefix.len() as u64).saturating_add(1))
-        .read_to_end(&mut rest)
-        .map_err(|error| rke2_payload::Error::Io {
-            what: input_name(args.path()),
-            error,
-        })?;
-    prefix.extend_from_slice(&rest);
-    if prefix.len() as u64 > limit {
-        return Err(rke2_payload::Error::InputTooLarge {
-            what: input_name(args.path()),
-            limit,
-        }
-        .into());
-    }
-    if rke2_payload::holds_manifests(&prefix) {
-        Ok(Input::Manifests(prefix))
-    } else {
-        Ok(Input::Stream(Box::new(std::io::Cursor::new(prefix))))
-    }
-}
-
 /// The Secrets of the input: streamed as they are, or, when the input holds manifests, the
 /// bootstrap Secrets `render` makes of them (seed 0, so that reports are repeatable).
 pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
@@ -215,10 +167,10 @@ pub(crate) enum Rendered {
 /// The Secrets of the input, or, for manifests of which nothing renders, their findings (for
 /// `lint`, which reports them).
 pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
-    match manifests_or_stream(args)? {
-        Input::Stream(reader) => Ok(Rendered::Secrets(reader, Vec::new())),
-        Input::Manifests(bytes) => {
-            let name = input_name(args.path());
+    let name = input_name(args.path());
+    match rke2_payload::sniff_input(open_input(args)?, &name, &decode_options(args))? {
+        Sniffed::Secrets(reader) => Ok(Rendered::Secrets(Box::new(reader), Vec::new())),
+        Sniffed::Manifests(bytes) => {
             let preview = preview_of(&name, &bytes)?;
             if preview.secrets.is_empty() {
                 return Ok(Rendered::Nothing {

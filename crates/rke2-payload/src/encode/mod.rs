@@ -116,60 +116,12 @@ pub fn secret_with_value(
 
 /// The `index`-th object of the input (YAML documents and `List` items, in order), as data.
 fn find_object(input: &[u8], index: usize) -> Result<Value, Error> {
-    objects(input)?
+    crate::envelope::objects(input)?
         .into_iter()
         .nth(index)
         .ok_or(Error::NotASecret {
             found: format!("no object #{}", index + 1),
         })
-}
-
-/// Every object of the input (YAML documents and `List` items, in order), as data.
-pub(crate) fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
-    let text = std::str::from_utf8(input).map_err(|_| Error::Syntax {
-        syntax: Syntax::Yaml,
-        message: "invalid UTF-8".to_owned(),
-        at: None,
-    })?;
-    let docs: Vec<Value> = if crate::envelope::looks_like_json(text.trim_start().as_bytes()) {
-        vec![serde_json::from_str(text).map_err(|e| Error::Syntax {
-            syntax: Syntax::Json,
-            message: crate::codec::text::scrub(&e.to_string()),
-            at: None,
-        })?]
-    } else {
-        let mut options = serde_saphyr::Options::default();
-        options.with_snippet = false;
-        let docs: Vec<Option<Value>> = serde_saphyr::from_str_multiple_with_options(text, options)
-            .map_err(|e| Error::Syntax {
-                syntax: Syntax::Yaml,
-                message: crate::codec::text::scrub(&e.to_string()),
-                at: None,
-            })?;
-        docs.into_iter().flatten().collect()
-    };
-    let mut objects = Vec::new();
-    for doc in docs {
-        flatten_lists(doc, &mut objects);
-    }
-    Ok(objects)
-}
-
-fn flatten_lists(doc: Value, out: &mut Vec<Value>) {
-    let is_list = doc
-        .get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
-        || (doc.get("kind").is_none() && doc.get("items").is_some());
-    if is_list {
-        if let Some(Value::Array(items)) = doc.get("items") {
-            for item in items.clone() {
-                flatten_lists(item, out);
-            }
-        }
-    } else {
-        out.push(doc);
-    }
 }
 
 #[cfg(test)]

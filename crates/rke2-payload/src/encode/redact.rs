@@ -498,7 +498,7 @@ pub fn redact_selected(
         }
         .into());
     }
-    let objects = super::objects(&whole)?;
+    let objects = crate::envelope::objects(&whole)?;
     let mut chosen: Vec<serde_json::Value> = picked
         .iter()
         .filter_map(|&i| objects.get(i).cloned())

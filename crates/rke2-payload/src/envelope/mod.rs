@@ -10,11 +10,13 @@ mod chunks;
 mod fast;
 mod input;
 mod lines;
+mod objects;
 mod raw;
 mod select;
 pub(crate) mod stream;
 
 pub use input::read_input;
+pub(crate) use objects::objects;
 pub use select::{Selector, SelectorError};
 pub use stream::{StreamSummary, for_each_secret};
 

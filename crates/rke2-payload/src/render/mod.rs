@@ -38,6 +38,7 @@ use crate::envelope::{
 };
 use crate::facts::rke2::Role;
 use crate::manifests::{Manifests, Object};
+use crate::options::DecodeOptions;
 use crate::payload::Format;
 
 pub use pki::KeyError;
@@ -297,7 +298,7 @@ impl std::fmt::Debug for PreviewSecret {
 fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
     let mut out = Manifests::default();
     for source in sources {
-        let objects = crate::encode::objects(source.bytes).map_err(|e| RenderError::Input {
+        let objects = crate::envelope::objects(source.bytes).map_err(|e| RenderError::Input {
             source_name: crate::codec::text::terminal_safe(source.name).into_owned(),
             message: e.to_string(),
         })?;
@@ -364,6 +365,75 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
                 "RKE2ControlPlane" | "RKE2Config" | "MachineDeployment" | "MachinePool"
             )
         })
+}
+
+/// What an input holds, as [`sniff_input`] tells: manifests (read whole, to [`render`]), or
+/// bootstrap Secrets, still to be streamed from the bytes already read on.
+#[derive(Debug)]
+pub enum Sniffed<R> {
+    /// Manifests of objects `render` reads: the whole input.
+    Manifests(Vec<u8>),
+    /// Anything else: the input from its first byte (what was read, then the rest).
+    Secrets(std::io::Chain<std::io::Cursor<Vec<u8>>, R>),
+}
+
+/// Tells manifests from Secrets by the first MiB of `reader` ([`may_hold_manifests`]); only
+/// what may be manifests is read whole, up to [`DecodeOptions::max_input`] bytes, and then
+/// told by [`holds_manifests`]. `name` names the input in errors.
+///
+/// ```
+/// use std::io::Read as _;
+/// use rke2_payload::{DecodeOptions, Sniffed, sniff_input};
+///
+/// let secret = &b"{\"kind\": \"Secret\", \"metadata\": {\"name\": \"w\"}}"[..];
+/// let Sniffed::Secrets(mut stream) = sniff_input(secret, "w.json", &DecodeOptions::new())? else {
+///     panic!("a Secret is not manifests");
+/// };
+/// let mut text = Vec::new();
+/// stream.read_to_end(&mut text).expect("in memory");
+/// assert_eq!(text, secret);
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`](crate::Error::Io) when the input cannot be read,
+/// [`Error::InputTooLarge`](crate::Error::InputTooLarge) when what may be manifests is over
+/// the limit.
+pub fn sniff_input<R: std::io::Read>(
+    mut reader: R,
+    name: &str,
+    options: &DecodeOptions,
+) -> Result<Sniffed<R>, crate::Error> {
+    use std::io::Read as _;
+    let io = |error| crate::Error::Io {
+        what: name.to_owned(),
+        error,
+    };
+    let mut prefix = Vec::new();
+    (&mut reader)
+        .take(1 << 20)
+        .read_to_end(&mut prefix)
+        .map_err(io)?;
+    if !may_hold_manifests(&prefix) {
+        return Ok(Sniffed::Secrets(std::io::Cursor::new(prefix).chain(reader)));
+    }
+    let limit = options.max_input;
+    (&mut reader)
+        .take(limit.saturating_sub(prefix.len() as u64).saturating_add(1))
+        .read_to_end(&mut prefix)
+        .map_err(io)?;
+    if prefix.len() as u64 > limit {
+        return Err(crate::Error::InputTooLarge {
+            what: name.to_owned(),
+            limit,
+        });
+    }
+    if holds_manifests(&prefix) {
+        Ok(Sniffed::Manifests(prefix))
+    } else {
+        // The whole input was read: the rest of the chain is empty.
+        Ok(Sniffed::Secrets(std::io::Cursor::new(prefix).chain(reader)))
+    }
 }
 
 /// The bootstrap Secrets CAPRKE2 will write for the manifests of `sources`.
