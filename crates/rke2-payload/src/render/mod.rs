@@ -396,16 +396,16 @@ pub enum Sniffed<R> {
 /// ```
 ///
 /// # Errors
-/// [`Error::Io`](crate::Error::Io) when the input cannot be read,
-/// [`Error::InputTooLarge`](crate::Error::InputTooLarge) when what may be manifests is over
+/// [`Error::Io`](crate::error::Error::Io) when the input cannot be read,
+/// [`Error::InputTooLarge`](crate::error::Error::InputTooLarge) when what may be manifests is over
 /// the limit.
 pub fn sniff_input<R: std::io::Read>(
     mut reader: R,
     name: &str,
     options: &DecodeOptions,
-) -> Result<Sniffed<R>, crate::Error> {
+) -> Result<Sniffed<R>, crate::error::Error> {
     use std::io::Read as _;
-    let io = |error| crate::Error::Io {
+    let io = |error| crate::error::Error::Io {
         what: name.to_owned(),
         error,
     };
@@ -423,7 +423,7 @@ pub fn sniff_input<R: std::io::Read>(
         .read_to_end(&mut prefix)
         .map_err(io)?;
     if prefix.len() as u64 > limit {
-        return Err(crate::Error::InputTooLarge {
+        return Err(crate::error::Error::InputTooLarge {
             what: name.to_owned(),
             limit,
         });
