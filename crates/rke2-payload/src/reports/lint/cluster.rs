@@ -1,0 +1,134 @@
+//! The checks across the payloads of one cluster: the few facts of each that they compare.
+
+use crate::checks::{Check, Finding};
+use crate::facts::Facts;
+use crate::facts::rke2::{self, Role};
+
+use super::payload::is_ip;
+
+/// What the cluster checks compare of one payload: kept for every Secret of an input, so it is
+/// small.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct ClusterFacts {
+    pub(super) role: Option<Role>,
+    config_found: bool,
+    server: Option<String>,
+    token_sha256: Option<String>,
+    /// The first control plane's `agent-token`: agents may join with it instead of the token.
+    agent_token_sha256: Option<String>,
+    token_ca_hash: Option<String>,
+    tls_san: Vec<String>,
+    server_ca_sha256: Option<String>,
+}
+
+/// The path of the cluster's server CA on the first control plane.
+const SERVER_CA_PATH: &str = "/var/lib/rancher/rke2/server/tls/server-ca.crt";
+
+impl ClusterFacts {
+    pub(crate) fn of(facts: &Facts) -> Self {
+        let config = facts.config.as_ref();
+        ClusterFacts {
+            role: facts.role,
+            config_found: config.is_some(),
+            server: config.and_then(|c| c.server.clone()),
+            token_sha256: config.and_then(|c| c.token.as_ref()).map(|t| t.sha256()),
+            agent_token_sha256: config
+                .and_then(|c| c.agent_token.as_ref())
+                .map(|t| t.sha256()),
+            token_ca_hash: config
+                .and_then(|c| c.token.as_ref())
+                .and_then(|t| rke2::token_ca_hash(t.expose()))
+                .map(str::to_owned),
+            tls_san: config.map(|c| c.tls_san.clone()).unwrap_or_default(),
+            server_ca_sha256: facts
+                .files()
+                .find(|(f, _)| f.path == SERVER_CA_PATH)
+                .and_then(|(f, _)| f.sha256()),
+        }
+    }
+}
+
+/// One Secret as the cluster checks see it.
+pub(crate) struct Member<'a> {
+    pub(crate) name: Option<&'a str>,
+    pub(crate) cluster: Option<&'a str>,
+    pub(crate) facts: &'a ClusterFacts,
+}
+
+/// Checks across the payloads of one cluster. Returns (index into `members`, finding).
+pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
+    let mut out = Vec::new();
+    // One pass to group: a fleet dump has thousands of clusters.
+    let mut clusters: std::collections::BTreeMap<Option<&str>, Vec<(usize, &Member<'_>)>> =
+        std::collections::BTreeMap::new();
+    for (i, m) in members.iter().enumerate() {
+        clusters.entry(m.cluster).or_default().push((i, m));
+    }
+    for members in clusters.into_values() {
+        let Some((_, init)) = members
+            .iter()
+            .find(|(_, m)| m.facts.role == Some(Role::Init) && m.facts.config_found)
+        else {
+            continue;
+        };
+        let init_name = init.name.unwrap_or("init");
+        let server_ca_sha = &init.facts.server_ca_sha256;
+        for (i, join) in members
+            .iter()
+            .filter(|(_, m)| matches!(m.facts.role, Some(Role::Server | Role::Agent)))
+        {
+            let r = join.facts;
+            // An agent may join with the servers' `agent-token` instead (RKE2 accepts either).
+            let agent_token = r.role == Some(Role::Agent)
+                && r.token_sha256.is_some()
+                && r.token_sha256 == init.facts.agent_token_sha256;
+            if let (Some(a), Some(b)) = (&r.token_sha256, &init.facts.token_sha256)
+                && a != b
+                && !agent_token
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::TokenMismatch,
+                        format!(
+                            "the token differs from the first control plane's ({init_name}): this node cannot join"
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+            if let Some((host, _)) = r.server.as_deref().and_then(rke2::server_host_port)
+                && !is_ip(&host)
+                && !init
+                    .facts
+                    .tls_san
+                    .iter()
+                    .any(|s| s.eq_ignore_ascii_case(&host))
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::JoinHostNotInSan,
+                        format!(
+                            "joins through {host}, which is not in the tls-san of the first control plane ({init_name}): TLS verification fails"
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+            if let (Some(hash), Some(ca)) = (&r.token_ca_hash, server_ca_sha)
+                && !hash.eq_ignore_ascii_case(ca)
+            {
+                out.push((
+                    *i,
+                    Finding::new(
+                        Check::TokenCaHash,
+                        "the K10 token's CA hash does not match the server CA of the first control plane: the agent will refuse the server",
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                ));
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,565 @@
+//! `lint`: misconfigurations that keep nodes from joining, found in the payload before boot.
+//!
+//! Checks run on one payload (its [`Facts`]) and across the payloads of one cluster (the few
+//! facts of each that the cluster checks compare). Every finding names a [`Check`] of the one
+//! check table. [`Linter`] runs the whole pipeline on an input.
+//!
+//! # The JSON contract (`rke2-payload/lint/v1`)
+//!
+//! [`LintReport`] serialises to `{"schema", "secrets": [{"name", "namespace", "cluster", "role",
+//! "findings": [..]}], "summary": {"errors", "warnings", "infos"}}`.
+
+use std::borrow::Cow;
+use std::io::Read;
+use std::sync::Arc;
+
+use serde::{Deserialize, Serialize};
+
+use super::size::{SizeOptions, measure};
+use crate::batch::{self, Memo};
+use crate::checks::{Check, Finding, Severity};
+use crate::codec::time::now_unix;
+use crate::envelope::{BootstrapSecret, Selector};
+use crate::error::{Error, StreamError};
+use crate::facts::Facts;
+use crate::facts::rke2::Role;
+use crate::options::DecodeOptions;
+
+mod cluster;
+mod payload;
+
+pub(crate) use cluster::{ClusterFacts, Member, lint_cluster};
+pub(crate) use payload::lint_payload;
+
+/// The schema id of the lint JSON document.
+pub const LINT_SCHEMA: &str = "rke2-payload/lint/v1";
+
+/// Switches for the checks: built with [`LintOptions::new`] and its `with_` methods.
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct LintOptions {
+    /// Decoding limits.
+    pub decode: DecodeOptions,
+    /// Warn when a CA expires within this many days.
+    pub cert_expiry_days: i64,
+    /// "Now", seconds since the Unix epoch.
+    pub now: i64,
+    /// Size limits to check (`None`: no size checks). Its `decode` is not used: the linter
+    /// decodes with [`LintOptions::decode`].
+    pub size: Option<SizeOptions>,
+    /// cloud-init's JSON schema, when installed; without it the project's own rules apply.
+    #[cfg(feature = "cloud-init-schema")]
+    pub cloud_init_schema: Option<Arc<super::schema::CloudInitSchema>>,
+    /// Checks whose findings are left out.
+    pub allow: Vec<Check>,
+}
+
+impl Default for LintOptions {
+    fn default() -> Self {
+        LintOptions {
+            decode: DecodeOptions::default(),
+            cert_expiry_days: 30,
+            now: now_unix(),
+            size: None,
+            #[cfg(feature = "cloud-init-schema")]
+            cloud_init_schema: None,
+            allow: Vec::new(),
+        }
+    }
+}
+
+impl LintOptions {
+    /// The defaults: CAs warned of 30 days before they expire, "now" from the clock, no size
+    /// checks, nothing allowed.
+    ///
+    /// ```
+    /// use rke2_payload::{Check, LintOptions, SizeOptions};
+    ///
+    /// let options = LintOptions::new()
+    ///     .with_size(Some(SizeOptions::new()))
+    ///     .with_allow(vec![Check::ProviderIdMissing]);
+    /// assert!(options.size.is_some());
+    /// ```
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Sets [`LintOptions::decode`].
+    pub fn with_decode(mut self, decode: DecodeOptions) -> Self {
+        self.decode = decode;
+        self
+    }
+
+    /// Sets [`LintOptions::cert_expiry_days`].
+    pub fn with_cert_expiry_days(mut self, days: i64) -> Self {
+        self.cert_expiry_days = days;
+        self
+    }
+
+    /// Sets [`LintOptions::now`].
+    pub fn with_now(mut self, now: i64) -> Self {
+        self.now = now;
+        self
+    }
+
+    /// Sets [`LintOptions::size`].
+    pub fn with_size(mut self, size: Option<SizeOptions>) -> Self {
+        self.size = size;
+        self
+    }
+
+    /// Sets [`LintOptions::cloud_init_schema`].
+    #[cfg(feature = "cloud-init-schema")]
+    pub fn with_cloud_init_schema(
+        mut self,
+        schema: Option<Arc<super::schema::CloudInitSchema>>,
+    ) -> Self {
+        self.cloud_init_schema = schema;
+        self
+    }
+
+    /// Sets [`LintOptions::allow`].
+    pub fn with_allow(mut self, allow: Vec<Check>) -> Self {
+        self.allow = allow;
+        self
+    }
+}
+
+/// The findings of one Secret.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintedSecret {
+    /// `metadata.name` (null for bare user data).
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// The `cluster.x-k8s.io/cluster-name` label.
+    pub cluster: Option<String>,
+    /// What the node becomes.
+    pub role: Option<Role>,
+    /// Its findings: those of its payload, then those of the cluster checks. A Secret that
+    /// cannot be read has one, [`Check::SecretUnreadable`].
+    pub findings: Vec<Finding>,
+    /// The line of the input its value is on (1-based), when known.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub line: Option<u64>,
+    /// For a Secret `render` made: the manifest object it was rendered from, and where that
+    /// is written (what CI annotations point at).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rendered_from: Option<crate::checks::ManifestSite>,
+    /// Why the Secret could not be read; `None` when it was.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error: Option<ItemError>,
+}
+
+/// Why one Secret of an input could not be read: the others were.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ItemError {
+    /// The error, one sentence naming the Secret (terminal-safe).
+    pub message: String,
+}
+
+/// How many findings of each severity.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintSummary {
+    /// Errors.
+    pub errors: usize,
+    /// Warnings.
+    pub warnings: usize,
+    /// Notes.
+    pub infos: usize,
+    /// Secrets that could not be read.
+    #[serde(default)]
+    pub unreadable: usize,
+}
+
+/// What `lint` found in an input.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LintReport {
+    /// Always [`LINT_SCHEMA`].
+    pub schema: Cow<'static, str>,
+    /// One entry per bootstrap Secret linted, in input order.
+    pub secrets: Vec<LintedSecret>,
+    /// The findings about the manifests the Secrets were rendered from (a preview's), each
+    /// once per object and fact, located by [`Finding::manifest`], in the order first seen.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub manifests: Vec<Finding>,
+    /// The counts.
+    pub summary: LintSummary,
+}
+
+impl LintReport {
+    /// Whether the findings fail a gate: any error, or any warning when `deny_warnings`.
+    /// (A Secret that cannot be read is an error finding too; see [`LintSummary::unreadable`].)
+    pub fn fails(&self, deny_warnings: bool) -> bool {
+        self.summary.errors > 0 || (deny_warnings && self.summary.warnings > 0)
+    }
+}
+
+/// Why [`Linter::lint`] stopped.
+#[derive(Debug, thiserror::Error)]
+#[non_exhaustive]
+pub enum LintError {
+    /// The input could not be read, holds no bootstrap Secret, or none that the selector picks.
+    #[error(transparent)]
+    Input(Error),
+}
+
+/// Lints every bootstrap Secret of an input: each payload, then the Secrets of each cluster
+/// together (token, tls-san, CA hash), reading each distinct payload once.
+///
+/// ```
+/// use rke2_payload::{Check, LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let linter = Linter::new(LintOptions::new());
+/// let report = linter.lint_stream(&list[..], &Selector::default(), 1)?;
+/// let found: Vec<Check> = report.secrets[0].findings.iter().map(|f| f.check).collect();
+/// assert_eq!(found, [Check::Rke2ConfigMissing]);
+/// assert!(report.fails(false));
+/// # Ok::<(), rke2_payload::LintError>(())
+/// ```
+#[derive(Debug)]
+pub struct Linter {
+    options: LintOptions,
+    memo: Memo<Kept>,
+}
+
+/// What a [`Linter`] keeps of one payload.
+#[derive(Debug)]
+struct Kept {
+    cluster: Arc<ClusterFacts>,
+    found: Arc<[Finding]>,
+}
+
+/// One Secret read, in input order: its own fields, what its payload gave, and whether it is
+/// the one asked for.
+struct Read1 {
+    name: Option<String>,
+    namespace: Option<String>,
+    cluster: Option<String>,
+    line: Option<u64>,
+    /// What its payload gave, or why it could not be read.
+    kept: Result<Arc<Kept>, Error>,
+    picked: bool,
+    /// The manifest findings a preview carries.
+    preview: Vec<Finding>,
+    /// The entry of the delivery table its infrastructure template sends it by (a preview's).
+    delivery: Option<String>,
+    /// The object it was rendered from (a preview's).
+    rendered_from: Option<crate::checks::ManifestSite>,
+}
+
+/// The findings of a preview's [`FINDINGS_ANNOTATION`](crate::envelope::FINDINGS_ANNOTATION):
+/// known check ids only, at the severity written (or the check's own), messages made safe.
+fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
+    #[derive(serde::Deserialize)]
+    struct Annotated {
+        id: String,
+        #[serde(default)]
+        severity: Option<Severity>,
+        #[serde(default)]
+        message: String,
+        #[serde(default)]
+        manifest: Option<crate::checks::ManifestSite>,
+    }
+    let Some(text) = secret.preview_findings() else {
+        return Vec::new();
+    };
+    let list: Vec<Annotated> = serde_json::from_str(text).unwrap_or_default();
+    list.into_iter()
+        .filter_map(|a| {
+            let check = Check::from_id(&a.id)?;
+            let mut f = Finding::new(
+                check,
+                crate::codec::text::terminal_safe(&a.message).into_owned(),
+            );
+            if let Some(severity) = a.severity {
+                f.severity = severity;
+            }
+            f.manifest = a.manifest.map(crate::checks::ManifestSite::terminal_safe);
+            Some(f)
+        })
+        .collect()
+}
+
+impl Linter {
+    /// A linter that decodes and checks with `options`.
+    pub fn new(options: LintOptions) -> Self {
+        Linter {
+            options,
+            memo: Memo::default(),
+        }
+    }
+
+    /// The options it checks with.
+    pub fn options(&self) -> &LintOptions {
+        &self.options
+    }
+
+    fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
+        self.memo.get_or_try_insert(secret, || {
+            let payload = secret.decode(&self.options.decode)?;
+            let facts = Facts::read(&payload);
+            // Measured against the platforms asked for, or a preview's own delivery path.
+            let size = self
+                .options
+                .size
+                .as_ref()
+                .filter(|o| {
+                    !o.targets.is_empty() || (o.follow_delivery && secret.rendered_from().is_some())
+                })
+                .map(|o| measure(secret, &payload, o));
+            let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
+            Ok::<_, Error>(Kept {
+                cluster: Arc::new(ClusterFacts::of(&facts)),
+                found: found.into(),
+            })
+        })
+    }
+
+    /// What one Secret gives the report: its own fields, its payload's findings and facts,
+    /// what its preview annotations say.
+    fn read_one(&self, secret: &BootstrapSecret<'_>, picked: bool) -> Read1 {
+        let from = super::size::rendered_from(secret);
+        Read1 {
+            name: secret.name().map(str::to_owned),
+            namespace: secret.namespace().map(str::to_owned),
+            cluster: secret.cluster().map(str::to_owned),
+            line: secret.line(),
+            kept: self.kept(secret),
+            picked,
+            preview: preview_findings(secret),
+            delivery: from
+                .as_ref()
+                .and_then(|f| f.delivery.as_ref())
+                .map(|d| d.cloud.clone()),
+            rendered_from: from.map(|f| f.site),
+        }
+    }
+
+    /// Lints one Secret: its payload, and the manifest findings of a preview (the cluster
+    /// checks compare it with nothing else). A Secret that cannot be read is reported with one
+    /// [`Check::SecretUnreadable`] finding and its [`LintedSecret::error`].
+    ///
+    /// ```
+    /// use rke2_payload::{Check, DecodeOptions, Envelope, LintOptions, Linter};
+    ///
+    /// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
+    ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
+    /// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
+    /// let report = Linter::new(LintOptions::new()).lint(&envelope.secrets[0]);
+    /// assert!(report.secrets[0].findings.iter().any(|f| f.check == Check::Rke2ConfigMissing));
+    /// # Ok::<(), rke2_payload::Error>(())
+    /// ```
+    pub fn lint(&self, secret: &BootstrapSecret<'_>) -> LintReport {
+        self.report(vec![self.read_one(secret, true)])
+    }
+
+    /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). Only the
+    /// Secrets `selector` picks are reported, but the cluster checks still compare them with
+    /// every Secret of the input (so the stream gives one report, at its end). A Secret that
+    /// cannot be read is reported with one [`Check::SecretUnreadable`] finding and its
+    /// [`LintedSecret::error`]; the rest go on.
+    ///
+    /// # Errors
+    /// [`LintError::Input`] when the input cannot be read or the selector picks no Secret.
+    pub fn lint_stream<R: Read>(
+        &self,
+        reader: R,
+        selector: &Selector,
+        jobs: usize,
+    ) -> Result<LintReport, LintError> {
+        let mut read: Vec<Read1> = Vec::new();
+        let streamed = batch::run(
+            reader,
+            &self.options.decode,
+            &Selector::default(),
+            jobs,
+            |secret| self.read_one(secret, selector.matches(secret)),
+            |one: Read1| {
+                read.push(one);
+                Ok::<(), std::convert::Infallible>(())
+            },
+        );
+        match streamed {
+            Ok(_) => {}
+            Err(StreamError::Input(e)) => return Err(LintError::Input(e)),
+            Err(StreamError::Sink(never)) => match never {},
+        }
+        if !selector.is_all() && !read.iter().any(|r| r.picked) {
+            return Err(LintError::Input(Error::SecretNotFound {
+                wanted: selector.to_string(),
+                available: read.len(),
+            }));
+        }
+        Ok(self.report(read))
+    }
+
+    /// The report of the Secrets read: the cluster checks over the readable ones, then each
+    /// picked Secret's findings, the manifest findings once.
+    fn report(&self, read: Vec<Read1>) -> LintReport {
+        // Only the Secrets that could be read take part in the cluster checks.
+        let readable: Vec<usize> = (0..read.len()).filter(|&i| read[i].kept.is_ok()).collect();
+        let members: Vec<Member<'_>> = readable
+            .iter()
+            .filter_map(|&i| {
+                let r = &read[i];
+                r.kept.as_ref().ok().map(|kept| Member {
+                    name: r.name.as_deref(),
+                    cluster: r.cluster.as_deref(),
+                    facts: &kept.cluster,
+                })
+            })
+            .collect();
+        let mut extra: Vec<Vec<Finding>> = vec![Vec::new(); read.len()];
+        for (i, finding) in lint_cluster(&members) {
+            extra[readable[i]].push(finding);
+        }
+        drop(members);
+        let mut manifests: Vec<Finding> = Vec::new();
+        let secrets: Vec<LintedSecret> = read
+            .into_iter()
+            .zip(extra)
+            .filter(|(r, _)| r.picked)
+            .map(|(r, extra)| self.linted(r, extra, &mut manifests))
+            .collect();
+        LintReport::new(secrets, manifests)
+    }
+
+    /// One Secret's entry of the report; the manifest findings its preview carries go to
+    /// `manifests`, once each.
+    fn linted(&self, r: Read1, extra: Vec<Finding>, manifests: &mut Vec<Finding>) -> LintedSecret {
+        let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
+        let kept = match r.kept {
+            Ok(kept) => kept,
+            Err(e) => {
+                let message = e.to_string();
+                return LintedSecret {
+                    role: None,
+                    findings: vec![Finding::new(Check::SecretUnreadable, message.clone())],
+                    name: r.name,
+                    namespace: r.namespace,
+                    cluster: r.cluster,
+                    line: r.line,
+                    rendered_from: r.rendered_from,
+                    error: Some(ItemError { message }),
+                };
+            }
+        };
+        // A manifest fact is told once, by its object; a payload check that says it again of
+        // each Secret rendered from it is left out.
+        let (of_manifests, own): (Vec<Finding>, Vec<Finding>) =
+            r.preview.into_iter().partition(|f| f.manifest.is_some());
+        let restated: Vec<Check> = of_manifests
+            .iter()
+            .filter_map(|f| restated_by(f.check))
+            .collect();
+        for f in of_manifests.into_iter().filter(allowed) {
+            if !manifests
+                .iter()
+                .any(|g| g.check == f.check && g.message == f.message && g.manifest == f.manifest)
+            {
+                manifests.push(f);
+            }
+        }
+        // CAPD sets the provider ID of its containers itself.
+        let by_provider = |f: &Finding| {
+            f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker")
+        };
+        LintedSecret {
+            role: kept.cluster.role,
+            findings: own
+                .into_iter()
+                .chain(kept.found.iter().cloned())
+                .chain(extra)
+                .filter(|f| allowed(f) && !restated.contains(&f.check) && !by_provider(f))
+                .collect(),
+            name: r.name,
+            namespace: r.namespace,
+            cluster: r.cluster,
+            line: r.line,
+            rendered_from: r.rendered_from,
+            error: None,
+        }
+    }
+
+    /// The report on manifests of which nothing renders (a topology that does not expand, a
+    /// control plane the API server rejects): the preview's findings, those the options allow,
+    /// and no Secrets.
+    ///
+    /// ```
+    /// use rke2_payload::{Check, LintOptions, Linter, RenderOptions, Source, render};
+    ///
+    /// let cluster = b"apiVersion: cluster.x-k8s.io/v1beta2
+    /// kind: Cluster
+    /// metadata: {name: demo, namespace: fleet}
+    /// spec:
+    ///   topology: {classRef: {name: missing}, version: v1.34.1+rke2r1}
+    /// ";
+    /// let preview = render(&[Source { name: "cluster.yaml", bytes: cluster }], &RenderOptions::new())?;
+    /// assert!(preview.secrets.is_empty());
+    /// let linter = Linter::new(LintOptions::new());
+    /// let report = linter.lint_unrendered(preview.findings);
+    /// assert!(report.fails(false));
+    /// assert_eq!(report.manifests[0].check, Check::TopologyExpansionFails);
+    /// # Ok::<(), Box<dyn std::error::Error>>(())
+    /// ```
+    pub fn lint_unrendered(&self, findings: Vec<Finding>) -> LintReport {
+        let mut manifests: Vec<Finding> = Vec::new();
+        for f in findings {
+            if !self.options.allow.contains(&f.check) && !manifests.contains(&f) {
+                manifests.push(f);
+            }
+        }
+        LintReport::new(Vec::new(), manifests)
+    }
+}
+
+impl LintReport {
+    /// The report of these Secrets and manifest findings, counted.
+    fn new(secrets: Vec<LintedSecret>, manifests: Vec<Finding>) -> Self {
+        let mut summary = LintSummary::default();
+        for s in &secrets {
+            summary.unreadable += usize::from(s.error.is_some());
+        }
+        for f in secrets.iter().flat_map(|s| &s.findings).chain(&manifests) {
+            match f.severity {
+                Severity::Error => summary.errors += 1,
+                Severity::Warning => summary.warnings += 1,
+                _ => summary.infos += 1,
+            }
+        }
+        LintReport {
+            schema: Cow::Borrowed(LINT_SCHEMA),
+            secrets,
+            manifests,
+            summary,
+        }
+    }
+}
+
+/// The payload check that states again, of each Secret, what a manifest check states of the
+/// object it was rendered from.
+fn restated_by(manifest: Check) -> Option<Check> {
+    match manifest {
+        Check::ManifestAirGapNoChecksum => Some(Check::AirgapNoChecksum),
+        Check::ManifestVersionPattern => Some(Check::VersionFormat),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_rule_is_described_once() {
+        let mut ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        ids.sort();
+        let n = ids.len();
+        ids.dedup();
+        assert_eq!(ids.len(), n);
+        assert!(Check::from_id("server-port").is_some());
+    }
+}
