@@ -558,37 +558,55 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
     let ignore_token = ignore.contains(&Ignore::Token);
     let ignore_ca = ignore.contains(&Ignore::Ca);
     let mask = Mask::new(l, r);
+    identity(l, r, &mut out);
+    install_step(l, r, &mut out);
+    if !ignore_token {
+        token_changes(l, r, &mut out);
+    }
+    config_keys(l, r, &mask, &mut out);
+    // Under `--ignore token`, each token of the first side stands for the second's.
+    let same = if ignore_token {
+        tokens(l, r)
+    } else {
+        Vec::new()
+    };
+    files(l, r, ignore_ca, &same, &mask, &mut out);
+    commands(l, r, &mut out);
+    certificates(l, r, ignore_ca, &mut out);
+    // Everything else the user data says, where both are of one format (across formats the
+    // trees have nothing in common: the facts above are what compares).
+    if let (Some(a), Some(b)) = (&l.tree, &r.tree)
+        && l.format == r.format
+    {
+        settings::settings(a, b, &same, &mask, &mut out);
+    }
+    sizes(l, r, ignore_ca, &mut out);
+    out
+}
+
+/// Format, compression, role, join server and tls-san.
+fn identity(l: &Read, r: &Read, out: &mut Vec<Change>) {
     scalar(
         Area::Format,
         Some(l.format.clone()),
         Some(r.format.clone()),
-        &mut out,
+        out,
     );
     // What the `format` key says (the infrastructure provider reads it), apart from the content.
-    scalar(
-        Area::FormatKey,
-        l.declared.clone(),
-        r.declared.clone(),
-        &mut out,
-    );
+    scalar(Area::FormatKey, l.declared.clone(), r.declared.clone(), out);
     scalar(
         Area::Compression,
         Some(l.compression.clone()),
         Some(r.compression.clone()),
-        &mut out,
+        out,
     );
-    scalar(
-        Area::Role,
-        l.side.role.clone(),
-        r.side.role.clone(),
-        &mut out,
-    );
+    scalar(Area::Role, l.side.role.clone(), r.side.role.clone(), out);
     let (lc, rc) = (l.facts.config.as_ref(), r.facts.config.as_ref());
     scalar(
         Area::Server,
         lc.and_then(|c| c.server.clone()),
         rc.and_then(|c| c.server.clone()),
-        &mut out,
+        out,
     );
     // tls-san: entries added and removed.
     let (ls, rs): (&[String], &[String]) = (
@@ -613,13 +631,16 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             None,
         ));
     }
-    // The install step.
+}
+
+/// The version and the way RKE2 is installed.
+fn install_step(l: &Read, r: &Read, out: &mut Vec<Change>) {
     let (li, ri) = (l.facts.install.as_ref(), r.facts.install.as_ref());
     scalar(
         Area::Version,
         li.and_then(|i| i.version.clone()),
         ri.and_then(|i| i.version.clone()),
-        &mut out,
+        out,
     );
     let install = |i: Option<&rke2::Install>| {
         i.map(|i| {
@@ -635,25 +656,29 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             s
         })
     };
-    scalar(Area::Install, install(li), install(ri), &mut out);
-    // The token, by fingerprint.
-    if !ignore_token {
-        for key in ["token", "agent-token"] {
-            let fp = |m: &serde_json::Map<String, Value>| {
-                m.get(key).map(|v| fingerprint(value_text(v).as_bytes()))
+    scalar(Area::Install, install(li), install(ri), out);
+}
+
+/// The join and agent tokens, by fingerprint.
+fn token_changes(l: &Read, r: &Read, out: &mut Vec<Change>) {
+    for key in ["token", "agent-token"] {
+        let fp = |m: &serde_json::Map<String, Value>| {
+            m.get(key).map(|v| fingerprint(value_text(v).as_bytes()))
+        };
+        let (a, b) = (fp(&l.config), fp(&r.config));
+        if a != b {
+            let kind = match (&a, &b) {
+                (None, Some(_)) => ChangeKind::Added,
+                (Some(_), None) => ChangeKind::Removed,
+                _ => ChangeKind::Changed,
             };
-            let (a, b) = (fp(&l.config), fp(&r.config));
-            if a != b {
-                let kind = match (&a, &b) {
-                    (None, Some(_)) => ChangeKind::Added,
-                    (Some(_), None) => ChangeKind::Removed,
-                    _ => ChangeKind::Changed,
-                };
-                out.push(change(Area::Token, key, kind, a, b));
-            }
+            out.push(change(Area::Token, key, kind, a, b));
         }
     }
-    // Every other config.yaml key.
+}
+
+/// Every other `config.yaml` key, secret values by fingerprint.
+fn config_keys(l: &Read, r: &Read, mask: &Mask, out: &mut Vec<Change>) {
     let mut keys: Vec<&String> = l.config.keys().chain(r.config.keys()).collect();
     keys.sort();
     keys.dedup();
@@ -698,24 +723,6 @@ fn compare(l: &Read, r: &Read, ignore: &[Ignore]) -> Vec<Change> {
             (None, None) => {}
         }
     }
-    // Under `--ignore token`, each token of the first side stands for the second's.
-    let same = if ignore_token {
-        tokens(l, r)
-    } else {
-        Vec::new()
-    };
-    files(l, r, ignore_ca, &same, &mask, &mut out);
-    commands(l, r, &mut out);
-    certificates(l, r, ignore_ca, &mut out);
-    // Everything else the user data says, where both are of one format (across formats the
-    // trees have nothing in common: the facts above are what compares).
-    if let (Some(a), Some(b)) = (&l.tree, &r.tree)
-        && l.format == r.format
-    {
-        settings::settings(a, b, &same, &mask, &mut out);
-    }
-    sizes(l, r, ignore_ca, &mut out);
-    out
 }
 
 /// A `config.yaml` value as RKE2 reads it into a flag: text, a list joined by commas (RKE2
