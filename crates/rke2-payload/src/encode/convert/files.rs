@@ -3,7 +3,7 @@
 use serde_json::{Map, Value, json};
 
 use super::emit::write_file_entry;
-use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse, storage};
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, layout, refuse};
 use crate::codec::{b64, dataurl, gzip};
 use crate::document::{Content, File};
 
@@ -170,7 +170,7 @@ impl<'a> Deferred<'a> {
             || self
                 .mount_points
                 .iter()
-                .any(|m| storage::under(&file.path, m))
+                .any(|m| layout::under(&file.path, m))
     }
 }
 

@@ -48,6 +48,7 @@ macro_rules! keep {
 
 mod emit;
 mod files;
+mod layout;
 mod mounts;
 mod scripts;
 mod shell;
@@ -220,7 +221,7 @@ struct IgnitionDraft<'c> {
     /// `passwd.groups`.
     groups: Vec<Value>,
     /// Disks, filesystems and mounts.
-    storage: storage::ToIgnition,
+    storage: layout::ToIgnition,
     /// `storage.files`, `storage.directories` and `storage.links`.
     files: Vec<Value>,
     directories: Vec<Value>,
@@ -237,7 +238,7 @@ impl<'c> IgnitionDraft<'c> {
             users: Vec::new(),
             sudoers: Vec::new(),
             groups: Vec::new(),
-            storage: storage::ToIgnition::default(),
+            storage: layout::ToIgnition::default(),
             files: Vec::new(),
             directories: Vec::new(),
             links: Vec::new(),
@@ -311,7 +312,7 @@ struct CloudConfigDraft<'i> {
     /// The cloud-config text so far.
     out: String,
     /// Disks, filesystems, mounts, directories and links.
-    storage: storage::ToCloudConfig,
+    storage: layout::ToCloudConfig,
     /// `bootcmd`, the runcmd line that runs the install script, and the `systemctl` lines.
     boot: Vec<String>,
     script: Vec<String>,
@@ -340,7 +341,7 @@ fn to_cloud_config(
         doc,
         refused: Vec::new(),
         out: String::from("#cloud-config\n"),
-        storage: storage::ToCloudConfig::default(),
+        storage: layout::ToCloudConfig::default(),
         boot: Vec::new(),
         script: Vec::new(),
         systemctl: Vec::new(),

@@ -4,7 +4,7 @@
 
 use serde_json::{Map, Value, json};
 
-use super::storage::{
+use super::layout::{
     FORMATS, TO_IGNITION, ToCloudConfig, ToIgnition, dotted, is_partition, partition_path, under,
 };
 use super::{ConvertError, IgnitionDraft, refuse};

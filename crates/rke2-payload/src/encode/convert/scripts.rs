@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::files::{ignition_file, volatile};
-use super::{CloudConfigDraft, ConvertError, IgnitionDraft, refuse, shell, storage};
+use super::{CloudConfigDraft, ConvertError, IgnitionDraft, layout, refuse, shell, storage};
 use crate::document::ignition::Unit;
 use crate::document::{CloudConfig, Content, File};
 
@@ -401,7 +401,7 @@ fn leading_storage_commands(run: &[&str], mount_points: &[String]) -> usize {
         ["directory", "link", "owner"].iter().any(|k| {
             entry[*k]["path"]
                 .as_str()
-                .is_some_and(|p| mount_points.iter().any(|m| storage::under(p, m)))
+                .is_some_and(|p| mount_points.iter().any(|m| layout::under(p, m)))
         })
     };
     // Nor one in /run or /tmp, where the booted system mounts a tmpfs over what Ignition makes.

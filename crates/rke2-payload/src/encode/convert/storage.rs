@@ -14,16 +14,15 @@
 use serde_json::{Map, Value, json};
 
 use super::emit::yaml_quote;
+use super::layout::{
+    FORMATS, TO_IGNITION, ToCloudConfig, ToIgnition, dotted, is_partition, partition_path,
+};
 use super::{ConvertError, mounts, refuse, shell};
 use crate::codec::text::terminal_safe;
 use crate::document::CloudConfig;
 use crate::document::ignition::Unit;
 
-pub(super) const TO_IGNITION: &str = "Ignition";
 const TO_CLOUD_CONFIG: &str = "cloud-config";
-
-/// Filesystems Ignition 3.3 can make.
-pub(super) const FORMATS: [&str; 5] = ["ext4", "btrfs", "xfs", "vfat", "swap"];
 
 /// sgdisk type codes (which cloud-init passes to `sgdisk -t`) and their GPT type GUIDs.
 const GPT_TYPES: [(&str, &str); 6] = [
@@ -34,16 +33,6 @@ const GPT_TYPES: [(&str, &str); 6] = [
     ("ef00", "C12A7328-F81F-11D2-BA4B-00A0C93EC93B"),
     ("ef02", "21686148-6449-6E6F-744E-656564454649"),
 ];
-
-/// What cloud-config's storage modules become in Ignition.
-#[derive(Default)]
-pub(super) struct ToIgnition {
-    pub disks: Vec<Value>,
-    pub filesystems: Vec<Value>,
-    pub units: Vec<Value>,
-    /// The mount points of `mounts`.
-    pub mount_points: Vec<String>,
-}
 
 /// The last value of a top-level key (cloud-init keeps the last of duplicates).
 pub(super) fn key<'c>(config: &'c CloudConfig, name: &str) -> Option<&'c Value> {
@@ -280,79 +269,6 @@ fn gpt_code(guid: &str) -> String {
         .map_or_else(|| guid.to_owned(), |(c, _)| (*c).to_owned())
 }
 
-/// Whether `path` is below the directory `dir` (a mount point).
-pub(super) fn under(path: &str, dir: &str) -> bool {
-    path.strip_prefix(dir.trim_end_matches('/'))
-        .is_some_and(|rest| rest.starts_with('/'))
-}
-
-/// cloud-init's `<device>.<n>` (partition n of the device): the device, and n when it is one.
-pub(super) fn dotted(name: &str) -> (&str, Option<&str>) {
-    match name.rsplit_once('.') {
-        Some((dev, n))
-            if !dev.is_empty() && !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()) =>
-        {
-            (dev, Some(n))
-        }
-        _ => (name, None),
-    }
-}
-
-/// A partition's device path: `/dev/sdb` + 1 is `/dev/sdb1`, `/dev/nvme1n1` + 1 is
-/// `/dev/nvme1n1p1` (the kernel's names), a udev link + 1 the link with `-part1`.
-pub(super) fn partition_path(device: &str, number: u64) -> String {
-    if device.starts_with("/dev/disk/") {
-        // udev's links to a partition: `/dev/disk/by-id/virtio-data-part1`,
-        // `/dev/disk/azure/scsi1/lun0-part1`.
-        format!("{device}-part{number}")
-    } else if device.ends_with(|c: char| c.is_ascii_digit()) {
-        format!("{device}p{number}")
-    } else {
-        format!("{device}{number}")
-    }
-}
-
-/// Whether a device path names a partition or a filesystem (not a disk that may hold a
-/// partition table): a kernel partition name, a udev link by label, partition label or UUID,
-/// a device-mapper volume.
-pub(super) fn is_partition(device: &str) -> bool {
-    let Some(name) = device.strip_prefix("/dev/") else {
-        return false;
-    };
-    if [
-        "disk/by-label/",
-        "disk/by-partlabel/",
-        "disk/by-partuuid/",
-        "disk/by-uuid/",
-        "mapper/",
-        "disk/by-id/dm-",
-    ]
-    .iter()
-    .any(|p| name.starts_with(p))
-    {
-        return true;
-    }
-    // The kernel's partition names: sdb1, vdb1, xvdf1, hdb1 (a disk's letters, then the
-    // number); nvme0n1p1, mmcblk0p1, md0p1, loop0p1 (a disk ending in a digit, `p`, the number).
-    let Some(disk) = name
-        .strip_suffix(|c: char| c.is_ascii_digit())
-        .map(|n| n.trim_end_matches(|c: char| c.is_ascii_digit()))
-    else {
-        return false;
-    };
-    let lettered = ["sd", "vd", "xvd", "hd"].iter().any(|p| {
-        disk.strip_prefix(p)
-            .is_some_and(|l| !l.is_empty() && l.bytes().all(|b| b.is_ascii_lowercase()))
-    });
-    let numbered = disk.strip_suffix('p').is_some_and(|d| {
-        d.ends_with(|c: char| c.is_ascii_digit())
-            && ["nvme", "mmcblk", "md", "loop"]
-                .iter()
-                .any(|p| d.starts_with(p))
-    });
-    lettered || numbered
-}
-
 /// The `fs_setup` entry `what` as a filesystem on `device`; `dotted` is the partition its
 /// device name says, `one_partition` whether this config gives the disk one partition.
 fn filesystem(
@@ -489,21 +405,6 @@ impl FsSetup {
             },
         }
     }
-}
-
-/// What Ignition's storage becomes in cloud-config.
-#[derive(Default)]
-pub(super) struct ToCloudConfig {
-    /// The `disk_setup:` and `fs_setup:` blocks (empty when there are none).
-    pub blocks: String,
-    /// `mounts` entries: device, path, type, options, dump, pass.
-    pub mounts: Vec<[String; 6]>,
-    /// Commands that make directories and links, run first.
-    pub commands: Vec<String>,
-    /// The `.mount` units a `mounts` entry stands for.
-    pub mount_units: Vec<String>,
-    /// Every path a filesystem is mounted on (by a `mounts` entry, or by a unit of its own).
-    pub mount_points: Vec<String>,
 }
 
 /// Ignition's `storage.disks`, `filesystems`, `directories` and `links` (of `doc`, the config
