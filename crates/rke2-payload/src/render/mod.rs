@@ -820,6 +820,33 @@ mod tests {
     use super::*;
 
     #[test]
+    fn sniff_input_reads_manifests_whole_and_streams_the_rest_from_its_first_byte() {
+        use std::io::Read as _;
+        let manifests =
+            b"kind: RKE2ControlPlane\nmetadata: {name: cp}\nspec: {version: v1.32.5+rke2r1}\n";
+        match sniff_input(&manifests[..], "m.yaml", &DecodeOptions::new()).expect("reads") {
+            Sniffed::Manifests(bytes) => assert_eq!(bytes, manifests),
+            Sniffed::Secrets(_) => panic!("manifests are read whole"),
+        }
+        let tight = DecodeOptions::new().with_max_input(10);
+        let error = sniff_input(&manifests[..], "m.yaml", &tight).expect_err("over the cap");
+        assert!(
+            matches!(&error, crate::error::Error::InputTooLarge { what, limit: 10 } if what == "m.yaml"),
+            "{error}"
+        );
+        // It names a kind render reads, and holds none: streamed, every byte kept.
+        let secret = b"---\nkind: Secret\nmetadata: {name: MachineDeployment}\n".repeat(3);
+        let Sniffed::Secrets(mut stream) =
+            sniff_input(&secret[..], "s.yaml", &DecodeOptions::new()).expect("reads")
+        else {
+            panic!("a Secret is not manifests");
+        };
+        let mut read = Vec::new();
+        stream.read_to_end(&mut read).expect("in memory");
+        assert_eq!(read, secret);
+    }
+
+    #[test]
     fn debug_output_never_shows_the_token_or_the_keys() {
         let manifests = b"apiVersion: controlplane.cluster.x-k8s.io/v1beta2\nkind: RKE2ControlPlane\nmetadata: {name: cp, namespace: default}\nspec: {version: v1.32.5+rke2r1}\n";
         let token = "0123456789abcdef0123456789abcdef";
