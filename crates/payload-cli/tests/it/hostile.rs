@@ -314,3 +314,18 @@ fn corrupt_pem_and_duplicate_keys() {
     .expect("write");
     expect_error(&["decode"], &file, "appears twice");
 }
+
+#[test]
+fn a_multibyte_character_where_a_value_is_sniffed() {
+    // Without a `format` key the first characters of the value are read to tell what it is: a
+    // three-byte character there was once cut inside, a panic.
+    let file = temp_path("value-non-ascii-in-base64-head.yaml");
+    std::fs::write(
+        &file,
+        "kind: Secret\nmetadata:\n  name: a\ndata:\n  value: \"I2Nsb3VkLWNvbmZpZw\\u2028o=\"\n",
+    )
+    .expect("write");
+    for args in [&["inspect"][..], &["decode"], &["size"], &["redact"]] {
+        expect_error(args, &file, "data.value is not valid base64");
+    }
+}

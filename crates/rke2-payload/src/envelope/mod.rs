@@ -614,6 +614,11 @@ fn looks_like_userdata(value: &Stored<'_>) -> bool {
                 .filter(|c| !c.is_ascii_whitespace())
                 .take(64)
                 .collect();
+            // Not base64 (and no byte count to cut at a character): reported when the value
+            // is decoded.
+            if !compact.is_ascii() {
+                return true;
+            }
             let usable = compact.len() / 4 * 4;
             match b64::decode(&compact[..usable]) {
                 Ok(bytes) => bytes,

@@ -1,9 +1,13 @@
 //! `Inspector` and `Sizer` read each distinct payload once; what they answer must be what
-//! `inspect` and a fresh measure make of every Secret, whether it was read or copied.
+//! a fresh one and a fresh measure make of every Secret, whether it was read or copied; and a
+//! `Linter` lints one Secret as it lints a stream of it alone.
 
 use std::path::PathBuf;
 
-use rke2_payload::{DecodeOptions, Envelope, InspectOptions, Inspector, SizeOptions, Sizer};
+use rke2_payload::{
+    DecodeOptions, Envelope, InspectOptions, Inspector, LintOptions, Linter, Selector, SizeOptions,
+    Sizer,
+};
 use serde_json::Value;
 
 fn testdata() -> PathBuf {
@@ -107,4 +111,35 @@ fn a_sizer_answers_what_measure_makes_of_every_secret() {
             assert_same(want, got, &secret.id().to_string());
         }
     }
+}
+
+/// `Linter::lint` of one Secret is the stream's report of an input holding only it.
+#[test]
+fn a_linter_lints_one_secret_as_the_stream_of_it_alone() {
+    let text = std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("list");
+    let list: Value = serde_json::from_str(&text).expect("JSON");
+    let linter = Linter::new(LintOptions::new().with_now(1_767_225_600));
+    let mut compared = 0;
+    for item in list["items"].as_array().expect("items") {
+        let alone = serde_json::to_vec(item).expect("JSON");
+        // The list's Secrets that carry no bootstrap data do not read alone.
+        let Ok(envelope) = Envelope::parse(&alone, &linter.options().decode) else {
+            continue;
+        };
+        let Some(secret) = envelope.secrets.first() else {
+            continue;
+        };
+        let one = serde_json::to_value(linter.lint(secret)).expect("JSON");
+        let streamed = linter
+            .lint_stream(&alone[..], &Selector::default(), 1)
+            .expect("lint");
+        assert_eq!(
+            one,
+            serde_json::to_value(streamed).expect("JSON"),
+            "{}",
+            secret.id()
+        );
+        compared += 1;
+    }
+    assert!(compared >= 10, "{compared}");
 }
