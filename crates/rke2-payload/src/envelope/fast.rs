@@ -1,14 +1,16 @@
 //! A fast path for the regular YAML `kubectl` prints: block mappings and sequences, one
 //! `key: value` per line, plain or one-line quoted scalars, block scalars. It checks every line
-//! against that subset, reads only what this tool needs (`kind`, `type`, `metadata.name`,
-//! `.namespace`, `.labels`, `data`, `stringData`), and gives up (returns `None`) on anything
-//! else: flow collections, anchors, aliases, tags, comments, tabs, multi-line plain or quoted
-//! scalars, repeated keys, values of other types where a string is read. The caller then
-//! parses the object with the full YAML parser, so results are the same either way; a
-//! differential test holds the two together.
+//! against that subset (a key, a quoted scalar and a block scalar header are what the
+//! splitter's gate takes them to be: [`super::lines`]), reads only what this tool needs
+//! (`kind`, `type`, `metadata.name`, `.namespace`, `.labels`, `data`, `stringData`), and gives
+//! up (returns `None`) on anything else: flow collections, anchors, aliases, tags, comments,
+//! tabs, multi-line plain or quoted scalars, repeated keys, values of other types where a string
+//! is read. The caller then parses the object with the full YAML parser, so results are the
+//! same either way; a differential test holds the two together.
 
 use std::borrow::Cow;
 
+use super::lines;
 use super::raw::{Pairs, RawMeta, RawObject, Str};
 use crate::codec::yaml::yaml_printable;
 
@@ -27,8 +29,8 @@ pub(crate) fn object(text: &str) -> Option<RawObject<'_>> {
             "data" => object.data = Some(p.pairs(value, indent)?),
             "stringData" => object.string_data = Some(p.pairs(value, indent)?),
             "metadata" => object.metadata = Some(p.metadata(value, indent)?),
-            // Keys read elsewhere, or that change the meaning: the full parser decides.
-            "items" | "ignition" | "<<" => return None,
+            // Keys read elsewhere: the full parser decides (a merge key, `<<`, is no key here).
+            "items" | "ignition" => return None,
             _ => p.skip(value, indent)?,
         }
         Some(())
@@ -46,10 +48,8 @@ fn lines(text: &str) -> Option<Vec<(usize, &str)>> {
             // Blank lines matter only inside block scalars, which are skipped whole.
             continue;
         }
+        // (A document marker is a line at column 0 that is no key nor `- `: never read.)
         if line.contains('\t') || line.contains('\r') || content.starts_with(['#', '%']) {
-            return None;
-        }
-        if line.starts_with("---") || line.starts_with("...") {
             return None;
         }
         out.push((line.len() - content.len(), content));
@@ -148,11 +148,7 @@ impl<'a> Parser<'a> {
         match (value, self.peek()) {
             (Value::Block, Some((i, c))) if i > indent && !is_item(c) => {
                 self.mapping(i, &mut |p, key, v, ind| {
-                    if key == super::FINDINGS_ANNOTATION
-                        || key == super::RENDERED_FROM_ANNOTATION
-                        || key.contains('"')
-                        || key.contains('\'')
-                    {
+                    if key == super::FINDINGS_ANNOTATION || key == super::RENDERED_FROM_ANNOTATION {
                         return None;
                     }
                     p.skip(v, ind)
@@ -230,7 +226,6 @@ impl<'a> Parser<'a> {
                 "labels" => meta.labels = Some(p.pairs(v, ind)?),
                 // A preview's findings are left to the full parser (they are JSON text).
                 "annotations" => p.skip_annotations(v, ind)?,
-                "<<" => return None,
                 _ => p.skip(v, ind)?,
             }
             if matches!(key, "name" | "namespace") && matches!(p.peek(), Some((i, _)) if i > ind) {
@@ -246,63 +241,37 @@ fn is_item(content: &str) -> bool {
     content == "-" || content.starts_with("- ")
 }
 
-/// `key: value`, `key:` (a block follows) or `key: |` (a block scalar); the key plain.
+/// `key: value`, `key:` (a block follows) or `key: |` (a block scalar), as the gate reads a
+/// key ([`lines::key_value`]); a block scalar header without an indentation digit.
 fn key_value(content: &str) -> Option<(&str, Value<'_>)> {
-    let (key, rest) = match content.find(": ") {
-        Some(i) => (&content[..i], Some(&content[i + 2..])),
-        None => (content.strip_suffix(':')?, None),
+    let (key, value) = lines::key_value(content.as_bytes())?;
+    // Spaces only separate (the line holds no tab): a no-break space starts the value.
+    let value = &content[content.len() - value.len()..];
+    let value = if value.is_empty() {
+        Value::Block
+    } else if lines::block_header(value.as_bytes()) == Some(None) {
+        Value::BlockScalar
+    } else {
+        Value::Inline(value)
     };
-    let key_ok = !key.is_empty()
-        && key
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'))
-        && !key.starts_with(['-', '.']);
-    if !key_ok {
-        return None;
-    }
-    // YAML separates with spaces and tabs only: a no-break space (or any other Unicode space)
-    // starts the value.
-    let value = match rest.map(|r| r.trim_start_matches([' ', '\t'])) {
-        None | Some("") => Value::Block,
-        Some("|" | "|-" | "|+" | ">" | ">-" | ">+") => Value::BlockScalar,
-        Some(v) => Value::Inline(v),
-    };
-    Some((key, value))
+    Some((&content[..key], value))
 }
 
 /// Whether a one-line scalar is in the subset (any YAML type): plain without indicators, or
-/// quoted and closed on the line.
+/// quoted and closed exactly at the end of the line ([`lines::quoted_end`]).
 fn inline_ok(v: &str) -> Option<()> {
     if v != v.trim_end() {
         return None;
     }
-    match v.as_bytes()[0] {
-        b'"' => {
-            let body = v.strip_prefix('"')?.strip_suffix('"')?;
-            // Escapes are fine; an unescaped quote inside is not.
-            let mut chars = body.chars();
-            while let Some(c) = chars.next() {
-                match c {
-                    '\\' => {
-                        chars.next()?;
-                    }
-                    '"' => return None,
-                    _ => {}
-                }
-            }
-            Some(())
-        }
-        b'\'' => {
-            let body = v.strip_prefix('\'')?.strip_suffix('\'')?;
-            (!body.replace("''", "").contains('\'')).then_some(())
-        }
-        _ => plain_ok(v).then_some(()),
-    }
+    let ok = match v.as_bytes()[0] {
+        q @ (b'"' | b'\'') => lines::quoted_end(v.as_bytes(), q) == Some(v.len()),
+        _ => plain_ok(v),
+    };
+    ok.then_some(())
 }
 
 fn plain_ok(v: &str) -> bool {
-    let first = v.as_bytes()[0];
-    !b"-?:,[]{}#&*!|>'\"%@`".contains(&first)
+    !lines::INDICATORS.contains(&v.as_bytes()[0])
         && !v.contains(": ")
         && !v.contains(" #")
         && !v.ends_with(':')
@@ -390,6 +359,57 @@ mod tests {
             let text = ITEM.replacen(from, to, 1);
             assert_ne!(text, ITEM, "{to}");
             assert!(object(&text).is_none(), "accepted: {to}");
+        }
+    }
+
+    #[test]
+    fn keys_and_one_line_scalars_read_as_the_gate_reads_them() {
+        let kind = |content| match key_value(content) {
+            None => "-".to_owned(),
+            Some((key, Value::Block)) => format!("{key} block"),
+            Some((key, Value::BlockScalar)) => format!("{key} |"),
+            Some((key, Value::Inline(v))) => format!("{key} = {v}"),
+        };
+        for (content, read) in [
+            ("a:", "a block"),
+            ("a: ", "a block"),
+            ("a/b.c-d_e:   x y", "a/b.c-d_e = x y"),
+            ("a: |-", "a |"),
+            ("a: >+", "a |"),
+            // An indentation digit, or two chomping indicators: not a header here.
+            ("a: |2", "a = |2"),
+            ("a: |--", "a = |--"),
+            ("a: \u{a0}x", "a = \u{a0}x"),
+            ("a:x", "-"),
+            ("a:x: y", "-"),
+            ("-a: x", "-"),
+            (".a: x", "-"),
+            ("\"a\": x", "-"),
+            ("é: x", "-"),
+            (": x", "-"),
+        ] {
+            assert_eq!(kind(content), read, "{content:?}");
+        }
+        for (scalar, ok) in [
+            ("\"a\\\"b\"", true),
+            ("\"a\\\"", false),
+            ("\"a\\\\\"", true),
+            ("\"\\é\"", true),
+            ("\"a\" ", false),
+            ("\"a\"b\"", false),
+            ("\"", false),
+            ("'a''b'", true),
+            ("'a'''", true),
+            ("'a''", false),
+            ("''''", true),
+            ("'''", false),
+            ("'", false),
+            ("'a'b'", false),
+            ("plain text", true),
+            ("plain ", false),
+            ("&a x", false),
+        ] {
+            assert_eq!(inline_ok(scalar).is_some(), ok, "{scalar:?}");
         }
     }
 

@@ -27,7 +27,9 @@
 //! Everything else is out: tabs outside block scalar content, anchors, aliases, tags, flow
 //! collections, quoted or plain scalars that go on to the next line, complex and quoted keys,
 //! directives, a `-` alone or twice. The splitter hands the document from such a line on to the
-//! full parser ([`super::stream`]).
+//! full parser ([`super::stream`]). The kubectl fast path ([`super::fast`]) reads a key, a
+//! quoted scalar and a block scalar header by the same definitions ([`key_value`],
+//! [`quoted_end`], [`block_header`]).
 //!
 //! # Why the cut is the parser's
 //!
@@ -135,14 +137,7 @@ impl Gate {
             Some(text) => (at + 2, true, text),
             None => (at, false, rest),
         };
-        let key = text.iter().take_while(|&&b| is_key_byte(b)).count();
-        let after = if key > 0
-            && !matches!(text[0], b'-' | b'.')
-            && text.get(key) == Some(&b':')
-            && text.get(key + 1).is_none_or(|&b| b == b' ')
-        {
-            let value = &text[key + 1..];
-            let value = &value[value.iter().take_while(|&&b| b == b' ').count()..];
+        let after = if let Some((_, value)) = key_value(text) {
             if value.is_empty() {
                 After::Any
             } else if let Some(digit) = block_header(value) {
@@ -166,8 +161,27 @@ impl Gate {
     }
 }
 
+/// `key:` in shape, then the end of the line or a space: the key's length, and the value after
+/// the spaces that follow (empty for `key:`).
+pub(super) fn key_value(text: &[u8]) -> Option<(usize, &[u8])> {
+    let key = text.iter().take_while(|&&b| is_key_byte(b)).count();
+    if key == 0
+        || matches!(text[0], b'-' | b'.')
+        || text.get(key) != Some(&b':')
+        || text.get(key + 1).is_some_and(|&b| b != b' ')
+    {
+        return None;
+    }
+    let value = &text[key + 1..];
+    let spaces = value.iter().take_while(|&&b| b == b' ').count();
+    Some((key, &value[spaces..]))
+}
+
+/// YAML's indicators: a plain scalar in shape starts with none of them.
+pub(super) const INDICATORS: &[u8] = b"-?:,[]{}#&*!|>'\"%@`";
+
 /// A block scalar header in shape: `Some` with its indentation digit, if any.
-fn block_header(value: &[u8]) -> Option<Option<usize>> {
+pub(super) fn block_header(value: &[u8]) -> Option<Option<usize>> {
     let (&first, hints) = value.split_first()?;
     if !matches!(first, b'|' | b'>') || hints.len() > 2 {
         return None;
@@ -191,13 +205,13 @@ fn block_header(value: &[u8]) -> Option<Option<usize>> {
 fn scalar(value: &[u8]) -> bool {
     match value.first() {
         Some(&q @ (b'"' | b'\'')) => quoted_end(value, q) == Some(value.len()),
-        Some(b) => !b"-?:,[]{}#&*!|>'\"%@` \t".contains(b),
+        Some(&b) => !INDICATORS.contains(&b) && b != b' ' && b != b'\t',
         None => false,
     }
 }
 
 /// Where the quoted scalar that `value` starts with ends (exclusive), if on this line.
-fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
+pub(super) fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
     let mut i = 1;
     loop {
         let found = if quote == b'"' {

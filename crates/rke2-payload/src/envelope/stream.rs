@@ -800,18 +800,16 @@ impl<R: BufRead> YamlSplit<R> {
                     self.held = true;
                     return Ok(p);
                 }
-                if self.directives && !self.directives_end && self.body().starts_with(b"---") {
+                let start = self.body().starts_with(b"---");
+                let after = self.body()[3..].trim_ascii();
+                let opens_with_content = start && !after.is_empty() && !after.starts_with(b"#");
+                if start && self.directives && !self.directives_end {
                     // The document the directives above are for starts here.
                     self.directives_end = true;
-                    let rest = self.body()[3..].trim_ascii();
-                    self.doc_content |= !rest.is_empty() && !rest.starts_with(b"#");
+                    self.doc_content |= opens_with_content;
                     self.doc.extend_from_slice(&self.line);
                     continue;
                 }
-                let after = self.body().get(3..).unwrap_or_default().trim_ascii();
-                let opens_with_content = self.body().starts_with(b"---")
-                    && !after.is_empty()
-                    && !after.starts_with(b"#");
                 let piece = self.end_document();
                 if opens_with_content {
                     // `--- value`: the next document starts on this line, marker and all (the
