@@ -126,6 +126,12 @@ impl RenderOptions {
         self.placeholder_bytes = Some(bytes);
         self
     }
+
+    /// With "now" (seconds since the epoch) for the CA validity.
+    pub fn with_now(mut self, now: i64) -> Self {
+        self.now = Some(now);
+        self
+    }
 }
 
 /// One input file (or stdin): its name, for messages, and its bytes. Its `Debug` output shows
