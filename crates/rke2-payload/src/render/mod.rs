@@ -374,13 +374,25 @@ pub fn holds_manifests(bytes: &[u8]) -> bool {
 }
 
 /// What an input holds, as [`sniff_input`] tells: manifests (read whole, to [`render`]), or
-/// bootstrap Secrets, still to be streamed from the bytes already read on.
-#[derive(Debug)]
+/// bootstrap Secrets, still to be streamed from the bytes already read on. Its `Debug` output
+/// shows which and how many bytes, never the bytes (manifests hold Secrets).
 pub enum Sniffed<R> {
     /// Manifests of objects `render` reads: the whole input.
     Manifests(Vec<u8>),
     /// Anything else: the input from its first byte (what was read, then the rest).
     Secrets(std::io::Chain<std::io::Cursor<Vec<u8>>, R>),
+}
+
+impl<R> std::fmt::Debug for Sniffed<R> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Sniffed::Manifests(bytes) => f
+                .debug_struct("Manifests")
+                .field("bytes", &bytes.len())
+                .finish(),
+            Sniffed::Secrets(_) => f.debug_struct("Secrets").finish_non_exhaustive(),
+        }
+    }
 }
 
 /// Tells manifests from Secrets by the first MiB of `reader` ([`may_hold_manifests`]); only
@@ -830,7 +842,13 @@ mod tests {
         use std::io::Read as _;
         let manifests =
             b"kind: RKE2ControlPlane\nmetadata: {name: cp}\nspec: {version: v1.32.5+rke2r1}\n";
-        match sniff_input(&manifests[..], "m.yaml", &DecodeOptions::new()).expect("reads") {
+        let sniffed = sniff_input(&manifests[..], "m.yaml", &DecodeOptions::new()).expect("reads");
+        // Manifests hold Secrets: their Debug is a length.
+        assert_eq!(
+            format!("{sniffed:?}"),
+            format!("Manifests {{ bytes: {} }}", manifests.len())
+        );
+        match sniffed {
             Sniffed::Manifests(bytes) => assert_eq!(bytes, manifests),
             Sniffed::Secrets(_) => panic!("manifests are read whole"),
         }
