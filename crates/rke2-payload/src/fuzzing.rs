@@ -59,11 +59,16 @@ pub fn envelope(data: &[u8]) {
 }
 
 /// Differential: the streaming reader (with its kubectl fast path and JSON item splitter) hands
-/// over the same Secrets as the in-memory parser, at the same lines, whenever both succeed.
+/// over the same Secrets as the in-memory parser, at the same lines, whenever both succeed; and
+/// where the parser refuses the input, the stream does not read it all as sound (it refuses it,
+/// or hands over an object it could not read).
 pub fn stream(data: &[u8]) {
+    const BOM: &[u8] = "\u{feff}".as_bytes();
     let options = options();
     let mut streamed: Vec<_> = Vec::new();
+    let mut broken = false;
     let s = crate::envelope::for_each_secret(data, &options, |secret| {
+        broken |= secret.is_broken();
         streamed.push((
             secret.id().clone(),
             secret.base64_len(),
@@ -72,8 +77,24 @@ pub fn stream(data: &[u8]) {
         ));
         Ok::<(), std::convert::Infallible>(())
     });
-    let Ok(envelope) = Envelope::parse(data, &options) else {
-        return;
+    let envelope = match Envelope::parse(data, &options) {
+        Ok(envelope) => envelope,
+        // (A byte-order mark that starts a later document is YAML, which the parser refuses in
+        // a stream of documents but reads in a document alone, as the stream hands it over.)
+        Err(crate::Error::Syntax { .. })
+            if !data
+                .get(1..)
+                .unwrap_or_default()
+                .windows(3)
+                .any(|w| w == BOM) =>
+        {
+            assert!(
+                s.is_err() || broken,
+                "the stream read what the parser refuses"
+            );
+            return;
+        }
+        Err(_) => return,
     };
     if s.is_err() {
         return;

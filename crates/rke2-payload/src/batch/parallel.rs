@@ -14,9 +14,9 @@ use std::sync::{Arc, Mutex};
 use crate::envelope::BootstrapSecret;
 use crate::envelope::StreamSummary;
 use crate::envelope::stream::{
-    Chunk, Counts, Layout, Part, Tally, each_secret, parse_chunk, split, whole,
+    Chunk, Counts, Layout, Tally, each_secret, parse_chunk, split, whole,
 };
-use crate::error::{Error, Syntax};
+use crate::error::Error;
 use crate::options::DecodeOptions;
 
 /// A batch is handed to the pool when it holds this many objects…
@@ -175,31 +175,24 @@ struct Batch {
     /// The ordinal of its first chunk in the input.
     first: usize,
     text: Vec<u8>,
-    chunks: Vec<(Syntax, u64, u64, Range<usize>, Part)>,
+    /// Each chunk (its text left out) and where its text is in `text`.
+    chunks: Vec<(Chunk<'static>, Range<usize>)>,
 }
 
 impl Batch {
     fn chunk(&self, i: usize) -> Chunk<'_> {
-        let (syntax, at, line, range, part) = &self.chunks[i];
+        let (chunk, range) = &self.chunks[i];
         Chunk {
-            syntax: *syntax,
-            at: *at,
-            line: *line,
             text: &self.text[range.clone()],
-            part: *part,
+            ..*chunk
         }
     }
 
     fn push(&mut self, chunk: Chunk<'_>) {
         let start = self.text.len();
         self.text.extend_from_slice(chunk.text);
-        self.chunks.push((
-            chunk.syntax,
-            chunk.at,
-            chunk.line,
-            start..self.text.len(),
-            chunk.part,
-        ));
+        let range = start..self.text.len();
+        self.chunks.push((Chunk { text: &[], ..chunk }, range));
     }
 
     fn full(&self) -> bool {

@@ -161,6 +161,14 @@ impl Gate {
     }
 }
 
+/// Whether every line of one document (without a lone `\r`) is in the shape.
+#[cfg(test)]
+pub(crate) fn in_shape(text: &[u8]) -> bool {
+    let mut gate = Gate::default();
+    text.split(|&b| b == b'\n')
+        .all(|line| gate.feed(line.strip_suffix(b"\r").unwrap_or(line)) != Line::Out)
+}
+
 /// `key:` in shape, then the end of the line or a space: the key's length, and the value after
 /// the spaces that follow (empty for `key:`).
 pub(super) fn key_value(text: &[u8]) -> Option<(usize, &[u8])> {
@@ -284,6 +292,33 @@ mod tests {
             "- a: \"x\" # c\n",
         ] {
             assert!(classes(text).ends_with('o'), "{text:?}: {}", classes(text));
+        }
+    }
+
+    #[test]
+    fn a_one_line_scalar_is_closed_on_its_line_or_plain() {
+        for (scalar, ok) in [
+            ("\"a\\\"b\"", true),
+            ("\"a\\\"", false),
+            ("\"a\\\\\"", true),
+            ("\"\\é\"", true),
+            ("\"a\" ", false),
+            ("\"a\"b\"", false),
+            ("\"", false),
+            ("'a''b'", true),
+            ("'a'''", true),
+            ("'a''", false),
+            ("''''", true),
+            ("'''", false),
+            ("'", false),
+            ("'a'b'", false),
+            ("plain text", true),
+            ("plain: text", true),
+            (" plain", false),
+            ("&a x", false),
+            ("", false),
+        ] {
+            assert_eq!(super::scalar(scalar.as_bytes()), ok, "{scalar:?}");
         }
     }
 

@@ -991,6 +991,21 @@ mod tests {
     }
 
     #[test]
+    fn a_document_outside_the_shape_is_read_by_the_parser_alone() {
+        // A block scalar whose first line is blank and indented more than its content: not in
+        // the shape (the gate refuses a block scalar that starts blank), and an error to the
+        // parser, which the fast path would not have seen (it skips blank lines).
+        let input = "kind: Secret\nmetadata:\n  annotations:\n    note: |\n         \n      x\n  name: a\nstringData:\n  format: cloud-config\n  value: x\n";
+        assert!(Envelope::parse(input.as_bytes(), &DecodeOptions::default()).is_err());
+        let mut read = Vec::new();
+        let _ = stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
+            read.push(s.is_broken());
+            Ok::<(), Error>(())
+        });
+        assert_eq!(read, [true]);
+    }
+
+    #[test]
     fn a_machine_plan_is_skipped_and_counted_whatever_its_keys() {
         // The fast path reads the plan itself (it is not left to the full parser).
         let object = fast::object(PLAN).expect("the fast path reads the machine plan");

@@ -115,6 +115,8 @@ pub(crate) struct Chunk<'t> {
     pub(crate) text: &'t [u8],
     /// What part of the input it is.
     pub(crate) part: Part,
+    /// Every line of it is in the kubectl shape ([`super::lines`]): the fast path may read it.
+    pub(crate) shaped: bool,
 }
 
 /// What part of an input a chunk is.
@@ -223,6 +225,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                     line,
                     text,
                     part: Part::Item,
+                    shaped: false,
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
@@ -259,6 +262,7 @@ pub(crate) fn split<R: Read, E: From<Error>>(
             line: at,
             text: &split.text,
             part,
+            shaped: split.shaped,
         })?;
     }
 }
@@ -287,7 +291,7 @@ pub(crate) fn parse_chunk<'t>(
         Syntax::Json => serde_json::from_slice(chunk.text)
             .map(Some)
             .map_err(|e| json_error(&e, chunk.text, chunk.at)),
-        Syntax::Yaml => parse_yaml_object(chunk.text, options, chunk.at),
+        Syntax::Yaml => parse_yaml_object(chunk, options),
     };
     let mut envelope = Envelope::empty();
     let mut counts = Counts::default();
@@ -467,14 +471,15 @@ fn io_error(e: std::io::Error) -> Error {
     }
 }
 
-/// Parses one YAML object (a document, or a `List` item): the kubectl fast path, else the
-/// full parser. `None` for an empty document.
+/// Parses one YAML object (a document, or a `List` item): the kubectl fast path if it is in
+/// the kubectl shape, else (or if the fast path gives up) the full parser. `None` for an empty
+/// document.
 fn parse_yaml_object<'t>(
-    text: &'t [u8],
+    chunk: Chunk<'t>,
     options: &DecodeOptions,
-    first_line: u64,
 ) -> Result<Option<Doc<'t>>, Error> {
-    let text = std::str::from_utf8(text).map_err(|e| Error::Syntax {
+    let first_line = chunk.at;
+    let text = std::str::from_utf8(chunk.text).map_err(|e| Error::Syntax {
         syntax: Syntax::Yaml,
         message: format!(
             "invalid UTF-8 (byte {} of the object starting at line {first_line})",
@@ -482,7 +487,9 @@ fn parse_yaml_object<'t>(
         ),
         at: None,
     })?;
-    if let Some(object) = super::fast::object(text) {
+    if chunk.shaped
+        && let Some(object) = super::fast::object(text)
+    {
         return Ok(Some(Doc::Object(Box::new(object))));
     }
     let doc: Option<Doc<'t>> =
@@ -568,8 +575,9 @@ struct YamlSplit<R> {
     line: Vec<u8>,
     line_no: u64,
     eof: bool,
-    /// The text of the piece handed out.
+    /// The text of the piece handed out, and whether all its lines are in the kubectl shape.
     text: Vec<u8>,
+    shaped: bool,
     /// The document outside its items (parsed whole when the document has no items).
     doc: Vec<u8>,
     doc_first: u64,
@@ -618,6 +626,7 @@ impl<R: BufRead> YamlSplit<R> {
             line_no: 0,
             eof: false,
             text: Vec::new(),
+            shaped: false,
             doc: Vec::new(),
             doc_first: 1,
             doc_content: false,
@@ -715,6 +724,7 @@ impl<R: BufRead> YamlSplit<R> {
         }
         self.text.clear();
         std::mem::swap(&mut self.text, &mut self.item);
+        self.shaped = true;
         Some(YamlPiece::Item(self.item_first))
     }
 
@@ -746,14 +756,17 @@ impl<R: BufRead> YamlSplit<R> {
         }
         let around = self.doc_content.then(|| std::mem::take(&mut self.doc));
         let piece = if self.mode == Mode::Rest {
-            // The rest first, then (in input order of what can go wrong) the lines before it.
+            // The rest first, then (in input order of what can go wrong) the lines before it
+            // (all in the shape: the first line outside it started the rest).
             self.text = std::mem::take(&mut self.rest);
+            self.shaped = false;
             self.around = around.map(|doc| (doc, self.doc_first));
             Some(YamlPiece::Document(self.rest_first))
         } else if let Some(doc) = around {
             // A streamed document is read around its items too: a line that ended the items
             // early does not read.
             self.text = doc;
+            self.shaped = self.mode == Mode::Shape;
             Some(if self.doc_streamed {
                 YamlPiece::Around(self.doc_first)
             } else {
@@ -779,6 +792,7 @@ impl<R: BufRead> YamlSplit<R> {
         loop {
             if let Some((doc, first)) = self.around.take() {
                 self.text = doc;
+                self.shaped = true;
                 return Ok(YamlPiece::Around(first));
             }
             if self.eof {
