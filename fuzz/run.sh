@@ -4,7 +4,10 @@
 #                                              seed, the corpus kept under fuzz/corpus/
 #   FUZZ_RUNS=N fuzz/run.sh [TARGET...]        check: N inputs per target (at most 5 minutes a
 #                                              target) from seed FUZZ_SEED (default 1), on a
-#                                              fresh corpus of the saved inputs
+#                                              fresh corpus of the saved inputs, without
+#                                              AddressSanitizer (the crates are safe Rust: a
+#                                              check looks for panics and hangs, and builds in
+#                                              about half the time)
 # Seeds each corpus from testdata/ and fuzz/regressions/, uses the keys dictionary, and copies
 # any crash into fuzz/regressions/<target>/ so plain `cargo test` guards it from then on; the
 # log then ends with the input (gzip, base64), so a failure seen elsewhere can be saved here.
@@ -12,6 +15,8 @@ set -euo pipefail
 cd "$(dirname "$0")"
 runs="${FUZZ_RUNS:-}"
 seconds=10
+build=()
+if [ -n "$runs" ]; then build=(--sanitizer none); fi
 if [ -z "$runs" ]; then
   seconds="${1:-10}"; shift || true
 elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
@@ -30,7 +35,7 @@ show() {
   packed="$(gzip -9cn "$found" | base64 -w 0)"
   if [ "${#packed}" -gt 6000 ]; then
     small="$(mktemp -d)"
-    cargo fuzz tmin "$t" "$found" -- -max_total_time=60 -artifact_prefix="$small"/ \
+    cargo fuzz tmin "${build[@]}" "$t" "$found" -- -max_total_time=60 -artifact_prefix="$small"/ \
       >/dev/null 2>&1 || true
     for m in "$small"/*; do
       [ -f "$m" ] && packed="$(gzip -9cn "$m" | base64 -w 0)"
@@ -71,7 +76,7 @@ for t in "${targets[@]}"; do
   esac
   cp -n regressions/"$t"/* "$corpus"/ 2>/dev/null || true
   echo "--- fuzz $t: ${limits[*]}"
-  if ! cargo fuzz run "$t" "$corpus" -- "${limits[@]}" -dict=dict/keys.dict \
+  if ! cargo fuzz run "${build[@]}" "$t" "$corpus" -- "${limits[@]}" -dict=dict/keys.dict \
       -rss_limit_mb=2048 -timeout=10 -artifact_prefix="$found_in"/ -print_final_stats=1; then
     echo "fuzz target $t failed; the input is saved under fuzz/regressions/$t/" >&2
     for found in "$found_in"/*; do

@@ -6,8 +6,9 @@
 #
 #     scripts/package-check.sh
 #
-# The unpacked crate (in a temporary folder) builds in target/package-check/, a folder of its own
-# kept between runs. Its tests run offline: `cargo fetch` has brought every crate they need.
+# The unpacked crate (in a temporary folder) builds in target/, beside the workspace: the crates
+# both builds need with the same features and profile are built once. Its tests run offline:
+# `cargo fetch` has brought every crate they need.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -21,8 +22,7 @@ cargo package -p rke2-payload --locked --no-verify --allow-dirty
 archive="$target_dir/package/$crate.crate"
 echo "$archive: $(wc -c <"$archive" | tr -d ' ') bytes"
 
-# Unpacked outside the repository (inside it, cargo would take it for a workspace member); its
-# build folder stays in target/ so that the next run rebuilds only what changed.
+# Unpacked outside the repository (inside it, cargo would take it for a workspace member).
 unpacked="$(mktemp -d)"
 trap 'rm -rf "$unpacked"' EXIT
 tar -xzf "$archive" -C "$unpacked"
@@ -36,7 +36,7 @@ echo "--- cargo test in the unpacked $crate"
 # workspace's, already fetched.
 (
   cd "$unpacked/$crate"
-  CARGO_TARGET_DIR="$target_dir/package-check" cargo test --offline --locked
+  CARGO_TARGET_DIR="$target_dir" cargo test --offline --locked
 )
 
 echo "--- cargo package -p rke2-payload -p rke2-payload-cli (the CLI against the library's package)"
