@@ -24,12 +24,13 @@
 //! The gate knows nothing of a `List`: the splitter adds that a line of an item indented one
 //! column more than the items' `-` (not where the item's keys are) is out too.
 //!
-//! Everything else is out: tabs outside block scalar content, anchors, aliases, tags, flow
+//! Everything else is out: tabs in indentation or before a value, anchors, aliases, tags, flow
 //! collections, quoted or plain scalars that go on to the next line, complex and quoted keys,
 //! directives, a `-` alone or twice. The splitter hands the document from such a line on to the
-//! full parser ([`super::stream`]). The kubectl fast path ([`super::fast`]) reads a key, a
-//! quoted scalar and a block scalar header by the same definitions ([`key_value`],
-//! [`quoted_end`], [`block_header`]).
+//! full parser ([`super::stream`]). The kubectl fast path ([`super::fast`]) reads only objects
+//! all of whose lines are in, with the same definition of a key and a block scalar header
+//! ([`key_value`], [`block_header`]), and checks what the shape leaves open (a mapping's keys
+//! at one column, no key twice, no `: ` or comment in a plain scalar it reads).
 //!
 //! # Why the cut is the parser's
 //!
@@ -219,7 +220,7 @@ fn scalar(value: &[u8]) -> bool {
 }
 
 /// Where the quoted scalar that `value` starts with ends (exclusive), if on this line.
-pub(super) fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
+fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
     let mut i = 1;
     loop {
         let found = if quote == b'"' {

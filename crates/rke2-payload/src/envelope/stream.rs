@@ -7,7 +7,7 @@
 //! on its own ([`parse_chunk`]), by the kubectl fast path or the full parser. Bare user data
 //! and single objects are read whole (they are one value).
 //!
-//! Splitting and parsing are separate so that [`super::map_secrets`] can split on one thread
+//! Splitting and parsing are separate so that the batch layer above can split on one thread
 //! and parse on many.
 
 use std::io::{BufRead, Read};
