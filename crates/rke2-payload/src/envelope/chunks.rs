@@ -2,7 +2,10 @@
 //! its own from a borrowed slice (serde_json reads a slice several times faster than a reader).
 //!
 //! The scanner knows JSON's structure only: strings (with escapes), nesting, and the key
-//! `items` of the top-level object. It never decides what a value means; serde_json does.
+//! `items` of the top-level object. It never decides what a value means; serde_json does: each
+//! item is parsed alone, and so is the top-level object without its items (the around piece),
+//! so that what the in-memory parser refuses there (a raw control character in a string, a
+//! `kind` that is not a string, a key twice) is refused here too.
 
 use std::io::Read;
 
@@ -20,6 +23,9 @@ pub(crate) enum Piece<'b> {
     /// One element of the top-level object's `items` array, its byte offset in the input and
     /// the line it starts on (1-based).
     Item(u64, u64, &'b [u8]),
+    /// After the items: the top-level object with an empty `items` array, its byte offset and
+    /// line (where the object starts).
+    Around(u64, u64, &'b [u8]),
     /// The input is a whole object that is not a `List` with `items` (a Secret, or bare
     /// Ignition): here it is, entire.
     Whole(&'b [u8]),
@@ -53,6 +59,13 @@ pub(crate) struct JsonItems<R> {
     /// Line breaks in the input before `buf[counted]`.
     lines: u64,
     counted: usize,
+    /// The top-level object without its items, as far as it was read.
+    around: Vec<u8>,
+    /// Where in `buf` the bytes of the top-level object not yet in `around` start (`None`
+    /// inside the items).
+    around_from: Option<usize>,
+    /// The byte offset and line of the top-level object.
+    around_at: (u64, u64),
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -82,6 +95,9 @@ impl<R: Read> JsonItems<R> {
             last_end: 0,
             lines: 0,
             counted: 0,
+            around: Vec::new(),
+            around_from: None,
+            around_at: (0, 1),
         }
     }
 
@@ -127,9 +143,21 @@ impl<R: Read> JsonItems<R> {
         Ok(n > 0)
     }
 
+    /// Copies the top-level object's bytes up to `buf[upto]` into `around`.
+    fn keep_around(&mut self, upto: usize) {
+        if let Some(from) = self.around_from {
+            self.around.extend_from_slice(&self.buf[from..upto]);
+            self.around_from = Some(upto);
+        }
+    }
+
     /// Drops consumed bytes from the front, once they are a good share of the buffer.
     fn compact(&mut self, keep_from: usize) {
         if keep_from > BLOCK {
+            if self.around_from.is_some() {
+                self.keep_around(keep_from);
+                self.around_from = Some(0);
+            }
             self.count_lines(keep_from);
             self.counted -= keep_from;
             self.buf.drain(..keep_from);
@@ -184,6 +212,9 @@ impl<R: Read> JsonItems<R> {
                 Where::Done => return Ok(Piece::End),
                 Where::Start => match self.skip_ws()? {
                     Some(b'{') => {
+                        self.count_lines(self.pos);
+                        self.around_at = (self.offset(), self.lines + 1);
+                        self.around_from = Some(self.pos);
                         self.pos += 1;
                         self.state = Where::TopKey;
                     }
@@ -206,7 +237,8 @@ impl<R: Read> JsonItems<R> {
                     Some(b'"') => {
                         let key_start = self.pos;
                         let key_end = self.value_end(key_start)?;
-                        let is_items = &self.buf[key_start..key_end] == b"\"items\"";
+                        let is_items = is_items_key(&self.buf[key_start..key_end])
+                            .ok_or(SplitError::Syntax(self.dropped + key_start as u64))?;
                         self.pos = key_end;
                         if self.skip_ws()? != Some(b':') {
                             return Err(SplitError::Syntax(self.offset()));
@@ -216,6 +248,9 @@ impl<R: Read> JsonItems<R> {
                             Some(b'[') if is_items => {
                                 self.pos += 1;
                                 self.state = Where::Items;
+                                // The items are not part of the around piece.
+                                self.keep_around(self.pos);
+                                self.around_from = None;
                                 // What came before the items is not needed any more.
                                 self.last_end = self.pos;
                                 self.compact(self.pos);
@@ -231,6 +266,7 @@ impl<R: Read> JsonItems<R> {
                 },
                 Where::Items => match self.skip_ws()? {
                     Some(b']') => {
+                        self.around_from = Some(self.pos);
                         self.pos += 1;
                         self.state = Where::AfterItems;
                     }
@@ -250,10 +286,13 @@ impl<R: Read> JsonItems<R> {
                 Where::AfterItems => match self.skip_ws()? {
                     Some(b'}') => {
                         self.pos += 1;
+                        self.keep_around(self.pos);
                         if self.skip_ws()?.is_some() {
                             return Err(SplitError::Syntax(self.offset()));
                         }
                         self.state = Where::Done;
+                        let (at, line) = self.around_at;
+                        return Ok(Piece::Around(at, line, &self.around));
                     }
                     Some(b',') => {
                         self.pos += 1;
@@ -273,12 +312,26 @@ impl<R: Read> JsonItems<R> {
                         let end = self.value_end(self.pos)?;
                         self.pos = end;
                         self.compact(self.pos);
+                        if self.around.len() > self.cap {
+                            return Err(SplitError::TooLarge(self.offset()));
+                        }
                     }
                     _ => return Err(SplitError::Syntax(self.offset())),
                 },
             }
         }
     }
+}
+
+/// Whether a key (a JSON string, quotes included) is `items`, escapes decoded; `None` if it
+/// is not a well-formed string.
+fn is_items_key(key: &[u8]) -> Option<bool> {
+    if memchr::memchr(b'\\', key).is_none() {
+        return Some(key == b"\"items\"");
+    }
+    serde_json::from_slice::<String>(key)
+        .ok()
+        .map(|key| key == "items")
 }
 
 enum Scan {
@@ -391,6 +444,9 @@ mod tests {
                 Ok(Piece::Item(_, _, b)) => {
                     out.push(format!("item {}", String::from_utf8_lossy(b)))
                 }
+                Ok(Piece::Around(_, line, b)) => {
+                    out.push(format!("around {line} {}", String::from_utf8_lossy(b)))
+                }
                 Ok(Piece::Whole(b)) => out.push(format!("whole {}", String::from_utf8_lossy(b))),
                 Ok(Piece::End) => return Ok(out),
                 Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),
@@ -410,9 +466,32 @@ mod tests {
                 r#"item {"a":"x}\"]"}"#,
                 r#"item {"b":[1,{"c":2}]}"#,
                 "item 7",
-                r#"item "s""#
+                r#"item "s""#,
+                r#"around 1 {"apiVersion":"v1","items":[], "kind":"List","metadata":{"x":[]}}"#
             ]
         );
+    }
+
+    #[test]
+    fn the_object_around_the_items_is_handed_over_without_them() {
+        // Its members before and after the items, whatever the blocks they came in; a key
+        // spelled with escapes is still `items`.
+        let item = format!(r#"{{"v":"{}"}}"#, "A".repeat(BLOCK));
+        let input = format!(
+            "\n\n  {{\"kind\": \"List\", \"it\\u0065ms\": [{item},\n{item}], \"metadata\": {{\"name\": \"{}\"}}}}",
+            "b".repeat(BLOCK)
+        );
+        let out = pieces(&input).unwrap();
+        assert_eq!(out.len(), 3);
+        assert_eq!(
+            out[2],
+            format!(
+                "around 3 {{\"kind\": \"List\", \"it\\u0065ms\": [], \"metadata\": {{\"name\": \"{}\"}}}}",
+                "b".repeat(BLOCK)
+            )
+        );
+        // A key that is not a well-formed string is an error.
+        assert!(pieces("{\"a\\x\": 1, \"items\": []}").is_err());
     }
 
     #[test]
@@ -447,7 +526,8 @@ mod tests {
         );
         let input = format!(r#"{{"items":[{}]}}"#, vec![item.clone(); 20].join(","));
         let out = pieces(&input).unwrap();
-        assert_eq!(out.len(), 20);
-        assert!(out.iter().all(|p| p == &format!("item {item}")));
+        assert_eq!(out.len(), 21);
+        assert!(out[..20].iter().all(|p| p == &format!("item {item}")));
+        assert_eq!(out[20], r#"around 1 {"items":[]}"#);
     }
 }

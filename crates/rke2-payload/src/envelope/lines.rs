@@ -8,8 +8,9 @@
 //! - blank (spaces only), or a comment (spaces, then `#`);
 //! - a node line: `key: scalar`, `key:` or `key: |` (a block scalar header: `|` or `>`, at
 //!   most one of `-` `+`, at most one indentation digit), after spaces and at most one `- `;
-//!   or `- scalar`. The key is plain and made of ASCII letters, digits and `-_./` (not
-//!   starting with `-` or `.`). A scalar is double- or single-quoted and closed exactly at the
+//!   or `- scalar`. The key is plain, made of ASCII letters, digits and `-_./` (not
+//!   starting with `-` or `.`), and at most 512 bytes long (the parser refuses an implicit key
+//!   over 1,024 characters). A scalar is double- or single-quoted and closed exactly at the
 //!   end of the line, or plain and starting with none of YAML's indicators
 //!   (`-?:,[]{}#&*!|>'"%@` and the backquote) nor a space or a tab;
 //! - the content of a block scalar: after a header whose key is at column `p`, the lines
@@ -87,6 +88,11 @@ enum After {
 pub(crate) struct Gate {
     after: After,
 }
+
+/// The longest key in shape, in bytes (all ASCII): well within the 1,024 characters YAML allows
+/// an implicit key (the parser refuses a longer one), and above the longest name Kubernetes
+/// takes as a key (a 253-byte prefix, `/`, a 63-byte name). A longer key is left to the parser.
+const MAX_KEY: usize = 512;
 
 /// Whether `b` may be part of a key in shape.
 fn is_key_byte(b: u8) -> bool {
@@ -170,11 +176,12 @@ pub(crate) fn in_shape(text: &[u8]) -> bool {
         .all(|line| gate.feed(line.strip_suffix(b"\r").unwrap_or(line)) != Line::Out)
 }
 
-/// `key:` in shape, then the end of the line or a space: the key's length, and the value after
-/// the spaces that follow (empty for `key:`).
+/// `key:` in shape (at most [`MAX_KEY`] bytes), then the end of the line or a space: the key's
+/// length, and the value after the spaces that follow (empty for `key:`).
 pub(super) fn key_value(text: &[u8]) -> Option<(usize, &[u8])> {
     let key = text.iter().take_while(|&&b| is_key_byte(b)).count();
     if key == 0
+        || key > MAX_KEY
         || matches!(text[0], b'-' | b'.')
         || text.get(key) != Some(&b':')
         || text.get(key + 1).is_some_and(|&b| b != b' ')
@@ -239,7 +246,7 @@ fn quoted_end(value: &[u8], quote: u8) -> Option<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{Gate, Line};
+    use super::{Gate, Line, MAX_KEY};
 
     /// The class of each line of `text`: `n` node, `i` inner, `o` out (and after that, `-`).
     fn classes(text: &str) -> String {
@@ -293,6 +300,18 @@ mod tests {
             "- a: \"x\" # c\n",
         ] {
             assert!(classes(text).ends_with('o'), "{text:?}: {}", classes(text));
+        }
+    }
+
+    #[test]
+    fn a_key_longer_than_the_parser_takes_is_out() {
+        let key = |n: usize| "k".repeat(n);
+        assert_eq!(classes(&format!("{}: v\n", key(MAX_KEY))), "n");
+        assert_eq!(classes(&format!("- {}: v\n", key(MAX_KEY))), "n");
+        // 1,025 characters: the parser refuses it as a key.
+        for n in [MAX_KEY + 1, 1025] {
+            assert_eq!(classes(&format!("{}: v\n", key(n))), "o");
+            assert_eq!(classes(&format!("- a: 1\n  {}:\n", key(n))), "no");
         }
     }
 

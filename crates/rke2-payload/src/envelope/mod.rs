@@ -991,18 +991,57 @@ mod tests {
     }
 
     #[test]
-    fn a_document_outside_the_shape_is_read_by_the_parser_alone() {
-        // A block scalar whose first line is blank and indented more than its content: not in
-        // the shape (the gate refuses a block scalar that starts blank), and an error to the
-        // parser, which the fast path would not have seen (it skips blank lines).
-        let input = "kind: Secret\nmetadata:\n  annotations:\n    note: |\n         \n      x\n  name: a\nstringData:\n  format: cloud-config\n  value: x\n";
-        assert!(Envelope::parse(input.as_bytes(), &DecodeOptions::default()).is_err());
-        let mut read = Vec::new();
-        let _ = stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
-            read.push(s.is_broken());
-            Ok::<(), Error>(())
-        });
-        assert_eq!(read, [true]);
+    fn what_the_parser_refuses_the_stream_does_not_read_as_sound() {
+        let secret =
+            "kind: Secret\nmetadata:\n  name: a\nstringData:\n  format: cloud-config\n  value: x\n";
+        let item = format!("{}\n", secret.trim_end().replace('\n', "\n  "));
+        let key = "k".repeat(1025);
+        for input in [
+            // A block scalar whose first line is blank and indented more than its content: not
+            // in the shape (the gate refuses a block scalar that starts blank), and an error to
+            // the parser, which the fast path would not have seen (it skips blank lines).
+            "kind: Secret\nmetadata:\n  annotations:\n    note: |\n         \n      x\n  name: a\nstringData:\n  format: cloud-config\n  value: x\n".to_owned(),
+            // A key of 1,025 characters, which the parser refuses: in a document, in an item of
+            // a List, as an item's first key.
+            format!("{key}: v\n{secret}"),
+            format!("apiVersion: v1\nkind: List\nitems:\n- {}  {key}: v\n", secret.replace('\n', "\n  ")),
+            format!("apiVersion: v1\nkind: List\nitems:\n- {key}: v\n  {}", secret.replace('\n', "\n  ")),
+            // `items` twice (the parser refuses a key twice; both lists were streamed).
+            format!("apiVersion: v1\nkind: List\nitems:\n- {item}items:\n- {item}"),
+            format!("apiVersion: v1\nkind: List\nitems:\n- {item}items: x\n"),
+            // JSON the item splitter passes over, around the items: a raw control character in
+            // a string, a `kind` that is not a string, `items` twice.
+            format!("{{\"kind\": \"Li\u{1}st\", \"items\": [{JSON_SECRET}]}}"),
+            format!("{{\"items\": [{JSON_SECRET}], \"kind\": 5}}"),
+            format!("{{\"items\": [{JSON_SECRET}], \"items\": []}}"),
+        ] {
+            assert!(
+                Envelope::parse(input.as_bytes(), &DecodeOptions::default()).is_err(),
+                "{input}"
+            );
+            let mut broken = Vec::new();
+            let read = stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
+                broken.push(s.is_broken());
+                Ok::<(), Error>(())
+            });
+            assert!(
+                read.is_err() || broken.contains(&true),
+                "{input:.60}: the stream read {} sound Secrets",
+                broken.len()
+            );
+        }
+    }
+
+    /// A bootstrap Secret in JSON.
+    const JSON_SECRET: &str = r#"{"kind": "Secret", "metadata": {"name": "a"}, "stringData": {"format": "cloud-config", "value": "x"}}"#;
+
+    #[test]
+    fn a_json_list_whose_items_key_is_escaped_is_still_a_list() {
+        let input = format!("{{\"kind\": \"List\", \"it\\u0065ms\": [{JSON_SECRET}]}}");
+        let envelope = Envelope::parse(input.as_bytes(), &DecodeOptions::default()).unwrap();
+        assert_eq!(envelope.secrets.len(), 1);
+        let (names, _) = streamed(input.as_bytes()).unwrap();
+        assert_eq!(names, ["a"]);
     }
 
     #[test]

@@ -227,6 +227,14 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                     part: Part::Item,
                     shaped: false,
                 })?,
+                Ok(Piece::Around(at, line, text)) => chunk(Chunk {
+                    syntax: Syntax::Json,
+                    at,
+                    line,
+                    text,
+                    part: Part::Around,
+                    shaped: false,
+                })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
                 Err(SplitError::Io(e)) => return Err(io_error(e).into()),
@@ -535,8 +543,8 @@ enum YamlPiece {
     /// A whole document that is not streamed item by item (or the rest of one, from the first
     /// line outside the kubectl shape, as an `items:` document); its first line number.
     Document(u64),
-    /// What is around the items of a document that was streamed item by item (the items left
-    /// out); its first line number.
+    /// What is around the items of a document that was streamed item by item (`items: []` in
+    /// their place); its first line number.
     Around(u64),
     /// The end of the input.
     End,
@@ -903,6 +911,9 @@ impl<R: BufRead> YamlSplit<R> {
                     self.items = Some(indent);
                     self.doc_streamed = true;
                     self.held = true;
+                    // The key stays in what is around the items, with an empty list: a second
+                    // `items` is a key twice there, as it is to the parser.
+                    self.doc.extend_from_slice(b"items: []\n");
                     continue;
                 }
                 // Not a block sequence: `items:` was an ordinary key.
@@ -968,7 +979,7 @@ mod tests {
             [
                 ('i', 3, item.to_owned()),
                 ('i', 9, item.to_owned()),
-                ('a', 1, "apiVersion: v1\nkind: List\n".to_owned()),
+                ('a', 1, "apiVersion: v1\nitems: []\nkind: List\n".to_owned()),
             ]
         );
     }
@@ -982,7 +993,7 @@ mod tests {
         assert_eq!(got.len(), 3, "{got:?}");
         assert_eq!((got[0].0, got[0].1), ('i', 3));
         assert_eq!(got[1], ('d', 8, format!("items:\n{odd}{ITEM}kind: List\n")));
-        assert_eq!(got[2], ('a', 1, "apiVersion: v1\n".to_owned()));
+        assert_eq!(got[2], ('a', 1, "apiVersion: v1\nitems: []\n".to_owned()));
         // Items at column 2 are put back at column 2.
         let indented = |t: &str| t.lines().map(|l| format!("  {l}\n")).collect::<String>();
         let input = format!(
