@@ -81,7 +81,7 @@ pub fn stream(data: &[u8]) {
         Ok(envelope) => envelope,
         // (A byte-order mark that starts a later document is YAML, which the parser refuses in
         // a stream of documents but reads in a document alone, as the stream hands it over.)
-        Err(crate::Error::Syntax { .. })
+        Err(crate::error::Error::Syntax { .. })
             if !data
                 .get(1..)
                 .unwrap_or_default()
