@@ -296,9 +296,7 @@ pub(crate) fn parse_chunk<'t>(
     index: usize,
 ) -> (Vec<BootstrapSecret<'t>>, Counts) {
     let doc = match chunk.syntax {
-        Syntax::Json => serde_json::from_slice(chunk.text)
-            .map(Some)
-            .map_err(|e| json_error(&e, chunk.text, chunk.at)),
+        Syntax::Json => parse_json_object(chunk),
         Syntax::Yaml => parse_yaml_object(chunk, options),
     };
     let mut envelope = Envelope::empty();
@@ -479,6 +477,28 @@ fn io_error(e: std::io::Error) -> Error {
     }
 }
 
+/// Parses one JSON object. The text is checked as UTF-8 first, as the parser of a whole input
+/// does: `serde_json` reading bytes passes over a string it does not keep without checking it.
+fn parse_json_object<'t>(chunk: Chunk<'t>) -> Result<Option<Doc<'t>>, Error> {
+    let text = utf8(&chunk, Syntax::Json)?;
+    serde_json::from_str(text)
+        .map(Some)
+        .map_err(|e| json_error(&e, chunk.text, chunk.at))
+}
+
+/// A chunk's text as UTF-8, or the syntax error saying where it is not.
+fn utf8<'t>(chunk: &Chunk<'t>, syntax: Syntax) -> Result<&'t str, Error> {
+    std::str::from_utf8(chunk.text).map_err(|e| Error::Syntax {
+        syntax,
+        message: format!(
+            "invalid UTF-8 (byte {} of the object starting at line {})",
+            e.valid_up_to(),
+            chunk.line
+        ),
+        at: None,
+    })
+}
+
 /// Parses one YAML object (a document, or a `List` item): the kubectl fast path if it is in
 /// the kubectl shape, else (or if the fast path gives up) the full parser. `None` for an empty
 /// document.
@@ -487,14 +507,7 @@ fn parse_yaml_object<'t>(
     options: &DecodeOptions,
 ) -> Result<Option<Doc<'t>>, Error> {
     let first_line = chunk.at;
-    let text = std::str::from_utf8(chunk.text).map_err(|e| Error::Syntax {
-        syntax: Syntax::Yaml,
-        message: format!(
-            "invalid UTF-8 (byte {} of the object starting at line {first_line})",
-            e.valid_up_to()
-        ),
-        at: None,
-    })?;
+    let text = utf8(&chunk, Syntax::Yaml)?;
     if chunk.shaped
         && let Some(object) = super::fast::object(text)
     {
