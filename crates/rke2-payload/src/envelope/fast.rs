@@ -17,13 +17,19 @@ use super::raw::{Pairs, RawMeta, RawObject, Str};
 use crate::codec::yaml::yaml_printable;
 
 /// Reads one object (a document, or a `List` item already dedented) in the kubectl shape the
-/// fast way.
-pub(crate) fn object(text: &str) -> Option<RawObject<'_>> {
+/// fast way; one whose collections nest deeper than `max_depth` (counted as the parser counts
+/// them, the object's own mapping being 1) is left to the parser, which refuses it.
+pub(crate) fn object(text: &str, max_depth: usize) -> Option<RawObject<'_>> {
     if !yaml_printable(text) {
         return None;
     }
     let lines = lines(text)?;
-    let mut p = Parser { lines, at: 0 };
+    let mut p = Parser {
+        lines,
+        at: 0,
+        depth: 0,
+        max_depth,
+    };
     let mut object = RawObject::default();
     p.mapping(0, &mut |p, key, value, indent| {
         match key {
@@ -72,6 +78,9 @@ enum Value<'a> {
 struct Parser<'a> {
     lines: Vec<(usize, &'a str)>,
     at: usize,
+    /// The collections open at the current line, and the most that may be.
+    depth: usize,
+    max_depth: usize,
 }
 
 type Visit<'f, 'a> = dyn FnMut(&mut Parser<'a>, &'a str, Value<'a>, usize) -> Option<()> + 'f;
@@ -81,9 +90,24 @@ impl<'a> Parser<'a> {
         self.lines.get(self.at).copied()
     }
 
+    /// Reads a collection one level deeper (`None` past the depth limit).
+    fn nested(&mut self, read: impl FnOnce(&mut Self) -> Option<()>) -> Option<()> {
+        if self.depth >= self.max_depth {
+            return None;
+        }
+        self.depth += 1;
+        read(self)?;
+        self.depth -= 1;
+        Some(())
+    }
+
     /// A block mapping whose keys sit at `indent`; `visit` is called for each key with the
     /// parser positioned after the key's line.
     fn mapping(&mut self, indent: usize, visit: &mut Visit<'_, 'a>) -> Option<()> {
+        self.nested(|p| p.mapping_in(indent, visit))
+    }
+
+    fn mapping_in(&mut self, indent: usize, visit: &mut Visit<'_, 'a>) -> Option<()> {
         let mut seen: Vec<&str> = Vec::new();
         let mut any = false;
         while let Some((i, content)) = self.peek() {
@@ -144,6 +168,10 @@ impl<'a> Parser<'a> {
 
     /// A block sequence whose `- ` sits at `indent`.
     fn sequence(&mut self, indent: usize) -> Option<()> {
+        self.nested(|p| p.sequence_in(indent))
+    }
+
+    fn sequence_in(&mut self, indent: usize) -> Option<()> {
         while let Some((i, content)) = self.peek() {
             if i != indent || !is_item(content) {
                 break;
@@ -262,12 +290,58 @@ fn string(value: Value<'_>) -> Option<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::options::DecodeOptions;
 
     /// The fast path as the splitter runs it: only on a text whose every line is in the shape.
     fn shaped_object(text: &str) -> Option<RawObject<'_>> {
         lines::in_shape(text.as_bytes())
-            .then(|| object(text))
+            .then(|| object(text, DecodeOptions::default().max_depth))
             .flatten()
+    }
+
+    #[test]
+    fn an_object_nested_past_the_depth_limit_is_left_to_the_parser_which_refuses_it() {
+        let secret = "kind: Secret\nmetadata:\n  name: a\n";
+        // Mappings, and mappings in sequences, one more level per line.
+        let maps = |n: usize| -> String {
+            (0..n)
+                .map(|i| format!("{}k{i}:\n", "  ".repeat(i + 1)))
+                .collect()
+        };
+        let mixed = |n: usize| -> String {
+            (0..n)
+                .map(|i| {
+                    let pad = "  ".repeat(i);
+                    if i % 2 == 0 {
+                        format!("{pad}  k{i}:\n")
+                    } else {
+                        format!("{pad}- k{i}:\n")
+                    }
+                })
+                .collect()
+        };
+        // (refused, read): both at each limit.
+        let mut seen = [0, 0];
+        for max_depth in [3, 8, 64] {
+            let options = DecodeOptions::default().with_max_depth(max_depth);
+            for n in max_depth.saturating_sub(3)..max_depth + 2 {
+                for nest in [maps(n), mixed(n)] {
+                    let text = format!("{secret}x:\n{nest}");
+                    let parsed = serde_saphyr::from_str_with_options::<super::super::raw::Doc<'_>>(
+                        &text,
+                        super::super::yaml_options(&text, &options),
+                    );
+                    let fast = object(&text, max_depth);
+                    assert_eq!(
+                        fast.is_some(),
+                        parsed.is_ok(),
+                        "depth limit {max_depth}:\n{text}"
+                    );
+                    seen[usize::from(fast.is_some())] += 1;
+                }
+            }
+        }
+        assert!(seen[0] >= 6 && seen[1] >= 6, "{seen:?}");
     }
 
     const ITEM: &str = "apiVersion: v1\ndata:\n  format: Y2xvdWQtY29uZmln\n  value: IyMgdGVtcGxhdGU=\nkind: Secret\nmetadata:\n  annotations:\n    note: |\n      free text: with anything [ { # &\n\n      more\n  creationTimestamp: \"2026-01-01T00:00:00Z\"\n  labels:\n    cluster.x-k8s.io/cluster-name: demo\n  name: demo-control-plane-4fplp\n  namespace: default\n  ownerReferences:\n  - apiVersion: bootstrap.cluster.x-k8s.io/v1beta2\n    controller: true\n    kind: RKE2Config\n    name: demo\n  - apiVersion: v1\n    kind: Other\n  resourceVersion: \"1234\"\n  uid: 'a''b'\ntype: cluster.x-k8s.io/secret\n";

@@ -996,6 +996,13 @@ mod tests {
             "kind: Secret\nmetadata:\n  name: a\nstringData:\n  format: cloud-config\n  value: x\n";
         let item = format!("{}\n", secret.trim_end().replace('\n', "\n  "));
         let key = "k".repeat(1025);
+        // `n` mappings nested in an item's key, and `n` flow sequences.
+        let nested = |n: usize| -> String {
+            (0..n)
+                .map(|i| format!("{}k{i}:\n", "  ".repeat(i + 2)))
+                .collect()
+        };
+        let flow = |n: usize| format!("{}{}", "[".repeat(n), "]".repeat(n));
         for input in [
             // A block scalar whose first line is blank and indented more than its content: not
             // in the shape (the gate refuses a block scalar that starts blank), and an error to
@@ -1009,6 +1016,12 @@ mod tests {
             // `items` twice (the parser refuses a key twice; both lists were streamed).
             format!("apiVersion: v1\nkind: List\nitems:\n- {item}items:\n- {item}"),
             format!("apiVersion: v1\nkind: List\nitems:\n- {item}items: x\n"),
+            // An item nested within the depth limit alone, past it in its List (the List's
+            // mapping and items are two levels more): in the shape, outside it (a flow
+            // sequence), and in an item that is no Secret (read again leniently).
+            format!("apiVersion: v1\nkind: List\nitems:\n- {item}  x:\n{}", nested(62)),
+            format!("apiVersion: v1\nkind: List\nitems:\n- {item}  x: {}\n", flow(62)),
+            format!("apiVersion: v1\nkind: List\nitems:\n- {item}- kind: ConfigMap\n  x: {}\n", flow(62)),
             // JSON the item splitter passes over, around the items: a raw control character in
             // a string, a `kind` that is not a string, `items` twice.
             format!("{{\"kind\": \"Li\u{1}st\", \"items\": [{JSON_SECRET}]}}"),
@@ -1024,6 +1037,7 @@ mod tests {
             [
                 format!("{{\"items\": [{JSON_SECRET}], \"x\": \"\u{7f}\"}}"),
                 format!("{{\"items\": [{in_item}]}}"),
+                format!("{{\"items\": [{JSON_SECRET}, {{\"kind\": \"ConfigMap\", \"x\": \"\u{7f}\"}}]}}"),
             ]
             .map(|s| {
                 let bytes = s.into_bytes().into_iter();
@@ -1047,6 +1061,21 @@ mod tests {
                 broken.len()
             );
         }
+        // One level less, and both read it.
+        for input in [
+            format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {item}  x:\n{}",
+                nested(61)
+            ),
+            format!(
+                "apiVersion: v1\nkind: List\nitems:\n- {item}  x: {}\n",
+                flow(61)
+            ),
+        ] {
+            let envelope = Envelope::parse(input.as_bytes(), &DecodeOptions::default()).unwrap();
+            assert_eq!(envelope.secrets.len(), 1);
+            assert_eq!(streamed(input.as_bytes()).unwrap().0, ["a"]);
+        }
     }
 
     /// A bootstrap Secret in JSON.
@@ -1064,7 +1093,7 @@ mod tests {
     #[test]
     fn a_machine_plan_is_skipped_and_counted_whatever_its_keys() {
         // The fast path reads the plan itself (it is not left to the full parser).
-        let object = fast::object(PLAN).expect("the fast path reads the machine plan");
+        let object = fast::object(PLAN, 64).expect("the fast path reads the machine plan");
         assert_eq!(
             object.secret_type.map(|t| t.0),
             Some(Cow::Borrowed(MACHINE_PLAN_SECRET_TYPE))

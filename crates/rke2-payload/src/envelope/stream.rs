@@ -295,6 +295,7 @@ pub(crate) fn parse_chunk<'t>(
     options: &DecodeOptions,
     index: usize,
 ) -> (Vec<BootstrapSecret<'t>>, Counts) {
+    let options = &depth_within(&chunk, options);
     let doc = match chunk.syntax {
         Syntax::Json => parse_json_object(chunk),
         Syntax::Yaml => parse_yaml_object(chunk, options),
@@ -418,7 +419,7 @@ fn lenient_metadata<'t>(
         metadata: Option<super::raw::RawMeta<'a>>,
     }
     let head: Head<'t> = match chunk.syntax {
-        Syntax::Json => serde_json::from_slice(chunk.text).ok()?,
+        Syntax::Json => serde_json::from_str(std::str::from_utf8(chunk.text).ok()?).ok()?,
         Syntax::Yaml => {
             let text = std::str::from_utf8(chunk.text).ok()?;
             serde_saphyr::from_str_with_options(text, super::yaml_options(text, options)).ok()?
@@ -477,6 +478,21 @@ fn io_error(e: std::io::Error) -> Error {
     }
 }
 
+/// How many collections hold a YAML `List` item in its document: the document's mapping and
+/// its `items` sequence.
+const ITEM_DEPTH: usize = 2;
+
+/// The options an object is parsed with alone: a YAML `List` item may nest as deep as it may in
+/// its document, [`ITEM_DEPTH`] less than the document itself. (JSON has no depth limit: the
+/// parser passes over what it does not keep without recursion.)
+fn depth_within(chunk: &Chunk<'_>, options: &DecodeOptions) -> DecodeOptions {
+    let mut options = options.clone();
+    if chunk.syntax == Syntax::Yaml && chunk.part == Part::Item {
+        options.max_depth = options.max_depth.saturating_sub(ITEM_DEPTH);
+    }
+    options
+}
+
 /// Parses one JSON object. The text is checked as UTF-8 first, as the parser of a whole input
 /// does: `serde_json` reading bytes passes over a string it does not keep without checking it.
 fn parse_json_object<'t>(chunk: Chunk<'t>) -> Result<Option<Doc<'t>>, Error> {
@@ -509,7 +525,7 @@ fn parse_yaml_object<'t>(
     let first_line = chunk.at;
     let text = utf8(&chunk, Syntax::Yaml)?;
     if chunk.shaped
-        && let Some(object) = super::fast::object(text)
+        && let Some(object) = super::fast::object(text, options.max_depth)
     {
         return Ok(Some(Doc::Object(Box::new(object))));
     }
