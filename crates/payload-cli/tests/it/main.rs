@@ -3,6 +3,7 @@
 mod cluster;
 mod code_scanning;
 mod common;
+mod convert_fields;
 mod decode;
 mod delivery;
 mod diff;

@@ -1047,6 +1047,13 @@ fn config_yaml_key_spellings() {
             ),
             &["wesYqJl14F8SNgCZMNJV"],
         ),
+    ];
+    run_cases("config.yaml key spellings", &cases);
+}
+
+#[test]
+fn config_yaml_places_and_encodings() {
+    let cases = [
         Case::new(
             "config: drop-in config.yaml.d/50-x.yaml",
             secret(
@@ -1122,7 +1129,7 @@ fn config_yaml_key_spellings() {
             &["BWGrP8YdgbztvgwfCXJd"],
         ),
     ];
-    run_cases("config.yaml key spellings", &cases);
+    run_cases("config.yaml places and encodings", &cases);
 }
 
 #[test]
