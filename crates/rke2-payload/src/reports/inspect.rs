@@ -481,7 +481,8 @@ pub(crate) fn payload_report(
             sha256: file.sha256(),
             encoding: file.encoding.clone(),
             remote: match &file.content {
-                Content::Remote(url) => Some(url.clone()),
+                // A remote source's user-info and tokens are the payload's secrets too.
+                Content::Remote(url) => Some(shown(redactor, url, options)),
                 _ => None,
             },
             secret: secret.map(Cow::Borrowed),

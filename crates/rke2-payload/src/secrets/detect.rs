@@ -436,6 +436,14 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             _ if yaml && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             _ => value_in(text, at, sep == b':'),
         };
+        // In an option list (`-o username=u,password=p,vers=3.0`: the name follows a comma) the
+        // value ends at the next `,name=`.
+        let range = match range {
+            Some(r) if sep == b'=' && start > 0 && bytes[start - 1] == b',' => {
+                Some(r.start..option_end(text, r.clone()))
+            }
+            r => r,
+        };
         if let Some(range) = range
             && !placeholder_like(&text[range.clone()])
         {
@@ -444,6 +452,24 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             spans.push(range);
         }
     }
+}
+
+/// Where a value in a comma-separated option list ends: before the first `,name=` in it.
+fn option_end(text: &str, value: Range<usize>) -> usize {
+    let v = &text[value.clone()];
+    let mut at = 0;
+    while let Some(c) = v[at..].find(',') {
+        let comma = at + c;
+        let name = v[comma + 1..]
+            .bytes()
+            .take_while(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-'))
+            .count();
+        if name > 0 && v.as_bytes().get(comma + 1 + name) == Some(&b'=') {
+            return value.start + comma;
+        }
+        at = comma + 1;
+    }
+    value.end
 }
 
 /// Where the value of `name = value` starts, when the name (from `start`, ending at `end`) is the
@@ -491,7 +517,8 @@ fn headers(text: &str, lower: &str, spans: &mut Vec<Range<usize>>) {
             continue;
         }
         at += 1;
-        while matches!(bytes.get(at), Some(b' ' | b'"' | b'\'')) {
+        // A TOML array (`Authorization = ["Basic …"]`): its first string.
+        while matches!(bytes.get(at), Some(b' ' | b'"' | b'\'' | b'[')) {
             at += 1;
         }
         for scheme in ["bearer", "basic", "token", "digest", "negotiate"] {

@@ -602,10 +602,11 @@ fn identity(l: &Read, r: &Read, out: &mut Vec<Change>) {
     );
     scalar(Area::Role, l.side.role.clone(), r.side.role.clone(), out);
     let (lc, rc) = (l.facts.config.as_ref(), r.facts.config.as_ref());
+    // The server as every other fact line shows it: its password and tokens masked.
     scalar(
         Area::Server,
-        lc.and_then(|c| c.server.clone()),
-        rc.and_then(|c| c.server.clone()),
+        lc.and_then(|c| c.server.as_deref().map(|s| l.facts.redactor.redact_all(s))),
+        rc.and_then(|c| c.server.as_deref().map(|s| r.facts.redactor.redact_all(s))),
         out,
     );
     // tls-san: entries added and removed.

@@ -7,7 +7,6 @@ use crate::facts::rke2::{self, Role};
 use crate::payload::{Compression, Format, Payload, UserDataKind};
 use crate::reports::clouds::Counted;
 use crate::reports::size::PayloadSize;
-use crate::secrets;
 
 use super::LintOptions;
 
@@ -43,11 +42,10 @@ pub(crate) fn lint_payload(
     if let Some(size) = size {
         size_checks(size, &mut out);
     }
-    // Messages quote the payload (a server URL, a version): no credential in them.
+    // Messages quote the payload (a server URL, a version, another tool's words): what they
+    // quote reads the same verdicts as every other output.
     for finding in &mut out {
-        if !secrets::credential_spans(&finding.message).is_empty() {
-            finding.message = facts.redactor.redact_all(&finding.message);
-        }
+        finding.message = facts.redactor.redact_all(&finding.message);
     }
     out
 }

@@ -31,8 +31,10 @@ use writeback::{same, splice};
 
 mod cloud_config;
 mod ignition;
+mod positions;
 mod rke2;
 pub(crate) mod text;
+pub(crate) mod words;
 mod writeback;
 
 use std::cell::OnceCell;
@@ -624,7 +626,9 @@ impl Masker {
         }
     }
 
-    /// A URL with its password and secret query values masked; its other parts are public.
+    /// A URL with its secret parts masked (its password, a user that is no public word, path
+    /// segments and query values that are not public: [`words::url`]); its scheme, user and
+    /// host are recorded as public, so a secret equal to one of them is not searched for.
     fn url(&mut self, value: &str) -> String {
         let Some(scheme_end) = value.find("://") else {
             return value.to_owned();
@@ -637,51 +641,24 @@ impl Masker {
         {
             return value.to_owned();
         }
+        let Some(parts) = words::split_url(value) else {
+            return value.to_owned();
+        };
         self.known.add_public(scheme);
-        let rest_start = scheme_end + 3;
-        let rest = &value[rest_start..];
-        let query = rest.find(['?', '#']).unwrap_or(rest.len());
         let mut spans = Vec::new();
-        let mut authority_end = rest[..query].find('/').unwrap_or(query);
-        if let Some(at) = rest[..query].rfind('@') {
-            authority_end = rest[at..query].find('/').map_or(query, |s| at + s);
-            let userinfo = &rest[..at];
-            match userinfo.split_once(':') {
-                Some((user, password)) if !password.is_empty() => {
-                    self.known.add_public(user);
-                    let start = rest_start + user.len() + 1;
-                    spans.push(start..start + password.len());
-                    self.known.add(password);
-                }
-                // `https://<token>@host`: user-info alone is often a token.
-                _ if !userinfo.is_empty() => {
-                    spans.push(rest_start..rest_start + userinfo.trim_end_matches(':').len());
-                    self.known.add(userinfo.trim_end_matches(':'));
-                }
-                _ => {}
-            }
-            let host = &rest[at + 1..authority_end];
-            self.known.add_public(host);
-            if let Some((h, _)) = host.rsplit_once(':') {
-                self.known.add_public(h);
-            }
-        } else {
-            self.known.add_public(&rest[..authority_end]);
+        words::url(value, 0, &mut spans);
+        let spans = text::merge(spans);
+        for s in &spans {
+            self.known.add(&value[s.clone()]);
         }
-        // Query values under secret names.
-        if query < rest.len() {
-            let mut at = rest_start + query + 1;
-            for pair in rest[query + 1..].split(['&', ';', '#']) {
-                if let Some((k, v)) = pair.split_once('=')
-                    && secret_key(k)
-                    && !v.is_empty()
-                {
-                    let start = at + k.len() + 1;
-                    spans.push(start..start + v.len());
-                    self.known.add(v);
-                }
-                at += pair.len() + 1;
-            }
+        let public = |r: &Range<usize>| !spans.iter().any(|s| s.start < r.end && r.start < s.end);
+        if let Some(user) = parts.user.filter(|u| public(u)) {
+            self.known.add_public(&value[user]);
+        }
+        let host = &value[parts.host.clone()];
+        self.known.add_public(host);
+        if let Some((h, _)) = host.rsplit_once(':') {
+            self.known.add_public(h);
         }
         splice(value, &spans)
     }

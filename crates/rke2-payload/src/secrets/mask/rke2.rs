@@ -48,7 +48,9 @@ impl Masker {
         match node {
             Node::Scalar { value, .. } => {
                 let new = match value.split_once('=') {
-                    Some((name, v)) if secret_key(name) && !v.is_empty() => {
+                    // A boolean, a number, a duration or a path says nothing secret
+                    // (`anonymous-auth=true`).
+                    Some((name, v)) if secret_key(name) && !v.is_empty() && !flag_value(v) => {
                         self.known.add(v);
                         format!("{name}={PLACEHOLDER}")
                     }
@@ -211,4 +213,34 @@ fn rke2_key(key: &str) -> Rke2Key {
     } else {
         Rke2Key::Secret
     }
+}
+
+/// A flag value that holds no secret whatever its flag's name: a boolean, a number, a duration
+/// (`60s`, `1h30m`) or an absolute path.
+fn flag_value(v: &str) -> bool {
+    let duration = {
+        let mut rest = v;
+        let mut any = false;
+        loop {
+            let digits = rest
+                .bytes()
+                .take_while(|b| b.is_ascii_digit() || *b == b'.')
+                .count();
+            let unit = rest[digits..]
+                .bytes()
+                .take_while(u8::is_ascii_alphabetic)
+                .count();
+            let u = &rest[digits..digits + unit];
+            if digits == 0 || !matches!(u, "ns" | "us" | "ms" | "s" | "m" | "h" | "d") {
+                break;
+            }
+            any = true;
+            rest = &rest[digits + unit..];
+            if rest.is_empty() {
+                break;
+            }
+        }
+        any && rest.is_empty()
+    };
+    super::text::harmless(v) || v.bytes().all(|b| b.is_ascii_digit()) || duration
 }

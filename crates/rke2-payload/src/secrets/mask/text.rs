@@ -25,17 +25,27 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
         .any(|m| memchr::memmem::find(bytes, m.as_bytes()).is_some());
     let public = if armoured {
         key_bodies(text, &mut spans);
-        public_blocks(text)
+        let mut p = public_blocks(text);
+        p.sort_by_key(|r| r.start);
+        p
     } else {
         Vec::new()
     };
-    if memchr::memmem::find(bytes, b"-").is_some() {
-        for (start, line) in lines(text) {
+    let dash = memchr::memmem::find(bytes, b"-").is_some();
+    let mut block = public.iter().peekable();
+    for (start, line) in lines(text) {
+        if dash {
             words(line, start, &mut spans);
         }
-    }
-    if text.len() >= 24 {
-        entropy(text, &public, &mut spans);
+        super::positions::line(line, start, &mut spans);
+        // Every word not public by a positive rule, outside certificates and public keys.
+        while block.next_if(|b| b.end < start).is_some() {}
+        let in_public = block
+            .peek()
+            .is_some_and(|b| b.start <= start && start + line.len() <= b.end);
+        if !in_public {
+            super::words::line(line, start, &mut spans);
+        }
     }
     known.occurrences(text, &mut spans);
     merge(spans)
@@ -424,39 +434,15 @@ pub(crate) fn argv_secrets(argv: &[&str]) -> Vec<(usize, usize)> {
         starts.push(at);
         at += w.len() + 1;
     }
-    let mut out = Vec::new();
+    let mut out = super::positions::argv(argv);
     for span in spans {
         if let Some(i) = starts.iter().rposition(|&s| s <= span.start) {
             out.push((i, span.start - starts[i]));
         }
     }
+    out.sort_unstable();
+    out.dedup();
     out
-}
-
-/// Long runs of base64 or hex characters that look random and are not known to be public.
-fn entropy(text: &str, public: &[Range<usize>], spans: &mut Vec<Range<usize>>) {
-    let bytes = text.as_bytes();
-    let run_byte =
-        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-');
-    let mut i = 0;
-    while i < bytes.len() {
-        if !run_byte(bytes[i]) {
-            i += 1;
-            continue;
-        }
-        let start = i;
-        while i < bytes.len() && run_byte(bytes[i]) {
-            i += 1;
-        }
-        let end = i;
-        if end - start < 24 || public.iter().any(|p| p.start <= start && end <= p.end) {
-            continue;
-        }
-        let run = &text[start..end];
-        if random_looking(run) && !public_context(text, start, run) {
-            spans.push(start..end);
-        }
-    }
 }
 
 /// Whether a word looks like a generated credential: 16 characters or more of letters and
@@ -468,76 +454,6 @@ pub(crate) fn looks_random(word: &str) -> bool {
             .all(|b| b.is_ascii_alphanumeric() || b"+/=_-".contains(&b))
         && word.bytes().any(|b| b.is_ascii_digit())
         && word.bytes().any(|b| b.is_ascii_alphabetic())
-}
-
-/// Whether a run of characters looks like a random secret.
-fn random_looking(run: &str) -> bool {
-    let core = run.trim_end_matches('=');
-    let hex = core.bytes().all(|b| b.is_ascii_hexdigit());
-    if hex {
-        // Digests of artifacts and images keep their usual lengths.
-        return core.len() >= 32 && !matches!(core.len(), 40 | 64 | 96 | 128);
-    }
-    // A path, an option or a name with separators is not a random run.
-    if core.starts_with('/') || core.starts_with('-') || core.contains("//") {
-        return false;
-    }
-    let parts = core
-        .split(['/', '-', '_'])
-        .filter(|p| !p.is_empty())
-        .count();
-    if core.len() < 32 || parts > 3 {
-        return false;
-    }
-    let (mut upper, mut lower, mut digit) = (0, 0, 0);
-    for b in core.bytes() {
-        if b.is_ascii_uppercase() {
-            upper += 1;
-        } else if b.is_ascii_lowercase() {
-            lower += 1;
-        } else if b.is_ascii_digit() {
-            digit += 1;
-        }
-    }
-    upper >= 2 && lower >= 2 && digit >= 2 && shannon(core) >= 3.8
-}
-
-fn shannon(s: &str) -> f64 {
-    let mut counts = [0u32; 256];
-    for b in s.bytes() {
-        counts[usize::from(b)] += 1;
-    }
-    let n = s.len() as f64;
-    counts
-        .iter()
-        .filter(|&&c| c > 0)
-        .map(|&c| {
-            let p = f64::from(c) / n;
-            -p * p.log2()
-        })
-        .sum()
-}
-
-/// Whether the run is the body of an SSH public key, a digest or an SRI hash.
-fn public_context(text: &str, start: usize, run: &str) -> bool {
-    // A look back of a few words at most.
-    let mut from = start.saturating_sub(96);
-    while !text.is_char_boundary(from) {
-        from += 1;
-    }
-    let before = text[from..start].trim_end_matches([' ', '\t']);
-    let word = before
-        .rsplit([' ', '\t', '\n', '"', '\''])
-        .next()
-        .unwrap_or("");
-    word.starts_with("ssh-")
-        || word.starts_with("ecdsa-sha2-")
-        || word.starts_with("sk-")
-        || before.ends_with("sha256:")
-        || before.ends_with("sha512:")
-        || run.starts_with("AAAA") && (word.contains("ssh") || word.contains("ecdsa"))
-        || run.starts_with("sha256-")
-        || run.starts_with("sha512-")
 }
 
 #[cfg(test)]
@@ -572,7 +488,7 @@ mod tests {
         assert_eq!(masked(key), ["b3BlbnNzaC1rZXktdjEAAAAABG5vbmU\nAAAA"]);
         assert_eq!(
             masked("# key\nAGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ\n"),
-            ["1QYQSZQGPQYQSZQGPQYQSZQGPQYQ"]
+            ["AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ"]
         );
     }
 
