@@ -9,6 +9,7 @@ mod delivery;
 mod diff;
 mod ecosystem;
 mod encode_redact;
+mod free_text;
 mod hostile;
 mod inspect;
 mod jobs;

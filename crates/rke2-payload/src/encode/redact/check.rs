@@ -9,7 +9,8 @@
 //!   same length, values of the same type; every string equal to the input's, or the input's
 //!   with parts replaced by the placeholder (a masked number may become the placeholder).
 //! - **No secret is left**: no secret value the masking found appears in any string of any
-//!   decoded layer of the output, nor any 12-character window of a long one.
+//!   decoded layer of the output, nor any 12-character window of a long one that is secret by
+//!   its content (one made of public words is looked for whole).
 
 use std::borrow::Cow;
 use std::collections::{HashMap, HashSet};
@@ -404,7 +405,9 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
             if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
                 by_len.entry(run.len()).or_default().insert(run.as_bytes());
             }
-        } else if bytes.len() <= WINDOW {
+        } else if bytes.len() <= WINDOW || crate::secrets::mask::words::all_public(secret) {
+            // Short, or made of public words (masked by its place: `SMTP_HOST: smtp.example.com`
+            // in a Secret): whole, since a window of it is public text.
             by_len.entry(bytes.len()).or_default().insert(bytes);
         } else {
             // A token or a password: every fourth window, and the last.

@@ -671,12 +671,18 @@ impl Masker {
             Node::Seq(items) => items.iter().for_each(|i| self.generic(i, out)),
             Node::Map(entries) => {
                 let secret_object = node.get("kind").and_then(Node::as_str) == Some("Secret");
+                // A `{name: DB_PASSWORD, value: …}` pair (a container's `env`, many tools'
+                // variables): the name says what the value is.
+                let secret_pair = node
+                    .get("name")
+                    .and_then(Node::as_str)
+                    .is_some_and(secret_key);
                 for (k, v) in entries {
                     self.key(k, out);
                     let key = k.as_str().unwrap_or("");
                     if secret_object && matches!(key, "data" | "stringData") {
                         self.mask_all(v, out);
-                    } else if secret_key(key) {
+                    } else if secret_key(key) || secret_pair && key == "value" {
                         self.secret_value(v, out);
                     } else if matches!(v, Node::Scalar { .. })
                         && key.to_ascii_lowercase().contains("url")
@@ -755,7 +761,9 @@ fn whole_secret_file(path: &str) -> bool {
             // A file named for a secret, with no extension or a plain-text one (not a unit,
             // a script or a configuration that merely mentions one: `token-refresh.service`,
             // `/etc/pam.d/passwd`).
-            let (stem, extension) = name.split_once('.').unwrap_or((name, ""));
+            // A dot file (`.vault_pass`) is named by what follows its dot.
+            let bare = name.strip_prefix('.').unwrap_or(name);
+            let (stem, extension) = bare.split_once('.').unwrap_or((bare, ""));
             matches!(extension, "" | "txt" | "env" | "secret")
                 && !stem.is_empty()
                 && !path.starts_with("/etc/pam.d/")

@@ -52,6 +52,11 @@ const TRIGGERS: &[&str] = &[
 
 /// The secret words of one line of a command or script at `base`.
 pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if line.contains('<') {
+        xml(line, base, spans);
+    }
+    netrc(line, base, spans);
+    pgpass(line, base, spans);
     if !TRIGGERS.iter().any(|t| line.contains(t)) {
         return;
     }
@@ -277,6 +282,75 @@ fn option_list(v: &Word, spans: &mut Vec<Range<usize>>) {
     }
 }
 
+/// `.netrc` (`machine h login u password p`, or `password p` on a line of its own): the
+/// value after `password` and `account`.
+fn netrc(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let words: Vec<(usize, &str)> = line
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
+        .collect();
+    let netrc = words
+        .first()
+        .is_some_and(|(_, w)| matches!(*w, "machine" | "default"))
+        || (words.len() == 2 && matches!(words[0].1, "password" | "account"));
+    if !netrc {
+        return;
+    }
+    for pair in words.windows(2) {
+        if let [(_, k), (at, v)] = pair
+            && matches!(*k, "password" | "account")
+        {
+            push(base + at..base + at + v.len(), v, spans);
+        }
+    }
+}
+
+/// A `.pgpass` line (`host:port:database:user:password`, the port a number or `*`): the
+/// password.
+fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let fields: Vec<&str> = line.splitn(5, ':').collect();
+    if let [host, port, db, user, password] = fields[..]
+        && !host.is_empty()
+        && !host.contains(char::is_whitespace)
+        && (port == "*" || !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
+        && !db.is_empty()
+        && !db.contains(char::is_whitespace)
+        && !user.is_empty()
+        && !user.contains(char::is_whitespace)
+    {
+        let start = line.len() - password.len();
+        push(base + start..base + line.len(), password, spans);
+    }
+}
+
+/// XML elements whose name says secret (`<password>p</password>` in Maven's `settings.xml`,
+/// `<passphrase>`, `<token>`): their text.
+fn xml(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let mut from = 0;
+    while let Some(open) = line[from..].find('<').map(|n| from + n) {
+        from = open + 1;
+        let Some(close) = line[open..].find('>').map(|n| open + n) else {
+            return;
+        };
+        let name = &line[open + 1..close];
+        if name.is_empty()
+            || !name
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b':'))
+            || !super::secret_key(name)
+        {
+            continue;
+        }
+        let start = close + 1;
+        let end = line[start..].find("</").map_or(line.len(), |n| start + n);
+        let value = &line[start..end];
+        if !value.trim().is_empty() {
+            push(base + start..base + end, value, spans);
+        }
+        from = end;
+    }
+}
+
 /// A line cut into commands (at unquoted `|`, `;`, `&`, `(`, `)`), each cut into words.
 fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
     let bytes = line.as_bytes();
@@ -286,6 +360,24 @@ fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
         let b = bytes[i];
         if matches!(b, b' ' | b'\t') {
             i += 1;
+            continue;
+        }
+        // A redirection and its target are no argument (`htpasswd -bn u p > /etc/x`).
+        if matches!(b, b'>' | b'<') {
+            i += 1;
+            while i < bytes.len() && matches!(bytes[i], b'>' | b'&' | b' ' | b'\t') {
+                i += 1;
+            }
+            while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b';' | b'|' | b'&') {
+                i += 1;
+            }
+            // `2>`: the descriptor before it goes too.
+            if let Some(c) = out.last_mut()
+                && c.last()
+                    .is_some_and(|w| w.text.bytes().all(|d| d.is_ascii_digit()))
+            {
+                c.pop();
+            }
             continue;
         }
         if matches!(b, b'|' | b';' | b'&' | b'(' | b')' | b'`') {
@@ -319,7 +411,11 @@ fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
                     continue;
                 }
                 None if b == b'\\' && i + 1 < bytes.len() => i += 1,
-                None if matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')' | b'`') => {
+                None if matches!(
+                    b,
+                    b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')' | b'`' | b'>' | b'<'
+                ) =>
+                {
                     break;
                 }
                 None => {}
@@ -363,6 +459,10 @@ mod tests {
             ["hunter"]
         );
         assert_eq!(masked("htpasswd -bn admin 'p w'"), ["p w"]);
+        assert_eq!(
+            masked("htpasswd -bnB admin hunter > /etc/x 2>&1"),
+            ["hunter"]
+        );
         assert_eq!(masked("vault login -method=token hvs.token"), ["hvs.token"]);
         assert_eq!(
             masked("openssl pkcs12 -in a.p12 -passin pass:abc -out a.pem"),
@@ -395,6 +495,23 @@ mod tests {
             ["$6$salt$hash"]
         );
         assert!(masked("systemctl restart rke2-server").is_empty());
+    }
+
+    #[test]
+    fn netrc_and_xml() {
+        assert_eq!(
+            masked("machine github.com login bot password hunter"),
+            ["hunter"]
+        );
+        assert_eq!(masked("  password hunter"), ["hunter"]);
+        assert!(masked("reset the password for the user").is_empty());
+        assert_eq!(
+            masked("<server><id>r</id><password>hunter</password></server>"),
+            ["hunter"]
+        );
+        assert!(masked("<username>bot</username>").is_empty());
+        assert_eq!(masked("db.example.com:5432:app:app:hunter"), ["hunter"]);
+        assert!(masked("10.0.0.1:6443").is_empty());
     }
 
     #[test]

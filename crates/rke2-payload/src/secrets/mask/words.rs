@@ -401,7 +401,60 @@ fn unit_public(line: &str, start: usize, unit: &str, ctx: Context) -> bool {
         return true;
     }
     // An SRI hash (`sha512-…`).
-    core.starts_with("sha256-") || core.starts_with("sha384-") || core.starts_with("sha512-")
+    core.starts_with("sha256-")
+        || core.starts_with("sha384-")
+        || core.starts_with("sha512-")
+        || decoded_public(core)
+}
+
+thread_local! {
+    /// Whether a base64 unit's text is being judged (its own base64 is not decoded again).
+    static DECODING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether a unit is base64 (standard or URL-safe, padding cut off by the unit's end) of text
+/// every word of which is public: read as the check reads it, so the masker decodes what the
+/// check decodes (`echo SGVsbG8gd29ybGQ= | base64 -d`). Text holding anything secret, or
+/// bytes that are not text, leave the unit secret.
+fn decoded_public(core: &str) -> bool {
+    if core.len() < 16
+        || !core
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+        || DECODING.with(std::cell::Cell::get)
+    {
+        return false;
+    }
+    let standard: String = core
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    let padded = match standard.len() % 4 {
+        2 => standard + "==",
+        3 => standard + "=",
+        0 => standard,
+        _ => return false,
+    };
+    let Some(text) = crate::codec::b64::decode(&padded)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    else {
+        return false;
+    };
+    if text
+        .chars()
+        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    {
+        return false;
+    }
+    DECODING.with(|d| d.set(true));
+    let spans = super::text::spans(&text, &super::Known::default());
+    DECODING.with(|d| d.set(false));
+    spans.is_empty()
 }
 
 /// Whether the text before a unit ends with a digest's algorithm (`sha256:`, `@sha256:`).
@@ -545,6 +598,15 @@ pub(crate) fn url(url: &str, base: usize, spans: &mut Vec<Range<usize>>) {
     }
 }
 
+/// Whether every unit of a text is public by its atoms or its shape, wherever it stands: a
+/// value made of public words (`smtp.example.com`) has no random piece that could be left
+/// behind, so the check looks for it whole, not for its windows.
+pub(crate) fn all_public(text: &str) -> bool {
+    let mut spans = Vec::new();
+    units_of(text, 0..text.len(), 0, &mut spans);
+    spans.is_empty()
+}
+
 /// The secret units of `text[range]` (no URL inside).
 fn units_of(text: &str, range: Range<usize>, base: usize, spans: &mut Vec<Range<usize>>) {
     let bytes = text.as_bytes();
@@ -631,6 +693,12 @@ mod tests {
         assert_eq!(masked(&format!("Bearer {jwt}")), [jwt]);
         assert_eq!(masked("KEY=\ttabvalue77Q"), ["tabvalue77Q"]);
         assert_eq!(masked("AB1-CD2-EF3-GH4"), ["AB1-CD2-EF3-GH4"]);
+        // Base64 of text holding a secret; of public text it stays.
+        assert_eq!(
+            masked("echo cGFzc3dvcmQ9aHVudGVy | base64 -d"),
+            ["cGFzc3dvcmQ9aHVudGVy"]
+        );
+        assert!(masked("echo SGVsbG8gZnJvbSB0aGUgbm9kZQ== | base64 -d").is_empty());
     }
 
     #[test]

@@ -4,6 +4,8 @@
 //!
 //! Behind the `fuzzing` feature: these functions panic by design when a property breaks.
 
+mod free_text;
+
 use std::borrow::Cow;
 
 use crate::codec::text::{is_unsafe_char, terminal_safe};
@@ -45,7 +47,14 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("render", render),
     ("diff", diff),
     ("template", template),
+    ("free_text", free_text),
 ];
+
+/// Free text: a secret planted in any position of any grammar the masking reads is gone from
+/// every decoded layer of `redact`'s output and from the reports, or `redact` refused.
+pub fn free_text(data: &[u8]) {
+    free_text::planted(data);
+}
 
 /// The Secret envelope (YAML, JSON, List, multi-document), then each value's payload.
 pub fn envelope(data: &[u8]) {
@@ -888,6 +897,36 @@ mod tests {
                                 super::PLACES[place]
                             );
                         }
+                    }
+                }
+            }
+        }
+    }
+
+    /// The free-text property on every grammar, weak and random secrets, tricky characters in
+    /// a URL's password, every place and compression: redacted, never refused.
+    #[test]
+    fn free_text_hides_every_planted_secret_in_every_grammar() {
+        for grammar in 0..super::free_text::GRAMMARS.len() {
+            // Tricky characters matter in a URL's password only.
+            let name = super::free_text::GRAMMARS[grammar].0;
+            let trickies = if name == "URL password" { 18 } else { 2 };
+            for weak in 0..2u8 {
+                for tricky in 0..trickies {
+                    for place in 0..8u8 {
+                        let mut data = vec![
+                            u8::try_from(grammar).expect("few grammars"),
+                            weak,
+                            tricky,
+                            place,
+                            place % 2,
+                        ];
+                        data.extend((0..24u8).map(|i| tricky.wrapping_mul(31).wrapping_add(i)));
+                        assert!(
+                            super::free_text::planted(&data),
+                            "refused: {}, weak {weak}, tricky {tricky}, place {place}",
+                            super::free_text::GRAMMARS[grammar].0
+                        );
                     }
                 }
             }
