@@ -301,6 +301,9 @@ pub(crate) struct InspectArgs {
     /// List every file and command, not only a summary.
     #[arg(long, short = 'v')]
     pub(crate) verbose: bool,
+    /// Show commands whole as their fingerprint and line count, not word by word.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -568,6 +571,10 @@ pub(crate) struct RedactArgs {
     pub(crate) input: InputArgs,
     #[command(flatten)]
     pub(crate) to: ToFileArgs,
+    /// Mask free text (commands, scripts, files and values of no known structure, comments)
+    /// whole, keeping its line count and fingerprint, instead of word by word.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 #[derive(Debug, Args)]
@@ -587,6 +594,10 @@ pub(crate) struct DiffArgs {
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
+    /// Show commands and the text of files whole as their fingerprint and line count, not
+    /// word by word.
+    #[arg(long)]
+    pub(crate) strict: bool,
 }
 
 /// Output formats of `diff`.

@@ -97,7 +97,9 @@
 //! # Encode, convert, redact
 //!
 //! ```
-//! use rke2_payload::{DecodeOptions, Envelope, Format, Selector, compress, convert, redact, reencode};
+//! use rke2_payload::{
+//!     DecodeOptions, Envelope, Format, RedactOptions, Selector, compress, convert, redact, reencode,
+//! };
 //!
 //! let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
 //!   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
@@ -109,7 +111,7 @@
 //! let ignition = convert(&payload, Format::Ignition)?.expect("another format");
 //! let wrapped = compress(&ignition, Format::Ignition, true);
 //! assert!(wrapped.starts_with(b"{\"ignition\""));
-//! let redacted = redact(secret, &options)?;
+//! let redacted = redact(secret, &RedactOptions::new().with_decode(options))?;
 //! assert!(std::str::from_utf8(&redacted).is_ok());
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -152,7 +154,7 @@ pub use codec::gzip::GzipError;
 pub use codec::text::terminal_safe;
 pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
-pub use encode::redact::{RedactError, Refusal, redact, redact_selected};
+pub use encode::redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
     BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,

@@ -31,12 +31,15 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
         super::rendered(&input_name(path), &bytes)
     };
     let (before, after) = (secrets(&args.before)?, secrets(&args.after)?);
-    let options = DiffOptions::new().with_decode(decode.clone()).with_ignore(
-        args.ignore
-            .iter()
-            .filter_map(|i| Ignore::from_id(i))
-            .collect(),
-    );
+    let options = DiffOptions::new()
+        .with_decode(decode.clone())
+        .with_ignore(
+            args.ignore
+                .iter()
+                .filter_map(|i| Ignore::from_id(i))
+                .collect(),
+        )
+        .with_strict(args.strict);
     let report = diff(&before, &after, &options).with_context(|| {
         format!(
             "comparing {} with {}",

@@ -30,7 +30,8 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let inspector = Inspector::new(
         InspectOptions::new()
             .with_decode(decode_options(&args.input))
-            .with_show_secrets(args.show_secrets),
+            .with_show_secrets(args.show_secrets)
+            .with_strict(args.strict),
     );
     // Reports are made and rendered on the worker threads; this thread writes them in order.
     let summary = streamed(

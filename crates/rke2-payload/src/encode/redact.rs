@@ -16,6 +16,9 @@
 //! any 12-character window of one. Either failing refuses: nothing is written.
 
 mod check;
+mod options;
+
+pub use options::RedactOptions;
 
 use std::collections::HashSet;
 
@@ -25,7 +28,6 @@ use crate::codec::{b64, gzip};
 use crate::document::Document;
 use crate::envelope::{Envelope, Selector};
 use crate::error::{Error, Syntax};
-use crate::options::DecodeOptions;
 use crate::payload::{Payload, UserDataKind};
 use crate::secrets::PLACEHOLDER;
 use crate::secrets::mask::{self, Change, Known, MaskError, Masker};
@@ -109,14 +111,16 @@ fn refused(what: impl Into<String>, reason: Refusal) -> RedactError {
 /// [`RedactError::Input`] when the input does not read; [`RedactError::Refused`] when a part
 /// that could hold a secret cannot be read, or when the check of the result finds a secret or a
 /// change beyond the secrets.
-pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactError> {
+pub fn redact(input: &[u8], redact_options: &RedactOptions) -> Result<Vec<u8>, RedactError> {
+    let options = &redact_options.decode;
+    let strict = redact_options.strict;
     let envelope = Envelope::parse(input, options)?;
     if let [only] = envelope.secrets.as_slice()
         && only.is_bare()
     {
         let what = only.id().to_string();
         readable(&only.decode(options)?).map_err(|r| refused(what.clone(), r))?;
-        let (out, known) = payload(input).map_err(|r| refused(what.clone(), r))?;
+        let (out, known) = payload(input, strict).map_err(|r| refused(what.clone(), r))?;
         check::output(input, &out, &known, options, true).map_err(|r| refused(what, r))?;
         return Ok(out);
     }
@@ -151,8 +155,10 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     })?;
     let mut objects = Objects {
         bootstrap,
+        strict,
         ..Objects::default()
     };
+    objects.masker.strict = strict;
     for doc in &docs {
         objects.document(doc)?;
     }
@@ -172,9 +178,9 @@ pub fn redact(input: &[u8], options: &DecodeOptions) -> Result<Vec<u8>, RedactEr
     // Comments of the objects too, with what every object hides.
     let masker_known = std::mem::take(&mut objects.masker.known);
     objects.known.extend(&masker_known);
-    let out = Masker::knowing(objects.known.clone())
-        .mask_comments(out)
-        .into_bytes();
+    let mut comments = Masker::knowing(objects.known.clone());
+    comments.strict = strict;
+    let out = comments.mask_comments(out).into_bytes();
     check::output(input, &out, &objects.known, options, false)
         .map_err(|r| refused("the redacted input", r))?;
     Ok(out)
@@ -192,18 +198,18 @@ fn readable(payload: &Payload<'_>) -> Result<(), Refusal> {
 }
 
 /// A payload's stored bytes masked (gzip undone and done again), and what was masked.
-fn payload(value: &[u8]) -> Result<(Vec<u8>, Known), Refusal> {
+fn payload(value: &[u8], strict: bool) -> Result<(Vec<u8>, Known), Refusal> {
     if gzip::is_gzip(value) {
         let inner = gzip::inflate(value, 64 << 20)
             .map_err(|e| unreadable("the user data", e.to_string()))?;
-        let (out, known) = payload(&inner)?;
+        let (out, known) = payload(&inner, strict)?;
         if out == inner {
             return Ok((value.to_vec(), known));
         }
         return Ok((gzip::deflate(&out, 6), known));
     }
     let text = std::str::from_utf8(value).map_err(|_| Refusal::NotText)?;
-    let masked = mask::userdata(text, &Known::default())?;
+    let masked = mask::userdata(text, &Known::default(), strict)?;
     Ok((masked.text.into_bytes(), masked.known))
 }
 
@@ -216,6 +222,8 @@ struct Objects {
     known: Known,
     changes: Vec<Change>,
     index: usize,
+    /// Free text masked whole.
+    strict: bool,
 }
 
 impl Objects {
@@ -365,7 +373,7 @@ impl Objects {
         } else {
             value.as_bytes().to_vec()
         };
-        let (new, known) = payload(&bytes).map_err(|r| refused(what, r))?;
+        let (new, known) = payload(&bytes, self.strict).map_err(|r| refused(what, r))?;
         self.known.extend(&known);
         self.masker.known.extend(&known);
         if new != bytes {
@@ -449,7 +457,7 @@ impl Objects {
 /// (as [`redact`] does), so a Secret left out cannot make the ones written less safe.
 ///
 /// ```
-/// use rke2_payload::{DecodeOptions, Selector, redact_selected};
+/// use rke2_payload::{RedactOptions, Selector, redact_selected};
 ///
 /// let two = b"kind: Secret
 /// metadata: {name: a, namespace: capi}
@@ -466,7 +474,7 @@ impl Objects {
 /// metadata: {name: b, namespace: capi}
 /// stringData: {format: cloud-config, value: \"#cloud-config\\nruncmd: [reboot]\\n\"}
 /// ";
-/// let only_a = redact_selected(two, &DecodeOptions::default(), &Selector::default().with_name("capi/a")?)?;
+/// let only_a = redact_selected(two, &RedactOptions::new(), &Selector::default().with_name("capi/a")?)?;
 /// let text = String::from_utf8(only_a)?;
 /// assert!(text.contains("name: a") && !text.contains("name: b") && !text.contains("s3cr3t-one"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
@@ -477,10 +485,11 @@ impl Objects {
 /// no Secret.
 pub fn redact_selected(
     input: &[u8],
-    options: &DecodeOptions,
+    redact_options: &RedactOptions,
     selector: &Selector,
 ) -> Result<Vec<u8>, RedactError> {
-    let whole = redact(input, options)?;
+    let whole = redact(input, redact_options)?;
+    let options = &redact_options.decode;
     if selector.is_all() {
         return Ok(whole);
     }

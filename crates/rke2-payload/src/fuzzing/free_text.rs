@@ -175,7 +175,10 @@ pub(super) fn planted(data: &[u8]) -> bool {
         "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
     .to_string();
     reports_hide(input.as_bytes(), &secret, name);
-    let Ok(out) = crate::encode::redact::redact(input.as_bytes(), &options()) else {
+    let Ok(out) = crate::encode::redact::redact(
+        input.as_bytes(),
+        &crate::encode::redact::RedactOptions::new().with_decode(options()),
+    ) else {
         return false;
     };
     assert_redacted(&out, &secret, name, &shape(&userdata, fmt), fmt);

@@ -54,6 +54,8 @@ pub struct InspectOptions {
     pub decode: DecodeOptions,
     /// Include secret values (the token) in the report.
     pub show_secrets: bool,
+    /// Show free text (commands) whole as its fingerprint and line count, not word by word.
+    pub strict: bool,
 }
 
 impl InspectOptions {
@@ -80,6 +82,12 @@ impl InspectOptions {
     /// Sets [`InspectOptions::show_secrets`].
     pub fn with_show_secrets(mut self, show: bool) -> Self {
         self.show_secrets = show;
+        self
+    }
+
+    /// Sets [`InspectOptions::strict`].
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 }
@@ -467,9 +475,10 @@ impl Inspector {
 pub(crate) fn payload_report(
     secret: &BootstrapSecret<'_>,
     payload: &Payload<'_>,
-    facts: Facts,
+    mut facts: Facts,
     options: &InspectOptions,
 ) -> PayloadReport {
+    facts.redactor.set_strict(options.strict);
     let redactor = &facts.redactor;
     let files = facts
         .files()
@@ -508,7 +517,11 @@ pub(crate) fn payload_report(
             .commands()
             .iter()
             .map(|c| CommandReport {
-                line: shown(redactor, &c.line, options),
+                line: if options.strict && !options.show_secrets {
+                    redactor.redact_free(&c.line)
+                } else {
+                    shown(redactor, &c.line, options)
+                },
                 origin: c.origin.clone(),
             })
             .collect(),

@@ -12,6 +12,8 @@ pub(crate) struct Redactor {
     /// Whether credentials found by their shape show as their fingerprint (what reports show)
     /// rather than as the placeholder (what `redact` writes).
     fingerprint_shapes: bool,
+    /// Whether free text (commands, file lines) shows whole as its fingerprint and line count.
+    strict: bool,
 }
 
 impl Default for Redactor {
@@ -30,6 +32,7 @@ impl Redactor {
             secrets: Vec::new(),
             placeholder,
             fingerprint_shapes: false,
+            strict: false,
         }
     }
 
@@ -59,6 +62,31 @@ impl Redactor {
                 self.placeholder.to_owned()
             }
         })
+    }
+
+    /// Shows free text whole as its fingerprint and line count ([`Redactor::redact_free`]).
+    pub(crate) fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
+    }
+
+    /// Free text (a command, a line of a file) as the reports show it: word by word
+    /// ([`Redactor::redact_all`]), or, strict, whole as `sha256:<16 hex> (N lines)`.
+    pub(crate) fn redact_free(&self, text: &str) -> String {
+        if !self.strict || text.trim().is_empty() {
+            return self.redact_all(text);
+        }
+        let lines = text.lines().count().max(1);
+        let sha = crate::codec::digest::sha256_hex(text.as_bytes());
+        format!(
+            "sha256:{} ({lines} line{})",
+            &sha[..16],
+            if lines == 1 { "" } else { "s" }
+        )
+    }
+
+    /// Whether free text shows whole.
+    pub(crate) fn strict(&self) -> bool {
+        self.strict
     }
 
     /// One redactor with the known values of both (longest first), this one's placeholder.
@@ -99,6 +127,14 @@ mod tests {
         assert_eq!(
             r.redact("echo abcd1234 > /x; ab"),
             "echo <redacted> > /x; ab"
+        );
+        r.set_strict(true);
+        assert_eq!(
+            r.redact_free("echo a\necho b\n"),
+            format!(
+                "sha256:{} (2 lines)",
+                &crate::codec::digest::sha256_hex(b"echo a\necho b\n")[..16]
+            )
         );
     }
 }

@@ -98,7 +98,7 @@ fn debug_of_every_public_type_hides_secret_values() {
     assert_clean("StreamError", &stopped);
     let refused = rke2_payload::redact(
         b"Content-Type: multipart/mixed; boundary=x\n\n--x\n\ntoken: t0kenValue1234\n--x--\n",
-        &options,
+        &rke2_payload::RedactOptions::new().with_decode(options.clone()),
     )
     .expect_err("refused");
     assert_clean("RedactError", &refused);

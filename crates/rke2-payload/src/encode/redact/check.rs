@@ -233,10 +233,17 @@ fn compare_text(a: &str, b: &str, path: &mut String, depth: usize) -> Result<(),
     Err(changed(path))
 }
 
-/// Whether `b` is `a` with some parts replaced by the placeholder.
+/// Whether `b` is `a` with some parts replaced by the placeholder (or, masked strictly, by
+/// the placeholder with the line count and fingerprint of what it replaced).
 fn masked_from(a: &str, b: &str) -> bool {
     if !b.contains(PLACEHOLDER) {
         return false;
+    }
+    if b.contains(" line") && b.contains(", sha256:") {
+        let plain = strict_markers_out(b);
+        if plain != b {
+            return masked_from(a, &plain);
+        }
     }
     let pieces: Vec<&str> = b.split(PLACEHOLDER).collect();
     let (Some(first), Some(last)) = (pieces.first(), pieces.last()) else {
@@ -254,6 +261,36 @@ fn masked_from(a: &str, b: &str) -> bool {
         }
     }
     at <= end
+}
+
+/// `text` with each strict marker (`REDACTED (3 lines, sha256:<16 hex>)`) cut to the
+/// placeholder.
+fn strict_markers_out(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find(PLACEHOLDER) {
+        let after = &rest[at + PLACEHOLDER.len()..];
+        out.push_str(&rest[..at + PLACEHOLDER.len()]);
+        rest = after;
+        let Some(tail) = after.strip_prefix(" (") else {
+            continue;
+        };
+        let digits = tail.bytes().take_while(u8::is_ascii_digit).count();
+        let words = &tail[digits..];
+        let words = words
+            .strip_prefix(" lines, sha256:")
+            .or_else(|| words.strip_prefix(" line, sha256:"));
+        if let Some(hex) = words
+            && digits > 0
+            && hex.len() >= 17
+            && hex.as_bytes()[..16].iter().all(u8::is_ascii_hexdigit)
+            && hex.as_bytes()[16] == b')'
+        {
+            rest = &hex[17..];
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// The bytes under one layer of encoding: a `data:` URL, or base64 (at least 8 characters),
@@ -468,6 +505,18 @@ mod tests {
         assert!(masked_from("a x b y c", "a REDACTED b REDACTED c"));
         assert!(!masked_from("token: abc123", "token: REDACTED\nmore"));
         assert!(!masked_from("abc", "abc"));
+        assert!(masked_from(
+            "echo hi\necho there\n",
+            "REDACTED (2 lines, sha256:0123456789abcdef)"
+        ));
+        assert!(masked_from(
+            "# a note",
+            "# REDACTED (1 line, sha256:0123456789abcdef)"
+        ));
+        assert!(!masked_from(
+            "abc",
+            "REDACTED (2 lines, sha256:0123456789abcdef) more"
+        ));
     }
 
     #[test]

@@ -56,6 +56,9 @@ pub struct DiffOptions {
     pub decode: DecodeOptions,
     /// What to leave out.
     pub ignore: Vec<Ignore>,
+    /// Show free text (commands, lines of files) whole as its fingerprint and line count, not
+    /// word by word.
+    pub strict: bool,
 }
 
 impl DiffOptions {
@@ -80,6 +83,12 @@ impl DiffOptions {
     /// Sets [`DiffOptions::ignore`].
     pub fn with_ignore(mut self, ignore: Vec<Ignore>) -> Self {
         self.ignore = ignore;
+        self
+    }
+
+    /// Sets [`DiffOptions::strict`].
+    pub fn with_strict(mut self, strict: bool) -> Self {
+        self.strict = strict;
         self
     }
 }
@@ -328,7 +337,8 @@ fn read_all(input: &[u8], options: &DiffOptions) -> Result<Vec<Read>, Error> {
 
 fn read_one(secret: &BootstrapSecret<'_>, options: &DiffOptions) -> Result<Read, Error> {
     let payload: Payload<'_> = secret.decode(&options.decode)?;
-    let facts = Facts::read(&payload);
+    let mut facts = Facts::read(&payload);
+    facts.redactor.set_strict(options.strict);
     let config = facts
         .document
         .as_ref()
@@ -526,8 +536,16 @@ impl Mask {
         }
     }
 
-    /// Text with every secret hidden.
+    /// Free text (a file, an unknown setting): strict, whole as its fingerprint.
     pub(super) fn text(&self, text: &str) -> String {
+        if self.known.strict() {
+            return self.known.redact_free(text);
+        }
+        self.value(text)
+    }
+
+    /// A value of known structure (a `config.yaml` key's): word by word, strict or not.
+    pub(super) fn value(&self, text: &str) -> String {
         self.shapes.redact_all(&self.known.redact(text))
     }
 
@@ -695,7 +713,7 @@ fn config_keys(l: &Read, r: &Read, mask: &Mask, out: &mut Vec<Change>) {
                 fingerprint(text.as_bytes())
             } else {
                 // A credential inside an ordinary value (an argument, a URL) is masked too.
-                mask.text(&text)
+                mask.value(&text)
             }
         };
         match (l.config.get(key), r.config.get(key)) {
@@ -923,7 +941,7 @@ fn command_lines(read: &Read) -> Vec<String> {
         .as_ref()
         .map_or(&[][..], |d| d.commands())
         .iter()
-        .map(|c| read.facts.redactor.redact_all(&c.line))
+        .map(|c| read.facts.redactor.redact_free(&c.line))
         .collect()
 }
 

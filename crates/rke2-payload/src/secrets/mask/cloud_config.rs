@@ -66,7 +66,8 @@ impl Masker {
         if let Node::Scalar { value, .. } = key
             && !key.is_plain_non_string()
         {
-            let new = self.free(value);
+            // A key is structure: word by word, strict or not.
+            let new = self.free_words(value);
             self.set(key, new, out);
         }
     }

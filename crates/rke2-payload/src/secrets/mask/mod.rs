@@ -258,6 +258,21 @@ pub(crate) struct Masker {
     /// Why a file of known structure inside the document being read cannot be masked (its
     /// enclosing document then refuses, rather than mask the file whole and lose it).
     refused: Option<MaskError>,
+    /// Mask free text whole ([`strict_marker`]) rather than word by word.
+    pub(crate) strict: bool,
+}
+
+/// What strict masking writes in place of a free text: the placeholder, its line count and
+/// its fingerprint (`REDACTED (3 lines, sha256:…)`), so two redactions still tell whether it
+/// changed.
+pub(crate) fn strict_marker(text: &str) -> String {
+    let lines = text.lines().count().max(1);
+    let sha = crate::codec::digest::sha256_hex(text.as_bytes());
+    format!(
+        "{PLACEHOLDER} ({lines} line{}, sha256:{})",
+        if lines == 1 { "" } else { "s" },
+        &sha[..16]
+    )
 }
 
 /// User data with its secrets masked, and what was masked.
@@ -274,16 +289,14 @@ pub(crate) struct Masked {
 ///
 /// # Errors
 /// A part that could hold a secret and cannot be read.
-pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
+pub(crate) fn userdata(text: &str, known: &Known, strict: bool) -> Result<Masked, MaskError> {
     // The first pass finds; the second masks, with every value found, where they reappear.
     let mut quiet = known.clone();
     quiet.quiet = true;
     let mut first = Masker {
         known: quiet,
-        token_files: Vec::new(),
-        collect_only: false,
-        depth: 0,
-        refused: None,
+        strict,
+        ..Masker::default()
     };
     first.userdata(text)?;
     let mut found = first.known.clone();
@@ -291,9 +304,8 @@ pub(crate) fn userdata(text: &str, known: &Known) -> Result<Masked, MaskError> {
     let mut second = Masker {
         known: found,
         token_files: first.token_files.clone(),
-        collect_only: false,
-        depth: 0,
-        refused: None,
+        strict,
+        ..Masker::default()
     };
     let out = second.userdata(text)?;
     second.known.extend(&first.known);
@@ -366,6 +378,26 @@ impl Masker {
 
     /// Free text with its secret parts masked (each part found is known from then on).
     pub(crate) fn free(&mut self, text: &str) -> String {
+        if !self.strict {
+            return self.free_words(text);
+        }
+        let spans = text::spans(text, &self.known);
+        if !text.trim().is_empty() && text != PLACEHOLDER {
+            // Whole: what it hides is still known, so it is masked where it reappears.
+            for s in spans {
+                self.known.add(&text[s]);
+            }
+            return strict_marker(text);
+        }
+        text::replace_spans(text, &spans, |secret| {
+            self.known.add(secret);
+            PLACEHOLDER.to_owned()
+        })
+    }
+
+    /// A value of known structure that holds words (an RKE2 flag's `name=value`, a URL):
+    /// masked word by word, strict or not.
+    pub(crate) fn free_words(&mut self, text: &str) -> String {
         let spans = text::spans(text, &self.known);
         text::replace_spans(text, &spans, |secret| {
             self.known.add(secret);
@@ -490,7 +522,25 @@ impl Masker {
                 Some(at) => {
                     let (code, comment) = line.split_at(at);
                     out.push_str(code);
-                    out.push_str(&splice(comment, &text::spans(comment, &self.known)));
+                    let body = comment.trim_end_matches(['\n', '\r']);
+                    let words = body.trim_start_matches([' ', '#']);
+                    // The headers a reader acts on (`#cloud-config`, `## template: jinja`,
+                    // `#!/bin/sh`) stay.
+                    let header = ["#cloud-config", "## template:", "#!", "#include"]
+                        .iter()
+                        .any(|h| body.trim_start().starts_with(h));
+                    if self.strict
+                        && !header
+                        && !words.trim().is_empty()
+                        && !words.starts_with(PLACEHOLDER)
+                    {
+                        // `# REDACTED (1 line, sha256:…)`, its line break kept.
+                        out.push_str(&body[..body.len() - words.len()]);
+                        out.push_str(&strict_marker(words));
+                        out.push_str(&comment[body.len()..]);
+                    } else {
+                        out.push_str(&splice(comment, &text::spans(comment, &self.known)));
+                    }
                 }
                 None => out.push_str(line),
             }
@@ -688,7 +738,7 @@ impl Masker {
                         && key.to_ascii_lowercase().contains("url")
                     {
                         let url = self.url(v.as_str().unwrap_or(""));
-                        let new = self.free(&url);
+                        let new = self.free_words(&url);
                         self.set(v, new, out);
                     } else {
                         self.generic(v, out);

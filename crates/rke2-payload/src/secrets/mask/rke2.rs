@@ -33,7 +33,7 @@ impl Masker {
                 Rke2Key::Url => match v {
                     Node::Scalar { value, .. } if value.contains("://") => {
                         let new = self.url(value);
-                        let new = self.free(&new);
+                        let new = self.free_words(&new);
                         self.set(v, new, out);
                     }
                     _ => self.mask_all(v, out),
@@ -54,7 +54,7 @@ impl Masker {
                         self.known.add(v);
                         format!("{name}={PLACEHOLDER}")
                     }
-                    _ => self.free(value),
+                    _ => self.free_words(value),
                 };
                 self.set(node, new, out);
             }
@@ -94,7 +94,7 @@ impl Masker {
         match node {
             Node::Scalar { value, .. } => {
                 let new = self.url(value);
-                let new = self.free(&new);
+                let new = self.free_words(&new);
                 self.set(node, new, out);
             }
             Node::Seq(items) => items.iter().for_each(|i| self.mirrors(i, out)),
