@@ -206,10 +206,7 @@ fn reports_hide(input: &[u8], secret: &str, grammar: &str) {
             s,
             &payload,
             facts,
-            &InspectOptions {
-                decode: options.clone(),
-                show_secrets: false,
-            },
+            &InspectOptions::new().with_decode(options.clone()),
         );
         let json = serde_json::to_string(&report).unwrap_or_default();
         assert!(

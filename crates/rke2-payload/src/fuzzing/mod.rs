@@ -205,10 +205,7 @@ pub fn inspect(data: &[u8]) {
     let Ok(envelope) = Envelope::parse(data, &options) else {
         return;
     };
-    let inspect = InspectOptions {
-        decode: options.clone(),
-        show_secrets: false,
-    };
+    let inspect = InspectOptions::new().with_decode(options.clone());
     let mut read = Vec::new();
     for secret in &envelope.secrets {
         let Ok(payload) = secret.decode(&options) else {

@@ -530,7 +530,18 @@ pub(crate) fn payload_report(
             base64_bytes: secret.base64_len(),
             userdata_bytes: payload.userdata().len() as u64,
         },
-        findings: facts.findings.clone(),
+        // Findings quote the payload (a remote source's URL): the same verdicts as lint's.
+        findings: facts
+            .findings
+            .iter()
+            .cloned()
+            .map(|mut f| {
+                if !options.show_secrets {
+                    f.message = redactor.redact_all(&f.message);
+                }
+                f
+            })
+            .collect(),
     }
 }
 

@@ -25,6 +25,9 @@ const SECRET_WORDS: &[&str] = &[
     "presharedkey",
     "credential",
     "credentials",
+    "creds",
+    "passwort",
+    "kennwort",
     "auth",
     "apikey",
     "accesskey",
@@ -54,7 +57,61 @@ const KEY_KINDS: &[&str] = &[
 
 /// Name parts after which the value is a path or a reference, not the secret.
 const REFERENCE_WORDS: &[&str] = &[
-    "file", "path", "dir", "ref", "name", "type", "mode", "url", "endpoint", "id",
+    "file",
+    "path",
+    "dir",
+    "ref",
+    "name",
+    "type",
+    "mode",
+    "url",
+    "uri",
+    "endpoint",
+    "id",
+    // What is said about a secret, not the secret: its policy, its lifetime, how it is read.
+    "source",
+    "method",
+    "mechanism",
+    "length",
+    "len",
+    "min",
+    "max",
+    "ttl",
+    "expiry",
+    "expires",
+    "expiration",
+    "expire",
+    "timeout",
+    "lifetime",
+    "age",
+    "duration",
+    "interval",
+    "regex",
+    "pattern",
+    "policy",
+    "count",
+    "enabled",
+    "enable",
+    "required",
+    "rotation",
+    "algorithm",
+    "algo",
+    "format",
+    "size",
+    "provider",
+    "warning",
+    "prompt",
+    "hint",
+    "stdin",
+    "helper",
+    "header",
+    "issuer",
+    "audience",
+    "scope",
+    "scopes",
+    "days",
+    "warn",
+    "chars",
 ];
 
 /// Whether a name (of a variable, option or key) says its value is a secret.
@@ -91,6 +148,12 @@ pub(crate) fn secret_name(name: &str) -> bool {
     let Some(last) = parts.last() else {
         return false;
     };
+    // A flag that turns one off (`--no-auth-warning`, sudo's `NOPASSWD`).
+    if parts.len() > 1 && parts[0] == "no"
+        || parts.len() == 1 && (last == "nopasswd" || last == "nopass")
+    {
+        return false;
+    }
     // A Vault AppRole `secret_id` is the credential itself.
     if last == "id" && parts.len() > 1 && parts[parts.len() - 2] == "secret" {
         return true;
@@ -400,16 +463,20 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         };
         let yaml = sep == b':' && !quoted_key;
         let first = bytes.get(at).copied();
-        // `Environment="DB_PASSWORD=a b"`: the quote before the name closes the value.
+        // `Environment="DB_PASSWORD=a b"`, `-H 'X-Vault-Token: x' https://…`: the quote
+        // before the name, or one still open on its line (`sed 's|^password:.*|password: x|'`),
+        // closes the value.
         let opened = (start > 0 && matches!(bytes[start - 1], b'"' | b'\''))
             .then(|| bytes[start - 1])
-            .filter(|_| sep == b'=' && !quoted_key);
+            .or_else(|| open_quote(bytes, start).filter(|_| sep == b':'))
+            .filter(|_| matches!(sep, b'=' | b':') && !quoted_key);
         // `--token value` is one word; `password = a b` (INI) the rest of the line.
         let ini = matches!(sep, b' ' | b'\t') && !name.starts_with("--");
         let range = match (opened, first) {
             _ if ini && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             (Some(quote), Some(f)) if f != quote && escaped_quote(bytes, at).is_none() => {
-                memchr::memchr(quote, &bytes[at..])
+                let line_end = memchr::memchr(b'\n', &bytes[at..]).map_or(bytes.len(), |n| at + n);
+                memchr::memchr(quote, &bytes[at..line_end])
                     // An escaped quote (`\"`) closes it too; the backslash stays in the text.
                     .map(|n| {
                         let run = bytes[at..at + n]
@@ -444,11 +511,47 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
         // In an option list (`-o username=u,password=p,vers=3.0`: the name follows a comma) the
         // value ends at the next `,name=`.
         let range = match range {
-            Some(r) if sep == b'=' && start > 0 && bytes[start - 1] == b',' => {
-                Some(r.start..option_end(text, r.clone()))
+            // In a URL's query the value ends at the next `&` or `#`.
+            Some(r) if sep == b'=' && start > 0 && matches!(bytes[start - 1], b'?' | b'&') => {
+                let end = text[r.clone()]
+                    .find(['&', '#'])
+                    .map_or(r.end, |n| r.start + n);
+                Some(r.start..end)
+            }
+            Some(r) if sep == b'=' => Some(r.start..option_end(text, r.clone())),
+            r => r,
+        };
+        // systemd's `SetCredential=id:value`: the value; `LoadCredential=id:path` names a file.
+        let range = match range {
+            Some(r)
+                if name.ends_with("SetCredential") || name.ends_with("SetCredentialEncrypted") =>
+            {
+                text[r.clone()].find(':').map(|n| r.start + n + 1..r.end)
+            }
+            Some(_)
+                if name.starts_with("LoadCredential") || name.starts_with("ImportCredential") =>
+            {
+                None
             }
             r => r,
         };
+        // A value in a comment is one word: prose follows it (`# password: x (temporary)`).
+        let range = match range {
+            Some(r) if yaml && in_comment(bytes, start) => {
+                let end = text[r.clone()]
+                    .find([' ', '\t'])
+                    .map_or(r.end, |n| r.start + n);
+                Some(r.start..end)
+            }
+            r => r,
+        };
+        // What no secret is: a path, the sources of a name service (`passwd: files systemd`).
+        let range = range.filter(|r| {
+            let v = &text[r.clone()];
+            let path = v.starts_with('/') && !v.contains(char::is_whitespace) && v.len() > 1;
+            let sources = v.split_whitespace().all(|w| NSS_SOURCES.contains(&w));
+            !(path || sources)
+        });
         if let Some(range) = range
             && !placeholder_like(&text[range.clone()])
         {
@@ -457,6 +560,67 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             spans.push(range);
         }
     }
+}
+
+/// The quote still open at `at` on its line (`'` or `"`, read as a shell reads them), looked
+/// for over at most 1 KiB before it.
+fn open_quote(bytes: &[u8], at: usize) -> Option<u8> {
+    let from = at.saturating_sub(1024);
+    let line_start = bytes[from..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(from, |n| from + n + 1);
+    if line_start == from && from > 0 {
+        return None;
+    }
+    let mut open: Option<u8> = None;
+    let mut i = line_start;
+    while i < at {
+        match (open, bytes[i]) {
+            (None, b'\\') => i += 1,
+            (None, q @ (b'\'' | b'"')) => open = Some(q),
+            (Some(b'"'), b'\\') => i += 1,
+            (Some(q), b) if b == q => open = None,
+            _ => {}
+        }
+        i += 1;
+    }
+    open
+}
+
+/// The sources a name service switch line lists (`passwd: files systemd`).
+const NSS_SOURCES: &[&str] = &[
+    "files",
+    "systemd",
+    "sss",
+    "ldap",
+    "nis",
+    "nisplus",
+    "compat",
+    "db",
+    "winbind",
+    "dns",
+    "myhostname",
+    "mymachines",
+    "resolve",
+    "altfiles",
+    "[success=merge]",
+    "[notfound=return]",
+    "[NOTFOUND=return]",
+    "[SUCCESS=merge]",
+];
+
+/// Whether the name at `at` is on a comment line (`# …`).
+fn in_comment(bytes: &[u8], at: usize) -> bool {
+    let from = at.saturating_sub(256);
+    let line_start = bytes[from..at]
+        .iter()
+        .rposition(|&b| b == b'\n')
+        .map_or(from, |n| from + n + 1);
+    bytes[line_start..at]
+        .iter()
+        .find(|b| !matches!(b, b' ' | b'\t'))
+        .is_some_and(|&b| b == b'#')
 }
 
 /// Where a value in a comma-separated option list ends: before the first `,name=` in it.
@@ -597,6 +761,14 @@ fn basic_auth_options(text: &str, spans: &mut Vec<Range<usize>>) {
         let unquoted = value.trim_start_matches(['\'', '"']);
         let value_start = at + (value.len() - unquoted.len());
         let inner = unquoted.trim_end_matches(['\'', '"']);
+        // A URL is read by the URL rules (`redis-cli -u redis://u:p@h`); `1000:1000` is a uid
+        // and a gid (`docker run -u`).
+        let ids = inner
+            .split(':')
+            .all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+        if inner.contains("://") || ids {
+            continue;
+        }
         if let Some(colon) = inner.find(':') {
             let password = value_start + colon + 1..value_start + inner.len();
             if !placeholder_like(&text[password.clone()]) {

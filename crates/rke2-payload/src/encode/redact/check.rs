@@ -333,7 +333,11 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
 
 /// Every key and string of a value, and of every layer under each string, with where it is
 /// (the path is kept to the first levels: a Secret of a List, its key).
-fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, String)>) {
+/// One string of the output: where it is, its text, and whether it is an encoded layer
+/// (base64, a `data:` URL) whose decoded text is searched too.
+type Text = (Rc<str>, String, bool);
+
+fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<Text>) {
     let deeper = |segment: std::fmt::Arguments<'_>| -> Rc<str> {
         if path.matches(['.', '[']).count() < 4 {
             Rc::from(format!("{path}{segment}"))
@@ -345,7 +349,7 @@ fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, 
         Value::Object(map) => {
             for (k, v) in map {
                 let p = deeper(format_args!(".{}", crate::codec::text::shorten(k, 60)));
-                out.push((Rc::clone(&p), k.clone()));
+                out.push((Rc::clone(&p), k.clone(), false));
                 strings(v, &p, depth, out);
             }
         }
@@ -355,13 +359,13 @@ fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<(Rc<str>, 
             }
         }
         Value::String(s) => {
-            out.push((Rc::clone(path), s.clone()));
             if depth >= MAX_LAYERS {
+                out.push((Rc::clone(path), s.clone(), false));
                 return;
             }
-            if let Some(inner) = peel(s)
-                && inner.as_slice() != s.as_bytes()
-            {
+            let peeled = peel(s).filter(|inner| inner.as_slice() != s.as_bytes());
+            out.push((Rc::clone(path), s.clone(), peeled.is_some()));
+            if let Some(inner) = peeled {
                 let text = String::from_utf8_lossy(&inner).into_owned();
                 strings(&Value::String(text), path, depth + 1, out);
             } else if let Some(docs) = parse_document(s) {
@@ -429,8 +433,11 @@ struct Needles<'a> {
 /// Refuses when a secret, or a window of a long one, is in any string. Linear in the text:
 /// every secret shorter than a window, and every fourth window of a longer one (a piece of 15
 /// characters or more left anywhere holds one), is looked up at each position by its length.
-fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> {
+fn leftovers(texts: &[Text], known: &Known) -> Result<(), Refusal> {
+    // Whole values, and the windows of long ones (kept apart: an encoded layer is searched for
+    // whole values only, its decoded text for both).
     let mut by_len: HashMap<usize, HashSet<&[u8]>> = HashMap::new();
+    let mut windows: HashSet<&[u8]> = HashSet::new();
     for secret in known.searched() {
         let bytes = secret.as_bytes();
         if secret.contains(char::is_whitespace) {
@@ -442,13 +449,17 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
             if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
                 by_len.entry(run.len()).or_default().insert(run.as_bytes());
             }
-        } else if bytes.len() <= WINDOW || crate::secrets::mask::words::all_public(secret) {
+        } else if bytes.len() <= WINDOW
+            || crate::secrets::mask::words::all_public(secret)
+            || secret.starts_with("LS0tLS1CRUdJTi")
+        {
             // Short, or made of public words (masked by its place: `SMTP_HOST: smtp.example.com`
-            // in a Secret): whole, since a window of it is public text.
+            // in a Secret), or a key in armour in base64 (its first and last windows are the
+            // armour's, as a certificate's are; its body is looked for decoded, as any private
+            // key): whole.
             by_len.entry(bytes.len()).or_default().insert(bytes);
         } else {
             // A token or a password: every fourth window, and the last.
-            let windows = by_len.entry(WINDOW).or_default();
             let mut at = 0;
             while at + WINDOW <= bytes.len() {
                 windows.insert(&bytes[at..at + WINDOW]);
@@ -458,23 +469,34 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
         }
     }
     // A first filter on each needle's first two bytes.
-    let filters: Vec<Needles<'_>> = by_len
-        .into_iter()
-        .filter(|(_, set)| !set.is_empty())
-        .map(|(len, set)| Needles {
+    fn needles(len: usize, set: HashSet<&[u8]>) -> Needles<'_> {
+        Needles {
             len,
             firsts: set.iter().map(|w| [w[0], w[1]]).collect(),
             set,
-        })
+        }
+    }
+    let whole: Vec<Needles<'_>> = by_len
+        .into_iter()
+        .filter(|(_, set)| !set.is_empty())
+        .map(|(len, set)| needles(len, set))
         .collect();
+    let windows = needles(WINDOW, windows);
     let found = |path: &Rc<str>| Refusal::Leftover {
         where_: format!(
             "at {}",
             crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
         ),
     };
+    let hit = |bytes: &[u8], n: &Needles<'_>| {
+        !n.set.is_empty()
+            && bytes.len() >= n.len
+            && bytes
+                .windows(n.len)
+                .any(|w| n.firsts.contains(&[w[0], w[1]]) && n.set.contains(w))
+    };
     let mut seen: HashSet<&str> = HashSet::new();
-    for (path, text) in texts {
+    for (path, text, encoded) in texts {
         if !seen.insert(text.as_str()) {
             continue;
         }
@@ -482,14 +504,10 @@ fn leftovers(texts: &[(Rc<str>, String)], known: &Known) -> Result<(), Refusal> 
             return Err(found(path));
         }
         let bytes = text.as_bytes();
-        for Needles { len, set, firsts } in &filters {
-            if bytes.len() >= *len
-                && bytes
-                    .windows(*len)
-                    .any(|w| firsts.contains(&[w[0], w[1]]) && set.contains(w))
-            {
-                return Err(found(path));
-            }
+        // A window found in base64 text is a coincidence of alignment (`registries` inside a
+        // password and inside the file names around it): the decoded layer is what holds it.
+        if whole.iter().any(|n| hit(bytes, n)) || !encoded && hit(bytes, &windows) {
+            return Err(found(path));
         }
     }
     Ok(())

@@ -2,7 +2,7 @@
 
 use crate::options::DecodeOptions;
 
-/// The options of [`crate::redact`] and [`crate::redact_selected`].
+/// The options of [`redact`](super::redact) and [`redact_selected`](super::redact_selected).
 ///
 /// ```
 /// use rke2_payload::{DecodeOptions, RedactOptions};

@@ -177,6 +177,8 @@ impl Masker {
     fn name_password(&mut self, line: &str) -> String {
         let body = line.trim_end_matches(['\n', '\r']);
         match body.split_once(':') {
+            // `name:RANDOM` (or `R`) asks cloud-init for a random password: no secret.
+            Some((_, "RANDOM" | "R")) => line.to_owned(),
             Some((name, password)) if !password.trim().is_empty() && password != PLACEHOLDER => {
                 self.known.add(password.trim());
                 format!("{name}:{PLACEHOLDER}{}", &line[body.len()..])
@@ -281,7 +283,24 @@ impl Masker {
         // A key file in armour keeps its armour (and any certificate beside the key).
         let armoured = memchr::memmem::find(bytes, b"-----BEGIN ").is_some();
         let token_file = self.token_files.iter().any(|t| normalise(t) == path);
-        if (token_file || whole_secret_file(&path)) && !armoured {
+        // A credentials file in INI sections (`~/.aws/credentials`) is read key by key: its
+        // section names and key ids stay, its secret keys' values go.
+        // So is one of `key=value` lines (`/etc/cifs-creds`) or of URLs (`.git-credentials`).
+        let sections = std::str::from_utf8(bytes).is_ok_and(|t| {
+            let lines = || {
+                t.lines()
+                    .map(str::trim)
+                    .filter(|l| !l.is_empty() && !l.starts_with('#'))
+            };
+            let ini = lines().any(|l| l.starts_with('[') && l.ends_with(']'))
+                && lines().any(|l| l.contains('='));
+            let assignments =
+                lines().count() > 0 && lines().all(|l| l.contains('=') && !l.starts_with('='));
+            let urls =
+                lines().count() > 0 && lines().all(|l| l.contains("://") && !l.contains(' '));
+            ini || assignments || urls
+        });
+        if (token_file || whole_secret_file(&path) && !sections) && !armoured {
             if bytes.is_empty() {
                 return Ok(Vec::new());
             }

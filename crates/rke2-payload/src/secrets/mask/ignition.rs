@@ -210,24 +210,22 @@ impl Masker {
                 for item in items {
                     match item {
                         Node::Map(fields) => {
-                            // Headers that only describe the content keep their values.
-                            let public = item.get("name").and_then(Node::as_str).is_some_and(|n| {
-                                matches!(
-                                    n.to_ascii_lowercase().as_str(),
-                                    "accept"
-                                        | "accept-encoding"
-                                        | "accept-language"
-                                        | "content-type"
-                                        | "user-agent"
-                                        | "cache-control"
-                                        | "if-none-match"
-                                )
-                            });
+                            // A header whose name says it carries a credential
+                            // (`Authorization`, `X-Vault-Token`, `Cookie`, `X-Api-Key`) is
+                            // masked whole; any other value is read word by word.
+                            let name = item.get("name").and_then(Node::as_str).unwrap_or("");
+                            let lower = name.to_ascii_lowercase();
+                            let secret = secret_key(name)
+                                || ["auth", "token", "key", "cookie", "secret", "signature"]
+                                    .iter()
+                                    .any(|w| lower.contains(w));
                             for (f, v) in fields {
-                                if f.as_str() == Some("name") || public {
+                                if f.as_str() == Some("name") {
                                     self.public_value(v, out);
+                                } else if !secret {
+                                    self.text_value(v, out);
                                 } else {
-                                    self.mask_all(v, out);
+                                    self.secret_value(v, out);
                                 }
                             }
                         }

@@ -207,7 +207,37 @@ fn reference_name(name: &str) -> bool {
             | "region"
             | "username"
             | "user"
+            | "uri"
+            | "source"
     ) || lower.ends_with("id") && lower.len() > 2 && lower[..lower.len() - 2].ends_with(['-', '_'])
+}
+
+/// Whether a key names something public by what it is: a public key or certificate
+/// (`wireguard-public-key`, `certificate-authority-data`), a key's id or fingerprint (`keyid`,
+/// `private_key_id`, `fingerprint`, `thumbprint`).
+fn public_name(name: &str) -> bool {
+    let compact: String = name
+        .to_ascii_lowercase()
+        .chars()
+        .filter(char::is_ascii_alphanumeric)
+        .collect();
+    let lower = name.to_ascii_lowercase();
+    // An id (`tenant-id`, `application-credential-id`, `clientId`): names a thing.
+    let id = (lower.ends_with("-id") || lower.ends_with("_id") || name.ends_with("Id"))
+        && !lower.contains("secret");
+    // A digest by its name (`commit`, `sha`, `checksum`): hex there is no secret.
+    let digest = matches!(
+        compact.as_str(),
+        "commit" | "sha" | "sha1" | "sha256" | "sha512"
+    ) || ["checksum", "digest", "commit"]
+        .iter()
+        .any(|w| compact.ends_with(w));
+    words::public_key_name(name)
+        || id
+        || digest
+        || compact.ends_with("keyid")
+        || compact.ends_with("fingerprint")
+        || compact.ends_with("thumbprint")
 }
 
 /// Whether a key's name says its value is secret. A key with spaces (a command line YAML read
@@ -608,6 +638,16 @@ impl Masker {
     fn secret_value(&mut self, node: &Node, out: &mut Vec<Change>) {
         match node {
             Node::Scalar { value, .. } if text::harmless(value) => {}
+            // `Bearer x`, `Basic x`: the scheme says how, the rest is the secret.
+            Node::Scalar { value, .. }
+                if ["Bearer ", "Basic ", "Token ", "Digest ", "Negotiate "]
+                    .iter()
+                    .any(|s| value.starts_with(s) && value.len() > s.len()) =>
+            {
+                let (scheme, secret) = value.split_at(value.find(' ').unwrap_or(0) + 1);
+                self.known.add(secret);
+                self.set(node, format!("{scheme}{PLACEHOLDER}"), out);
+            }
             // A mapping under `auth:` or `credentials:`: every value masked but those whose
             // key names a reference (a file, a path, an id, a URL).
             Node::Map(entries) => {
@@ -734,6 +774,8 @@ impl Masker {
                         self.mask_all(v, out);
                     } else if secret_key(key) || secret_pair && key == "value" {
                         self.secret_value(v, out);
+                    } else if public_name(key) {
+                        self.public_value(v, out);
                     } else if matches!(v, Node::Scalar { .. })
                         && key.to_ascii_lowercase().contains("url")
                     {
@@ -814,10 +856,12 @@ fn whole_secret_file(path: &str) -> bool {
             // A dot file (`.vault_pass`) is named by what follows its dot.
             let bare = name.strip_prefix('.').unwrap_or(name);
             let (stem, extension) = bare.split_once('.').unwrap_or((bare, ""));
-            matches!(extension, "" | "txt" | "env" | "secret")
-                && !stem.is_empty()
-                && !path.starts_with("/etc/pam.d/")
-                && secret_key(stem)
+            // `rsyncd.secrets`: the extension says it.
+            matches!(extension, "secret" | "secrets") && !stem.is_empty()
+                || matches!(extension, "" | "txt" | "env")
+                    && !stem.is_empty()
+                    && !path.starts_with("/etc/pam.d/")
+                    && secret_key(stem)
         }
 }
 

@@ -26,53 +26,65 @@ use std::ops::Range;
 struct Word {
     span: Range<usize>,
     text: String,
+    /// Quoted whole, without escapes: `text` is the line at `span`.
+    whole: bool,
 }
 
-/// Programs and options whose presence makes a line worth splitting.
-const TRIGGERS: &[&str] = &[
-    "htpasswd",
-    "vault",
-    "openssl",
-    "zip",
-    "7z",
-    "redis-cli",
-    "useradd",
-    "usermod",
-    "login",
-    "smbclient",
-    "-u",
-    "-U",
-    "--user",
-    "--proxy-user",
-    "from-literal",
-    "-o",
-    "chpasswd",
-    "stdin",
-];
+/// One command of a line: its words and where its output is redirected.
+struct Command {
+    words: Vec<Word>,
+    targets: Vec<String>,
+}
 
 /// The secret words of one line of a command or script at `base`.
 pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    line_nested(line, base, spans, 0);
+}
+
+/// How deep a quoted word is read again as a command line (`sh -c '… -c "…"'`).
+const MAX_NESTED: usize = 4;
+
+fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
     if line.contains('<') {
         xml(line, base, spans);
     }
-    netrc(line, base, spans);
-    pgpass(line, base, spans);
-    if !TRIGGERS.iter().any(|t| line.contains(t)) {
-        return;
+    quoted_after_keyword(line, base, spans);
+    // Files' lines, not a command's quoted words (`log "token refreshed"`).
+    if depth == 0 {
+        netrc(line, base, spans);
+        pgpass(line, base, spans);
+        two_words(line, base, spans);
     }
     let commands = commands(line, base);
-    for (n, words) in commands.iter().enumerate() {
+    for (n, c) in commands.iter().enumerate() {
+        let words = &c.words;
         command(words, spans);
-        // `echo X | chpasswd`: what is piped in is the secret.
-        if let Some(next) = commands.get(n + 1)
-            && reads_secret_from_stdin(next)
-            && words
-                .first()
-                .is_some_and(|w| matches!(program(&w.text), "echo" | "printf"))
-        {
-            for w in words.iter().skip(1).filter(|w| !w.text.starts_with('-')) {
+        let echo = words
+            .first()
+            .is_some_and(|w| matches!(program(&w.text), "echo" | "printf"));
+        // `echo X | chpasswd`: what is piped in is the secret; `echo X > /run/secrets/token`:
+        // what is written to a file named for a secret.
+        let piped = commands
+            .get(n + 1)
+            .is_some_and(|next| reads_secret_from_stdin(&next.words));
+        let into_secret = c.targets.iter().any(|t| {
+            let name = t.rsplit('/').next().unwrap_or(t);
+            let bare = name.trim_start_matches('.');
+            let stem = bare.split('.').next().unwrap_or(bare);
+            super::secret_key(stem)
+        });
+        if echo && (piped || into_secret) {
+            let printf = words.first().is_some_and(|w| program(&w.text) == "printf");
+            // Written as `key: value` or `KEY=value`, the detector reads it by its name.
+            let structured = |w: &&Word| into_secret && !piped && w.text.contains([':', '=']);
+            for w in words
+                .iter()
+                .skip(1 + usize::from(printf))
+                .filter(|w| !w.text.starts_with('-'))
+                .filter(|w| !structured(w))
+            {
                 // `user:password` for chpasswd: the password.
-                match w.text.find(':') {
+                match w.text.find(':').filter(|_| piped) {
                     Some(at) => push(
                         w.span.end - (w.text.len() - at - 1)..w.span.end,
                         &w.text[at + 1..],
@@ -80,6 +92,62 @@ pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
                     ),
                     None => push(w.span.clone(), &w.text, spans),
                 }
+            }
+        }
+        // A quoted word that holds a command line (`sh -c '…'`, argv's `"echo x | chpasswd"`).
+        if depth < MAX_NESTED {
+            for w in words.iter().filter(|w| w.text.contains([' ', '\t'])) {
+                if w.whole {
+                    line_nested(&w.text, w.span.start, spans, depth + 1);
+                    continue;
+                }
+                // Escapes inside (`'echo '\''a:b'\'' | chpasswd'`): each secret found in the
+                // word as the shell reads it is masked where it stands in the word.
+                let mut inner = Vec::new();
+                line_nested(&w.text, 0, &mut inner, depth + 1);
+                let raw = &line[w.span.start - base..w.span.end - base];
+                for r in inner {
+                    let secret = &w.text[r];
+                    if let Some(at) = raw.find(secret) {
+                        spans.push(w.span.start + at..w.span.start + at + secret.len());
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// `IDENTIFIED BY 'x'` (SQL) and a quoted string right after `password`, `passwd`, `secret`
+/// or `token` (`ALTER USER u WITH PASSWORD 'x'`, `mysqladmin password "x"`): the string.
+fn quoted_after_keyword(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if !line.contains(['\'', '"']) {
+        return;
+    }
+    let lower = line.to_ascii_lowercase();
+    for keyword in ["identified by", "password", "passwd", "secret", "token"] {
+        let mut from = 0;
+        while let Some(i) = lower[from..].find(keyword).map(|n| from + n) {
+            from = i + keyword.len();
+            // A word of its own.
+            if i > 0 && lower.as_bytes()[i - 1].is_ascii_alphanumeric() {
+                continue;
+            }
+            let rest = &line[from..];
+            let gap = rest.len() - rest.trim_start_matches([' ', '\t']).len();
+            if gap == 0 {
+                continue;
+            }
+            let at = from + gap;
+            let Some(&q) = line
+                .as_bytes()
+                .get(at)
+                .filter(|q| matches!(q, b'\'' | b'"'))
+            else {
+                continue;
+            };
+            if let Some(end) = line[at + 1..].find(char::from(q)).map(|n| at + 1 + n) {
+                push(base + at + 1..base + end, &line[at + 1..end], spans);
+                from = end;
             }
         }
     }
@@ -94,6 +162,7 @@ pub(crate) fn argv(argv: &[&str]) -> Vec<(usize, usize)> {
             let word = Word {
                 span: at..at + w.len(),
                 text: (*w).to_owned(),
+                whole: false,
             };
             at += w.len() + 1;
             word
@@ -183,10 +252,23 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
             "docker" | "podman" | "nerdctl" | "helm" | "crane" | "skopeo" | "buildah" | "oras" => {
                 t == "-p" && args.iter().any(|a| a.text == "login")
             }
+            "az" => (t == "-p" || t == "--password") && args.iter().any(|a| a.text == "login"),
+            "influx" => matches!(t, "-p" | "-t"),
+            "ipmitool" => t == "-P",
+            p if p.starts_with("ldap") => matches!(t, "-w" | "-y"),
+            p if p.starts_with("snmp") => matches!(t, "-A" | "-X"),
             _ => false,
-        };
+        } || (prog != "openssl" && long_secret_option(t));
         if takes && let Some(v) = value_of(i) {
-            secret_value(prog, v, spans);
+            match v.text.find(':').filter(|_| t.ends_with("creds")) {
+                // `--src-creds user:password`: the password.
+                Some(at) => push(
+                    v.span.end - (v.text.len() - at - 1)..v.span.end,
+                    &v.text[at + 1..],
+                    spans,
+                ),
+                None => secret_value(prog, v, spans),
+            }
         }
         if matches!(prog, "7z" | "7za" | "7zz" | "7zr") && t.starts_with("-p") && t.len() > 2 {
             push(w.span.start + 2..w.span.end, &t[2..], spans);
@@ -196,7 +278,13 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
             && let Some(v) = value_of(i)
         {
             let sep = if prog == "smbclient" { '%' } else { ':' };
-            if let Some(at) = v.text.find(sep) {
+            // A URL is the URL rules' (`redis-cli -u redis://u:p@h`); `1000:1000` is a uid and
+            // a gid (`docker run --user`).
+            let ids = v
+                .text
+                .split(sep)
+                .all(|p| p.bytes().all(|b| b.is_ascii_digit()));
+            if let Some(at) = v.text.find(sep).filter(|_| !ids && !v.text.contains("://")) {
                 let start = v.span.end - (v.text.len() - at - 1);
                 push(start..v.span.end, &v.text[at + 1..], spans);
             }
@@ -230,6 +318,24 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
         }
     }
     match prog {
+        // `rabbitmqctl add_user USER PASSWORD`, `change_password USER PASSWORD`.
+        "rabbitmqctl"
+            if args
+                .first()
+                .is_some_and(|w| matches!(w.text.as_str(), "add_user" | "change_password")) =>
+        {
+            if let Some(pw) = args.get(2) {
+                push(pw.span.clone(), &pw.text, spans);
+            }
+        }
+        // `mysqladmin … password X`.
+        "mysqladmin" => {
+            if let Some(i) = args.iter().position(|w| w.text == "password")
+                && let Some(pw) = args.get(i + 1)
+            {
+                push(pw.span.clone(), &pw.text, spans);
+            }
+        }
         // `htpasswd -b[c] [file] user password`: the last argument.
         "htpasswd" if args.iter().any(|w| is_flags(&w.text, 'b')) => {
             if let Some(last) = args.last().filter(|w| !w.text.starts_with('-')) {
@@ -247,6 +353,26 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
         }
         _ => {}
     }
+}
+
+/// An option whose name says its value is secret, with one or two dashes (`-storepass`,
+/// `--src-creds`): its value is the next word. Short options are the programs' own.
+fn long_secret_option(word: &str) -> bool {
+    let name = word.trim_start_matches('-');
+    let named = if word.starts_with("--") {
+        super::secret_key(name)
+    } else {
+        // One dash: Java's and OpenSSL's (`-storepass`, `-keypass`); `-psecret` is `-p` and
+        // its value glued.
+        word.starts_with('-')
+            && (name.contains("pass") && !name.starts_with('p')
+                || matches!(name, "password" | "passphrase"))
+    };
+    named
+        && name.len() >= 3
+        && !name.contains('=')
+        && !name.ends_with("stdin")
+        && !name.ends_with("-file")
 }
 
 /// An option's value that is a secret: after `pass:` for openssl (`env:`, `file:`, `fd:` and
@@ -308,8 +434,27 @@ fn netrc(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 /// A `.pgpass` line (`host:port:database:user:password`, the port a number or `*`): the
 /// password.
 fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
-    let fields: Vec<&str> = line.splitn(5, ':').collect();
+    // Fields end at a `:` that no backslash escapes.
+    let mut fields: Vec<&str> = Vec::with_capacity(5);
+    let (mut from, mut i) = (0, 0);
+    let bytes = line.as_bytes();
+    while i < bytes.len() && fields.len() < 4 {
+        match bytes[i] {
+            b'\\' => i += 1,
+            b':' => {
+                fields.push(&line[from..i]);
+                from = i + 1;
+            }
+            _ => {}
+        }
+        i += 1;
+    }
+    fields.push(&line[from.min(line.len())..]);
+    let named = |f: &str| f == "*" || f.bytes().any(|b| b.is_ascii_alphabetic());
     if let [host, port, db, user, password] = fields[..]
+        && named(host)
+        && named(db)
+        && named(user)
         && !host.is_empty()
         && !host.contains(char::is_whitespace)
         && (port == "*" || !port.is_empty() && port.bytes().all(|b| b.is_ascii_digit()))
@@ -320,6 +465,44 @@ fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
     {
         let start = line.len() - password.len();
         push(base + start..base + line.len(), password, spans);
+    }
+}
+
+/// A line of two words whose first names a secret (`auth_pass x` for keepalived,
+/// `requirepass x` for Redis, `password x`), and chrony's key lines (`1 SHA256 HEX:…`): the
+/// value.
+fn two_words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let words: Vec<(usize, &str)> = line
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
+        .collect();
+    match words[..] {
+        [(_, name), (at, value)] => {
+            let lower = name.to_ascii_lowercase();
+            let last = lower.rsplit(['_', '-', '.']).next().unwrap_or("");
+            // The name's last word says secret (`auth_pass`, `requirepass`; not nginx's
+            // `auth_basic` realm or `proxy_pass` upstream).
+            let named = [
+                "pass", "passwd", "password", "secret", "token", "psk", "authtok",
+            ]
+            .iter()
+            .any(|w| last.ends_with(w))
+                || lower == "masterauth";
+            let public =
+                value.contains("://") || value.bytes().all(|b| b.is_ascii_digit() || b == b';');
+            if named && !public && !name.ends_with(':') && !name.contains('=') {
+                push(base + at..base + at + value.len(), value, spans);
+            }
+        }
+        [(_, id), (_, _), (at, key)] if id.bytes().all(|b| b.is_ascii_digit()) => {
+            for prefix in ["HEX:", "ASCII:"] {
+                if let Some(v) = key.strip_prefix(prefix) {
+                    let start = at + prefix.len();
+                    push(base + start..base + start + v.len(), v, spans);
+                }
+            }
+        }
+        _ => {}
     }
 }
 
@@ -352,9 +535,12 @@ fn xml(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 }
 
 /// A line cut into commands (at unquoted `|`, `;`, `&`, `(`, `)`), each cut into words.
-fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
+fn commands(line: &str, base: usize) -> Vec<Command> {
     let bytes = line.as_bytes();
-    let mut out: Vec<Vec<Word>> = vec![Vec::new()];
+    let mut out: Vec<Command> = vec![Command {
+        words: Vec::new(),
+        targets: Vec::new(),
+    }];
     let mut i = 0;
     while i < bytes.len() {
         let b = bytes[i];
@@ -368,21 +554,29 @@ fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
             while i < bytes.len() && matches!(bytes[i], b'>' | b'&' | b' ' | b'\t') {
                 i += 1;
             }
+            let target = i;
             while i < bytes.len() && !matches!(bytes[i], b' ' | b'\t' | b';' | b'|' | b'&') {
                 i += 1;
             }
-            // `2>`: the descriptor before it goes too.
-            if let Some(c) = out.last_mut()
-                && c.last()
+            if let Some(c) = out.last_mut() {
+                c.targets
+                    .push(line[target..i].trim_matches(['"', '\'']).to_owned());
+                // `2>`: the descriptor before it goes too.
+                if c.words
+                    .last()
                     .is_some_and(|w| w.text.bytes().all(|d| d.is_ascii_digit()))
-            {
-                c.pop();
+                {
+                    c.words.pop();
+                }
             }
             continue;
         }
         if matches!(b, b'|' | b';' | b'&' | b'(' | b')' | b'`') {
-            if out.last().is_some_and(|c| !c.is_empty()) {
-                out.push(Vec::new());
+            if out.last().is_some_and(|c| !c.words.is_empty()) {
+                out.push(Command {
+                    words: Vec::new(),
+                    targets: Vec::new(),
+                });
             }
             i += 1;
             continue;
@@ -433,11 +627,13 @@ fn commands(line: &str, base: usize) -> Vec<Vec<Word>> {
             start
         };
         let span = base + from..base + inner_end.max(from);
+        let whole =
+            from == start + 1 && line.get(span.start - base..span.end - base) == Some(&text);
         if let Some(c) = out.last_mut() {
-            c.push(Word { span, text });
+            c.words.push(Word { span, text, whole });
         }
     }
-    out.retain(|c| !c.is_empty());
+    out.retain(|c| !c.words.is_empty());
     out
 }
 
@@ -448,8 +644,10 @@ mod tests {
     fn masked(text: &str) -> Vec<&str> {
         let mut spans = Vec::new();
         line(text, 0, &mut spans);
-        spans.sort_by_key(|r| r.start);
-        spans.into_iter().map(|r| &text[r]).collect()
+        super::super::text::merge(spans)
+            .into_iter()
+            .map(|r| &text[r])
+            .collect()
     }
 
     #[test]
@@ -498,6 +696,54 @@ mod tests {
     }
 
     #[test]
+    fn found_in_the_field() {
+        assert_eq!(
+            masked("keytool -importkeystore -srcstorepass harmonica -deststorepass x1"),
+            ["harmonica", "x1"]
+        );
+        assert_eq!(
+            masked("ldapsearch -x -D cn=admin -w kingfisher -b dc=x"),
+            ["kingfisher"]
+        );
+        assert_eq!(
+            masked("ipmitool -I lanplus -U admin -P 55129083 power status"),
+            ["55129083"]
+        );
+        assert_eq!(
+            masked("az login --service-principal -u id -p 'Zq9~8Q~az'"),
+            ["Zq9~8Q~az"]
+        );
+        assert_eq!(
+            masked("skopeo copy --src-creds ci:cardamom docker://a docker://b"),
+            ["cardamom"]
+        );
+        assert_eq!(
+            masked("snmpwalk -v3 -l authPriv -u mon -a SHA -A avalanche1 -X frost2 h"),
+            ["avalanche1", "frost2"]
+        );
+        assert_eq!(
+            masked("echo -n 'tambourine' > /run/secrets/db_password"),
+            ["tambourine"]
+        );
+        assert!(masked("echo hello > /etc/motd").is_empty());
+        assert_eq!(masked("rabbitmqctl add_user admin quartz"), ["quartz"]);
+        assert_eq!(
+            masked("mysqladmin -u root password 'cinnamon'"),
+            ["cinnamon"]
+        );
+        assert_eq!(
+            masked("mysql -e \"CREATE USER k IDENTIFIED BY 'Zq9-kine'\""),
+            ["Zq9-kine"]
+        );
+        assert_eq!(
+            masked("cloud-init-per once setpw sh -c \"echo 'admin:meadowlark' | chpasswd\""),
+            ["meadowlark"]
+        );
+        assert!(masked("docker run --user 1000:1000 img").is_empty());
+        assert!(masked("redis-cli -u redis://default:x@h:6379/0 ping").is_empty());
+    }
+
+    #[test]
     fn netrc_and_xml() {
         assert_eq!(
             masked("machine github.com login bot password hunter"),
@@ -511,6 +757,18 @@ mod tests {
         );
         assert!(masked("<username>bot</username>").is_empty());
         assert_eq!(masked("db.example.com:5432:app:app:hunter"), ["hunter"]);
+        assert_eq!(
+            masked("db:*:app:app:pw\\:with\\:colons"),
+            ["pw\\:with\\:colons"]
+        );
+        assert_eq!(masked("    auth_pass vrrp4321"), ["vrrp4321"]);
+        assert_eq!(masked("requirepass hunter"), ["hunter"]);
+        assert_eq!(masked("1 SHA256 HEX:8C1D2E3F"), ["8C1D2E3F"]);
+        assert!(masked("passwd: files systemd").is_empty());
+        assert!(masked("auth_basic \"Restricted\";").is_empty());
+        assert!(masked("proxy_pass http://api;").is_empty());
+        assert!(masked("mac: 02:42:ac:11:00:02").is_empty());
+        assert!(masked("log \"token refreshed\"").is_empty());
         assert!(masked("10.0.0.1:6443").is_empty());
     }
 

@@ -1,7 +1,9 @@
 use super::*;
 
 fn masked(text: &str) -> String {
-    userdata(text, &Known::default()).expect("masked").text
+    userdata(text, &Known::default(), false)
+        .expect("masked")
+        .text
 }
 
 #[test]
@@ -71,7 +73,7 @@ fn nesting_is_bounded() {
             b64::encode(config.as_bytes())
         );
     }
-    let err = userdata(&config, &Known::default()).expect_err("refused");
+    let err = userdata(&config, &Known::default(), false).expect_err("refused");
     assert!(err.why.contains("deep"), "{err:?}");
 }
 
@@ -105,7 +107,10 @@ fn review_cases() {
         "X-Note: x\nMIME-Version: 1.0\nContent-Type: multipart/mixed; boundary=b\n\n--b\n\nt: abcsecret99\n--b--\n",
         "#cloud-config-archive\n- content: 't: abcsecret99'\n",
     ] {
-        assert!(userdata(refused, &Known::default()).is_err(), "{refused}");
+        assert!(
+            userdata(refused, &Known::default(), false).is_err(),
+            "{refused}"
+        );
     }
 }
 
@@ -131,7 +136,7 @@ fn debug_never_shows_a_known_value() {
 #[test]
 fn a_merge_key_in_config_yaml_is_refused_not_masked_whole() {
     let text = "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    server: https://cp.example.com:9345\n    base: &b {token: Zq8vK2mLp4XwT9nB}\n    <<: *b\n";
-    let err = userdata(text, &Known::default()).expect_err("refused");
+    let err = userdata(text, &Known::default(), false).expect_err("refused");
     assert!(err.why.contains("merge key"), "{}", err.why);
     assert!(err.part.ends_with("config.yaml"), "{}", err.part);
     // Another file that does not read is masked whole, as before.

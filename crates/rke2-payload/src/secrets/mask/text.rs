@@ -366,9 +366,11 @@ fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: u
         let t = w.text.rsplit(['/', '=']).next().unwrap_or("");
         t.to_owned()
     };
+    // `-t` is the token for `rke2` and `k3s` themselves (`logger -t rke2` names a tag).
     let rke2 = words
         .iter()
-        .any(|w| matches!(program(w).as_str(), "rke2" | "k3s"));
+        .find(|w| !matches!(w.text.as_str(), "sudo" | "env" | "exec") && !w.text.contains('='))
+        .is_some_and(|w| matches!(program(w).as_str(), "rke2" | "k3s"));
     let mysql = words.iter().any(|w| {
         matches!(
             program(w).as_str(),
@@ -394,8 +396,14 @@ fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: u
                 && !name.ends_with("stdin")
                 && let Some(v) = value_at(i + 1)
                 && !harmless(&words[i + 1].text)
+                && !super::words::reference(&words[i + 1].text)
             {
-                spans.push(v);
+                // `--src-creds user:password`: the password.
+                let text = &words[i + 1].text;
+                match text.find(':').filter(|_| name.ends_with("creds")) {
+                    Some(at) => spans.push(v.end - (text.len() - at - 1)..v.end),
+                    None => spans.push(v),
+                }
             }
             continue;
         }
@@ -405,7 +413,10 @@ fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: u
             }
         } else if mysql && t.starts_with("-p") && t.len() > 2 && !t.starts_with("--") {
             let s = unquoted(base, line, &w.span);
-            spans.push(s.start + 2..s.end);
+            // `-p'a b'`: the value without its opening quote.
+            let raw = &line[s.start - base..s.end - base];
+            let quote = usize::from(raw[2..].starts_with(['\'', '"']));
+            spans.push(s.start + 2 + quote..s.end);
         } else if mysql
             && let Some(v) = t.strip_prefix("--password=")
             && !v.is_empty()

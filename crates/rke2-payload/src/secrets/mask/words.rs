@@ -77,7 +77,7 @@ fn wordlike(letters: &str) -> bool {
             vowels += 1;
         } else {
             run += 1;
-            if run >= 6 {
+            if run >= 7 {
                 return false;
             }
         }
@@ -241,7 +241,46 @@ fn public_id(unit: &str) -> bool {
         && unit
             .bytes()
             .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit());
-    uuid || cloud || age
+    // A Go duration (`1h30m0s`, `500ms`), an ISO 8601 basic time stamp (`20250101T000000Z`),
+    // a JVM option (`-Xmx512m`, `-XX:…`).
+    let duration = duration(unit);
+    let stamp = unit.len() >= 15
+        && unit.as_bytes()[8] == b'T'
+        && unit
+            .bytes()
+            .enumerate()
+            .all(|(i, b)| i == 8 || b.is_ascii_digit() || (i == unit.len() - 1 && b == b'Z'));
+    let jvm = ["Xmx", "Xms", "Xss", "Xmn", "XX"]
+        .iter()
+        .any(|p| unit.starts_with(p));
+    uuid || cloud || age || duration || stamp || jvm
+}
+
+/// Whether a unit is a Go duration: numbers, each with its unit (`1h30m0s`, `1.5s`, `500ms`).
+pub(crate) fn duration(unit: &str) -> bool {
+    let mut rest = unit;
+    let mut any = false;
+    while !rest.is_empty() {
+        let digits = rest
+            .bytes()
+            .take_while(|b| b.is_ascii_digit() || *b == b'.')
+            .count();
+        let letters = rest[digits..]
+            .bytes()
+            .take_while(u8::is_ascii_alphabetic)
+            .count();
+        if digits == 0
+            || !matches!(
+                &rest[digits..digits + letters],
+                "ns" | "us" | "ms" | "s" | "m" | "h" | "d"
+            )
+        {
+            return false;
+        }
+        any = true;
+        rest = &rest[digits + letters..];
+    }
+    any
 }
 
 /// Hex digits of a digest's length (MD5 to SHA-512).
@@ -263,6 +302,7 @@ impl Context {
         let lower = line.to_ascii_lowercase();
         let digest = [
             "sum", "checksum", "sha1", "sha256", "sha384", "sha512", "digest", "hash", "md5",
+            "sha:", "sha=", "commit", "revision", "rev:", "rev=",
         ]
         .iter()
         .any(|w| lower.contains(w))
@@ -377,13 +417,19 @@ fn glued_option(unit: &str) -> usize {
 /// Whether a unit of a line is public, by its atoms or its place.
 fn unit_public(line: &str, start: usize, unit: &str, ctx: Context) -> bool {
     let core = unit.trim_matches(['.', '-', '+', '/', '~', '@', '%', '_']);
+    // A JWT is secret whole: its header and claims are base64 of public-looking JSON, and
+    // with its signature they are the credential.
+    if core.starts_with("eyJ") && core.contains('.') {
+        return false;
+    }
     if public_unit(core) || public_id(core) {
         return true;
     }
     if ctx.digest && digest_hex(core) {
         return true;
     }
-    if digest_prefix(&line[..start]) {
+    // After a digest's algorithm (`sha256:`), a JVM option (`-XX:+UseG1GC`).
+    if digest_prefix(&line[..start]) || line[..start].ends_with("-XX:") {
         return true;
     }
     if public_pem_b64(core) {
@@ -517,6 +563,32 @@ pub(crate) fn split_url(url: &str) -> Option<UrlParts> {
     let rest = &url[after..];
     let authority_end = rest.find('/').map_or(url.len(), |n| after + n);
     let authority = &url[after..authority_end];
+    // No `@` before the first `/`, but one further on after `user:`: a password holding `/`
+    // (`https://ci:pa/ss@host/x`), as libcurl reads it — unless what follows the colon up to
+    // the `/` is a port.
+    let authority = match (
+        authority.contains('@'),
+        rest.find('?').map_or(rest, |q| &rest[..q]).rfind('@'),
+    ) {
+        (false, Some(at))
+            if {
+                let info = &rest[..at];
+                info.split_once(':').is_some_and(|(user, pass)| {
+                    !user.is_empty()
+                        && !user.contains('/')
+                        && !pass
+                            .split('/')
+                            .next()
+                            .is_some_and(|p| !p.is_empty() && p.bytes().all(|b| b.is_ascii_digit()))
+                })
+            } =>
+        {
+            let end = rest[at..].find('/').map_or(rest.len(), |n| at + n);
+            &rest[..end]
+        }
+        _ => authority,
+    };
+    let authority_end = after + authority.len();
     let (user, password, host_start) = match authority.rfind('@') {
         Some(at) => {
             let info = &authority[..at];
@@ -575,7 +647,7 @@ pub(crate) fn url(url: &str, base: usize, spans: &mut Vec<Range<usize>>) {
         }
     }
     // The host: units (a host name, an address, `tcp(db:3306)`).
-    units_of(url, parts.host.clone(), base, spans);
+    units_of(url, parts.host.clone(), base, spans, false);
     // Query values under a secret name are secret; every other unit judged as itself.
     let rest = &url[parts.rest.clone()];
     let query = rest.find('?');
@@ -583,16 +655,19 @@ pub(crate) fn url(url: &str, base: usize, spans: &mut Vec<Range<usize>>) {
     for piece in rest.split_inclusive(['?', '&', ';', '#']) {
         let body = piece.trim_end_matches(['?', '&', ';', '#']);
         let in_query = query.is_some_and(|q| at > parts.rest.start + q);
-        if in_query
-            && let Some((k, v)) = body.split_once('=')
-            && super::secret_key(k)
+        let pair = body.split_once('=').filter(|_| in_query);
+        if let Some((k, v)) = pair
+            && (super::secret_key(k) || signature_name(k))
             && !v.is_empty()
             && !reference(v)
         {
             let start = at + k.len() + 1;
             spans.push(base + start..base + start + v.len());
         } else {
-            units_of(url, at..at + body.len(), base, spans);
+            // A hex string is a digest only under a key that says so (`?checksum=…`), not in
+            // a signed URL (`X-Amz-Signature=…` beside `X-Amz-Algorithm=…-SHA256`).
+            let digest = pair.is_none_or(|(k, _)| Context::of(k).digest);
+            units_of(url, at..at + body.len(), base, spans, digest);
         }
         at += piece.len();
     }
@@ -603,12 +678,24 @@ pub(crate) fn url(url: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 /// behind, so the check looks for it whole, not for its windows.
 pub(crate) fn all_public(text: &str) -> bool {
     let mut spans = Vec::new();
-    units_of(text, 0..text.len(), 0, &mut spans);
+    units_of(text, 0..text.len(), 0, &mut spans, true);
     spans.is_empty()
 }
 
+/// A query key that carries a signature (`X-Amz-Signature`, Azure's `sig`).
+fn signature_name(key: &str) -> bool {
+    let lower = key.to_ascii_lowercase();
+    lower == "sig" || lower.ends_with("signature")
+}
+
 /// The secret units of `text[range]` (no URL inside).
-fn units_of(text: &str, range: Range<usize>, base: usize, spans: &mut Vec<Range<usize>>) {
+fn units_of(
+    text: &str,
+    range: Range<usize>,
+    base: usize,
+    spans: &mut Vec<Range<usize>>,
+    digest: bool,
+) {
     let bytes = text.as_bytes();
     // In a URL a path segment is a unit of its own, and a percent escape separates units.
     let in_unit = |b: u8| unit_byte(b) && b != b'/' && b != b'%';
@@ -628,7 +715,11 @@ fn units_of(text: &str, range: Range<usize>, base: usize, spans: &mut Vec<Range<
         }
         let unit = &text[start..i];
         let core = unit.trim_matches(['.', '-', '+', '~', '@', '_']);
-        if !public_unit(core) && !public_id(core) && !digest_hex(core) && !reference(core) {
+        let public = public_unit(core)
+            || public_id(core)
+            || reference(core)
+            || digest && digest_hex(core);
+        if !public {
             spans.push(base + start..base + i);
         }
     }
@@ -659,6 +750,8 @@ mod tests {
             "ami-0abcdef1234567890 eu-west-1 m5.xlarge user@example.com i-0abc43df7747e3ee1",
             "aws:///eu-west-1a/i-0abc43df7747e3ee1 0d0e6f4e-7b3a-4c55-9d1e-5f2a8c4b7e10",
             "# public key: age18fsg929f70q9zyfpw7gdjw8836llyqjfs0vyt2vqf5c4ntug86dcpnnmcj",
+            "java -Xmx512m -XX:+UseG1GC -jar rabbitmqctl.jar; timeout: 1h30m0s",
+            "commit: 3f7a9c2e1b4d6f8a0c2e4b6d8f0a1c3e5b7d9f1a",
             "[[ $(sha256sum /opt/x.txt | awk '{print $1}') == 3f7a9c2e1b4d6f8a0c2e4b6d8f0a1c3e5b7d9f1a3c5e7b9d1f3a5c7e9b1d3f5a ]]",
             "ssh-ed25519 AAAAC3NzaC1lZDI1NTE5AAAAIGx1Y2t5Q2hhcm1zNzc3Nzc3Nzc3 me@host",
             "PublicKey = xTIBA5rboUvnH4htodjb6e697QjLERt1NAB4mZqp8Dg=",
@@ -723,6 +816,18 @@ mod tests {
         assert_eq!(
             masked("https://x.example.com/a?token=abc&page=2#top"),
             ["abc"]
+        );
+        assert_eq!(
+            masked("https://ci:Zq9slash/pw/x@pypi.example.com/simple"),
+            ["Zq9slash/pw/x"]
+        );
+        assert!(masked("https://registry.npmjs.org/@scope/pkg https://h:8080/@x").is_empty());
+        let sig = "9f8e7d6c5b4a39281706f5e4d3c2b1a09f8e7d6c5b4a39281706f5e4d3c2b1a0";
+        assert_eq!(
+            masked(&format!(
+                "https://b.s3.amazonaws.com/k?X-Amz-Algorithm=AWS4-HMAC-SHA256&X-Amz-Date=20250101T000000Z&X-Amz-Signature={sig}"
+            )),
+            [sig]
         );
     }
 }
