@@ -44,17 +44,66 @@ pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 /// How deep a quoted word is read again as a command line (`sh -c '… -c "…"'`).
 const MAX_NESTED: usize = 4;
 
+/// What one of the rules needs on a line (lower case): a program of the table, an option
+/// they read, a stem of a secret's name, a pipe or a redirection for `echo`.
+const TRIGGERS: &[&str] = &[
+    "htpasswd",
+    "vault",
+    "openssl",
+    "zip",
+    "7z",
+    "redis",
+    "useradd",
+    "usermod",
+    "login",
+    "smb",
+    "az ",
+    "influx",
+    "ipmitool",
+    "ldap",
+    "snmp",
+    "rabbitmqctl",
+    "mysqladmin",
+    "-u",
+    "--user",
+    "--proxy",
+    "from-literal",
+    "-o",
+    "echo",
+    "printf",
+    "pass",
+    "secret",
+    "tok",
+    "cred",
+    "auth",
+    "key",
+    "psk",
+    "identified",
+];
+
 fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
     if line.contains('<') {
         xml(line, base, spans);
     }
-    quoted_after_keyword(line, base, spans);
     // Files' lines, not a command's quoted words (`log "token refreshed"`).
     if depth == 0 {
         netrc(line, base, spans);
         pgpass(line, base, spans);
         two_words(line, base, spans);
     }
+    // Every rule below needs one of the triggers (nested words are parts of the line, so a
+    // line without any has none inside either): one pass over the line for all of them.
+    static GATE: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
+        std::sync::LazyLock::new(|| {
+            aho_corasick::AhoCorasick::builder()
+                .ascii_case_insensitive(true)
+                .build(TRIGGERS)
+                .ok()
+        });
+    if GATE.as_ref().is_some_and(|g| !g.is_match(line)) {
+        return;
+    }
+    quoted_after_keyword(line, base, spans);
     let commands = commands(line, base);
     for (n, c) in commands.iter().enumerate() {
         let words = &c.words;
@@ -411,6 +460,9 @@ fn option_list(v: &Word, spans: &mut Vec<Range<usize>>) {
 /// `.netrc` (`machine h login u password p`, or `password p` on a line of its own): the
 /// value after `password` and `account`.
 fn netrc(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if !line.contains("password") && !line.contains("account") {
+        return;
+    }
     let words: Vec<(usize, &str)> = line
         .split_ascii_whitespace()
         .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))
@@ -434,6 +486,9 @@ fn netrc(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 /// A `.pgpass` line (`host:port:database:user:password`, the port a number or `*`): the
 /// password.
 fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if memchr::memchr_iter(b':', line.as_bytes()).nth(3).is_none() {
+        return;
+    }
     // Fields end at a `:` that no backslash escapes.
     let mut fields: Vec<&str> = Vec::with_capacity(5);
     let (mut from, mut i) = (0, 0);
@@ -472,6 +527,9 @@ fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
 /// `requirepass x` for Redis, `password x`), and chrony's key lines (`1 SHA256 HEX:…`): the
 /// value.
 fn two_words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if !(2..=3).contains(&line.split_ascii_whitespace().count()) {
+        return;
+    }
     let words: Vec<(usize, &str)> = line
         .split_ascii_whitespace()
         .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w))

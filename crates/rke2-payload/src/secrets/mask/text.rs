@@ -14,15 +14,49 @@ use super::Known;
 
 /// The byte ranges of `text` that are secret, in order and merged.
 pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
+    // What the text says of itself is the same every time it is read (every payload of a
+    // fleet runs the same install commands): each thread keeps the verdicts on the short texts
+    // it has read; the known values are looked for each time.
+    const MAX_CACHED_TEXT: usize = 4096;
+    const MAX_ENTRIES: usize = 4096;
+    thread_local! {
+        static SEEN: std::cell::RefCell<std::collections::HashMap<String, Vec<Range<usize>>>> =
+            std::cell::RefCell::new(std::collections::HashMap::new());
+    }
+    let mut found = if text.len() > MAX_CACHED_TEXT {
+        own_spans(text)
+    } else if let Some(hit) = SEEN.with(|s| s.borrow().get(text).cloned()) {
+        hit
+    } else {
+        let found = own_spans(text);
+        SEEN.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() >= MAX_ENTRIES {
+                s.clear();
+            }
+            s.insert(text.to_owned(), found.clone());
+        });
+        found
+    };
+    known.occurrences(text, &mut found);
+    merge(found)
+}
+
+/// The secret ranges of `text` by what it says itself, with no value known beforehand.
+fn own_spans(text: &str) -> Vec<Range<usize>> {
     let mut spans: Vec<Range<usize>> = crate::secrets::credential_spans(text)
         .into_iter()
         .filter(|r| !harmless(&text[r.clone()]))
         .collect();
     // Each finder runs only where the text holds what it looks for (most commands hold none).
     let bytes = text.as_bytes();
-    let armoured = ["-----BEGIN ", "AGE-SECRET-KEY-", "PuTTY-User-Key-File-"]
-        .iter()
-        .any(|m| memchr::memmem::find(bytes, m.as_bytes()).is_some());
+    // Built once: a finder per call costs more than the search on a short command.
+    static ARMOURS: std::sync::LazyLock<[memchr::memmem::Finder<'static>; 3]> =
+        std::sync::LazyLock::new(|| {
+            ["-----BEGIN ", "AGE-SECRET-KEY-", "PuTTY-User-Key-File-"]
+                .map(|m| memchr::memmem::Finder::new(m.as_bytes()))
+        });
+    let armoured = ARMOURS.iter().any(|f| f.find(bytes).is_some());
     let public = if armoured {
         key_bodies(text, &mut spans);
         let mut p = public_blocks(text);
@@ -31,7 +65,7 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
     } else {
         Vec::new()
     };
-    let dash = memchr::memmem::find(bytes, b"-").is_some();
+    let dash = memchr::memchr(b'-', bytes).is_some();
     let mut block = public.iter().peekable();
     for (start, line) in lines(text) {
         if dash {
@@ -47,7 +81,6 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
             super::words::line(line, start, &mut spans);
         }
     }
-    known.occurrences(text, &mut spans);
     merge(spans)
 }
 

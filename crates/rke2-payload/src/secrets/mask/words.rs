@@ -139,7 +139,11 @@ fn atom(a: &str) -> Atom {
         }
         prev_digit = Some(d);
     }
-    let letters: String = a.chars().filter(char::is_ascii_alphabetic).collect();
+    let letters = || {
+        a.chars()
+            .filter(char::is_ascii_alphabetic)
+            .collect::<String>()
+    };
     let word = match (digit, upper, lower) {
         (false, false, true) => wordlike(a),
         (false, true, false) => a.len() <= 16,
@@ -150,7 +154,7 @@ fn atom(a: &str) -> Atom {
         (true, true, false) if changes <= 2 && a.len() <= 8 => return Atom::Code,
         (true, true, false) => false,
         // `IPv4`, `500Mi`, `Ed25519`.
-        (true, true, true) if changes <= 1 && a.len() <= 10 && camel(&letters) => true,
+        (true, true, true) if changes <= 1 && a.len() <= 10 && camel(&letters()) => true,
         (true, true, true) if a.len() <= 4 => return Atom::Code,
         (true, true, true) => false,
         (false, false, false) => true,
@@ -375,7 +379,8 @@ pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
     {
         return;
     }
-    let ctx = Context::of(line);
+    // The line's context is read once, and only for a unit that its atoms do not make public.
+    let ctx = std::cell::OnceCell::new();
     let bytes = line.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
@@ -398,7 +403,10 @@ pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
             continue;
         }
         let unit = &line[start..i];
-        if !unit_public(line, start, unit, ctx) {
+        // Most units are public by their atoms alone: the line's context is read past them.
+        let core = unit.trim_matches(['.', '-', '+', '/', '~', '@', '%', '_']);
+        let quick = public_unit(core) && !(core.starts_with("eyJ") && core.contains('.'));
+        if !quick && !unit_public(line, start, unit, *ctx.get_or_init(|| Context::of(line))) {
             spans.push(base + start + glued_option(unit)..base + i);
         }
     }
@@ -715,10 +723,8 @@ fn units_of(
         }
         let unit = &text[start..i];
         let core = unit.trim_matches(['.', '-', '+', '~', '@', '_']);
-        let public = public_unit(core)
-            || public_id(core)
-            || reference(core)
-            || digest && digest_hex(core);
+        let public =
+            public_unit(core) || public_id(core) || reference(core) || digest && digest_hex(core);
         if !public {
             spans.push(base + start..base + i);
         }
