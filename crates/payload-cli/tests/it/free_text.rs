@@ -277,3 +277,53 @@ fn a_container_env_value_under_a_secret_name_is_masked_in_a_list() {
     assert!(text.contains("value: debug"), "{text}");
     assert!(text.contains("image: nginx:1.25"), "{text}");
 }
+
+#[test]
+fn a_kubeconfig_and_a_registry_password_are_redacted_not_refused() {
+    // The CA data and the client key share their first base64 characters (the armour's
+    // `-----BEGIN `); a password holding a word of the file names around it shares base64
+    // windows with the user data: neither is a secret left behind.
+    let keys = testdata().join("gen/keys");
+    let crt = std::fs::read(keys.join("ca.crt")).expect("ca.crt");
+    let key = std::fs::read(keys.join("ca.key")).expect("ca.key");
+    let kubeconfig = format!(
+        "apiVersion: v1\nkind: Config\nclusters:\n- cluster:\n    certificate-authority-data: {}\n    server: https://10.0.0.1:6443\n  name: default\nusers:\n- name: default\n  user:\n    client-certificate-data: {}\n    client-key-data: {}\n",
+        b64(&crt),
+        b64(&crt),
+        b64(&key)
+    );
+    let registries = "configs:\n  \"mirror.example.com\":\n    auth:\n      username: robot\n      password: Qx7registriesAuthPw\n      auth: cm9ib3Q6UXg3cmVnaXN0cmllc0F1dGhQdw==\n";
+    let mut userdata = String::from("#cloud-config\nwrite_files:\n");
+    for (path, content) in [
+        (
+            "/etc/rancher/rke2/config.yaml",
+            "token: Qx7TokenValue12345\n",
+        ),
+        ("/etc/rancher/rke2/registries.yaml", registries),
+        ("/etc/rancher/rke2/mgmt.kubeconfig", kubeconfig.as_str()),
+    ] {
+        userdata.push_str(&format!("- path: {path}\n  content: |\n"));
+        for line in content.lines() {
+            userdata.push_str(&format!("    {line}\n"));
+        }
+    }
+    let secret = format!(
+        "kind: Secret\nmetadata: {{name: s, namespace: d}}\ndata:\n  format: {}\n  value: {}\n",
+        b64("cloud-config"),
+        b64(&userdata)
+    );
+    let out = run(&["redact", "-"], &secret);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
+    let text = String::from_utf8_lossy(&decoded.stdout);
+    assert!(!text.contains("Qx7registriesAuthPw") && !text.contains("Qx7TokenValue12345"));
+    assert!(text.contains("client-key-data: REDACTED"), "{text}");
+    assert!(
+        text.contains(&format!("certificate-authority-data: {}", b64(&crt))),
+        "{text}"
+    );
+}
