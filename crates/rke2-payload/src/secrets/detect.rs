@@ -191,8 +191,14 @@ fn placeholder_like(value: &str) -> bool {
     let fingerprint = value
         .strip_prefix("sha256:")
         .is_some_and(|h| h.len() == 16 && h.bytes().all(|b| b.is_ascii_hexdigit()));
+    // A command's output (`$(curl …)`, `` `cat f` ``), cut at its first space: a reference
+    // too, whatever it ends with.
+    let substitution =
+        value.starts_with("$(") || value.starts_with('`') || value.starts_with("\"$(");
     value.is_empty()
+        || value == "\\"
         || variable
+        || substitution
         || fingerprint
         || value == super::PLACEHOLDER
         || value == "<redacted>"

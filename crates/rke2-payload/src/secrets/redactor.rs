@@ -72,7 +72,7 @@ impl Redactor {
     /// Free text (a command, a line of a file) as the reports show it: word by word
     /// ([`Redactor::redact_all`]), or, strict, whole as `sha256:<16 hex> (N lines)`.
     pub(crate) fn redact_free(&self, text: &str) -> String {
-        if !self.strict || text.trim().is_empty() {
+        if !self.strict || !text.trim().contains(char::is_whitespace) {
             return self.redact_all(text);
         }
         let lines = text.lines().count().max(1);

@@ -116,6 +116,11 @@ impl Known {
         if value.len() >= MIN_SEARCHED
             && value.len() <= MAX_SEARCHED
             && value != PLACEHOLDER
+            // A reference (`$(curl`, `${VAR}`) searched for elsewhere would mask the same
+            // reference in every command.
+            && !words::reference(value)
+            && !value.starts_with("$(")
+            && !value.starts_with('`')
             && !is_placeholder_b64(value)
             && !value.starts_with(['{', '['])
             && !text::harmless(value)
@@ -408,7 +413,9 @@ impl Masker {
 
     /// Free text with its secret parts masked (each part found is known from then on).
     pub(crate) fn free(&mut self, text: &str) -> String {
-        if !self.strict {
+        // Strict masks text of several words whole; one word (a path, a name, a field's
+        // value such as Ignition's `compression: gzip`) is judged by the word rules.
+        if !self.strict || !text.trim().contains(char::is_whitespace) {
             return self.free_words(text);
         }
         let spans = text::spans(text, &self.known);
@@ -856,8 +863,11 @@ fn whole_secret_file(path: &str) -> bool {
             // A dot file (`.vault_pass`) is named by what follows its dot.
             let bare = name.strip_prefix('.').unwrap_or(name);
             let (stem, extension) = bare.split_once('.').unwrap_or((bare, ""));
-            // `rsyncd.secrets`: the extension says it.
-            matches!(extension, "secret" | "secrets") && !stem.is_empty()
+            // `rsyncd.secrets`, ppp's `chap-secrets`: the name says it.
+            stem == "secrets"
+                || stem.ends_with("-secrets")
+                || stem.ends_with("_secrets")
+                || matches!(extension, "secret" | "secrets") && !stem.is_empty()
                 || matches!(extension, "" | "txt" | "env")
                     && !stem.is_empty()
                     && !path.starts_with("/etc/pam.d/")

@@ -79,6 +79,18 @@ const TRIGGERS: &[&str] = &[
     "key",
     "psk",
     "identified",
+    "mc ",
+    "/p:",
+    "sqlcmd",
+    "mosquitto",
+    "ssh-keygen",
+    "cryptsetup",
+    "sudo",
+    "passwd",
+    "kinit",
+    "nmcli",
+    "community",
+    "define(",
 ];
 
 fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
@@ -90,7 +102,10 @@ fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: us
         netrc(line, base, spans);
         pgpass(line, base, spans);
         two_words(line, base, spans);
+        comment_value(line, base, spans);
+        community(line, base, spans);
     }
+    quoted_pairs(line, base, spans);
     // Every rule below needs one of the triggers (nested words are parts of the line, so a
     // line without any has none inside either): one pass over the line for all of them.
     static GATE: std::sync::LazyLock<Option<aho_corasick::AhoCorasick>> =
@@ -121,11 +136,26 @@ fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: us
             let bare = name.trim_start_matches('.');
             let stem = bare.split('.').next().unwrap_or(bare);
             super::secret_key(stem)
+                || matches!(
+                    bare,
+                    "netrc" | "pgpass" | "htpasswd" | "git-credentials" | "my.cnf"
+                )
+                || [".key", ".keys", ".pass", ".password", ".secret"]
+                    .iter()
+                    .any(|e| name.ends_with(e))
         });
         if echo && (piped || into_secret) {
-            let printf = words.first().is_some_and(|w| program(&w.text) == "printf");
-            // Written as `key: value` or `KEY=value`, the detector reads it by its name.
+            // `printf '%s' x`: the format is no secret; `printf 'pw\npw\n'` is.
+            let printf = words.first().is_some_and(|w| program(&w.text) == "printf")
+                && words.get(1).is_some_and(|w| w.text.contains('%'));
+            // Written as `key: value` or `KEY=value` into a secret file: the value.
             let structured = |w: &&Word| into_secret && !piped && w.text.contains([':', '=']);
+            for w in words.iter().skip(1).filter(|w| structured(w)) {
+                if let Some(at) = w.text.find(['=', ':']) {
+                    let value = w.text[at + 1..].trim_start();
+                    push(w.span.end - value.len()..w.span.end, value, spans);
+                }
+            }
             for w in words
                 .iter()
                 .skip(1 + usize::from(printf))
@@ -246,7 +276,10 @@ fn reads_secret_from_stdin(words: &[Word]) -> bool {
     };
     prog == "chpasswd"
         || has("--password-stdin")
-        || (prog == "passwd" && has("--stdin"))
+        || matches!(prog, "passwd" | "cryptsetup" | "kinit")
+        || (prog == "smbpasswd" && has("-s"))
+        || (words.first().is_some_and(|w| program(&w.text) == "sudo") && has("-S"))
+        || (prog == "openssl" && has("stdin"))
         || (prog == "htpasswd" && words.iter().any(|w| is_flags(&w.text, 'i')))
         || (prog == "vault" && has("login") && has("-"))
 }
@@ -263,7 +296,8 @@ fn is_flags(word: &str, flag: char) -> bool {
 
 /// Masks a value unless it stands for another (`$VAR`, `env:X`) or is a path.
 fn push(span: Range<usize>, text: &str, spans: &mut Vec<Range<usize>>) {
-    if super::words::reference(text) || super::text::harmless(text) || text == "-" {
+    // `-` is standard input, `\` a line continued: the value is elsewhere.
+    if super::words::reference(text) || super::text::harmless(text) || text == "-" || text == "\\" {
         return;
     }
     spans.push(span);
@@ -303,7 +337,8 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
             }
             "az" => (t == "-p" || t == "--password") && args.iter().any(|a| a.text == "login"),
             "influx" => matches!(t, "-p" | "-t"),
-            "ipmitool" => t == "-P",
+            "ipmitool" | "sqlcmd" | "mosquitto_pub" | "mosquitto_sub" => t == "-P",
+            "ssh-keygen" => matches!(t, "-N" | "-P"),
             p if p.starts_with("ldap") => matches!(t, "-w" | "-y"),
             p if p.starts_with("snmp") => matches!(t, "-A" | "-X"),
             _ => false,
@@ -349,6 +384,45 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
                 );
             }
         }
+        // `nmcli … password x`, `redis-cli config set requirepass x`: a bare word that names
+        // the next argument (not in what a command only prints).
+        if matches!(
+            prog,
+            "nmcli" | "redis-cli" | "valkey-cli" | "keydb-cli" | "mysqladmin" | "wpa_cli"
+        ) && matches!(
+            t.to_ascii_lowercase().as_str(),
+            "password"
+                | "passwd"
+                | "passphrase"
+                | "requirepass"
+                | "masterauth"
+                | "wifi-sec.psk"
+                | "802-1x.password"
+                | "wifi-sec.wep-key0"
+        ) && let Some(v) = value_of(i)
+        {
+            push(v.span.clone(), &v.text, spans);
+        }
+        if prog == "xfreerdp"
+            && let Some(p) = t.strip_prefix("/p:")
+        {
+            push(w.span.end - p.len()..w.span.end, p, spans);
+        }
+        // `lftp -u user,password`, `jenkins-cli -auth user:password`.
+        let pair = match (prog, t) {
+            ("lftp", "-u") => Some(','),
+            (_, "-auth") => Some(':'),
+            _ => None,
+        };
+        if let (Some(sep), Some(v)) = (pair, value_of(i))
+            && let Some(at) = v.text.find(sep)
+        {
+            push(
+                v.span.end - (v.text.len() - at - 1)..v.span.end,
+                &v.text[at + 1..],
+                spans,
+            );
+        }
         // kubectl's `--from-literal=KEY=VALUE` makes a Secret of VALUE.
         if let Some(kv) = t.strip_prefix("--from-literal=")
             && let Some(at) = kv.find('=')
@@ -375,6 +449,33 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
         {
             if let Some(pw) = args.get(2) {
                 push(pw.span.clone(), &pw.text, spans);
+            }
+        }
+        // `wpa_passphrase SSID PASSPHRASE`, `openssl passwd [options] PASSWORD`,
+        // `consul acl set-agent-token TYPE TOKEN`, `mc alias set NAME URL ACCESS SECRET`.
+        "wpa_passphrase" => {
+            if let Some(pw) = args.iter().filter(|w| !w.text.starts_with('-')).nth(1) {
+                push(pw.span.clone(), &pw.text, spans);
+            }
+        }
+        "openssl" if args.first().is_some_and(|w| w.text == "passwd") => {
+            if let Some(pw) = args
+                .last()
+                .filter(|w| !w.text.starts_with('-') && args.len() > 1)
+            {
+                push(pw.span.clone(), &pw.text, spans);
+            }
+        }
+        "consul" if args.iter().any(|w| w.text == "set-agent-token") => {
+            if let Some(token) = args.last() {
+                push(token.span.clone(), &token.text, spans);
+            }
+        }
+        "mc" if args.first().is_some_and(|w| w.text == "alias")
+            && args.get(1).is_some_and(|w| w.text == "set") =>
+        {
+            if let Some(secret) = args.get(5) {
+                push(secret.span.clone(), &secret.text, spans);
             }
         }
         // `mysqladmin … password X`.
@@ -520,6 +621,78 @@ fn pgpass(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
     {
         let start = line.len() - password.len();
         push(base + start..base + line.len(), password, spans);
+    }
+}
+
+/// A comment that says what follows its colon (`# admin pass (temporary): x`): the word
+/// after the last `: `, when the words before it name a secret.
+fn comment_value(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let t = line.trim_start();
+    if !t.starts_with('#') {
+        return;
+    }
+    let Some(colon) = line.rfind(": ") else {
+        return;
+    };
+    let lower = line[..colon].to_ascii_lowercase();
+    let named = ["pass", "secret", "token", "pw", "key"].iter().any(|w| {
+        lower
+            .split(|c: char| !c.is_ascii_alphanumeric())
+            .any(|word| word.starts_with(w))
+    });
+    let value = line[colon + 2..].trim_start();
+    let start = line.len() - line[colon + 2..].len() + (line[colon + 2..].len() - value.len());
+    let word = value.split_whitespace().next().unwrap_or("");
+    if named && !word.is_empty() {
+        push(base + start..base + start + word.len(), word, spans);
+    }
+}
+
+/// snmpd's `rocommunity NAME …`: the community string.
+fn community(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    let mut words = line
+        .split_ascii_whitespace()
+        .map(|w| (w.as_ptr() as usize - line.as_ptr() as usize, w));
+    if let (Some((_, k)), Some((at, v))) = (words.next(), words.next())
+        && matches!(
+            k,
+            "rocommunity" | "rwcommunity" | "rocommunity6" | "rwcommunity6" | "community"
+        )
+    {
+        push(base + at..base + at + v.len(), v, spans);
+    }
+}
+
+/// A quoted name that says secret, then a quoted value (`define('DB_PASSWORD', 'x')`,
+/// Python's `'PASSWORD': 'x'`, `"token" => "x"`): the value.
+fn quoted_pairs(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    if !line.contains(['\'', '"']) {
+        return;
+    }
+    // Each quoted string of the line: (where its text is, its text).
+    let mut quoted: Vec<(usize, usize)> = Vec::new();
+    let b = line.as_bytes();
+    let mut i = 0;
+    while i < b.len() {
+        if matches!(b[i], b'\'' | b'"') {
+            let q = b[i];
+            if let Some(end) = line[i + 1..].find(char::from(q)).map(|n| i + 1 + n) {
+                quoted.push((i + 1, end));
+                i = end + 1;
+                continue;
+            }
+        }
+        i += 1;
+    }
+    for pair in quoted.windows(2) {
+        let [(ks, ke), (vs, ve)] = pair else { continue };
+        let between = line[ke + 1..vs - 1].trim();
+        if matches!(between, "," | ":" | "=>" | "=")
+            && super::secret_key(&line[*ks..*ke])
+            && !line[*ks..*ke].contains(char::is_whitespace)
+        {
+            push(base + vs..base + ve, &line[*vs..*ve], spans);
+        }
     }
 }
 
@@ -799,6 +972,54 @@ mod tests {
         );
         assert!(masked("docker run --user 1000:1000 img").is_empty());
         assert!(masked("redis-cli -u redis://default:x@h:6379/0 ping").is_empty());
+    }
+
+    #[test]
+    fn second_corpus() {
+        for (line, secret) in [
+            (
+                "printf '%s' \"tangerine\" | cryptsetup open /dev/sdb data",
+                "tangerine",
+            ),
+            ("echo 'iguana' | sudo -S apt-get update", "iguana"),
+            (
+                "printf 'jackal\\njackal\\n' | smbpasswd -a -s ops",
+                "jackal\\njackal\\n",
+            ),
+            (
+                "echo -e \"31415926\\n31415926\" | passwd root",
+                "31415926\\n31415926",
+            ),
+            (
+                "echo 'machine h login ci password lychee' >> /root/.netrc",
+                "machine h login ci password lychee",
+            ),
+            ("wpa_passphrase CorpGuest buttercup", "buttercup"),
+            ("nmcli dev wifi connect CorpWiFi password quail", "quail"),
+            ("redis-cli -h r config set requirepass flamingo", "flamingo"),
+            (
+                "mc alias set minio https://m.example.com admin gibbon",
+                "gibbon",
+            ),
+            ("ssh-keygen -p -P old -N gingerbread -f k", "gingerbread"),
+            ("sqlcmd -S db -U sa -P viper", "viper"),
+            ("xfreerdp /v:host /u:ops /p:toucan", "toucan"),
+            ("lftp -u backup,vulture sftp://h", "vulture"),
+            (
+                "java -jar jenkins-cli.jar -auth ops:1123581321 who-am-i",
+                "1123581321",
+            ),
+            ("useradd -p \"$(openssl passwd -1 lemur)\" bob", "lemur"),
+            ("define('DB_PASSWORD', 'halibut');", "halibut"),
+            ("        'PASSWORD': 'sturgeon',", "sturgeon"),
+            ("rocommunity guava 10.0.0.0/8", "guava"),
+            ("# bootstrap admin pass (temporary): honeydew", "honeydew"),
+            ("echo 'ntp_key=boysenberry' >> /etc/ntp.keys", "boysenberry"),
+        ] {
+            assert!(masked(line).contains(&secret), "{line}: {:?}", masked(line));
+        }
+        assert!(masked("kubectl get secret app -o yaml").is_empty());
+        assert!(masked("echo $PASSWORD_HINT").is_empty());
     }
 
     #[test]

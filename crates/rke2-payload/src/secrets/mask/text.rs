@@ -67,7 +67,27 @@ fn own_spans(text: &str) -> Vec<Range<usize>> {
     };
     let dash = memchr::memchr(b'-', bytes).is_some();
     let mut block = public.iter().peekable();
+    // `--password \` at a line's end: the value is the next line's first word.
+    let mut continued = false;
     for (start, line) in lines(text) {
+        if std::mem::take(&mut continued) {
+            let body = line.trim_start();
+            let word = body.split([' ', '\t']).next().unwrap_or("");
+            let at = start + line.len() - body.len();
+            let value = word.trim_matches(['"', '\'']);
+            if !value.is_empty() && !super::words::reference(value) && value != "\\" {
+                let lead = word.len() - word.trim_start_matches(['"', '\'']).len();
+                spans.push(at + lead..at + lead + value.len());
+            }
+        }
+        if let Some(before) = line.trim_end().strip_suffix('\\') {
+            let option = before.split_whitespace().last().unwrap_or("");
+            continued = option.starts_with('-')
+                && !option.contains('=')
+                && super::secret_key(option.trim_start_matches('-'))
+                && !option.ends_with("stdin")
+                && !option.ends_with("-file");
+        }
         if dash {
             words(line, start, &mut spans);
         }
@@ -430,6 +450,7 @@ fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: u
                 && let Some(v) = value_at(i + 1)
                 && !harmless(&words[i + 1].text)
                 && !super::words::reference(&words[i + 1].text)
+                && words[i + 1].text != "\\"
             {
                 // `--src-creds user:password`: the password.
                 let text = &words[i + 1].text;
@@ -533,6 +554,14 @@ mod tests {
         assert_eq!(
             masked("# key\nAGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ\n"),
             ["AGE-SECRET-KEY-1QYQSZQGPQYQSZQGPQYQSZQGPQYQ"]
+        );
+    }
+
+    #[test]
+    fn a_value_on_the_next_line() {
+        assert_eq!(
+            masked("docker login \\\n  --password \\\n  lemonade \\\n  r.example.com\n"),
+            ["lemonade"]
         );
     }
 

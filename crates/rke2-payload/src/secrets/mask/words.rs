@@ -82,7 +82,7 @@ fn wordlike(letters: &str) -> bool {
             }
         }
     }
-    n <= 32 && (n <= 5 || vowels > 0)
+    n <= 32 && (n <= 6 || vowels > 0)
 }
 
 /// Camel-case humps (`ExecStart` → `Exec`, `Start`; `IPAddress` → `IP`, `Address`).
@@ -104,6 +104,53 @@ fn humps(letters: &str) -> Vec<&str> {
     out
 }
 
+/// Camel case whose humps may end in a number: each hump an acronym with digits (`RKE2`,
+/// `G1`), a word of three letters or more with digits (`Http2`), or a word; at most two humps
+/// with digits, and never a letter right after a digit inside a hump (`Hj4k`, `Pa55word`).
+fn digit_humps(a: &str) -> bool {
+    let b = a.as_bytes();
+    let mut humps: Vec<&str> = Vec::new();
+    let mut start = 0;
+    for i in 1..b.len() {
+        let boundary = (b[i].is_ascii_uppercase()
+            && (b[i - 1].is_ascii_lowercase() || b[i - 1].is_ascii_digit()))
+            || (b[i - 1].is_ascii_uppercase()
+                && b[i].is_ascii_uppercase()
+                && b.get(i + 1).is_some_and(u8::is_ascii_lowercase));
+        if boundary {
+            humps.push(&a[start..i]);
+            start = i;
+        }
+    }
+    humps.push(&a[start..]);
+    let mut with_digits = 0;
+    for (i, h) in humps.iter().enumerate() {
+        let letters = h.trim_end_matches(|c: char| c.is_ascii_digit());
+        // A lone capital after a number (`tabvalue77Q`) is a token's tail, not a word.
+        let after_number = i > 0 && humps[i - 1].ends_with(|c: char| c.is_ascii_digit());
+        if after_number && h.len() == 1 {
+            return false;
+        }
+        if !h.bytes().any(|c| c.is_ascii_digit()) {
+            let upper = h.bytes().all(|c| c.is_ascii_uppercase());
+            if !(upper && h.len() <= 6 || wordlike(h)) {
+                return false;
+            }
+            continue;
+        }
+        with_digits += 1;
+        if letters.is_empty() || letters.bytes().any(|c| c.is_ascii_digit()) {
+            return false;
+        }
+        let acronym = letters.bytes().all(|c| c.is_ascii_uppercase()) && letters.len() <= 5;
+        let word = letters.len() >= 3 && wordlike(letters) && h.len() - letters.len() <= 3;
+        if !(acronym || word) {
+            return false;
+        }
+    }
+    with_digits <= 2
+}
+
 /// Mixed-case letters that read as camel case: every hump a word, humps of three letters or
 /// more on average once the atom is six letters long.
 fn camel(letters: &str) -> bool {
@@ -111,7 +158,7 @@ fn camel(letters: &str) -> bool {
     humps.iter().all(|h| {
         let upper = h.bytes().all(|b| b.is_ascii_uppercase());
         (upper && h.len() <= 6) || wordlike(h)
-    }) && (letters.len() < 6 || letters.len() >= 3 * humps.len())
+    }) && (letters.len() < 6 || 2 * letters.len() >= 5 * humps.len())
 }
 
 fn atom(a: &str) -> Atom {
@@ -155,6 +202,8 @@ fn atom(a: &str) -> Atom {
         (true, true, false) => false,
         // `IPv4`, `500Mi`, `Ed25519`.
         (true, true, true) if changes <= 1 && a.len() <= 10 && camel(&letters()) => true,
+        // `preRKE2Commands`, `UseG1GC`: camel case whose humps may end in digits.
+        (true, true, true) if digit_humps(a) => true,
         (true, true, true) if a.len() <= 4 => return Atom::Code,
         (true, true, true) => false,
         (false, false, false) => true,
@@ -311,9 +360,18 @@ impl Context {
         .iter()
         .any(|w| lower.contains(w))
             || lower.contains("git ")
-            || lower.contains("fingerprint");
+            || lower.contains("fingerprint")
+            || sum_line(line);
         Context { digest }
     }
+}
+
+/// A line of a `sha256sum` file: a digest, white space, a file name (`7d9d…  rke2.tar.zst`).
+fn sum_line(line: &str) -> bool {
+    let hex = line.bytes().take_while(u8::is_ascii_hexdigit).count();
+    digest_hex(&line[..hex])
+        && line[hex..].starts_with([' ', '\t'])
+        && line[hex..].split_whitespace().count() == 1
 }
 
 /// Whether the base64 text is a certificate or a public key in PEM (`LS0tLS1CRUdJTi…`).
@@ -753,6 +811,8 @@ mod tests {
             "sed -i 's/foo/bar/g' /etc/x.conf; awk '{print $1}' /proc/mounts",
             "image: registry.k8s.io/pause:3.9 on x86_64 amd64 arm64 s390x ppc64le",
             "vmSize: Standard_D4s_v3 ExecStart IPv4 500Mi 10Gi Ed25519 OAuth2",
+            "preRKE2Commands postRKE2Commands RKE2ControlPlane CorpWiFi sqlcmd UseG1GC",
+            "7d9da0e2b0d1f3a5c7e9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3  rke2-images.linux-amd64.tar.zst",
             "ami-0abcdef1234567890 eu-west-1 m5.xlarge user@example.com i-0abc43df7747e3ee1",
             "aws:///eu-west-1a/i-0abc43df7747e3ee1 0d0e6f4e-7b3a-4c55-9d1e-5f2a8c4b7e10",
             "# public key: age18fsg929f70q9zyfpw7gdjw8836llyqjfs0vyt2vqf5c4ntug86dcpnnmcj",
@@ -792,6 +852,16 @@ mod tests {
         assert_eq!(masked(&format!("Bearer {jwt}")), [jwt]);
         assert_eq!(masked("KEY=\ttabvalue77Q"), ["tabvalue77Q"]);
         assert_eq!(masked("AB1-CD2-EF3-GH4"), ["AB1-CD2-EF3-GH4"]);
+        for token in [
+            "Hj4kL9pQ",
+            "Xy7Pq2Lm",
+            "Pa55word",
+            "Sup3rS3cret",
+            "Zq9Xk2mPq",
+            "ZqXkMpWv",
+        ] {
+            assert_eq!(masked(&format!("echo {token}")), [token]);
+        }
         // Base64 of text holding a secret; of public text it stays.
         assert_eq!(
             masked("echo cGFzc3dvcmQ9aHVudGVy | base64 -d"),
