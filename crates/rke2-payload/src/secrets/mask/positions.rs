@@ -635,6 +635,10 @@ fn comment_value(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
         return;
     };
     let lower = line[..colon].to_ascii_lowercase();
+    // `# public key: age1…` names what is public.
+    if lower.contains("public") || lower.contains("fingerprint") {
+        return;
+    }
     let named = ["pass", "secret", "token", "pw", "key"].iter().any(|w| {
         lower
             .split(|c: char| !c.is_ascii_alphanumeric())
