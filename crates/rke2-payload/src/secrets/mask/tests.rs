@@ -173,7 +173,7 @@ fn known_values_are_found_leftmost_longest_long_or_periodic() {
     );
     // A long word masked in user data is masked whole.
     let data = format!("#!/bin/sh\necho {long}\n");
-    let masked = userdata(&data, &Known::default()).expect("masked");
+    let masked = userdata(&data, &Known::default(), false).expect("masked");
     assert!(
         !masked.text.contains("aaaaaaaaaaaa"),
         "{}",
