@@ -38,6 +38,14 @@ struct Command {
 
 /// The secret words of one line of a command or script at `base`.
 pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
+    // A YAML list item that is a command (`  - echo …` in text that holds a cloud-config):
+    // the command after its dash.
+    let body = line.trim_start();
+    if let Some(item) = body.strip_prefix("- ") {
+        let at = line.len() - item.len();
+        line_nested(item, base + at, spans, 0);
+        return;
+    }
     line_nested(line, base, spans, 0);
 }
 
@@ -1019,6 +1027,10 @@ mod tests {
             ("rocommunity guava 10.0.0.0/8", "guava"),
             ("# bootstrap admin pass (temporary): honeydew", "honeydew"),
             ("echo 'ntp_key=boysenberry' >> /etc/ntp.keys", "boysenberry"),
+            (
+                "  - echo 'ntp_key=boysenberry' >> /etc/ntp.keys",
+                "boysenberry",
+            ),
         ] {
             assert!(masked(line).contains(&secret), "{line}: {:?}", masked(line));
         }
