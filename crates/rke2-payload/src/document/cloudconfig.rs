@@ -5,6 +5,8 @@
 //! valid YAML. When a parse fails on such a sequence item, a tolerant second pass quotes the item
 //! and reads the document again; the original error is kept as a [`Finding`].
 
+use std::collections::HashMap;
+
 use serde::Deserialize;
 use serde_json::Value;
 
@@ -525,7 +527,10 @@ impl<'de> Deserialize<'de> for Top {
                 f.write_str("a cloud-config mapping")
             }
             fn visit_map<A: serde::de::MapAccess<'de>>(self, mut map: A) -> Result<Top, A::Error> {
-                let mut out: Vec<(String, TopValue)> = Vec::new();
+                // Entries in order, a repeated key's earlier entry emptied (`None`) and found
+                // through `at`, so the work stays linear in the keys.
+                let mut out: Vec<Option<(String, TopValue)>> = Vec::new();
+                let mut at: HashMap<String, usize> = HashMap::new();
                 let mut duplicates = Vec::new();
                 while let Some(key) = map.next_key::<String>()? {
                     let value = if key == "write_files" {
@@ -534,14 +539,14 @@ impl<'de> Deserialize<'de> for Top {
                     } else {
                         TopValue::Other(map.next_value()?)
                     };
-                    // PyYAML (cloud-init) keeps the last of repeated keys.
-                    if let Some(i) = out.iter().position(|(k, _)| *k == key) {
-                        out.remove(i);
+                    // PyYAML (cloud-init) keeps the last of repeated keys, where it stands.
+                    if let Some(i) = at.insert(key.clone(), out.len()) {
+                        out[i] = None;
                         duplicates.push(key.clone());
                     }
-                    out.push((key, value));
+                    out.push(Some((key, value)));
                 }
-                Ok(Top(out, duplicates))
+                Ok(Top(out.into_iter().flatten().collect(), duplicates))
             }
         }
         d.deserialize_map(V)
@@ -897,6 +902,37 @@ mod tests {
         assert_eq!(ntp.servers, ["0.pool"]);
         assert_eq!(ntp.enabled, Some(true));
         assert!(c.other.iter().any(|(k, _)| k == "users"));
+    }
+
+    /// A repeated top-level key: the last value wins and stands where the last one is, each
+    /// repetition is a finding; with many keys (each looked up once, not against every other).
+    #[test]
+    fn repeated_top_level_keys_keep_the_last() {
+        let text = "#cloud-config\nhostname: a\nruncmd: [one]\nusers: []\nhostname: b\nruncmd: [two]\nhostname: c\n";
+        let c = CloudConfig::parse(text).unwrap();
+        let keys: Vec<&str> = c.other.iter().map(|(k, _)| k.as_str()).collect();
+        assert_eq!(keys, ["users", "hostname"]);
+        assert_eq!(c.other[1].1, Value::from("c"));
+        let lines: Vec<&str> = c.commands.iter().map(|c| c.line.as_str()).collect();
+        assert_eq!(lines, ["two"]);
+        let repeated: Vec<&str> = c
+            .problems
+            .iter()
+            .filter(|p| p.id() == "cloud-config-duplicate-key")
+            .map(|p| p.message.as_str())
+            .collect();
+        assert_eq!(repeated.len(), 3, "{repeated:?}");
+        assert!(repeated[0].contains("`hostname`") && repeated[1].contains("`runcmd`"));
+
+        let mut many = String::from("#cloud-config\n");
+        for i in 0..20_000 {
+            many.push_str(&format!("k{i}: {i}\n"));
+        }
+        many.push_str("k7: last\n");
+        let c = CloudConfig::parse(&many).unwrap();
+        assert_eq!(c.other.len(), 20_000);
+        assert_eq!(c.other[6].0, "k6");
+        assert_eq!(c.other[19_999], ("k7".to_owned(), Value::from("last")));
     }
 
     #[test]
