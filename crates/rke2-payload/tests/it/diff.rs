@@ -631,3 +631,81 @@ fn a_secret_that_contains_the_other_side_s_is_hidden_whole() {
     let json = serde_json::to_string(&changes).expect("json");
     assert!(!json.contains("NEWSECRETSUFFIX"), "{json}");
 }
+
+/// Repeated entries, as before the lookups by path and by line: a path's last entry is what
+/// the node gets (compared with the other side's last), each entry of a path only one side
+/// has is one change, and commands are multisets whose common lines are then compared in order.
+#[test]
+fn repeated_files_and_commands() {
+    let before = "#cloud-config\nwrite_files:\n- path: /etc/a\n  content: old\n- path: /etc/gone\n  content: x\n- path: /etc/a\n  content: same\n- path: /etc/gone\n  content: y\n- path: /etc/b\n  content: one\nruncmd:\n- echo x\n- echo x\n- echo y\n- echo w\n";
+    let after = "#cloud-config\nwrite_files:\n- path: /etc/b\n  content: two\n- path: /etc/new\n  content: z\n- path: /etc/a\n  content: same\n- path: /etc/b\n  content: one\nruncmd:\n- echo w\n- echo x\n- echo z\n- echo y\n";
+    let (a, b) = (
+        secret_of("cloud-config", before),
+        secret_of("cloud-config", after),
+    );
+    let changes = changes_of(&a, &b, &[]);
+    let got: Vec<_> = triples(&changes)
+        .into_iter()
+        .filter(|(area, ..)| area == "file" || area == "command")
+        .collect();
+    assert_eq!(
+        got,
+        [
+            t("file", "/etc/new", "added"),
+            t("file", "/etc/gone", "removed"),
+            t("file", "/etc/gone", "removed"),
+            t("command", "", "removed"),
+            t("command", "", "added"),
+            t("command", "", "reordered"),
+        ],
+        "{changes:#?}"
+    );
+    let commands: Vec<_> = changes
+        .iter()
+        .filter(|c| c.area == Area::Command)
+        .map(|c| (c.before.as_deref(), c.after.as_deref()))
+        .collect();
+    assert_eq!(
+        &commands[..2],
+        [(Some("echo x"), None), (None, Some("echo z"))]
+    );
+    let order = changes
+        .iter()
+        .find(|c| c.area == Area::Command && c.before.is_none() && c.after.is_none())
+        .and_then(|c| c.detail.as_deref());
+    assert_eq!(
+        order,
+        Some("before:\necho x\necho y\necho w\nafter:\necho w\necho x\necho y")
+    );
+}
+
+/// Secrets are paired by namespace and name in input order, also when a name repeats: the
+/// first of the other side not yet taken.
+#[test]
+fn repeated_names_pair_in_order() {
+    let doc = |name: &str, command: &str| {
+        format!(
+            "kind: Secret\nmetadata: {{name: {name}, namespace: capi}}\nstringData:\n  format: cloud-config\n  value: \"#cloud-config\\nruncmd: [{command}]\\n\"\n"
+        )
+    };
+    let before = [doc("w", "one"), doc("v", "v"), doc("w", "two")].join("---\n");
+    let after = [doc("w", "one"), doc("w", "two"), doc("v", "v")].join("---\n");
+    let report = diff(before.as_bytes(), after.as_bytes(), &DiffOptions::default()).expect("diff");
+    assert_eq!(report.pairs.len(), 3);
+    assert!(!report.differs(), "{:#?}", report.pairs);
+    let swapped = [doc("w", "two"), doc("v", "v"), doc("w", "one")].join("---\n");
+    let report = diff(
+        before.as_bytes(),
+        swapped.as_bytes(),
+        &DiffOptions::default(),
+    )
+    .expect("diff");
+    assert_eq!(
+        report
+            .pairs
+            .iter()
+            .filter(|p| !p.changes.is_empty())
+            .count(),
+        2
+    );
+}

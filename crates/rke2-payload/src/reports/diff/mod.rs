@@ -10,6 +10,7 @@
 mod settings;
 
 use std::borrow::Cow;
+use std::collections::{HashMap, HashSet};
 
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
@@ -379,6 +380,32 @@ fn compression_name(c: crate::payload::Compression) -> String {
     }
 }
 
+/// Indices of one side's Secrets by a key, each list in input order, with how far the taken
+/// ones at its front were skipped: finding the first one not taken costs, over a whole
+/// pairing, time linear in the Secrets.
+struct Queues<K>(HashMap<K, (Vec<usize>, usize)>);
+
+impl<K> Default for Queues<K> {
+    fn default() -> Self {
+        Queues(HashMap::new())
+    }
+}
+
+impl<K: std::hash::Hash + Eq> Queues<K> {
+    fn push(&mut self, key: K, index: usize) {
+        self.0.entry(key).or_default().0.push(index);
+    }
+
+    /// The first index under `key` not `taken` (taken ones are never given back).
+    fn first_open(&mut self, key: K, taken: &[bool]) -> Option<usize> {
+        let (list, skipped) = self.0.get_mut(&key)?;
+        while list.get(*skipped).is_some_and(|&j| taken[j]) {
+            *skipped += 1;
+        }
+        list.get(*skipped).copied()
+    }
+}
+
 /// Compares the bootstrap Secrets of two inputs.
 ///
 /// ```
@@ -405,13 +432,20 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
     let mut taken = vec![false; right.len()];
     let mut pairs: Vec<(usize, usize, PairedBy)> = Vec::new();
     let mut left_open: Vec<usize> = Vec::new();
+    // The right side's Secrets by name and namespace, each list in input order: the first not
+    // taken is the pair.
+    let mut by_name: Queues<(&str, Option<&str>)> = Queues::default();
+    for (j, r) in right.iter().enumerate() {
+        if let Some(name) = r.side.name.as_deref() {
+            by_name.push((name, r.side.namespace.as_deref()), j);
+        }
+    }
     for (i, l) in left.iter().enumerate() {
-        let found = right.iter().enumerate().position(|(j, r)| {
-            !taken[j]
-                && l.side.name.is_some()
-                && l.side.name == r.side.name
-                && l.side.namespace == r.side.namespace
-        });
+        let found = l
+            .side
+            .name
+            .as_deref()
+            .and_then(|name| by_name.first_open((name, l.side.namespace.as_deref()), &taken));
         match found {
             Some(j) => {
                 taken[j] = true;
@@ -420,21 +454,25 @@ pub fn diff(before: &[u8], after: &[u8], options: &DiffOptions) -> Result<DiffRe
             None => left_open.push(i),
         }
     }
+    // Then by cluster and role; of several, the one with the same content first.
+    let mut by_role: Queues<(Option<&str>, &str)> = Queues::default();
+    let mut by_content: Queues<(Option<&str>, &str, &str)> = Queues::default();
+    for (j, r) in right.iter().enumerate() {
+        if let Some(role) = r.side.role.as_deref() {
+            let cluster = r.side.cluster.as_deref();
+            by_role.push((cluster, role), j);
+            by_content.push((cluster, role, r.value_sha.as_str()), j);
+        }
+    }
     let mut still_open = Vec::new();
     for i in left_open {
         let l = &left[i];
-        let candidate = |j: usize, r: &Read| {
-            !taken[j]
-                && l.side.role.is_some()
-                && l.side.cluster == r.side.cluster
-                && l.side.role == r.side.role
-        };
-        // Of several of the same cluster and role, the one with the same content first.
-        let found = right
-            .iter()
-            .enumerate()
-            .position(|(j, r)| candidate(j, r) && r.value_sha == l.value_sha)
-            .or_else(|| right.iter().enumerate().position(|(j, r)| candidate(j, r)));
+        let found = l.side.role.as_deref().and_then(|role| {
+            let cluster = l.side.cluster.as_deref();
+            by_content
+                .first_open((cluster, role, l.value_sha.as_str()), &taken)
+                .or_else(|| by_role.first_open((cluster, role), &taken))
+        });
         match found {
             Some(j) => {
                 taken[j] = true;
@@ -614,7 +652,9 @@ fn identity(l: &Read, r: &Read, out: &mut Vec<Change>) {
         lc.map_or(&[], |c| &c.tls_san),
         rc.map_or(&[], |c| &c.tls_san),
     );
-    for s in rs.iter().filter(|s| !ls.contains(s)) {
+    let (l_set, r_set): (HashSet<&String>, HashSet<&String>) =
+        (ls.iter().collect(), rs.iter().collect());
+    for s in rs.iter().filter(|s| !l_set.contains(s)) {
         out.push(change(
             Area::TlsSan,
             s.clone(),
@@ -623,7 +663,7 @@ fn identity(l: &Read, r: &Read, out: &mut Vec<Change>) {
             Some(s.clone()),
         ));
     }
-    for s in ls.iter().filter(|s| !rs.contains(s)) {
+    for s in ls.iter().filter(|s| !r_set.contains(s)) {
         out.push(change(
             Area::TlsSan,
             s.clone(),
@@ -772,6 +812,15 @@ fn tokens(l: &Read, r: &Read) -> Vec<(String, String)> {
         .collect()
 }
 
+/// The index of the last entry of each path: the entry the node ends up with.
+fn last_of_each<'a>(list: &[(&'a File, Option<&'static str>)]) -> HashMap<&'a str, usize> {
+    let mut at = HashMap::with_capacity(list.len());
+    for (i, (f, _)) in list.iter().enumerate() {
+        at.insert(f.path.as_str(), i);
+    }
+    at
+}
+
 /// The files' changes. `same`: the tokens `--ignore token` reads past (a text that differs only
 /// in them, a join script, is the same).
 fn files(
@@ -797,8 +846,9 @@ fn files(
         x == y
     };
     let skip = |path: &str| path == rke2::CONFIG_PATH;
+    let (l_last, r_last) = (last_of_each(&lf), last_of_each(&rf));
     for (f, _) in &rf {
-        if !skip(&f.path) && !lf.iter().any(|(g, _)| g.path == f.path) {
+        if !skip(&f.path) && !l_last.contains_key(f.path.as_str()) {
             out.push(change(
                 Area::File,
                 f.path.clone(),
@@ -809,7 +859,7 @@ fn files(
         }
     }
     for (f, _) in &lf {
-        if !skip(&f.path) && !rf.iter().any(|(g, _)| g.path == f.path) {
+        if !skip(&f.path) && !r_last.contains_key(f.path.as_str()) {
             out.push(change(
                 Area::File,
                 f.path.clone(),
@@ -819,17 +869,12 @@ fn files(
             ));
         }
     }
-    for (a, secret_a) in &lf {
+    for (i, (a, secret_a)) in lf.iter().enumerate() {
         // The last entry of a path is what the node ends up with.
-        let Some((b, secret_b)) = rf.iter().rev().find(|(g, _)| g.path == a.path) else {
+        let Some((b, secret_b)) = r_last.get(a.path.as_str()).map(|&j| &rf[j]) else {
             continue;
         };
-        if lf
-            .iter()
-            .rev()
-            .find(|(g, _)| g.path == a.path)
-            .is_some_and(|(g, _)| !std::ptr::eq(*g, *a))
-        {
+        if l_last.get(a.path.as_str()) != Some(&i) {
             continue;
         }
         let mut what = Vec::new();
@@ -927,6 +972,30 @@ fn command_lines(read: &Read) -> Vec<String> {
         .collect()
 }
 
+/// Lines counted by their text, to take one at a time in constant time.
+struct Multiset<'a>(HashMap<&'a str, usize>);
+
+impl<'a> Multiset<'a> {
+    fn of(lines: &'a [String]) -> Self {
+        let mut counts = HashMap::with_capacity(lines.len());
+        for line in lines {
+            *counts.entry(line.as_str()).or_insert(0) += 1;
+        }
+        Multiset(counts)
+    }
+
+    /// Takes one `line`; whether there was one left.
+    fn take(&mut self, line: &str) -> bool {
+        match self.0.get_mut(line) {
+            Some(n) if *n > 0 => {
+                *n -= 1;
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
 fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
     let (a, b) = (command_lines(l), command_lines(r));
     if a == b {
@@ -934,38 +1003,34 @@ fn commands(l: &Read, r: &Read, out: &mut Vec<Change>) {
     }
     // Removed and added as multisets (a line run twice and now once is one removed), then
     // whether the lines both run come in another order.
-    let mut rest = b.clone();
+    let mut rest = Multiset::of(&b);
     let mut common_a = Vec::new();
     for line in &a {
-        match rest.iter().position(|x| x == line) {
-            Some(k) => {
-                rest.remove(k);
-                common_a.push(line.clone());
-            }
-            None => out.push(change(
+        if rest.take(line) {
+            common_a.push(line.clone());
+        } else {
+            out.push(change(
                 Area::Command,
                 "",
                 ChangeKind::Removed,
                 Some(line.clone()),
                 None,
-            )),
+            ));
         }
     }
-    let mut left = a.clone();
+    let mut left = Multiset::of(&a);
     let mut common_b = Vec::new();
     for line in &b {
-        match left.iter().position(|x| x == line) {
-            Some(k) => {
-                left.remove(k);
-                common_b.push(line.clone());
-            }
-            None => out.push(change(
+        if left.take(line) {
+            common_b.push(line.clone());
+        } else {
+            out.push(change(
                 Area::Command,
                 "",
                 ChangeKind::Added,
                 None,
                 Some(line.clone()),
-            )),
+            ));
         }
     }
     if common_a != common_b {
@@ -997,23 +1062,35 @@ fn certificates(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
     // Paths in order of first appearance; a file may hold several (a bundle): they are
     // compared by fingerprint.
     let mut paths: Vec<&str> = Vec::new();
-    for c in lc.iter().chain(rc) {
-        if !paths.contains(&c.path.as_str()) {
+    let mut by_path: HashMap<&str, (Vec<&Certificate>, Vec<&Certificate>)> = HashMap::new();
+    for (c, left) in lc
+        .iter()
+        .map(|c| (c, true))
+        .chain(rc.iter().map(|c| (c, false)))
+    {
+        let sides = by_path.entry(c.path.as_str()).or_insert_with(|| {
             paths.push(&c.path);
+            (Vec::new(), Vec::new())
+        });
+        if left {
+            sides.0.push(c);
+        } else {
+            sides.1.push(c);
         }
     }
     for path in paths {
-        let (a, b): (Vec<&Certificate>, Vec<&Certificate>) = (
-            lc.iter().filter(|c| c.path == path).collect(),
-            rc.iter().filter(|c| c.path == path).collect(),
+        let (a, b) = by_path.remove(path).unwrap_or_default();
+        let (a_sha, b_sha): (HashSet<&str>, HashSet<&str>) = (
+            a.iter().map(|c| c.sha256.as_str()).collect(),
+            b.iter().map(|c| c.sha256.as_str()).collect(),
         );
         let gone: Vec<&&Certificate> = a
             .iter()
-            .filter(|c| !b.iter().any(|d| d.sha256 == c.sha256))
+            .filter(|c| !b_sha.contains(c.sha256.as_str()))
             .collect();
         let new: Vec<&&Certificate> = b
             .iter()
-            .filter(|c| !a.iter().any(|d| d.sha256 == c.sha256))
+            .filter(|c| !a_sha.contains(c.sha256.as_str()))
             .collect();
         match (gone.as_slice(), new.as_slice()) {
             ([], []) => {}
