@@ -41,7 +41,7 @@ use std::cell::OnceCell;
 use std::collections::HashSet;
 use std::ops::Range;
 
-use aho_corasick::{AhoCorasick, MatchKind};
+use aho_corasick::{AhoCorasick, AhoCorasickKind, MatchKind};
 
 use crate::codec::b64;
 use crate::codec::tree::{self, Node, Style};
@@ -148,10 +148,15 @@ impl Known {
                 .cloned()
                 .collect();
             out.sort_by_key(|v| std::cmp::Reverse(v.len()));
+            // A contiguous NFA, never a DFA: a DFA's construction follows the failure links of
+            // every state for every byte, which is quadratic in a long periodic value (a word
+            // of 45,000 `a`s took seconds); the NFA is built in time linear in the values, and
+            // finds the same matches.
             let automaton = (!out.is_empty())
                 .then(|| {
                     AhoCorasick::builder()
                         .match_kind(MatchKind::LeftmostLongest)
+                        .kind(Some(AhoCorasickKind::ContiguousNFA))
                         .build(&out)
                         .ok()
                 })

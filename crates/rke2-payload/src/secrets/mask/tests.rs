@@ -148,3 +148,30 @@ fn redacting_twice_gives_the_same_text() {
     assert!(once.contains("registry.example.com"), "{once}");
     assert_eq!(masked(&once), once);
 }
+
+/// Known values are found leftmost-longest, a long periodic one (a word of one letter, whose
+/// automaton a DFA builds in quadratic time) as any other.
+#[test]
+fn known_values_are_found_leftmost_longest_long_or_periodic() {
+    let mut known = Known::default();
+    let long = "a".repeat(45_000);
+    for value in ["Zq8vK2mLp4XwT9nB", "Zq8vK2mLp4XwT9nBextra", long.as_str()] {
+        known.add(value);
+    }
+    let text = format!("x Zq8vK2mLp4XwT9nBextra Zq8vK2mLp4XwT9nB b{long}a");
+    let mut spans = Vec::new();
+    known.occurrences(&text, &mut spans);
+    let found: Vec<&str> = spans.iter().map(|s| &text[s.clone()]).collect();
+    assert_eq!(
+        found,
+        ["Zq8vK2mLp4XwT9nBextra", "Zq8vK2mLp4XwT9nB", long.as_str()]
+    );
+    // A long word masked in user data is masked whole.
+    let data = format!("#!/bin/sh\necho {long}\n");
+    let masked = userdata(&data, &Known::default()).expect("masked");
+    assert!(
+        !masked.text.contains("aaaaaaaaaaaa"),
+        "{}",
+        &masked.text[..80]
+    );
+}
