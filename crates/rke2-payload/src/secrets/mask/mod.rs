@@ -148,17 +148,21 @@ impl Known {
                 .cloned()
                 .collect();
             out.sort_by_key(|v| std::cmp::Reverse(v.len()));
-            // A contiguous NFA, never a DFA: a DFA's construction follows the failure links of
-            // every state for every byte, which is quadratic in a long periodic value (a word
-            // of 45,000 `a`s took seconds); the NFA is built in time linear in the values, and
-            // finds the same matches.
+            // An NFA, never a DFA: a DFA's construction follows the failure links of every
+            // state for every byte, which is quadratic in a long periodic value (a word of
+            // 45,000 `a`s took seconds); an NFA is built in time linear in the values, and finds
+            // the same matches. The contiguous one, unless the values are too many for it.
+            let build = |kind| {
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .kind(Some(kind))
+                    .build(&out)
+                    .ok()
+            };
             let automaton = (!out.is_empty())
                 .then(|| {
-                    AhoCorasick::builder()
-                        .match_kind(MatchKind::LeftmostLongest)
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .build(&out)
-                        .ok()
+                    build(AhoCorasickKind::ContiguousNFA)
+                        .or_else(|| build(AhoCorasickKind::NoncontiguousNFA))
                 })
                 .flatten();
             (out, automaton)
