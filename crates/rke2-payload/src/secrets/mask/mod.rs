@@ -26,8 +26,8 @@
 //! flow style from the masked tree.
 
 pub(crate) use rke2::file_secrets;
-pub(crate) use writeback::write;
 use writeback::{same, splice};
+pub(crate) use writeback::{write, write_in_place};
 
 mod cloud_config;
 mod ignition;
