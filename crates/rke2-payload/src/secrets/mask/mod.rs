@@ -443,10 +443,9 @@ impl Masker {
     /// written in comment lines, known secrets and what the detector finds (`# password: …`
     /// beside the real key). Kept only if the documents still read the same.
     pub(crate) fn mask_comments(&self, out: String) -> String {
-        let commented = self.comments(&out);
-        if commented == out {
+        let Some(commented) = self.comments(&out) else {
             return out;
-        }
+        };
         // Comments only: the documents read the same (their spans moved).
         let same_documents = match (tree::parse(&commented), tree::parse(&out)) {
             (Ok(a), Ok(b)) => {
@@ -457,54 +456,70 @@ impl Masker {
         if same_documents { commented } else { out }
     }
 
-    /// `text` with the secret parts of its comments masked.
-    fn comments(&self, text: &str) -> String {
+    /// `text` with the secret parts of its comments masked; `None` when that changes nothing
+    /// (no copy of the text is made then: it can be a whole List).
+    fn comments(&self, text: &str) -> Option<String> {
         if !text.contains('#') {
-            return text.to_owned();
+            return None;
         }
-        let mut out = String::with_capacity(text.len());
+        // Written from the first line that changes on.
+        let mut out: Option<String> = None;
+        let mut start = 0;
         // A private key written in comment lines: its body lines become `#`, the first one
         // `# REDACTED`.
         let mut key_body: Option<bool> = None;
         for line in text.split_inclusive('\n') {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with('#') {
-                let indent = &line[..line.len() - trimmed.len()];
-                let break_ = &line[line.trim_end_matches(['\n', '\r']).len()..];
-                match key_body {
-                    Some(first) if !trimmed.contains("-----END ") => {
-                        out.push_str(indent);
-                        out.push_str(if first { "# REDACTED" } else { "#" });
-                        out.push_str(break_);
-                        key_body = Some(false);
-                        continue;
-                    }
-                    Some(_) => key_body = None,
-                    None if trimmed.contains("-----BEGIN ")
-                        && (trimmed.contains("PRIVATE") || trimmed.contains("SECRET")) =>
-                    {
-                        key_body = Some(true);
-                    }
-                    None => {}
+            let new = self.comment_line(line, &mut key_body);
+            match (&mut out, new) {
+                (Some(out), new) => out.push_str(new.as_deref().unwrap_or(line)),
+                (None, Some(new)) if new != line => {
+                    let mut written = String::with_capacity(text.len());
+                    written.push_str(&text[..start]);
+                    written.push_str(&new);
+                    out = Some(written);
                 }
-            } else {
-                key_body = None;
+                (None, _) => {}
             }
-            let at = if trimmed.starts_with('#') {
-                Some(line.len() - trimmed.len())
-            } else {
-                line.find(" #")
-            };
-            match at {
-                Some(at) => {
-                    let (code, comment) = line.split_at(at);
-                    out.push_str(code);
-                    out.push_str(&splice(comment, &text::spans(comment, &self.known)));
-                }
-                None => out.push_str(line),
-            }
+            start += line.len();
         }
         out
+    }
+
+    /// A line with the secret parts of its comment masked (`None`: it has no comment).
+    fn comment_line(&self, line: &str, key_body: &mut Option<bool>) -> Option<String> {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            let indent = &line[..line.len() - trimmed.len()];
+            let break_ = &line[line.trim_end_matches(['\n', '\r']).len()..];
+            match *key_body {
+                Some(first) if !trimmed.contains("-----END ") => {
+                    *key_body = Some(false);
+                    return Some(format!(
+                        "{indent}{}{break_}",
+                        if first { "# REDACTED" } else { "#" }
+                    ));
+                }
+                Some(_) => *key_body = None,
+                None if trimmed.contains("-----BEGIN ")
+                    && (trimmed.contains("PRIVATE") || trimmed.contains("SECRET")) =>
+                {
+                    *key_body = Some(true);
+                }
+                None => {}
+            }
+        } else {
+            *key_body = None;
+        }
+        let at = if trimmed.starts_with('#') {
+            Some(line.len() - trimmed.len())
+        } else {
+            line.find(" #")
+        }?;
+        let (code, comment) = line.split_at(at);
+        Some(format!(
+            "{code}{}",
+            splice(comment, &text::spans(comment, &self.known))
+        ))
     }
 
     // ---- values --------------------------------------------------------------------------
