@@ -190,22 +190,58 @@ impl std::fmt::Display for TreeError {
 /// # Errors
 /// When the text is not YAML, or expands past the reading limits.
 pub(crate) fn parse(text: &str) -> Result<Vec<Node>, TreeError> {
+    parse_part(text, text.len(), 0).map(|part| part.docs)
+}
+
+/// What reading a part of a larger text gave: its documents, and what was counted against the
+/// limits (nodes and scalar bytes).
+#[derive(Debug)]
+pub(crate) struct Part {
+    /// The documents.
+    pub(crate) docs: Vec<Node>,
+    /// Nodes read.
+    pub(crate) nodes: usize,
+    /// Bytes of scalar text read.
+    pub(crate) bytes: usize,
+}
+
+/// The limits on nodes and scalar bytes of a text of `len` bytes.
+pub(crate) fn limits(len: usize) -> (usize, usize) {
+    (MAX_NODES.max(len / 2), MAX_BYTES.max(len.saturating_mul(2)))
+}
+
+/// [`parse`] of a part of a text of `whole` bytes (an item of a `List`) whose top nodes stand at
+/// nesting `depth` in it: under the limits of the whole text, nesting counted as in it. The
+/// whole reads as its parts do only if the parts' counts together are within the whole's
+/// limits ([`limits`]): the caller adds them up.
+///
+/// # Errors
+/// As [`parse`].
+pub(crate) fn parse_part(text: &str, whole: usize, depth: usize) -> Result<Part, TreeError> {
+    let (max_nodes, max_bytes) = limits(whole);
     let mut reader = Reader {
         events: Parser::new_from_str(text),
         anchors: Vec::new(),
         nodes: 0,
         bytes: 0,
         line: 1,
-        max_nodes: MAX_NODES.max(text.len() / 2),
-        max_bytes: MAX_BYTES.max(text.len().saturating_mul(2)),
+        max_nodes,
+        max_bytes,
     };
     let mut docs = Vec::new();
+    let done = |docs, reader: &Reader<'_>| {
+        Ok(Part {
+            docs,
+            nodes: reader.nodes,
+            bytes: reader.bytes,
+        })
+    };
     loop {
         match reader.next()? {
-            None | Some((Event::StreamEnd, _)) => return Ok(docs),
+            None | Some((Event::StreamEnd, _)) => return done(docs, &reader),
             Some((Event::DocumentStart(..), _)) => {
                 let Some(first) = reader.next()? else {
-                    return Ok(docs);
+                    return done(docs, &reader);
                 };
                 if matches!(first.0, Event::DocumentEnd) {
                     docs.push(Node::Scalar {
@@ -218,7 +254,7 @@ pub(crate) fn parse(text: &str) -> Result<Vec<Node>, TreeError> {
                     });
                     continue;
                 }
-                let node = reader.node(first, 0)?;
+                let node = reader.node(first, depth)?;
                 docs.push(node);
                 // The document's end.
                 reader.next()?;

@@ -14,8 +14,14 @@
 //! same documents, keys, list lengths and types; every value equal, or the input's with parts
 //! replaced by the placeholder), and searched for every secret value the masking found and for
 //! any 12-character window of one. Either failing refuses: nothing is written.
+//!
+//! A `List` as kubectl writes it (YAML or JSON) is masked and checked one item at a time
+//! ([`list`], [`check`]), so that memory holds the input, the output and one item's trees, not
+//! a tree of the whole List on each side; the result is the whole reading's, byte for byte and
+//! refusal for refusal (whatever could differ is read whole).
 
 mod check;
+mod list;
 mod options;
 
 pub use options::RedactOptions;
@@ -111,7 +117,17 @@ fn refused(what: impl Into<String>, reason: Refusal) -> RedactError {
 /// [`RedactError::Input`] when the input does not read; [`RedactError::Refused`] when a part
 /// that could hold a secret cannot be read, or when the check of the result finds a secret or a
 /// change beyond the secrets.
-pub fn redact(input: &[u8], redact_options: &RedactOptions) -> Result<Vec<u8>, RedactError> {
+pub fn redact(input: &[u8], options: &RedactOptions) -> Result<Vec<u8>, RedactError> {
+    redact_with(input, options, true)
+}
+
+/// [`redact`], a `List` read item by item when `by_item` and it can be (the tests compare the
+/// two readings).
+fn redact_with(
+    input: &[u8],
+    redact_options: &RedactOptions,
+    by_item: bool,
+) -> Result<Vec<u8>, RedactError> {
     let options = &redact_options.decode;
     let strict = redact_options.strict;
     let envelope = Envelope::parse(input, options)?;
@@ -147,25 +163,57 @@ pub fn redact(input: &[u8], redact_options: &RedactOptions) -> Result<Vec<u8>, R
         message: format!("invalid UTF-8 at byte {}", e.valid_up_to()),
         at: None,
     })?;
+    // A List in kubectl's shape, one item at a time (the List's tree is never held whole),
+    // when that writes what the whole text's reading writes; else the whole text.
+    let fresh = || {
+        let mut objects = Objects {
+            bootstrap: bootstrap.clone(),
+            strict,
+            ..Objects::default()
+        };
+        objects.masker.strict = strict;
+        objects
+    };
+    let item_by_item = by_item
+        .then(|| crate::envelope::cut::list_items(text))
+        .flatten()
+        .and_then(|items| list::mask(text, &items, fresh()));
+    let read_by_item = item_by_item.is_some();
+    let (out, mut objects) = match item_by_item {
+        Some(masked) => masked,
+        None => whole(text, fresh())?,
+    };
+    // Comments of the objects too, with what every object hides.
+    let masker_known = std::mem::take(&mut objects.masker.known);
+    objects.known.extend(&masker_known);
+    let mut comments = Masker::knowing(objects.known.clone());
+    comments.strict = strict;
+    let out = comments.mask_comments(out);
+    let checked = if read_by_item {
+        check::output_list(text, &out, &objects.known, options)
+    } else {
+        check::output(input, out.as_bytes(), &objects.known, options, false)
+    };
+    checked.map_err(|r| refused("the redacted input", r))?;
+    Ok(out.into_bytes())
+}
+
+/// The objects of a whole text masked: the text written again, and what the masking found.
+fn whole(text: &str, mut objects: Objects) -> Result<(String, Objects), RedactError> {
     let docs = tree::parse(text).map_err(|e| {
         refused(
             "the input",
             unreadable("the input", format!("{} at line {}", e.message, e.line)),
         )
     })?;
-    let mut objects = Objects {
-        bootstrap,
-        strict,
-        ..Objects::default()
-    };
-    objects.masker.strict = strict;
     for doc in &docs {
         objects.document(doc)?;
     }
-    let out = if objects.changes.is_empty() {
+    let changes = std::mem::take(&mut objects.changes);
+    let out = if changes.is_empty() {
         text.to_owned()
     } else {
-        mask::write(text, &docs, objects.changes).ok_or_else(|| {
+        mask::write(text, &docs, changes).ok_or_else(|| {
             refused(
                 "the input",
                 unreadable(
@@ -175,15 +223,7 @@ pub fn redact(input: &[u8], redact_options: &RedactOptions) -> Result<Vec<u8>, R
             )
         })?
     };
-    // Comments of the objects too, with what every object hides.
-    let masker_known = std::mem::take(&mut objects.masker.known);
-    objects.known.extend(&masker_known);
-    let mut comments = Masker::knowing(objects.known.clone());
-    comments.strict = strict;
-    let out = comments.mask_comments(out).into_bytes();
-    check::output(input, &out, &objects.known, options, false)
-        .map_err(|r| refused("the redacted input", r))?;
-    Ok(out)
+    Ok((out, objects))
 }
 
 /// Refuses a payload whose document does not read as its format (a script or MIME part is
@@ -536,3 +576,6 @@ pub fn redact_selected(
     }
     Ok(out.into_bytes())
 }
+
+#[cfg(test)]
+mod tests;

@@ -32,7 +32,14 @@ pub fn read_input(path: &Path, options: &DecodeOptions) -> Result<Vec<u8>, Error
             .map_err(io)?;
     } else {
         std::fs::File::open(path)
-            .and_then(|f| f.take(limit).read_to_end(&mut buf))
+            .and_then(|f| {
+                // Room for the whole file at once (read_to_end would double its buffer as it
+                // reads, holding up to twice the input): a file that grows meanwhile is read
+                // on as before.
+                let len = f.metadata().map_or(0, |m| m.len()).min(limit);
+                buf.reserve_exact(usize::try_from(len).unwrap_or(0));
+                f.take(limit).read_to_end(&mut buf)
+            })
             .map_err(io)?;
     }
     if buf.len() as u64 > options.max_input {

@@ -7,6 +7,7 @@
 //! Strings borrow from the input; nothing is decoded until asked for.
 
 mod chunks;
+pub(crate) mod cut;
 mod fast;
 mod input;
 mod lines;

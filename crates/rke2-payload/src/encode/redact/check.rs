@@ -17,6 +17,7 @@ use std::collections::{HashMap, HashSet};
 use std::rc::Rc;
 
 use serde_json::Value;
+use sha2::{Digest, Sha256};
 
 use super::Refusal;
 use crate::codec::{b64, dataurl, gzip};
@@ -24,6 +25,8 @@ use crate::envelope::Envelope;
 use crate::options::DecodeOptions;
 use crate::secrets::PLACEHOLDER;
 use crate::secrets::mask::Known;
+
+mod list;
 
 /// How deep layers are peeled (a string in a file in a data URL in a config in a Secret …).
 const MAX_LAYERS: usize = 10;
@@ -40,11 +43,44 @@ pub(super) fn output(
     options: &DecodeOptions,
     bare: bool,
 ) -> Result<(), Refusal> {
-    // Every layer of both sides is read within one budget: sixteen times the input, at
-    // least 256 MiB.
-    let budget = (input.len() as u64).saturating_mul(16).max(256 << 20);
+    within_budget(input.len(), || {
+        decodes(output, options)?;
+        compared(input, output, known, bare)
+    })
+}
+
+/// [`output`] of a `List` redacted item by item: checked item by item ([`list`]), as the whole
+/// text is, when both sides are cut alike; else as the whole text.
+pub(super) fn output_list(
+    input: &str,
+    output: &str,
+    known: &Known,
+    options: &DecodeOptions,
+) -> Result<(), Refusal> {
+    within_budget(input.len(), || {
+        decodes(output.as_bytes(), options)?;
+        list::compared(input, output, known).unwrap_or_else(|| {
+            // Read whole from the start, with the whole budget.
+            INFLATE_BUDGET.with(|b| b.set(Some(budget(input.len()))));
+            compared(input.as_bytes(), output.as_bytes(), known, false)
+        })
+    })
+}
+
+/// What every layer of both sides together may inflate to: sixteen times the input, at least
+/// 256 MiB.
+fn budget(input_len: usize) -> u64 {
+    (input_len as u64).saturating_mul(16).max(256 << 20)
+}
+
+/// Runs a check within the inflate budget: refuses when it ran out, whatever the check found.
+fn within_budget(
+    input_len: usize,
+    check: impl FnOnce() -> Result<(), Refusal>,
+) -> Result<(), Refusal> {
+    let budget = budget(input_len);
     INFLATE_BUDGET.with(|b| b.set(Some(budget)));
-    let result = checked(input, output, known, options, bare);
+    let result = check();
     let exhausted = INFLATE_BUDGET.with(std::cell::Cell::get).is_none();
     INFLATE_BUDGET.with(|b| b.set(None));
     if exhausted {
@@ -56,14 +92,8 @@ pub(super) fn output(
     result
 }
 
-fn checked(
-    input: &[u8],
-    output: &[u8],
-    known: &Known,
-    options: &DecodeOptions,
-    bare: bool,
-) -> Result<(), Refusal> {
-    // It reads as any input does: every Secret's value decodes.
+/// The output reads as any input does: every Secret's value decodes.
+fn decodes(output: &[u8], options: &DecodeOptions) -> Result<(), Refusal> {
     let envelope = Envelope::parse(output, options).map_err(|_| Refusal::Leftover {
         where_: "the redacted input does not read".to_owned(),
     })?;
@@ -72,6 +102,11 @@ fn checked(
             where_: format!("{}, whose value no longer decodes", secret.id()),
         })?;
     }
+    Ok(())
+}
+
+/// Both sides read whole: the same documents, and no secret left in any string.
+fn compared(input: &[u8], output: &[u8], known: &Known, bare: bool) -> Result<(), Refusal> {
     let before = documents(input, bare).ok_or_else(|| Refusal::Unreadable {
         part: "the input".to_owned(),
         why: "it does not read as YAML or JSON".to_owned(),
@@ -90,11 +125,20 @@ fn checked(
         path.push_str(&format!("document {}", i + 1));
         compare(a, b, &mut path, 0)?;
     }
-    let mut texts = Vec::new();
+    drop(before);
+    // Every string of every layer, searched as it is peeled (no copy of them all is kept).
+    // The walk goes on past a secret found, peeling what it would have peeled: whether the
+    // layers fit the inflate budget is decided on all of them, as before.
+    let mut search = Leftovers::new(known);
     for (i, doc) in after.iter().enumerate() {
-        strings(doc, &Rc::from(format!("document {}", i + 1)), 0, &mut texts);
+        strings(
+            doc,
+            &Rc::from(format!("document {}", i + 1)),
+            0,
+            &mut |path, text, encoded| search.text(path, text, encoded),
+        );
     }
-    leftovers(&texts, known)
+    search.found.map_or(Ok(()), Err)
 }
 
 /// The documents of a whole input: YAML (JSON read as YAML by another parser than the
@@ -111,6 +155,12 @@ fn documents(bytes: &[u8], bare: bool) -> Option<Vec<Value>> {
 }
 
 fn parse_all(text: &str) -> Option<Vec<Value>> {
+    parse_all_within(text, text.len())
+}
+
+/// [`parse_all`] of a part of a text of `whole` bytes (an item of a `List`), under the limits
+/// of the whole.
+fn parse_all_within(text: &str, whole: usize) -> Option<Vec<Value>> {
     let trimmed = text.trim_start_matches(['\u{feff}', ' ', '\t', '\r', '\n']);
     if trimmed.starts_with(['{', '['])
         && let Ok(v) = serde_json::from_str::<Value>(trimmed)
@@ -120,18 +170,20 @@ fn parse_all(text: &str) -> Option<Vec<Value>> {
     let mut options = serde_saphyr::Options::default();
     options.with_snippet = false;
     options.ignore_binary_tag_for_string = true;
-    // Limits that grow with the text (a fleet's List), as the masking's reader's do.
-    let mut budget = serde_saphyr::Budget::default();
-    budget.max_events = budget.max_events.max(text.len());
-    budget.max_nodes = budget.max_nodes.max(text.len() / 2);
-    budget.max_total_scalar_bytes = budget
-        .max_total_scalar_bytes
-        .max(text.len().saturating_mul(2));
-    budget.max_documents = budget.max_documents.max(text.len() / 64);
-    options.budget = Some(budget);
+    options.budget = Some(yaml_budget(whole));
     let docs: Vec<Option<Value>> =
         serde_saphyr::from_str_multiple_with_options(text, options).ok()?;
     Some(docs.into_iter().map(|d| d.unwrap_or(Value::Null)).collect())
+}
+
+/// Limits that grow with the text (a fleet's List), as the masking's reader's do.
+fn yaml_budget(len: usize) -> serde_saphyr::Budget {
+    let mut budget = serde_saphyr::Budget::default();
+    budget.max_events = budget.max_events.max(len);
+    budget.max_nodes = budget.max_nodes.max(len / 2);
+    budget.max_total_scalar_bytes = budget.max_total_scalar_bytes.max(len.saturating_mul(2));
+    budget.max_documents = budget.max_documents.max(len / 64);
+    budget
 }
 
 /// A string that holds a document of its own (a cloud-config, a `config.yaml`, an Ignition
@@ -331,46 +383,56 @@ fn gunzip(bytes: &[u8]) -> Option<Vec<u8>> {
     out
 }
 
-/// Every key and string of a value, and of every layer under each string, with where it is
-/// (the path is kept to the first levels: a Secret of a List, its key).
-/// One string of the output: where it is, its text, and whether it is an encoded layer
-/// (base64, a `data:` URL) whose decoded text is searched too.
-type Text = (Rc<str>, String, bool);
+/// The path one step deeper, kept to its first levels (a Secret of a List, its key).
+fn deeper(path: &Rc<str>, segment: std::fmt::Arguments<'_>) -> Rc<str> {
+    if path.matches(['.', '[']).count() < 4 {
+        Rc::from(format!("{path}{segment}"))
+    } else {
+        Rc::clone(path)
+    }
+}
 
-fn strings(value: &Value, path: &Rc<str>, depth: usize, out: &mut Vec<Text>) {
-    let deeper = |segment: std::fmt::Arguments<'_>| -> Rc<str> {
-        if path.matches(['.', '[']).count() < 4 {
-            Rc::from(format!("{path}{segment}"))
-        } else {
-            Rc::clone(path)
-        }
-    };
+/// The path of a key's value.
+fn key_path(path: &Rc<str>, key: &str) -> Rc<str> {
+    deeper(
+        path,
+        format_args!(".{}", crate::codec::text::shorten(key, 60)),
+    )
+}
+
+/// What [`strings`] hands each string to: where it is, its text, and whether it is an encoded
+/// layer (base64, a `data:` URL) whose decoded text is handed over too.
+type Visit<'v> = dyn FnMut(&Rc<str>, &str, bool) + 'v;
+
+/// Every key and string of a value, and of every layer under each string, handed to `visit`
+/// with where it is (the path is kept to the first levels: a Secret of a List, its key).
+fn strings(value: &Value, path: &Rc<str>, depth: usize, visit: &mut Visit<'_>) {
     match value {
         Value::Object(map) => {
             for (k, v) in map {
-                let p = deeper(format_args!(".{}", crate::codec::text::shorten(k, 60)));
-                out.push((Rc::clone(&p), k.clone(), false));
-                strings(v, &p, depth, out);
+                let p = key_path(path, k);
+                visit(&p, k, false);
+                strings(v, &p, depth, visit);
             }
         }
         Value::Array(items) => {
             for (i, v) in items.iter().enumerate() {
-                strings(v, &deeper(format_args!("[{i}]")), depth, out);
+                strings(v, &deeper(path, format_args!("[{i}]")), depth, visit);
             }
         }
         Value::String(s) => {
             if depth >= MAX_LAYERS {
-                out.push((Rc::clone(path), s.clone(), false));
+                visit(path, s, false);
                 return;
             }
             let peeled = peel(s).filter(|inner| inner.as_slice() != s.as_bytes());
-            out.push((Rc::clone(path), s.clone(), peeled.is_some()));
+            visit(path, s, peeled.is_some());
             if let Some(inner) = peeled {
                 let text = String::from_utf8_lossy(&inner).into_owned();
-                strings(&Value::String(text), path, depth + 1, out);
+                strings(&Value::String(text), path, depth + 1, visit);
             } else if let Some(docs) = parse_document(s) {
                 for doc in &docs {
-                    strings(doc, path, depth + 1, out);
+                    strings(doc, path, depth + 1, visit);
                 }
             }
         }
@@ -430,87 +492,110 @@ struct Needles<'a> {
     firsts: HashSet<[u8; 2]>,
 }
 
-/// Refuses when a secret, or a window of a long one, is in any string. Linear in the text:
-/// every secret shorter than a window, and every fourth window of a longer one (a piece of 15
-/// characters or more left anywhere holds one), is looked up at each position by its length.
-fn leftovers(texts: &[Text], known: &Known) -> Result<(), Refusal> {
-    // Whole values, and the windows of long ones (kept apart: an encoded layer is searched for
-    // whole values only, its decoded text for both).
-    let mut by_len: HashMap<usize, HashSet<&[u8]>> = HashMap::new();
-    let mut windows: HashSet<&[u8]> = HashSet::new();
-    for secret in known.searched() {
-        let bytes = secret.as_bytes();
-        if secret.contains(char::is_whitespace) {
-            // A phrase whole; a key body by its first long run (its lines share structure with
-            // public keys, so its windows would match them; armours are checked apart).
-            if secret.len() <= 128 {
+/// Texts this long or longer are searched once each (known by their SHA-256); a shorter one
+/// costs less to search again than to remember.
+const SEEN_FROM: usize = 256;
+
+/// The search for secrets left in the strings of the output, one string at a time: a secret,
+/// or a window of a long one. Linear in the text: every secret shorter than a window, and every
+/// fourth window of a longer one (a piece of 15 characters or more left anywhere holds one), is
+/// looked up at each position by its length.
+struct Leftovers<'k> {
+    /// Whole values, by length.
+    filters: Vec<Needles<'k>>,
+    /// Windows of long values (not looked for in an encoded layer: there a window is a
+    /// coincidence of alignment, `registries` in a password and in the file names around it;
+    /// the decoded layer is what would hold it).
+    windows: Needles<'k>,
+    /// The long texts searched already.
+    seen: HashSet<[u8; 32]>,
+    /// The first string found holding a secret (the search stops there).
+    found: Option<Refusal>,
+}
+
+impl<'k> Leftovers<'k> {
+    fn new(known: &'k Known) -> Self {
+        let mut by_len: HashMap<usize, HashSet<&[u8]>> = HashMap::new();
+        let mut windows: HashSet<&[u8]> = HashSet::new();
+        for secret in known.searched() {
+            let bytes = secret.as_bytes();
+            if secret.contains(char::is_whitespace) {
+                // A phrase whole; a key body by its first long run (its lines share structure
+                // with public keys, so its windows would match them; armours are checked apart).
+                if secret.len() <= 128 {
+                    by_len.entry(bytes.len()).or_default().insert(bytes);
+                }
+                if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
+                    by_len.entry(run.len()).or_default().insert(run.as_bytes());
+                }
+            } else if bytes.len() <= WINDOW
+                || crate::secrets::mask::words::all_public(secret)
+                || secret.starts_with("LS0tLS1CRUdJTi")
+            {
+                // Short, or made of public words (masked by its place: `SMTP_HOST:
+                // smtp.example.com` in a Secret), or a key in armour in base64 (its first and
+                // last windows are the armour's, as a certificate's are; its body is looked
+                // for decoded, as any private key): whole.
                 by_len.entry(bytes.len()).or_default().insert(bytes);
+            } else {
+                // A token or a password: every fourth window, and the last.
+                let mut at = 0;
+                while at + WINDOW <= bytes.len() {
+                    windows.insert(&bytes[at..at + WINDOW]);
+                    at += 4;
+                }
+                windows.insert(&bytes[bytes.len() - WINDOW..]);
             }
-            if let Some(run) = secret.split_whitespace().find(|r| r.len() >= 16) {
-                by_len.entry(run.len()).or_default().insert(run.as_bytes());
-            }
-        } else if bytes.len() <= WINDOW
-            || crate::secrets::mask::words::all_public(secret)
-            || secret.starts_with("LS0tLS1CRUdJTi")
+        }
+        // A first filter on each needle's first two bytes.
+        let filters = by_len
+            .into_iter()
+            .filter(|(_, set)| !set.is_empty())
+            .map(|(len, set)| Needles {
+                len,
+                firsts: set.iter().map(|w| [w[0], w[1]]).collect(),
+                set,
+            })
+            .collect();
+        Leftovers {
+            filters,
+            windows: Needles {
+                len: WINDOW,
+                firsts: windows.iter().map(|w| [w[0], w[1]]).collect(),
+                set: windows,
+            },
+            seen: HashSet::new(),
+            found: None,
+        }
+    }
+
+    /// Searches one string (unless a secret was found already, or this text was searched).
+    fn text(&mut self, path: &Rc<str>, text: &str, encoded: bool) {
+        if self.found.is_some()
+            || (text.len() >= SEEN_FROM && !self.seen.insert(Sha256::digest(text).into()))
         {
-            // Short, or made of public words (masked by its place: `SMTP_HOST: smtp.example.com`
-            // in a Secret), or a key in armour in base64 (its first and last windows are the
-            // armour's, as a certificate's are; its body is looked for decoded, as any private
-            // key): whole.
-            by_len.entry(bytes.len()).or_default().insert(bytes);
-        } else {
-            // A token or a password: every fourth window, and the last.
-            let mut at = 0;
-            while at + WINDOW <= bytes.len() {
-                windows.insert(&bytes[at..at + WINDOW]);
-                at += 4;
-            }
-            windows.insert(&bytes[bytes.len() - WINDOW..]);
-        }
-    }
-    // A first filter on each needle's first two bytes.
-    fn needles(len: usize, set: HashSet<&[u8]>) -> Needles<'_> {
-        Needles {
-            len,
-            firsts: set.iter().map(|w| [w[0], w[1]]).collect(),
-            set,
-        }
-    }
-    let whole: Vec<Needles<'_>> = by_len
-        .into_iter()
-        .filter(|(_, set)| !set.is_empty())
-        .map(|(len, set)| needles(len, set))
-        .collect();
-    let windows = needles(WINDOW, windows);
-    let found = |path: &Rc<str>| Refusal::Leftover {
-        where_: format!(
-            "at {}",
-            crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
-        ),
-    };
-    let hit = |bytes: &[u8], n: &Needles<'_>| {
-        !n.set.is_empty()
-            && bytes.len() >= n.len
-            && bytes
-                .windows(n.len)
-                .any(|w| n.firsts.contains(&[w[0], w[1]]) && n.set.contains(w))
-    };
-    let mut seen: HashSet<&str> = HashSet::new();
-    for (path, text, encoded) in texts {
-        if !seen.insert(text.as_str()) {
-            continue;
-        }
-        if private_key_left(text) {
-            return Err(found(path));
+            return;
         }
         let bytes = text.as_bytes();
-        // A window found in base64 text is a coincidence of alignment (`registries` inside a
-        // password and inside the file names around it): the decoded layer is what holds it.
-        if whole.iter().any(|n| hit(bytes, n)) || !encoded && hit(bytes, &windows) {
-            return Err(found(path));
+        let hit = |Needles { len, set, firsts }: &Needles<'_>| {
+            !set.is_empty()
+                && bytes.len() >= *len
+                && bytes
+                    .windows(*len)
+                    .any(|w| firsts.contains(&[w[0], w[1]]) && set.contains(w))
+        };
+        let left = private_key_left(text)
+            || self.filters.iter().any(hit)
+            || !encoded && hit(&self.windows);
+        if left {
+            self.found = Some(Refusal::Leftover {
+                where_: format!(
+                    "at {}",
+                    crate::codec::text::terminal_safe(&crate::codec::text::shorten(path, 200))
+                ),
+            });
         }
     }
-    Ok(())
 }
 
 #[cfg(test)]

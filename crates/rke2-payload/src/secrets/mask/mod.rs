@@ -26,8 +26,8 @@
 //! flow style from the masked tree.
 
 pub(crate) use rke2::file_secrets;
-pub(crate) use writeback::write;
 use writeback::{same, splice};
+pub(crate) use writeback::{write, write_in_place};
 
 mod cloud_config;
 mod ignition;
@@ -153,17 +153,21 @@ impl Known {
                 .cloned()
                 .collect();
             out.sort_by_key(|v| std::cmp::Reverse(v.len()));
-            // A contiguous NFA, never a DFA: a DFA's construction follows the failure links of
-            // every state for every byte, which is quadratic in a long periodic value (a word
-            // of 45,000 `a`s took seconds); the NFA is built in time linear in the values, and
-            // finds the same matches.
+            // An NFA, never a DFA: a DFA's construction follows the failure links of every
+            // state for every byte, which is quadratic in a long periodic value (a word of
+            // 45,000 `a`s took seconds); an NFA is built in time linear in the values, and finds
+            // the same matches. The contiguous one, unless the values are too many for it.
+            let build = |kind| {
+                AhoCorasick::builder()
+                    .match_kind(MatchKind::LeftmostLongest)
+                    .kind(Some(kind))
+                    .build(&out)
+                    .ok()
+            };
             let automaton = (!out.is_empty())
                 .then(|| {
-                    AhoCorasick::builder()
-                        .match_kind(MatchKind::LeftmostLongest)
-                        .kind(Some(AhoCorasickKind::ContiguousNFA))
-                        .build(&out)
-                        .ok()
+                    build(AhoCorasickKind::ContiguousNFA)
+                        .or_else(|| build(AhoCorasickKind::NoncontiguousNFA))
                 })
                 .flatten();
             (out, automaton)
@@ -508,10 +512,9 @@ impl Masker {
     /// written in comment lines, known secrets and what the detector finds (`# password: …`
     /// beside the real key). Kept only if the documents still read the same.
     pub(crate) fn mask_comments(&self, out: String) -> String {
-        let commented = self.comments(&out);
-        if commented == out {
+        let Some(commented) = self.comments(&out) else {
             return out;
-        }
+        };
         // Comments only: the documents read the same (their spans moved).
         let same_documents = match (tree::parse(&commented), tree::parse(&out)) {
             (Ok(a), Ok(b)) => {
@@ -522,72 +525,85 @@ impl Masker {
         if same_documents { commented } else { out }
     }
 
-    /// `text` with the secret parts of its comments masked.
-    fn comments(&self, text: &str) -> String {
+    /// `text` with the secret parts of its comments masked; `None` when that changes nothing
+    /// (no copy of the text is made then: it can be a whole List).
+    fn comments(&self, text: &str) -> Option<String> {
         if !text.contains('#') {
-            return text.to_owned();
+            return None;
         }
-        let mut out = String::with_capacity(text.len());
+        // Written from the first line that changes on.
+        let mut out: Option<String> = None;
+        let mut start = 0;
         // A private key written in comment lines: its body lines become `#`, the first one
         // `# REDACTED`.
         let mut key_body: Option<bool> = None;
         for line in text.split_inclusive('\n') {
-            let trimmed = line.trim_start();
-            if trimmed.starts_with('#') {
-                let indent = &line[..line.len() - trimmed.len()];
-                let break_ = &line[line.trim_end_matches(['\n', '\r']).len()..];
-                match key_body {
-                    Some(first) if !trimmed.contains("-----END ") => {
-                        out.push_str(indent);
-                        out.push_str(if first { "# REDACTED" } else { "#" });
-                        out.push_str(break_);
-                        key_body = Some(false);
-                        continue;
-                    }
-                    Some(_) => key_body = None,
-                    None if trimmed.contains("-----BEGIN ")
-                        && (trimmed.contains("PRIVATE") || trimmed.contains("SECRET")) =>
-                    {
-                        key_body = Some(true);
-                    }
-                    None => {}
+            let new = self.comment_line(line, &mut key_body);
+            match (&mut out, new) {
+                (Some(out), new) => out.push_str(new.as_deref().unwrap_or(line)),
+                (None, Some(new)) if new != line => {
+                    let mut written = String::with_capacity(text.len());
+                    written.push_str(&text[..start]);
+                    written.push_str(&new);
+                    out = Some(written);
                 }
-            } else {
-                key_body = None;
+                (None, _) => {}
             }
-            let at = if trimmed.starts_with('#') {
-                Some(line.len() - trimmed.len())
-            } else {
-                line.find(" #")
-            };
-            match at {
-                Some(at) => {
-                    let (code, comment) = line.split_at(at);
-                    out.push_str(code);
-                    let body = comment.trim_end_matches(['\n', '\r']);
-                    let words = body.trim_start_matches([' ', '#']);
-                    // The headers a reader acts on (`#cloud-config`, `## template: jinja`,
-                    // `#!/bin/sh`) stay.
-                    let header = ["#cloud-config", "## template:", "#!", "#include"]
-                        .iter()
-                        .any(|h| body.trim_start().starts_with(h));
-                    if self.strict
-                        && !header
-                        && !words.trim().is_empty()
-                        && !words.starts_with(PLACEHOLDER)
-                    {
-                        // `# REDACTED (1 line, sha256:…)`, its line break kept.
-                        out.push_str(&body[..body.len() - words.len()]);
-                        out.push_str(&strict_marker(words));
-                        out.push_str(&comment[body.len()..]);
-                    } else {
-                        out.push_str(&splice(comment, &text::spans(comment, &self.known)));
-                    }
-                }
-                None => out.push_str(line),
-            }
+            start += line.len();
         }
         out
+    }
+
+    /// A line with the secret parts of its comment masked (`None`: it has no comment).
+    fn comment_line(&self, line: &str, key_body: &mut Option<bool>) -> Option<String> {
+        let trimmed = line.trim_start();
+        if trimmed.starts_with('#') {
+            let indent = &line[..line.len() - trimmed.len()];
+            let break_ = &line[line.trim_end_matches(['\n', '\r']).len()..];
+            match *key_body {
+                Some(first) if !trimmed.contains("-----END ") => {
+                    *key_body = Some(false);
+                    return Some(format!(
+                        "{indent}{}{break_}",
+                        if first { "# REDACTED" } else { "#" }
+                    ));
+                }
+                Some(_) => *key_body = None,
+                None if trimmed.contains("-----BEGIN ")
+                    && (trimmed.contains("PRIVATE") || trimmed.contains("SECRET")) =>
+                {
+                    *key_body = Some(true);
+                }
+                None => {}
+            }
+        } else {
+            *key_body = None;
+        }
+        let at = if trimmed.starts_with('#') {
+            Some(line.len() - trimmed.len())
+        } else {
+            line.find(" #")
+        }?;
+        let (code, comment) = line.split_at(at);
+        let body = comment.trim_end_matches(['\n', '\r']);
+        let words = body.trim_start_matches([' ', '#']);
+        // The headers a reader acts on (`#cloud-config`, `## template: jinja`, `#!/bin/sh`)
+        // stay; strict writes any other comment whole as its marker.
+        let header = ["#cloud-config", "## template:", "#!", "#include"]
+            .iter()
+            .any(|h| body.trim_start().starts_with(h));
+        if self.strict && !header && !words.trim().is_empty() && !words.starts_with(PLACEHOLDER) {
+            return Some(format!(
+                "{code}{}{}{}",
+                &body[..body.len() - words.len()],
+                strict_marker(words),
+                &comment[body.len()..]
+            ));
+        }
+        Some(format!(
+            "{code}{}",
+            splice(comment, &text::spans(comment, &self.known))
+        ))
     }
 
     // ---- values --------------------------------------------------------------------------
