@@ -492,6 +492,25 @@ struct Needles<'a> {
     firsts: HashSet<[u8; 2]>,
 }
 
+/// Whether a value is base64 (with its padding or not) of UTF-8 text.
+fn base64_of_text(value: &str) -> bool {
+    if value.len() < 16
+        || !value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
+    {
+        return false;
+    }
+    let trimmed = value.trim_end_matches('=');
+    let padded = match trimmed.len() % 4 {
+        2 => format!("{trimmed}=="),
+        3 => format!("{trimmed}="),
+        0 => trimmed.to_owned(),
+        _ => return false,
+    };
+    b64::decode(&padded).is_ok_and(|b| std::str::from_utf8(&b).is_ok())
+}
+
 /// Texts this long or longer are searched once each (known by their SHA-256); a shorter one
 /// costs less to search again than to remember.
 const SEEN_FROM: usize = 256;
@@ -530,12 +549,12 @@ impl<'k> Leftovers<'k> {
                 }
             } else if bytes.len() <= WINDOW
                 || crate::secrets::mask::words::all_public(secret)
-                || secret.starts_with("LS0tLS1CRUdJTi")
+                || base64_of_text(secret)
             {
                 // Short, or made of public words (masked by its place: `SMTP_HOST:
-                // smtp.example.com` in a Secret), or a key in armour in base64 (its first and
-                // last windows are the armour's, as a certificate's are; its body is looked
-                // for decoded, as any private key): whole.
+                // smtp.example.com` in a Secret), or base64 of text (a key in armour, a script:
+                // its windows are those of any base64 that starts the same, `#!/bin/sh` or
+                // `-----BEGIN `; what it hides is looked for decoded, as every layer is): whole.
                 by_len.entry(bytes.len()).or_default().insert(bytes);
             } else {
                 // A token or a password: every fourth window, and the last.
@@ -601,6 +620,14 @@ impl<'k> Leftovers<'k> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn base64_of_text_is_looked_for_whole() {
+        assert!(base64_of_text("IyEvYmluL3NoCnNldCAtZQo="));
+        assert!(base64_of_text("IyEvYmluL3NoCnNldCAtZQo"));
+        assert!(!base64_of_text("Zq9Xk2mPqR7sT1234abcd"));
+        assert!(!base64_of_text("short"));
+    }
 
     #[test]
     fn masked_text_matches_its_input() {
