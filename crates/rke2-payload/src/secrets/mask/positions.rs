@@ -328,6 +328,12 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
     };
     let prog = program(&first.text);
     let args = &words[start + 1..];
+    option_values(prog, args, spans);
+    positional(prog, args, spans);
+}
+
+/// The values of options that take a secret, per program and by the option's name.
+fn option_values(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
     let value_of = |i: usize| args.get(i + 1);
     for (i, w) in args.iter().enumerate() {
         let t = w.text.as_str();
@@ -448,6 +454,10 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
             option_list(v, spans);
         }
     }
+}
+
+/// The arguments that are secret by their place, per program.
+fn positional(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
     match prog {
         // `rabbitmqctl add_user USER PASSWORD`, `change_password USER PASSWORD`.
         "rabbitmqctl"
