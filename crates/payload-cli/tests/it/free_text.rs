@@ -327,3 +327,55 @@ fn a_kubeconfig_and_a_registry_password_are_redacted_not_refused() {
         "{text}"
     );
 }
+
+#[test]
+fn strict_masks_free_text_whole_and_keeps_every_payload_readable() {
+    let (secret, planted, _) = payload("Zq9Xk2mPqTail");
+    let out = run(&["redact", "--strict", "-"], &secret);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
+    let text = String::from_utf8_lossy(&decoded.stdout);
+    assert_eq!(
+        seen(text.as_bytes(), &planted),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    // The header stays; commands go whole, their line count and fingerprint kept.
+    assert!(text.starts_with("#cloud-config\n"), "{text}");
+    assert!(text.contains("- \"REDACTED (1 line, sha256:"), "{text}");
+    assert!(
+        !text.contains("systemctl") && !text.contains("get.rke2.io"),
+        "{text}"
+    );
+    // Known structure keeps its public words.
+    assert!(text.contains("- anonymous-auth=true"), "{text}");
+    // Every bundled payload, Ignition ones included, stays a valid payload of its format.
+    for name in [
+        "join-ignition-online.yaml",
+        "init-ignition-gzip-airgapped.yaml",
+        "init-cloud-config-extras.yaml",
+    ] {
+        let path = testdata().join("secrets").join(name);
+        let out = cmd()
+            .args(["redact", "--strict"])
+            .arg(&path)
+            .output()
+            .expect("run");
+        assert!(
+            out.status.success(),
+            "{name}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        let inspected = run(&["inspect", "-"], &String::from_utf8_lossy(&out.stdout));
+        assert!(inspected.status.success(), "{name}");
+    }
+    // inspect --strict shows a command as its fingerprint and line count.
+    let out = run(&["inspect", "--strict", "--verbose", "-"], &secret);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(" (1 line)"), "{text}");
+    assert!(!text.contains("tailscale"), "{text}");
+}
