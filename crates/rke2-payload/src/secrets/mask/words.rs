@@ -6,21 +6,28 @@
 //!
 //! - a number (`3128`, `0644`);
 //! - a word: lower-case letters, a capitalised word, upper-case letters (at most 16), or camel
-//!   case whose humps are words (`ExecStart`, `IPAddress`) — a word has vowels, not a run of six
-//!   consonants or more, and at most 32 letters;
+//!   case whose humps are words (`ExecStart`, `IPAddress`, `CorpWiFi`) — a word has vowels
+//!   (up to six letters may have none: `sqlcmd`), no run of seven consonants, at most 32 letters;
+//!   camel humps may end in a number (`preRKE2Commands`, `UseG1GC`), never hold one inside
+//!   (`Pa55word`, `Hj4kL9pQ`);
 //! - a short code: letters and digits with at most three changes between them and at most 20
 //!   characters in lower case (`amd64`, `rke2r1`, `x86`, `vol0123…`), at most two changes and 8
 //!   characters in upper case (`RKE2`, `SHA256`), one change in mixed case (`IPv4`, `500Mi`,
-//!   `Ed25519`); any atom of at most 4 characters, but at most one such mixed one in a unit.
+//!   `Ed25519`); any other atom of at most 4 characters, but at most two upper-case or mixed
+//!   codes in a unit (a licence key `AB1-CD2-EF3` is many).
 //!
-//! A unit is public when all of its atoms are, or by its place: hexadecimal in a digest
-//! position (a line that runs a `*sum` program, after `sha256:`, under a key or variable that
-//! names a checksum or hash), the body of an SSH public key, the base64 of a certificate or a
-//! public key, the value of a key that names a public key or a certificate. Everything else
-//! is secret: a random token, base64, a hex string outside a digest position, a JWT.
+//! A unit is public when all of its atoms are, or by its shape (a UUID, a cloud resource id, an
+//! age recipient, a Go duration, an ISO time stamp, a JVM option) or its place: hexadecimal in a
+//! digest position (a line that runs a `*sum` program or names a checksum, hash, digest or
+//! commit, a line of a `sha256sum` file, after `sha256:`), the body of an SSH public key, the
+//! base64 of a certificate or a public key, the value of a key that names a public key or a
+//! certificate, base64 of text every word of which is public. Everything else is secret: a
+//! random token, base64 of anything secret, a hex string outside a digest position, a JWT
+//! (whole).
 //!
 //! URLs are split as Go's and libcurl's parsers split them: the user-info runs to the last `@`
-//! of the authority, whatever characters it holds (`#`, `?`); its password is secret whatever
+//! of the authority, whatever characters it holds (`#`, `?`, and `/` when an `@` follows
+//! `user:`); its password is secret whatever
 //! it looks like, its user is judged as a unit, the host is public when it is a host name or an
 //! address, and the path segments, query values and fragment are judged as units (a query
 //! value under a secret name is secret).
@@ -36,7 +43,7 @@ use std::ops::Range;
 enum Atom {
     /// A word, a number or a short code.
     Word,
-    /// At most 4 characters of mixed case with digits (`D4s`, `10Gi`): public once in a unit.
+    /// A short upper-case or mixed code with digits (`D4s`, `RKE2`): public twice in a unit.
     Code,
     /// Anything else: a random run, base64, hex.
     Random,
