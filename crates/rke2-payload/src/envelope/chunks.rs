@@ -74,8 +74,11 @@ enum Where {
     Start,
     /// Inside the top-level object, expecting a key (or `}`).
     TopKey,
-    /// Inside `items`, expecting an element (or `]`).
+    /// Inside `items`, expecting an element (or `]` when none came yet).
     Items,
+    /// Inside `items` after an element, expecting `,` or `]` (JSON needs the comma: an element
+    /// right after another, or garbage between them, is a syntax error as the parser says).
+    ItemsNext,
     /// After the `items` array, inside the top-level object.
     AfterItems,
     /// Done.
@@ -204,7 +207,7 @@ impl<R: Read> JsonItems<R> {
 
     /// The next piece.
     pub(crate) fn next_piece(&mut self) -> Result<Piece<'_>, SplitError> {
-        if self.state == Where::Items {
+        if matches!(self.state, Where::Items | Where::ItemsNext) {
             self.compact(self.last_end);
         }
         loop {
@@ -264,18 +267,35 @@ impl<R: Read> JsonItems<R> {
                     }
                     _ => return Err(SplitError::Syntax(self.offset())),
                 },
+                Where::ItemsNext => match self.skip_ws()? {
+                    Some(b']') => {
+                        self.around_from = Some(self.pos);
+                        self.pos += 1;
+                        self.state = Where::AfterItems;
+                    }
+                    Some(b',') => {
+                        self.pos += 1;
+                        // After a comma an element must come (no trailing comma in JSON).
+                        if matches!(self.skip_ws()?, Some(b']' | b',') | None) {
+                            return Err(SplitError::Syntax(self.offset()));
+                        }
+                        self.state = Where::Items;
+                    }
+                    _ => return Err(SplitError::Syntax(self.offset())),
+                },
                 Where::Items => match self.skip_ws()? {
                     Some(b']') => {
                         self.around_from = Some(self.pos);
                         self.pos += 1;
                         self.state = Where::AfterItems;
                     }
-                    Some(b',') => self.pos += 1,
+                    Some(b',') => return Err(SplitError::Syntax(self.offset())),
                     Some(_) => {
                         let start = self.pos;
                         let end = self.value_end(start)?;
                         self.pos = end;
                         self.last_end = end;
+                        self.state = Where::ItemsNext;
                         let offset = self.dropped + start as u64;
                         self.count_lines(start);
                         let line = self.lines + 1;
@@ -454,6 +474,28 @@ mod tests {
                 Err(SplitError::TooLarge(at)) => return Err(format!("too large at {at}")),
             }
         }
+    }
+
+    #[test]
+    fn items_are_separated_by_one_comma_as_json_says() {
+        for bad in [
+            r#"{"items":[{"a":1} 7]}"#,
+            r#"{"items":[{"a":1}{"b":2}]}"#,
+            r#"{"items":[{"a":1},]}"#,
+            r#"{"items":[,{"a":1}]}"#,
+            r#"{"items":[{"a":1},,{"b":2}]}"#,
+        ] {
+            assert!(pieces(bad).is_err(), "{bad}");
+            assert!(
+                serde_json::from_str::<serde_json::Value>(bad).is_err(),
+                "{bad}"
+            );
+        }
+        assert_eq!(pieces(r#"{"items":[]}"#).unwrap().len(), 1);
+        assert_eq!(
+            pieces(r#"{"items":[ {"a":1} , {"b":2} ]}"#).unwrap().len(),
+            3
+        );
     }
 
     #[test]
