@@ -23,7 +23,7 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
         static SEEN: std::cell::RefCell<std::collections::HashMap<String, Vec<Range<usize>>>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
-    let mut found = if text.len() > MAX_CACHED_TEXT {
+    let mut found = if text.len() > MAX_CACHED_TEXT || super::words::decoding() {
         own_spans(text)
     } else if let Some(hit) = SEEN.with(|s| s.borrow().get(text).cloned()) {
         hit

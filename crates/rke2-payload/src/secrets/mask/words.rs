@@ -531,6 +531,12 @@ thread_local! {
     static DECODING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
+/// Whether a base64 unit's text is being judged now (its verdicts then differ: base64 inside
+/// it is not decoded again).
+pub(crate) fn decoding() -> bool {
+    DECODING.with(std::cell::Cell::get)
+}
+
 /// Whether a unit is base64 (standard or URL-safe, padding cut off by the unit's end) of text
 /// every word of which is public: read as the check reads it, so the masker decodes what the
 /// check decodes (`echo SGVsbG8gd29ybGQ= | base64 -d`). Text holding anything secret, or
