@@ -49,6 +49,37 @@ pub(crate) fn decode_into(text: &str, out: &mut Vec<u8>) -> Result<(), String> {
     })
 }
 
+/// The text under base64 found in free text: the standard or URL-safe alphabet, its padding
+/// there or cut off (`=` ends a word in a command line), decoded to UTF-8 text; `None` for
+/// anything else (bytes that are not text, a length no base64 has).
+pub(crate) fn decode_text_lenient(word: &str) -> Option<String> {
+    let core = word.trim_end_matches('=');
+    if core.is_empty()
+        || !core
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
+    {
+        return None;
+    }
+    let mut standard: String = core
+        .chars()
+        .map(|c| match c {
+            '-' => '+',
+            '_' => '/',
+            c => c,
+        })
+        .collect();
+    match standard.len() % 4 {
+        2 => standard.push_str("=="),
+        3 => standard.push('='),
+        0 => {}
+        _ => return None,
+    }
+    decode(&standard)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+}
+
 /// Standard padded base64 of `bytes`.
 pub(crate) fn encode(bytes: &[u8]) -> String {
     ENCODER.encode(bytes)
@@ -102,6 +133,15 @@ fn describe(e: &base64::DecodeError, original: &[u8], compact: &[u8]) -> String 
 
 #[cfg(test)]
 mod tests {
+
+    #[test]
+    fn text_under_lenient_base64() {
+        assert_eq!(decode_text_lenient("SGVsbG8=").as_deref(), Some("Hello"));
+        assert_eq!(decode_text_lenient("SGVsbG8").as_deref(), Some("Hello"));
+        assert_eq!(decode_text_lenient("Pz8_").as_deref(), Some("???"));
+        assert_eq!(decode_text_lenient("abc.def"), None);
+        assert_eq!(decode_text_lenient("A"), None);
+    }
     use super::*;
 
     #[test]

@@ -75,13 +75,8 @@ impl Redactor {
         if !self.strict || !text.trim().contains(char::is_whitespace) {
             return self.redact_all(text);
         }
-        let lines = text.lines().count().max(1);
-        let sha = crate::codec::digest::sha256_hex(text.as_bytes());
-        format!(
-            "sha256:{} ({lines} line{})",
-            &sha[..16],
-            if lines == 1 { "" } else { "s" }
-        )
+        let (lines, fingerprint) = super::mask::strict_summary(text);
+        format!("{fingerprint} ({lines})")
     }
 
     /// Whether free text shows whole.

@@ -494,21 +494,7 @@ struct Needles<'a> {
 
 /// Whether a value is base64 (with its padding or not) of UTF-8 text.
 fn base64_of_text(value: &str) -> bool {
-    if value.len() < 16
-        || !value
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'='))
-    {
-        return false;
-    }
-    let trimmed = value.trim_end_matches('=');
-    let padded = match trimmed.len() % 4 {
-        2 => format!("{trimmed}=="),
-        3 => format!("{trimmed}="),
-        0 => trimmed.to_owned(),
-        _ => return false,
-    };
-    b64::decode(&padded).is_ok_and(|b| std::str::from_utf8(&b).is_ok())
+    value.len() >= 16 && b64::decode_text_lenient(value).is_some()
 }
 
 /// Texts this long or longer are searched once each (known by their SHA-256); a shorter one

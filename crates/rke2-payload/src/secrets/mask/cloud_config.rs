@@ -6,7 +6,7 @@ use crate::codec::{b64, gzip};
 
 use super::{
     Change, INFLATE_CAP, MaskError, Masker, PLACEHOLDER, known_structure, normalise, refuse,
-    secret_key, structured, text, whole_secret_file,
+    secret_key, structured, whole_secret_file,
 };
 
 impl Masker {
@@ -87,7 +87,7 @@ impl Masker {
         match node {
             Node::Seq(argv) => {
                 let words: Vec<&str> = argv.iter().map(|w| w.as_str().unwrap_or("")).collect();
-                let secret = text::argv_secrets(&words);
+                let secret = super::positions::argv(&words);
                 for (i, word) in argv.iter().enumerate() {
                     match secret.iter().find(|(w, _)| *w == i) {
                         Some(&(_, offset)) => {

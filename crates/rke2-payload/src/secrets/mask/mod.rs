@@ -123,7 +123,7 @@ impl Known {
             && !value.starts_with('`')
             && !is_placeholder_b64(value)
             && !value.starts_with(['{', '['])
-            && !text::harmless(value)
+            && !words::harmless(value)
             && !dictionary_word(value)
             && self.seen.insert(value.to_owned())
         {
@@ -310,12 +310,18 @@ pub(crate) struct Masker {
 /// its fingerprint (`REDACTED (3 lines, sha256:…)`), so two redactions still tell whether it
 /// changed.
 pub(crate) fn strict_marker(text: &str) -> String {
+    let (lines, fingerprint) = strict_summary(text);
+    format!("{PLACEHOLDER} ({lines}, {fingerprint})")
+}
+
+/// What strict masking keeps of a free text, in `redact` and in the reports alike: its line
+/// count (`1 line`, `3 lines`) and its fingerprint (`sha256:<16 hex>`).
+pub(crate) fn strict_summary(text: &str) -> (String, String) {
     let lines = text.lines().count().max(1);
     let sha = crate::codec::digest::sha256_hex(text.as_bytes());
-    format!(
-        "{PLACEHOLDER} ({lines} line{}, sha256:{})",
-        if lines == 1 { "" } else { "s" },
-        &sha[..16]
+    (
+        format!("{lines} line{}", if lines == 1 { "" } else { "s" }),
+        format!("sha256:{}", &sha[..16]),
     )
 }
 
@@ -665,7 +671,7 @@ impl Masker {
     /// a path.
     fn secret_value(&mut self, node: &Node, out: &mut Vec<Change>) {
         match node {
-            Node::Scalar { value, .. } if text::harmless(value) => {}
+            Node::Scalar { value, .. } if words::harmless(value) => {}
             // `Bearer x`, `Basic x`: the scheme says how, the rest is the secret.
             Node::Scalar { value, .. }
                 if ["Bearer ", "Basic ", "Token ", "Digest ", "Negotiate "]

@@ -99,6 +99,11 @@ const TRIGGERS: &[&str] = &[
     "nmcli",
     "community",
     "define(",
+    "rke2",
+    "k3s",
+    "mysql",
+    "mariadb",
+    "sshpass",
 ];
 
 fn line_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
@@ -305,7 +310,8 @@ fn is_flags(word: &str, flag: char) -> bool {
 /// Masks a value unless it stands for another (`$VAR`, `env:X`) or is a path.
 fn push(span: Range<usize>, text: &str, spans: &mut Vec<Range<usize>>) {
     // `-` is standard input, `\` a line continued: the value is elsewhere.
-    if super::words::reference(text) || super::text::harmless(text) || text == "-" || text == "\\" {
+    if super::words::reference(text) || super::words::harmless(text) || text == "-" || text == "\\"
+    {
         return;
     }
     spans.push(span);
@@ -335,6 +341,14 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
 /// The values of options that take a secret, per program and by the option's name.
 fn option_values(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
     let value_of = |i: usize| args.get(i + 1);
+    // A MySQL client anywhere on the command (`docker exec db mysql -pX`) reads `-pX`.
+    let mysql_client = |p: &str| {
+        matches!(
+            p,
+            "mysql" | "mysqladmin" | "mysqldump" | "mariadb" | "mariadb-dump"
+        )
+    };
+    let mysql = mysql_client(prog) || args.iter().any(|w| mysql_client(program(&w.text)));
     for (i, w) in args.iter().enumerate() {
         let t = w.text.as_str();
         // The value after an option, per program.
@@ -352,6 +366,8 @@ fn option_values(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
             "az" => (t == "-p" || t == "--password") && args.iter().any(|a| a.text == "login"),
             "influx" => matches!(t, "-p" | "-t"),
             "ipmitool" | "sqlcmd" | "mosquitto_pub" | "mosquitto_sub" => t == "-P",
+            "rke2" | "k3s" => t == "-t",
+            "sshpass" => t == "-p",
             "ssh-keygen" => matches!(t, "-N" | "-P"),
             p if p.starts_with("ldap") => matches!(t, "-w" | "-y"),
             p if p.starts_with("snmp") => matches!(t, "-A" | "-X"),
@@ -370,6 +386,17 @@ fn option_values(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
         }
         if matches!(prog, "7z" | "7za" | "7zz" | "7zr") && t.starts_with("-p") && t.len() > 2 {
             push(w.span.start + 2..w.span.end, &t[2..], spans);
+        }
+        // `mysql -pX` (`-p'a b'` too: the span ends before the closing quote, the text has
+        // none), `mysql --password=X`.
+        if mysql && t.starts_with("-p") && !t.starts_with("--") && t.len() > 2 {
+            push(w.span.end - (t.len() - 2)..w.span.end, &t[2..], spans);
+        }
+        if mysql
+            && let Some(v) = t.strip_prefix("--password=")
+            && !v.is_empty()
+        {
+            push(w.span.end - v.len()..w.span.end, v, spans);
         }
         // `-u user:password` (curl, wget, many clients); `smbclient -U user%password`.
         if matches!(t, "-u" | "--user" | "--proxy-user" | "-U" | "--proxy-basic")
@@ -1075,6 +1102,13 @@ mod tests {
         assert!(masked("mac: 02:42:ac:11:00:02").is_empty());
         assert!(masked("log \"token refreshed\"").is_empty());
         assert!(masked("10.0.0.1:6443").is_empty());
+    }
+
+    #[test]
+    fn argv_words() {
+        assert_eq!(argv(&["rke2", "agent", "--token", "X1"]), [(3, 0)]);
+        assert_eq!(argv(&["mysql", "-pZq8vK2"]), [(1, 2)]);
+        assert!(argv(&["echo", "--tokenless"]).is_empty());
     }
 
     #[test]

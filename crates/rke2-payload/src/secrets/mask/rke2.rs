@@ -218,29 +218,5 @@ fn rke2_key(key: &str) -> Rke2Key {
 /// A flag value that holds no secret whatever its flag's name: a boolean, a number, a duration
 /// (`60s`, `1h30m`) or an absolute path.
 fn flag_value(v: &str) -> bool {
-    let duration = {
-        let mut rest = v;
-        let mut any = false;
-        loop {
-            let digits = rest
-                .bytes()
-                .take_while(|b| b.is_ascii_digit() || *b == b'.')
-                .count();
-            let unit = rest[digits..]
-                .bytes()
-                .take_while(u8::is_ascii_alphabetic)
-                .count();
-            let u = &rest[digits..digits + unit];
-            if digits == 0 || !matches!(u, "ns" | "us" | "ms" | "s" | "m" | "h" | "d") {
-                break;
-            }
-            any = true;
-            rest = &rest[digits + unit..];
-            if rest.is_empty() {
-                break;
-            }
-        }
-        any && rest.is_empty()
-    };
-    super::text::harmless(v) || v.bytes().all(|b| b.is_ascii_digit()) || duration
+    super::words::harmless(v) || v.bytes().all(|b| b.is_ascii_digit()) || super::words::duration(v)
 }

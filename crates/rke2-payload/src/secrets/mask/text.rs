@@ -11,6 +11,7 @@
 use std::ops::Range;
 
 use super::Known;
+use super::words::harmless;
 
 /// The byte ranges of `text` that are secret, in order and merged.
 pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
@@ -23,12 +24,12 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
         static SEEN: std::cell::RefCell<std::collections::HashMap<String, Vec<Range<usize>>>> =
             std::cell::RefCell::new(std::collections::HashMap::new());
     }
-    let mut found = if text.len() > MAX_CACHED_TEXT || super::words::decoding() {
-        own_spans(text)
+    let mut found = if text.len() > MAX_CACHED_TEXT {
+        own_spans(text, 0)
     } else if let Some(hit) = SEEN.with(|s| s.borrow().get(text).cloned()) {
         hit
     } else {
-        let found = own_spans(text);
+        let found = own_spans(text, 0);
         SEEN.with(|s| {
             let mut s = s.borrow_mut();
             if s.len() >= MAX_ENTRIES {
@@ -42,8 +43,9 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
     merge(found)
 }
 
-/// The secret ranges of `text` by what it says itself, with no value known beforehand.
-fn own_spans(text: &str) -> Vec<Range<usize>> {
+/// The secret ranges of `text` by what it says itself, with no value known beforehand;
+/// `depth` counts the base64 layers it is inside (base64 is decoded and judged once).
+fn own_spans(text: &str, depth: usize) -> Vec<Range<usize>> {
     let mut spans: Vec<Range<usize>> = crate::secrets::credential_spans(text)
         .into_iter()
         .filter(|r| !harmless(&text[r.clone()]))
@@ -65,7 +67,6 @@ fn own_spans(text: &str) -> Vec<Range<usize>> {
     } else {
         Vec::new()
     };
-    let dash = memchr::memchr(b'-', bytes).is_some();
     let mut block = public.iter().peekable();
     // `--password \` at a line's end: the value is the next line's first word.
     let mut continued = false;
@@ -88,9 +89,6 @@ fn own_spans(text: &str) -> Vec<Range<usize>> {
                 && !option.ends_with("stdin")
                 && !option.ends_with("-file");
         }
-        if dash {
-            words(line, start, &mut spans);
-        }
         super::positions::line(line, start, &mut spans);
         // Every word not public by a positive rule, outside certificates and public keys.
         while block.next_if(|b| b.end < start).is_some() {}
@@ -98,7 +96,11 @@ fn own_spans(text: &str) -> Vec<Range<usize>> {
             .peek()
             .is_some_and(|b| b.start <= start && start + line.len() <= b.end);
         if !in_public {
-            super::words::line(line, start, &mut spans);
+            let mut words = Vec::new();
+            super::words::line(line, start, &mut words);
+            // A unit that is base64 of text is judged by its text, as the check reads it.
+            words.retain(|r| depth > 0 || !public_base64(&text[r.clone()]));
+            spans.extend(words);
         }
     }
     merge(spans)
@@ -137,17 +139,10 @@ pub(crate) fn replace_spans(
     out
 }
 
-/// A value no secret is: a boolean or null word, or an absolute path.
-pub(crate) fn harmless(value: &str) -> bool {
-    let v = value.trim_matches(['"', '\'']);
-    matches!(
-        v.to_ascii_lowercase().as_str(),
-        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "none" | ""
-    ) || (v.starts_with('/')
-        && v.len() > 1
-        && v.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
-        && v[1..].bytes().any(|b| b.is_ascii_alphabetic()))
+/// Whether a unit is base64 of text every part of which is public (its own spans empty).
+fn public_base64(unit: &str) -> bool {
+    super::words::base64_text(unit.trim_matches(super::words::EDGES))
+        .is_some_and(|decoded| own_spans(&decoded, 1).is_empty())
 }
 
 /// Sorted, overlapping or touching ranges joined.
@@ -314,202 +309,6 @@ fn key_bodies(text: &str, spans: &mut Vec<Range<usize>>) {
     }
 }
 
-/// One word of a command line: where it is, and its text without quotes.
-struct Word {
-    span: Range<usize>,
-    text: String,
-}
-
-/// A line split into words as a shell would (quotes grouped, not expanded further).
-fn split_words(line: &str, base: usize) -> Vec<Word> {
-    let bytes = line.as_bytes();
-    let mut words = Vec::new();
-    let mut i = 0;
-    while i < bytes.len() {
-        while i < bytes.len() && matches!(bytes[i], b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')')
-        {
-            i += 1;
-        }
-        if i >= bytes.len() {
-            break;
-        }
-        let start = i;
-        let mut text = String::new();
-        let mut quote: Option<u8> = None;
-        while i < bytes.len() {
-            let b = bytes[i];
-            match quote {
-                Some(q) if b == q => quote = None,
-                Some(b'"') if b == b'\\' && i + 1 < bytes.len() => {
-                    i += 1;
-                    text.push(char::from(bytes[i]));
-                }
-                Some(_) => text.push(char::from(b)),
-                None if b == b'"' || b == b'\'' => quote = Some(b),
-                None if matches!(b, b' ' | b'\t' | b';' | b'&' | b'|' | b'(' | b')') => break,
-                None => text.push(char::from(b)),
-            }
-            i += 1;
-        }
-        // Only ASCII was pushed byte by byte; take the text itself when it is not ASCII.
-        let raw = &line[start..i];
-        let text = if raw.is_ascii() {
-            text
-        } else {
-            raw.trim_matches(['"', '\'']).to_owned()
-        };
-        words.push(Word {
-            span: base + start..base + i,
-            text,
-        });
-    }
-    words
-}
-
-/// The span of a word's value without its quotes.
-fn unquoted(line_base: usize, line: &str, span: &Range<usize>) -> Range<usize> {
-    let raw = &line[span.start - line_base..span.end - line_base];
-    let lead = raw.len() - raw.trim_start_matches(['"', '\'']).len();
-    let trail = raw.len() - raw.trim_end_matches(['"', '\'']).len();
-    if lead + trail >= raw.len() {
-        return span.clone();
-    }
-    span.start + lead..span.end - trail
-}
-
-/// How deep a quoted word is read again as a command line (`sh -c '… -c "…"'`).
-const MAX_NESTED: usize = 4;
-
-/// Options whose next word is a secret: in any command (long names that say so), and per
-/// program; a quoted word that holds more words (`sh -c 'mysql -pX'`, `su -c "…"`) is read as
-/// a command line of its own.
-fn words(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
-    words_nested(line, base, spans, 0);
-}
-
-fn words_nested(line: &str, base: usize, spans: &mut Vec<Range<usize>>, depth: usize) {
-    // Most lines hold none of what a rule needs: a long option with a secret's stem, `-t`
-    // beside rke2 or k3s, `-p` beside a MySQL client or sshpass.
-    let long = line.contains("--") && {
-        let lower = line.to_ascii_lowercase();
-        ["tok", "secret", "pass", "cred", "auth", "key", "bearer"]
-            .iter()
-            .any(|stem| lower.contains(stem))
-    };
-    let short_t = line.contains("-t") && (line.contains("rke2") || line.contains("k3s"));
-    let short_p = line.contains("-p")
-        && (line.contains("mysql") || line.contains("mariadb") || line.contains("sshpass"));
-    if !(long || short_t || short_p) {
-        return;
-    }
-    let words = split_words(line, base);
-    if depth < MAX_NESTED {
-        for w in &words {
-            let raw = &line[w.span.start - base..w.span.end - base];
-            if raw.starts_with(['"', '\'']) && w.text.contains([' ', '\t']) {
-                let inner = unquoted(base, line, &w.span);
-                if inner != w.span {
-                    let text = &line[inner.start - base..inner.end - base];
-                    words_nested(text, inner.start, spans, depth + 1);
-                }
-            }
-        }
-    }
-    let program = |w: &Word| {
-        let t = w.text.rsplit(['/', '=']).next().unwrap_or("");
-        t.to_owned()
-    };
-    // `-t` is the token for `rke2` and `k3s` themselves (`logger -t rke2` names a tag).
-    let rke2 = words
-        .iter()
-        .find(|w| !matches!(w.text.as_str(), "sudo" | "env" | "exec") && !w.text.contains('='))
-        .is_some_and(|w| matches!(program(w).as_str(), "rke2" | "k3s"));
-    let mysql = words.iter().any(|w| {
-        matches!(
-            program(w).as_str(),
-            "mysql" | "mysqladmin" | "mysqldump" | "mariadb" | "mariadb-dump"
-        )
-    });
-    let sshpass = words.iter().any(|w| program(w) == "sshpass");
-    let value_at = |i: usize| words.get(i).map(|w| unquoted(base, line, &w.span));
-    for (i, w) in words.iter().enumerate() {
-        let t = w.text.as_str();
-        let long = t.strip_prefix("--").filter(|n| !n.is_empty());
-        if let Some(name) = long {
-            if let Some((n, v)) = name.split_once('=') {
-                if super::secret_key(n) && !harmless(v) {
-                    let s = unquoted(base, line, &w.span);
-                    let eq = line[s.start - base..s.end - base]
-                        .find('=')
-                        .map_or(0, |e| e + 1);
-                    spans.push(s.start + eq..s.end);
-                }
-            } else if super::secret_key(name)
-                // `--password-stdin` reads the secret from standard input: no value follows.
-                && !name.ends_with("stdin")
-                && let Some(v) = value_at(i + 1)
-                && !harmless(&words[i + 1].text)
-                && !super::words::reference(&words[i + 1].text)
-                && words[i + 1].text != "\\"
-            {
-                // `--src-creds user:password`: the password.
-                let text = &words[i + 1].text;
-                match text.find(':').filter(|_| name.ends_with("creds")) {
-                    Some(at) => spans.push(v.end - (text.len() - at - 1)..v.end),
-                    None => spans.push(v),
-                }
-            }
-            continue;
-        }
-        if (rke2 && t == "-t") || (sshpass && t == "-p") {
-            if let Some(v) = value_at(i + 1) {
-                spans.push(v);
-            }
-        } else if mysql && t.starts_with("-p") && t.len() > 2 && !t.starts_with("--") {
-            let s = unquoted(base, line, &w.span);
-            // `-p'a b'`: the value without its opening quote.
-            let raw = &line[s.start - base..s.end - base];
-            let quote = usize::from(raw[2..].starts_with(['\'', '"']));
-            spans.push(s.start + 2 + quote..s.end);
-        } else if mysql
-            && let Some(v) = t.strip_prefix("--password=")
-            && !v.is_empty()
-        {
-            let s = unquoted(base, line, &w.span);
-            spans.push(s.end - v.len()..s.end);
-        }
-    }
-}
-
-/// An argv-form command (`[rke2, agent, --token, X]`): the indices of the words that are
-/// secret, and for a word whose tail only is (`--token=X`, `-pX`), the byte offset it starts
-/// at.
-pub(crate) fn argv_secrets(argv: &[&str]) -> Vec<(usize, usize)> {
-    let line = argv
-        .iter()
-        .map(|w| w.replace([' ', '\t', ';', '&', '|', '(', ')', '"', '\''], "_"))
-        .collect::<Vec<_>>()
-        .join(" ");
-    let mut spans = Vec::new();
-    words(&line, 0, &mut spans);
-    // Word boundaries in the joined line.
-    let mut starts = Vec::with_capacity(argv.len());
-    let mut at = 0;
-    for w in argv {
-        starts.push(at);
-        at += w.len() + 1;
-    }
-    let mut out = super::positions::argv(argv);
-    for span in spans {
-        if let Some(i) = starts.iter().rposition(|&s| s <= span.start) {
-            out.push((i, span.start - starts[i]));
-        }
-    }
-    out.sort_unstable();
-    out.dedup();
-    out
-}
-
 /// Whether a word looks like a generated credential: 16 characters or more of letters and
 /// digits (and `+/=_-`), with both letters and digits.
 pub(crate) fn looks_random(word: &str) -> bool {
@@ -558,6 +357,16 @@ mod tests {
     }
 
     #[test]
+    fn base64_is_judged_by_its_text() {
+        // Base64 of text holding a secret; of public text it stays.
+        assert_eq!(
+            masked("echo cGFzc3dvcmQ9aHVudGVy | base64 -d"),
+            ["cGFzc3dvcmQ9aHVudGVy"]
+        );
+        assert!(masked("echo SGVsbG8gZnJvbSB0aGUgbm9kZQ== | base64 -d").is_empty());
+    }
+
+    #[test]
     fn a_value_on_the_next_line() {
         assert_eq!(
             masked("docker login \\\n  --password \\\n  lemonade \\\n  r.example.com\n"),
@@ -597,12 +406,5 @@ mod tests {
         }
         let armours = "-----BEGIN X-----\n".repeat(20_000);
         let _ = masked(&armours);
-    }
-
-    #[test]
-    fn argv_words() {
-        assert_eq!(argv_secrets(&["rke2", "agent", "--token", "X1"]), [(3, 0)]);
-        assert_eq!(argv_secrets(&["mysql", "-pZq8vK2"]), [(1, 2)]);
-        assert!(argv_secrets(&["echo", "--tokenless"]).is_empty());
     }
 }

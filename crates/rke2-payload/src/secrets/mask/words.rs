@@ -21,7 +21,8 @@
 //! digest position (a line that runs a `*sum` program or names a checksum, hash, digest or
 //! commit, a line of a `sha256sum` file, after `sha256:`), the body of an SSH public key, the
 //! base64 of a certificate or a public key, the value of a key that names a public key or a
-//! certificate, base64 of text every word of which is public. Everything else is secret: a
+//! certificate (and, judged by [`super::text`], base64 of text every word of which is public).
+//! Everything else is secret: a
 //! random token, base64 of anything secret, a hex string outside a digest position, a JWT
 //! (whole).
 //!
@@ -37,6 +38,9 @@
 //! are [`positions`].
 
 use std::ops::Range;
+
+/// What a unit's edges may hold that no atom is (`--debug`, `/path/`): trimmed before judging.
+pub(crate) const EDGES: [char; 8] = ['.', '-', '+', '/', '~', '@', '%', '_'];
 
 /// How an atom reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -383,19 +387,8 @@ fn sum_line(line: &str) -> bool {
 
 /// Whether the base64 text is a certificate or a public key in PEM (`LS0tLS1CRUdJTi…`).
 fn public_pem_b64(unit: &str) -> bool {
-    if !unit.starts_with("LS0tLS1CRUdJTi") {
-        return false;
-    }
-    let compact: String = unit.chars().filter(|c| !c.is_whitespace()).collect();
-    let padded = match compact.len() % 4 {
-        2 => compact + "==",
-        3 => compact + "=",
-        _ => compact,
-    };
-    crate::codec::b64::decode(&padded)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-        .is_some_and(|t| {
+    unit.starts_with("LS0tLS1CRUdJTi")
+        && crate::codec::b64::decode_text_lenient(unit).is_some_and(|t| {
             t.starts_with("-----BEGIN ")
                 && !t.contains("PRIVATE")
                 && !t.contains("SECRET")
@@ -469,7 +462,7 @@ pub(crate) fn line(line: &str, base: usize, spans: &mut Vec<Range<usize>>) {
         }
         let unit = &line[start..i];
         // Most units are public by their atoms alone: the line's context is read past them.
-        let core = unit.trim_matches(['.', '-', '+', '/', '~', '@', '%', '_']);
+        let core = unit.trim_matches(EDGES);
         let quick = public_unit(core) && !(core.starts_with("eyJ") && core.contains('.'));
         if !quick && !unit_public(line, start, unit, *ctx.get_or_init(|| Context::of(line))) {
             spans.push(base + start + glued_option(unit)..base + i);
@@ -489,7 +482,7 @@ fn glued_option(unit: &str) -> usize {
 
 /// Whether a unit of a line is public, by its atoms or its place.
 fn unit_public(line: &str, start: usize, unit: &str, ctx: Context) -> bool {
-    let core = unit.trim_matches(['.', '-', '+', '/', '~', '@', '%', '_']);
+    let core = unit.trim_matches(EDGES);
     // A JWT is secret whole: its header and claims are base64 of public-looking JSON, and
     // with its signature they are the credential.
     if core.starts_with("eyJ") && core.contains('.') {
@@ -520,66 +513,34 @@ fn unit_public(line: &str, start: usize, unit: &str, ctx: Context) -> bool {
         return true;
     }
     // An SRI hash (`sha512-…`).
-    core.starts_with("sha256-")
-        || core.starts_with("sha384-")
-        || core.starts_with("sha512-")
-        || decoded_public(core)
+    core.starts_with("sha256-") || core.starts_with("sha384-") || core.starts_with("sha512-")
 }
 
-thread_local! {
-    /// Whether a base64 unit's text is being judged (its own base64 is not decoded again).
-    static DECODING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
-}
-
-/// Whether a base64 unit's text is being judged now (its verdicts then differ: base64 inside
-/// it is not decoded again).
-pub(crate) fn decoding() -> bool {
-    DECODING.with(std::cell::Cell::get)
-}
-
-/// Whether a unit is base64 (standard or URL-safe, padding cut off by the unit's end) of text
-/// every word of which is public: read as the check reads it, so the masker decodes what the
-/// check decodes (`echo SGVsbG8gd29ybGQ= | base64 -d`). Text holding anything secret, or
-/// bytes that are not text, leave the unit secret.
-fn decoded_public(core: &str) -> bool {
-    if core.len() < 16
-        || !core
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'-' | b'_'))
-        || DECODING.with(std::cell::Cell::get)
-    {
-        return false;
+/// The text a unit is base64 of (standard or URL-safe, its padding cut off by the unit's end),
+/// when it is text: what the check would decode, so [`super::text`] judges it as text (a unit
+/// whose text is all public stays: `echo SGVsbG8gd29ybGQ= | base64 -d`).
+pub(crate) fn base64_text(core: &str) -> Option<String> {
+    if core.len() < 16 {
+        return None;
     }
-    let standard: String = core
-        .chars()
-        .map(|c| match c {
-            '-' => '+',
-            '_' => '/',
-            c => c,
-        })
-        .collect();
-    let padded = match standard.len() % 4 {
-        2 => standard + "==",
-        3 => standard + "=",
-        0 => standard,
-        _ => return false,
-    };
-    let Some(text) = crate::codec::b64::decode(&padded)
-        .ok()
-        .and_then(|b| String::from_utf8(b).ok())
-    else {
-        return false;
-    };
-    if text
-        .chars()
-        .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
-    {
-        return false;
-    }
-    DECODING.with(|d| d.set(true));
-    let spans = super::text::spans(&text, &super::Known::default());
-    DECODING.with(|d| d.set(false));
-    spans.is_empty()
+    crate::codec::b64::decode_text_lenient(core).filter(|text| {
+        !text
+            .chars()
+            .any(|c| c.is_control() && !matches!(c, '\n' | '\t' | '\r'))
+    })
+}
+
+/// A value no secret is: a boolean or null word, or an absolute path.
+pub(crate) fn harmless(value: &str) -> bool {
+    let v = value.trim_matches(['"', '\'']);
+    matches!(
+        v.to_ascii_lowercase().as_str(),
+        "true" | "false" | "yes" | "no" | "on" | "off" | "null" | "~" | "none" | ""
+    ) || (v.starts_with('/')
+        && v.len() > 1
+        && v.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"/._-".contains(&b))
+        && v[1..].bytes().any(|b| b.is_ascii_alphabetic()))
 }
 
 /// Whether the text before a unit ends with a digest's algorithm (`sha256:`, `@sha256:`).
@@ -875,12 +836,6 @@ mod tests {
         ] {
             assert_eq!(masked(&format!("echo {token}")), [token]);
         }
-        // Base64 of text holding a secret; of public text it stays.
-        assert_eq!(
-            masked("echo cGFzc3dvcmQ9aHVudGVy | base64 -d"),
-            ["cGFzc3dvcmQ9aHVudGVy"]
-        );
-        assert!(masked("echo SGVsbG8gZnJvbSB0aGUgbm9kZQ== | base64 -d").is_empty());
     }
 
     #[test]
