@@ -275,7 +275,19 @@ pub(crate) fn argv(argv: &[&str]) -> Vec<(usize, usize)> {
 
 /// The program a word names (`/usr/bin/openssl` → `openssl`).
 fn program(word: &str) -> &str {
-    word.rsplit('/').next().unwrap_or(word)
+    // A unit's `ExecStart=/usr/bin/mysql` names its program after the `=`.
+    word.rsplit(['/', '=']).next().unwrap_or(word)
+}
+
+/// A shell variable's assignment before a command (`RKE2_TOKEN=x sh …`), not a unit's
+/// `ExecStart=/usr/bin/rke2` (whose value is the program).
+fn assignment(word: &str) -> bool {
+    word.split_once('=').is_some_and(|(name, _)| {
+        !name.is_empty()
+            && name
+                .bytes()
+                .all(|b| b.is_ascii_uppercase() || b.is_ascii_digit() || b == b'_')
+    })
 }
 
 /// Whether a command reads a secret from its standard input.
@@ -326,7 +338,7 @@ fn command(words: &[Word], spans: &mut Vec<Range<usize>>) {
             !matches!(
                 program(&w.text),
                 "sudo" | "doas" | "env" | "exec" | "nohup" | "time"
-            ) && !w.text.contains('=')
+            ) && !assignment(&w.text)
         })
         .unwrap_or(words.len());
     let Some(first) = words.get(start) else {
@@ -1102,6 +1114,15 @@ mod tests {
         assert!(masked("mac: 02:42:ac:11:00:02").is_empty());
         assert!(masked("log \"token refreshed\"").is_empty());
         assert!(masked("10.0.0.1:6443").is_empty());
+    }
+
+    #[test]
+    fn a_unit_s_command_names_its_program_after_the_equals_sign() {
+        assert_eq!(
+            masked("ExecStartPost=/usr/bin/mysql -ucollector -pkingfisher -e 'select 1'"),
+            ["kingfisher"]
+        );
+        assert_eq!(masked("RKE2_URL=x rke2 agent -t hunter"), ["hunter"]);
     }
 
     #[test]
