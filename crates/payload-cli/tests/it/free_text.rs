@@ -112,12 +112,32 @@ runcmd:
 - echo {tail}
 "##
     );
-    let secret = format!(
-        "apiVersion: v1\nkind: Secret\nmetadata: {{name: demo-md-0-abc, namespace: default}}\ntype: cluster.x-k8s.io/secret\ndata:\n  format: {}\n  value: {}\n",
+    let secret = secret_of("demo-md-0-abc", &userdata);
+    (secret, planted, keep)
+}
+
+/// A bootstrap Secret named `name` (`data`, base64) whose user data is the cloud-config
+/// `userdata`.
+fn secret_of(name: &str, userdata: &str) -> String {
+    format!(
+        "apiVersion: v1\nkind: Secret\nmetadata: {{name: {name}, namespace: default}}\ntype: cluster.x-k8s.io/secret\ndata:\n  format: {}\n  value: {}\n",
         b64("cloud-config"),
         b64(userdata)
+    )
+}
+
+/// The user data of what `args` (a `redact` that reads standard input) writes for `secret`;
+/// the run must succeed.
+fn redacted_userdata(args: &[&str], secret: &str) -> String {
+    let out = run(args, secret);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
-    (secret, planted, keep)
+    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
+    assert!(decoded.status.success());
+    String::from_utf8_lossy(&decoded.stdout).into_owned()
 }
 
 /// The planted values seen in `output` (as text, and in every string of it as JSON).
@@ -196,15 +216,7 @@ fn no_output_shows_a_secret_of_free_text() {
 #[test]
 fn redact_masks_free_text_by_word_and_keeps_every_public_word() {
     let (secret, planted, keep) = payload("Zq9Xk2mPqTail");
-    let out = run(&["redact", "-"], &secret);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
-    assert!(decoded.status.success());
-    let text = String::from_utf8_lossy(&decoded.stdout);
+    let text = redacted_userdata(&["redact", "-"], &secret);
     assert_eq!(
         seen(text.as_bytes(), &planted),
         Vec::<String>::new(),
@@ -236,19 +248,8 @@ fn a_value_masked_by_its_place_is_checked_where_it_stood() {
     // A manifest Secret's public-looking value shares windows with public text elsewhere
     // (`.example.com`): masked where it stands, not a reason to refuse.
     let userdata = "#cloud-config\nwrite_files:\n- path: /var/lib/rancher/rke2/server/manifests/smtp.yaml\n  content: |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: smtp, namespace: mail}\n    stringData:\n      SMTP_HOST: smtp.example.com\n      SMTP_PASSWORD: lowercasepw\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    token: abc\n    tls-san: [relay.example.com]\nruncmd:\n- echo SGVsbG8gZnJvbSB0aGUgbm9kZQ== | base64 -d\n- echo cGFzc3dvcmQ9aHVudGVy | base64 -d\n";
-    let secret = format!(
-        "kind: Secret\nmetadata: {{name: s, namespace: d}}\ndata:\n  format: {}\n  value: {}\n",
-        b64("cloud-config"),
-        b64(userdata)
-    );
-    let out = run(&["redact", "-"], &secret);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
-    let text = String::from_utf8_lossy(&decoded.stdout);
+    let secret = secret_of("s", &userdata);
+    let text = redacted_userdata(&["redact", "-"], &secret);
     assert!(text.contains("tls-san: [relay.example.com]"), "{text}");
     assert!(text.contains("SMTP_PASSWORD: REDACTED"), "{text}");
     // Base64 is read as the check reads it: public text stays, a secret inside goes.
@@ -307,19 +308,8 @@ fn a_kubeconfig_and_a_registry_password_are_redacted_not_refused() {
             userdata.push_str(&format!("    {line}\n"));
         }
     }
-    let secret = format!(
-        "kind: Secret\nmetadata: {{name: s, namespace: d}}\ndata:\n  format: {}\n  value: {}\n",
-        b64("cloud-config"),
-        b64(&userdata)
-    );
-    let out = run(&["redact", "-"], &secret);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
-    let text = String::from_utf8_lossy(&decoded.stdout);
+    let secret = secret_of("s", &userdata);
+    let text = redacted_userdata(&["redact", "-"], &secret);
     assert!(!text.contains("Qx7registriesAuthPw") && !text.contains("Qx7TokenValue12345"));
     assert!(text.contains("client-key-data: REDACTED"), "{text}");
     assert!(
@@ -331,14 +321,7 @@ fn a_kubeconfig_and_a_registry_password_are_redacted_not_refused() {
 #[test]
 fn strict_masks_free_text_whole_and_keeps_every_payload_readable() {
     let (secret, planted, _) = payload("Zq9Xk2mPqTail");
-    let out = run(&["redact", "--strict", "-"], &secret);
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    let decoded = run(&["decode", "-"], &String::from_utf8_lossy(&out.stdout));
-    let text = String::from_utf8_lossy(&decoded.stdout);
+    let text = redacted_userdata(&["redact", "--strict", "-"], &secret);
     assert_eq!(
         seen(text.as_bytes(), &planted),
         Vec::<String>::new(),
