@@ -248,7 +248,7 @@ fn a_value_masked_by_its_place_is_checked_where_it_stood() {
     // A manifest Secret's public-looking value shares windows with public text elsewhere
     // (`.example.com`): masked where it stands, not a reason to refuse.
     let userdata = "#cloud-config\nwrite_files:\n- path: /var/lib/rancher/rke2/server/manifests/smtp.yaml\n  content: |\n    apiVersion: v1\n    kind: Secret\n    metadata: {name: smtp, namespace: mail}\n    stringData:\n      SMTP_HOST: smtp.example.com\n      SMTP_PASSWORD: lowercasepw\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    token: abc\n    tls-san: [relay.example.com]\nruncmd:\n- echo SGVsbG8gZnJvbSB0aGUgbm9kZQ== | base64 -d\n- echo cGFzc3dvcmQ9aHVudGVy | base64 -d\n";
-    let secret = secret_of("s", &userdata);
+    let secret = secret_of("s", userdata);
     let text = redacted_userdata(&["redact", "-"], &secret);
     assert!(text.contains("tls-san: [relay.example.com]"), "{text}");
     assert!(text.contains("SMTP_PASSWORD: REDACTED"), "{text}");
