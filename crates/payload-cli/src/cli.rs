@@ -160,17 +160,19 @@ pub(crate) struct ManArgs {
 /// Secrets, and the guards.
 #[derive(Debug, Args)]
 pub(crate) struct InputArgs {
-    /// The input file, or `-` for standard input (the default).
+    /// The input: files, folders (every .yaml, .yml and .json file in them and below, in name
+    /// order), or `-` for standard input (the default). Several are read as one input, in
+    /// order; a file may hold YAML documents, a List, or a sequence of JSON objects.
     #[arg(value_name = "FILE")]
-    pub(crate) file: Option<PathBuf>,
-    /// The input file, as kubectl's `-f` (the same as FILE).
-    #[arg(
-        short = 'f',
-        long = "filename",
-        value_name = "FILE",
-        conflicts_with = "file"
-    )]
-    pub(crate) filename: Option<PathBuf>,
+    pub(crate) file: Vec<PathBuf>,
+    /// An input, as kubectl's `-f` (the same as FILE; may be repeated).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub(crate) filename: Vec<PathBuf>,
+    /// Read the annotations `render` writes on its output: report the manifest findings they
+    /// carry and also measure the delivery path they name (`render … | lint --from-render`).
+    /// Without it no annotation of the input changes a report.
+    #[arg(long)]
+    pub(crate) from_render: bool,
     /// Only Secrets in this namespace.
     #[arg(
         short = 'n',
@@ -247,9 +249,18 @@ impl InputArgs {
             return std::path::Path::new(FROM_CLUSTER);
         }
         self.file
-            .as_deref()
-            .or(self.filename.as_deref())
-            .unwrap_or(std::path::Path::new("-"))
+            .first()
+            .or(self.filename.first())
+            .map_or(std::path::Path::new("-"), PathBuf::as_path)
+    }
+
+    /// Every input named (FILE and -f, in that order; `-` when none is), folders not expanded.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.file.iter().chain(&self.filename).cloned().collect();
+        if paths.is_empty() {
+            paths.push(PathBuf::from("-"));
+        }
+        paths
     }
 }
 

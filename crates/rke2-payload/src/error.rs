@@ -116,6 +116,35 @@ pub enum Error {
     #[error("the input is empty")]
     Empty,
 
+    /// One of several inputs could not be read: which one, and why.
+    #[error("{input}: {error}")]
+    InInput {
+        /// The input's name (a file path, `standard input`), terminal-safe.
+        input: String,
+        /// What went wrong in it.
+        error: Box<Error>,
+    },
+
+    /// A folder named as an input holds no file with a `.yaml`, `.yml` or `.json` name (as
+    /// `kubectl -f DIR` reads a folder).
+    #[error("{folder} holds no .yaml, .yml or .json file")]
+    EmptyFolder {
+        /// The folder, terminal-safe.
+        folder: String,
+    },
+
+    /// The bootstrap data of another Cluster API bootstrap provider (kubeadm's, and the rest):
+    /// not RKE2's, so no RKE2 report is made of it. Reports skip and count such Secrets.
+    #[error("{secret} holds {provider}'s bootstrap data, not RKE2's ({why})")]
+    OtherProvider {
+        /// Which Secret.
+        secret: SecretId,
+        /// The provider, as its config kind names it (`KubeadmConfig`) or as its payload shows.
+        provider: String,
+        /// What says so (its owner, a file or command of its payload).
+        why: String,
+    },
+
     /// The worker threads stopped before the input was read through: a bug in this crate.
     #[error(
         "the worker threads stopped before the input was read through (a bug: please report it)"
@@ -343,5 +372,48 @@ mod tests {
             index: 2,
         };
         assert_eq!(id.to_string(), "object #3");
+    }
+}
+
+/// A bootstrap Secret a report passed over, and why: another provider's data
+/// ([`Error::OtherProvider`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
+pub struct SkippedSecret {
+    /// `metadata.name`.
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// Whose data it holds (`KubeadmConfig`, `kubeadm`).
+    pub provider: String,
+    /// What says so, in a sentence (terminal-safe).
+    pub reason: String,
+}
+
+impl Error {
+    /// The Secret this error says a report passes over (another provider's), if it says so.
+    ///
+    /// ```
+    /// use rke2_payload::{Error, SecretId};
+    ///
+    /// let id = SecretId { namespace: Some("d".into()), name: Some("w".into()), index: 0 };
+    /// let e = Error::OtherProvider { secret: id, provider: "KubeadmConfig".into(), why: "it is owned by a KubeadmConfig".into() };
+    /// assert_eq!(e.skipped().map(|s| s.provider).as_deref(), Some("KubeadmConfig"));
+    /// assert!(Error::Empty.skipped().is_none());
+    /// ```
+    pub fn skipped(&self) -> Option<SkippedSecret> {
+        match self {
+            Error::OtherProvider {
+                secret,
+                provider,
+                why,
+            } => Some(SkippedSecret {
+                name: secret.name.clone(),
+                namespace: secret.namespace.clone(),
+                provider: terminal_safe(provider).into_owned(),
+                reason: terminal_safe(why).into_owned(),
+            }),
+            _ => None,
+        }
     }
 }

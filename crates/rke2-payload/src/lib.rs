@@ -128,6 +128,7 @@
 mod apischema;
 mod batch;
 mod checks;
+mod clouds;
 mod codec;
 mod document;
 mod encode;
@@ -149,6 +150,9 @@ pub mod fuzzing;
 
 pub use batch::MAX_JOBS;
 pub use checks::{Check, Finding, ManifestSite, Severity};
+pub use clouds::{
+    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,
+};
 pub use codec::dataurl::DataUrlError;
 pub use codec::gzip::GzipError;
 pub use codec::text::terminal_safe;
@@ -157,21 +161,19 @@ pub use encode::convert::{ConvertError, convert};
 pub use encode::redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
-    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
-    RENDERED_FROM_ANNOTATION, Selector, SelectorError, StreamSummary, for_each_secret, read_input,
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION, Input,
+    ObjectClass, Origin, Provenance, RENDERED_FROM_ANNOTATION, Selector, SelectorError,
+    StreamSummary, for_each_secret, input_files, read_input,
 };
-pub use error::{Error, PayloadError, Position, SecretId, StreamError, Syntax};
+pub use error::{Error, PayloadError, Position, SecretId, SkippedSecret, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};
 pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use render::{
-    KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
-    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, holds_manifests,
+    Answer, KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
+    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, answer, holds_manifests,
     may_hold_manifests, render, sniff_input,
-};
-pub use reports::clouds::{
-    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,
 };
 pub use reports::diff::{
     Area, Change, ChangeKind, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, PairedBy,

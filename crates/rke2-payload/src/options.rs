@@ -20,6 +20,12 @@ pub struct DecodeOptions {
     /// The most bytes of an input read whole into memory (`decode`, `encode`, `redact`).
     /// Default: 256 MiB.
     pub max_input: u64,
+    /// Whether the annotations `render` writes on its output (the manifest findings, where a
+    /// Secret comes from and the path its data takes) are read into each Secret's
+    /// `Origin`. Default: off, so that no input decides by its own
+    /// annotations what a report measures or reports; `render … | lint --from-render` turns it
+    /// on. Read or not, they never take a target away from `size`.
+    pub render_annotations: bool,
 }
 
 impl Default for DecodeOptions {
@@ -30,6 +36,7 @@ impl Default for DecodeOptions {
             max_value: 1 << 20,
             max_object: 8 << 20,
             max_input: 256 << 20,
+            render_annotations: false,
         }
     }
 }
@@ -74,6 +81,12 @@ impl DecodeOptions {
     /// Sets [`DecodeOptions::max_input`].
     pub fn with_max_input(mut self, bytes: u64) -> Self {
         self.max_input = bytes;
+        self
+    }
+
+    /// Sets [`DecodeOptions::render_annotations`].
+    pub fn with_render_annotations(mut self, read: bool) -> Self {
+        self.render_annotations = read;
         self
     }
 }

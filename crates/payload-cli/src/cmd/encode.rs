@@ -4,20 +4,20 @@ use std::borrow::Cow;
 
 use anyhow::{Context, Result};
 use rke2_payload::{
-    ConvertError, Envelope, Format, compress, convert, reencode, secret_with_value, to_base64,
+    ConvertError, Format, compress, convert, reencode, secret_with_value, to_base64,
 };
 
-use super::{Outcome, in_input, read_input, selector};
+use super::{Outcome, read_inputs, select_one, selector};
 use crate::cli::{Emit, EncodeArgs, SecretFormat, TargetFormat};
 use crate::output::write_bytes;
 
 pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
-    let path = args.input.path();
     let selector = selector(&args.input)?;
-    let (input, options) = read_input(&args.input)?;
-    let envelope = in_input(Envelope::parse(&input, &options), path)?;
-    let secret = in_input(envelope.select(&selector), path)?;
-    let payload = in_input(secret.decode(&options), path)?;
+    let (inputs, options) = read_inputs(&args.input)?;
+    let (at, secret) = select_one(&inputs, &options, &selector)?;
+    let (name, input) = &inputs[at];
+    let reading = || format!("reading {name}");
+    let payload = secret.decode(&options).with_context(reading)?;
     let gzip = match (args.gzip, args.no_gzip) {
         (true, _) => Some(true),
         (_, true) => Some(false),
@@ -46,16 +46,14 @@ pub(crate) fn run(args: &EncodeArgs) -> Result<Outcome> {
             text.push('\n');
             text.into_bytes()
         }
-        Emit::Secret => in_input(
-            secret_with_value(
-                &input,
-                secret,
-                &value,
-                format,
-                args.output == SecretFormat::Json,
-            ),
-            path,
-        )?,
+        Emit::Secret => secret_with_value(
+            input,
+            &secret,
+            &value,
+            format,
+            args.output == SecretFormat::Json,
+        )
+        .with_context(reading)?,
     };
     write_bytes(&bytes, args.dest.to_file.as_deref(), args.dest.force)?;
     Ok(Outcome::Ok)

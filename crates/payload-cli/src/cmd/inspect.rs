@@ -26,6 +26,7 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     };
     let mut items = Items::new(layout, INSPECT_SCHEMA);
     let mut failures: Vec<Failure> = Vec::new();
+    let mut skipped: Vec<rke2_payload::SkippedSecret> = Vec::new();
     // Replicas' identical payloads are read once; see `Inspector`.
     let inspector = Inspector::new(
         InspectOptions::new()
@@ -49,6 +50,11 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             |result: Result<Item>| -> Result<()> {
                 let (failure, rendered) = match result? {
                     Ok(done) => done,
+                    // Another provider's Secret is passed over, and counted.
+                    Err((failure, _)) if failure.0.skipped().is_some() => {
+                        skipped.extend(failure.0.skipped());
+                        return Ok(());
+                    }
                     // A Secret that cannot be read is an item of its own; the rest go on.
                     Err((failure, rendered)) => (Some(failure), rendered),
                 };
@@ -67,14 +73,14 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
         )?;
         out.write_all(&buf.into_inner())?;
     }
-    items.finish(
-        &mut out,
-        &[
-            ("skipped_secrets", summary.skipped_secrets.to_string()),
-            ("skipped_objects", summary.skipped_objects.to_string()),
-        ],
-    )?;
+    let mut fields = vec![
+        ("skipped_secrets", summary.skipped_secrets.to_string()),
+        ("skipped_objects", summary.skipped_objects.to_string()),
+    ];
+    fields.extend(super::skipped_field(&skipped));
+    items.finish(&mut out, &fields)?;
     out.flush()?;
+    super::report_skipped(&skipped);
     unreadable_secrets(path, &failures)?;
     Ok(Outcome::Ok)
 }

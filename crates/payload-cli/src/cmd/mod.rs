@@ -14,11 +14,11 @@ mod render;
 mod size;
 
 use std::io::Write as _;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use rke2_payload::{BootstrapSecret, DecodeOptions, Selector, Sniffed};
+use rke2_payload::{BootstrapSecret, DecodeOptions, Input, Selector, Sniffed};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
 use crate::style::{ERROR, escape_unsafe, safe, yaml};
@@ -52,19 +52,24 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
-/// Reads the input named on the command line (the file, standard input, or the cluster).
-pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
+/// Reads the input named on the command line whole: each file (folders expanded), standard
+/// input, or the cluster's output, with its name for messages.
+pub(crate) fn read_inputs(args: &InputArgs) -> Result<(Vec<(String, Vec<u8>)>, DecodeOptions)> {
     use std::io::Read as _;
     let options = decode_options(args);
     if !args.from_cluster {
-        if args.path().as_os_str() == "-" {
-            stdin_is_not_a_terminal()?;
+        let mut inputs = Vec::new();
+        for path in input_files(args)? {
+            if path.as_os_str() == "-" {
+                stdin_is_not_a_terminal()?;
+            }
+            let bytes = rke2_payload::read_input(&path, &options)?;
+            inputs.push((input_name(&path), bytes));
         }
-        let bytes = rke2_payload::read_input(args.path(), &options)?;
-        return Ok((bytes, options));
+        return Ok((inputs, options));
     }
     let mut bytes = Vec::new();
-    open_input(args)?
+    cluster::secrets(args)?
         .take(options.max_input.saturating_add(1))
         .read_to_end(&mut bytes)
         .map_err(|error| rke2_payload::Error::Io {
@@ -78,7 +83,70 @@ pub(crate) fn read_input(args: &InputArgs) -> Result<(Vec<u8>, DecodeOptions)> {
         }
         .into());
     }
-    Ok((bytes, options))
+    Ok((vec![(FROM_CLUSTER.to_owned(), bytes)], options))
+}
+
+/// The one bootstrap Secret the selection flags pick among every input read whole, and the
+/// index of the input that holds it. One input keeps its own messages; with several, "no
+/// such Secret" and "several match" count them all.
+pub(crate) fn select_one<'a>(
+    inputs: &'a [(String, Vec<u8>)],
+    options: &DecodeOptions,
+    selector: &Selector,
+) -> Result<(usize, rke2_payload::BootstrapSecret<'a>)> {
+    let context = |name: &str| format!("reading {name}");
+    if let [(name, bytes)] = inputs {
+        let envelope =
+            rke2_payload::Envelope::parse(bytes, options).with_context(|| context(name))?;
+        let secret = envelope.select(selector).with_context(|| context(name))?;
+        return Ok((0, secret.clone()));
+    }
+    let mut found = Vec::new();
+    let mut available = 0;
+    for (i, (name, bytes)) in inputs.iter().enumerate() {
+        match rke2_payload::Envelope::parse(bytes, options) {
+            Ok(envelope) => {
+                available += envelope.secrets.len();
+                found.extend(
+                    envelope
+                        .secrets
+                        .into_iter()
+                        .filter(|s| selector.matches(s))
+                        .map(|s| (i, s)),
+                );
+            }
+            Err(e) if holds_no_secret(&e) => {}
+            Err(e) => return Err(anyhow::Error::new(e).context(context(name))),
+        }
+    }
+    let what = format!("{} inputs", inputs.len());
+    match found.len() {
+        1 => Ok(found.remove(0)),
+        0 => Err(anyhow::Error::new(rke2_payload::Error::SecretNotFound {
+            wanted: selector.to_string(),
+            available,
+        })
+        .context(context(&what))),
+        count => {
+            let names: Vec<String> = found.iter().map(|(_, s)| s.id().to_string()).collect();
+            Err(anyhow::Error::new(rke2_payload::Error::Ambiguous {
+                count,
+                names: names.join(", "),
+            })
+            .context(context(&what)))
+        }
+    }
+}
+
+/// Whether an error says only that an input holds no bootstrap Secret.
+fn holds_no_secret(e: &rke2_payload::Error) -> bool {
+    matches!(
+        e,
+        rke2_payload::Error::Empty
+            | rke2_payload::Error::NotASecret { .. }
+            | rke2_payload::Error::NoBootstrapSecret { .. }
+            | rke2_payload::Error::MissingValue { .. }
+    )
 }
 
 /// Standard input with nothing piped in is a mistake, not an input to wait for: the hint, and
@@ -114,15 +182,18 @@ pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
 
 /// The decode options the input flags ask for.
 pub(crate) fn decode_options(args: &InputArgs) -> DecodeOptions {
-    DecodeOptions::new().with_max_inflated(args.max_inflated)
+    DecodeOptions::new()
+        .with_max_inflated(args.max_inflated)
+        .with_render_annotations(args.from_render)
 }
 
-/// Opens the input named on the command line for streaming: the file, or standard input.
-pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
-    if args.from_cluster {
-        return Ok(Box::new(cluster::secrets(args)?));
-    }
-    let path = args.path();
+/// The files the input names, folders expanded (every manifest file in and below them).
+pub(crate) fn input_files(args: &InputArgs) -> Result<Vec<PathBuf>> {
+    Ok(rke2_payload::input_files(&args.paths(), true)?)
+}
+
+/// Opens one input file for streaming: the file, or standard input for `-`.
+fn open_file(path: &Path) -> Result<Box<dyn std::io::Read>> {
     if path.as_os_str() == "-" {
         stdin_is_not_a_terminal()?;
         return Ok(Box::new(std::io::stdin().lock()));
@@ -134,9 +205,20 @@ pub(crate) fn open_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
     Ok(Box::new(file))
 }
 
-/// The Secrets of the input: streamed as they are, or, when the input holds manifests, the
-/// bootstrap Secrets `render` makes of them (seed 0, so that reports are repeatable).
-pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> {
+/// One source of the input: unnamed when it is the only one (its errors keep the messages
+/// they always had), named by its file when there are several.
+fn part(name: &str, several: bool, reader: impl std::io::Read + 'static) -> Input<'static> {
+    if several {
+        Input::named(name, reader)
+    } else {
+        Input::from(reader)
+    }
+}
+
+/// The Secrets of the input, streamed as they are, or, where the input holds template
+/// manifests, also the bootstrap Secrets `render` makes of them (seed 0, so that reports are
+/// repeatable) for the Clusters whose Secrets the input does not hold.
+pub(crate) fn secrets_input(args: &InputArgs) -> Result<Input<'static>> {
     Ok(secrets_and_refusals(args)?.0)
 }
 
@@ -144,17 +226,18 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Box<dyn std::io::Read>> 
 /// server) refuses an object ([`rke2_payload::Finding::is_refusal`]): a gate fails on them.
 pub(crate) fn secrets_and_refusals(
     args: &InputArgs,
-) -> Result<(Box<dyn std::io::Read>, Vec<rke2_payload::Finding>)> {
+) -> Result<(Input<'static>, Vec<rke2_payload::Finding>)> {
     match secrets_or_findings(args)? {
-        Rendered::Secrets(reader, refusals) => Ok((reader, refusals)),
+        Rendered::Secrets(input, refusals) => Ok((input, refusals)),
         Rendered::Nothing { name, findings } => Err(nothing_rendered(&name, &findings)),
     }
 }
 
 /// What an input gives a report.
 pub(crate) enum Rendered {
-    /// Secrets to read (streamed, or rendered from manifests), and the manifests' refusals.
-    Secrets(Box<dyn std::io::Read>, Vec<rke2_payload::Finding>),
+    /// Secrets to read (streamed, read from manifests, or previewed), and the manifests'
+    /// refusals.
+    Secrets(Input<'static>, Vec<rke2_payload::Finding>),
     /// Manifests of which nothing renders, and the findings that say why.
     Nothing {
         /// The input's name.
@@ -165,31 +248,147 @@ pub(crate) enum Rendered {
 }
 
 /// The Secrets of the input, or, for manifests of which nothing renders, their findings (for
-/// `lint`, which reports them).
+/// `lint`, which reports them). Each file is told apart by its first bytes
+/// ([`rke2_payload::sniff_input`]); the files that hold manifests are read together
+/// ([`rke2_payload::answer`]), where the first of them stands in the input.
 pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
-    let name = input_name(args.path());
-    match rke2_payload::sniff_input(open_input(args)?, &name, &decode_options(args))? {
-        Sniffed::Secrets(reader) => Ok(Rendered::Secrets(Box::new(reader), Vec::new())),
-        Sniffed::Manifests(bytes) => {
-            let preview = preview_of(&name, &bytes)?;
-            if preview.secrets.is_empty() {
-                return Ok(Rendered::Nothing {
-                    name,
-                    findings: preview.findings,
-                });
-            }
-            let refusals = preview
-                .findings
-                .iter()
-                .filter(|f| f.is_refusal())
-                .cloned()
-                .collect();
-            Ok(Rendered::Secrets(
-                Box::new(std::io::Cursor::new(preview.to_yaml().into_bytes())),
-                refusals,
-            ))
-        }
+    let options = decode_options(args);
+    if args.from_cluster {
+        return Ok(Rendered::Secrets(
+            Input::from(cluster::secrets(args)?),
+            Vec::new(),
+        ));
     }
+    let files = input_files(args)?;
+    let several = files.len() > 1;
+    let mut sniffed = Vec::with_capacity(files.len());
+    for file in &files {
+        let name = input_name(file);
+        let told = rke2_payload::sniff_input(open_file(file)?, &name, &options)?;
+        sniffed.push((name, told));
+    }
+    if !sniffed
+        .iter()
+        .any(|(_, s)| matches!(s, Sniffed::Manifests(_)))
+    {
+        let input = sniffed
+            .into_iter()
+            .filter_map(|(name, s)| match s {
+                Sniffed::Secrets(reader) => Some(part(&name, several, reader)),
+                Sniffed::Manifests(_) => None,
+            })
+            .reduce(Input::and)
+            .unwrap_or_else(|| Input::secrets(Vec::new()));
+        return Ok(Rendered::Secrets(input, Vec::new()));
+    }
+    // Templates among the files: every file is read whole, so that the Secrets any of them
+    // holds answer the templates of their Clusters.
+    let mut whole: Vec<(String, Vec<u8>)> = Vec::with_capacity(sniffed.len());
+    for (name, told) in sniffed {
+        let bytes = match told {
+            Sniffed::Manifests(bytes) => bytes,
+            Sniffed::Secrets(mut reader) => {
+                use std::io::Read as _;
+                let mut bytes = Vec::new();
+                (&mut reader)
+                    .take(options.max_input.saturating_add(1))
+                    .read_to_end(&mut bytes)
+                    .map_err(|error| rke2_payload::Error::Io {
+                        what: name.clone(),
+                        error,
+                    })?;
+                if bytes.len() as u64 > options.max_input {
+                    return Err(rke2_payload::Error::InputTooLarge {
+                        what: name,
+                        limit: options.max_input,
+                    }
+                    .into());
+                }
+                bytes
+            }
+        };
+        whole.push((name, bytes));
+    }
+    let name = manifests_name(&whole);
+    let sources: Vec<rke2_payload::Source<'_>> = whole
+        .iter()
+        .map(|(name, bytes)| rke2_payload::Source { name, bytes })
+        .collect();
+    let answer = rke2_payload::answer(&sources, &render_options(), &options)
+        .with_context(|| format!("rendering the manifests of {name}"))?;
+    if answer.secrets.is_empty() {
+        return Ok(Rendered::Nothing {
+            name,
+            findings: answer.preview.findings,
+        });
+    }
+    tell_read_and_previewed(&answer);
+    let refusals = answer
+        .preview
+        .findings
+        .iter()
+        .filter(|f| f.is_refusal() && !answer.preview.secrets.is_empty())
+        .cloned()
+        .collect();
+    Ok(Rendered::Secrets(Input::secrets(answer.secrets), refusals))
+}
+
+/// How the manifest files are named in messages: the file, or how many.
+fn manifests_name(manifests: &[(String, Vec<u8>)]) -> String {
+    match manifests {
+        [(name, _)] => name.clone(),
+        many => format!("{} files", many.len()),
+    }
+}
+
+/// The options every report renders manifests with: seed 0, so that reports (and the two
+/// sides of a diff) have the same generated token and CAs.
+fn render_options() -> rke2_payload::RenderOptions {
+    rke2_payload::RenderOptions::new().with_seed(0)
+}
+
+/// Says on standard error which Secrets were read as the input holds them and which were
+/// previewed from its templates, when an input has both (or previews were left out for
+/// Secrets the input holds).
+fn tell_read_and_previewed(answer: &rke2_payload::Answer) {
+    let previewed = answer.preview.secrets.len();
+    if answer.read > 0 && (previewed > 0 || answer.answered > 0) {
+        eprintln!(
+            "rke2-payload: {} bootstrap Secret(s) read as the input holds them, {previewed} previewed from its templates{}",
+            answer.read,
+            match answer.answered {
+                0 => String::new(),
+                n => format!(" ({n} preview(s) left out: the input holds their Clusters' Secrets)"),
+            }
+        );
+    }
+}
+
+/// The report document's field that lists the Secrets passed over as another provider's
+/// (none when there are none, so documents without them are as they were).
+pub(crate) fn skipped_field(
+    skipped: &[rke2_payload::SkippedSecret],
+) -> Option<(&'static str, String)> {
+    (!skipped.is_empty())
+        .then(|| serde_json::to_string(skipped).ok())
+        .flatten()
+        .map(|json| ("skipped_other_providers", json))
+}
+
+/// Says on standard error how many bootstrap Secrets were passed over as another provider's,
+/// and whose.
+pub(crate) fn report_skipped(skipped: &[rke2_payload::SkippedSecret]) {
+    if skipped.is_empty() {
+        return;
+    }
+    let mut providers: Vec<&str> = skipped.iter().map(|s| s.provider.as_str()).collect();
+    providers.sort_unstable();
+    providers.dedup();
+    eprintln!(
+        "rke2-payload: skipped {} bootstrap Secret(s) of other providers ({}): not RKE2's",
+        skipped.len(),
+        providers.join(", ")
+    );
 }
 
 /// Says on standard error what CAPRKE2 refuses, one finding a line.
@@ -207,18 +406,13 @@ pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
 /// the two sides of a diff) have the same generated token and CAs. Nothing rendered is an error
 /// that says why.
 pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
-    let preview = preview_of(name, bytes)?;
+    let sources = [rke2_payload::Source { name, bytes }];
+    let preview = rke2_payload::render(&sources, &render_options())
+        .with_context(|| format!("rendering the manifests of {name}"))?;
     if preview.secrets.is_empty() {
         return Err(nothing_rendered(name, &preview.findings));
     }
     Ok(preview.to_yaml().into_bytes())
-}
-
-/// The preview of manifests, seed 0.
-fn preview_of(name: &str, bytes: &[u8]) -> Result<rke2_payload::Preview> {
-    let sources = [rke2_payload::Source { name, bytes }];
-    rke2_payload::render(&sources, &rke2_payload::RenderOptions::new().with_seed(0))
-        .with_context(|| format!("rendering the manifests of {name}"))
 }
 
 /// The error of manifests of which nothing renders, naming the first error found.

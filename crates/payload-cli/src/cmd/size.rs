@@ -22,6 +22,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let mut out = raw_stdout();
     let mut fits = true;
     let mut unreadable: Vec<String> = Vec::new();
+    let mut skipped: Vec<rke2_payload::SkippedSecret> = Vec::new();
     let format = args.output;
     let layout = match format {
         SizeFormat::Json => Layout::Json,
@@ -42,6 +43,9 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
             args.input.jobs,
             |sizer, secret| -> Result<(bool, Rendered)> {
                 let failed = |e: rke2_payload::Error| {
+                    if let Some(skipped) = e.skipped() {
+                        return Ok((true, Rendered::Skipped(skipped)));
+                    }
                     let message = e.to_string();
                     let item = match format {
                         SizeFormat::Junit => Rendered::Junit(JunitItem::Failed(
@@ -94,6 +98,10 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                         items.item(&mut out, &bytes)
                     }
                     Rendered::Bytes(bytes) => items.item(&mut out, &bytes),
+                    Rendered::Skipped(one) => {
+                        skipped.push(one);
+                        Ok(())
+                    }
                 }
             },
         ),
@@ -102,7 +110,10 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     if format == SizeFormat::Junit {
         junit(&mut out, &junit_items)?;
     }
-    items.finish(&mut out, &[("fits", fits.to_string())])?;
+    let mut fields = vec![("fits", fits.to_string())];
+    fields.extend(super::skipped_field(&skipped));
+    items.finish(&mut out, &fields)?;
+    super::report_skipped(&skipped);
     out.flush()?;
     unreadable_secrets(path, &unreadable)?;
     // What CAPRKE2 would refuse fails the gate, whatever the sizes.
@@ -122,6 +133,8 @@ enum Rendered {
     Error(Vec<u8>, String),
     /// Kept for JUnit, which needs all reports before it writes anything.
     Junit(JunitItem),
+    /// Another provider's Secret, passed over.
+    Skipped(rke2_payload::SkippedSecret),
 }
 
 /// What JUnit writes a suite for.

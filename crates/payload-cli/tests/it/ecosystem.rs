@@ -92,7 +92,10 @@ fn bash_completes_options_after_a_subcommand_and_their_values() {
     let script = completion_script("bash", dir.path(), "rke2-payload.bash");
     let cases: &[(&[&str], &[&str])] = &[
         (&["rke2-payload", "ins"], &["inspect"]),
-        (&["rke2-payload", "inspect", "--fr"], &["--from-cluster"]),
+        (
+            &["rke2-payload", "inspect", "--fr"],
+            &["--from-render", "--from-cluster"],
+        ),
         (&["rke2-payload", "lint", "--allo"], &["--allow"]),
         (&["rke2-payload", "size", "--cloud", "azu"], &["azure"]),
         (&["rke2-payload", "lint", "--cloud", "ope"], &["openstack"]),
@@ -155,7 +158,12 @@ fn zsh_and_fish_load_their_scripts_and_fish_completes() {
             .collect();
         assert_eq!(
             offered,
-            ["--from-cluster", "azure", "manifest-schema"],
+            [
+                "--from-cluster",
+                "--from-render",
+                "azure",
+                "manifest-schema"
+            ],
             "{}",
             String::from_utf8_lossy(&out.stderr)
         );

@@ -48,18 +48,17 @@ fn ids(doc: &Value, secret: usize) -> Vec<String> {
 }
 
 /// Asserts `id` fires on `bad` and not on `good` (single-Secret inputs).
-fn fires(id: &str, bad: &str, good: &str) {
+/// `Ok` when check `id` fires on `bad` and not on `good`; else what it did.
+fn fires(id: &str, bad: &str, good: &str) -> Result<(), String> {
     let (_, doc) = lint(bad, &[]);
-    assert!(
-        ids(&doc, 0).iter().any(|i| i == id),
-        "{id} did not fire: {:?}",
-        ids(&doc, 0)
-    );
+    if !ids(&doc, 0).iter().any(|i| i == id) {
+        return Err(format!("{id} did not fire: {:?}", ids(&doc, 0)));
+    }
     let (_, doc) = lint(good, &[]);
-    assert!(
-        !ids(&doc, 0).iter().any(|i| i == id),
-        "{id} fired on the good payload"
-    );
+    if ids(&doc, 0).iter().any(|i| i == id) {
+        return Err(format!("{id} fired on the good payload"));
+    }
+    Ok(())
 }
 
 #[test]
@@ -101,15 +100,21 @@ fn clean_caprke2_payloads_lint_clean() {
 #[test]
 fn format_checks() {
     let worker = userdata(WORKER);
-    fires(
-        "format-mismatch",
-        &secret("w", "ignition", &worker),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "format-mismatch",
+            &secret("w", "ignition", &worker),
+            &secret("w", "cloud-config", &worker),
+        )
     );
-    fires(
-        "format-empty",
-        &secret("w", "\"\"", &worker),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "format-empty",
+            &secret("w", "\"\"", &worker),
+            &secret("w", "cloud-config", &worker),
+        )
     );
 }
 
@@ -134,10 +139,13 @@ fn yaml_and_schema_checks() {
         "{f}"
     );
     let no_path = worker.replace("write_files:\n", "write_files:\n-   content: orphan\n");
-    fires(
-        "cloud-config-schema",
-        &secret("w", "cloud-config", &no_path),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "cloud-config-schema",
+            &secret("w", "cloud-config", &no_path),
+            &secret("w", "cloud-config", &worker),
+        )
     );
 }
 
@@ -149,10 +157,13 @@ fn ignition_checks() {
     let files = dup["storage"]["files"].as_array_mut().expect("files");
     let first = files[1].clone();
     files.push(first);
-    fires(
-        "ignition-invalid",
-        &secret("w", "ignition", &dup.to_string()),
-        &secret("w", "ignition", &ign),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "ignition-invalid",
+            &secret("w", "ignition", &dup.to_string()),
+            &secret("w", "ignition", &ign),
+        )
     );
 }
 
@@ -161,63 +172,81 @@ fn server_checks() {
     let worker = userdata(WORKER);
     let join = userdata(JOIN);
     let init = userdata(INIT);
-    fires(
-        "server-port",
-        &secret("w", "cloud-config", &worker.replace(":9345", ":6443")),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "server-port",
+            &secret("w", "cloud-config", &worker.replace(":9345", ":6443")),
+            &secret("w", "cloud-config", &worker),
+        )
     );
-    fires(
-        "server-port",
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace("https://10.0.1.10:9345", "http://10.0.1.10:9345"),
-        ),
-        &secret("w", "cloud-config", &worker),
-    );
-    fires(
-        "server-on-init",
-        &secret(
-            "i",
-            "cloud-config",
-            &init.replace(
-                "      token: ",
-                "      server: https://10.0.1.10:9345\n      token: ",
+    assert_eq!(
+        Ok(()),
+        fires(
+            "server-port",
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("https://10.0.1.10:9345", "http://10.0.1.10:9345"),
             ),
-        ),
-        &secret("i", "cloud-config", &init),
+            &secret("w", "cloud-config", &worker),
+        )
     );
-    fires(
-        "server-missing",
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace("      server: https://10.0.1.10:9345\n", ""),
-        ),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "server-on-init",
+            &secret(
+                "i",
+                "cloud-config",
+                &init.replace(
+                    "      token: ",
+                    "      server: https://10.0.1.10:9345\n      token: ",
+                ),
+            ),
+            &secret("i", "cloud-config", &init),
+        )
+    );
+    assert_eq!(
+        Ok(()),
+        fires(
+            "server-missing",
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("      server: https://10.0.1.10:9345\n", ""),
+            ),
+            &secret("w", "cloud-config", &worker),
+        )
     );
     // A join through a DNS name missing from tls-san; a node IP (IP-based registration) is fine.
-    fires(
-        "tls-san-missing-server-host",
-        &secret(
-            "j",
-            "cloud-config",
-            &join.replace("10.0.1.10", "rke2.example.net"),
-        ),
-        &secret("j", "cloud-config", &join),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "tls-san-missing-server-host",
+            &secret(
+                "j",
+                "cloud-config",
+                &join.replace("10.0.1.10", "rke2.example.net"),
+            ),
+            &secret("j", "cloud-config", &join),
+        )
     );
     // CAPRKE2 appends the endpoint host even when it is empty.
-    fires(
-        "tls-san-missing-server-host",
-        &secret(
-            "i",
-            "cloud-config",
-            &init.replace(
-                "        - demo-apiserver.example.internal\n",
-                "        - \"\"\n",
+    assert_eq!(
+        Ok(()),
+        fires(
+            "tls-san-missing-server-host",
+            &secret(
+                "i",
+                "cloud-config",
+                &init.replace(
+                    "        - demo-apiserver.example.internal\n",
+                    "        - \"\"\n",
+                ),
             ),
-        ),
-        &secret("i", "cloud-config", &init),
+            &secret("i", "cloud-config", &init),
+        )
     );
     let (_, doc) = lint(
         &secret(
@@ -233,38 +262,50 @@ fn server_checks() {
 #[test]
 fn install_checks() {
     let worker = userdata(WORKER);
-    fires(
-        "version-format",
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace("v1.32.5+rke2r1", "1.32"),
-        ),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "version-format",
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("v1.32.5+rke2r1", "1.32"),
+            ),
+            &secret("w", "cloud-config", &worker),
+        )
     );
-    fires(
-        "version-format",
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace("INSTALL_RKE2_VERSION=v1.32.5+rke2r1 ", ""),
-        ),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "version-format",
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("INSTALL_RKE2_VERSION=v1.32.5+rke2r1 ", ""),
+            ),
+            &secret("w", "cloud-config", &worker),
+        )
     );
     let airgapped = userdata("worker-cloud-config-airgapped.userdata");
-    fires(
-        "egress-required",
-        &secret("w", "cloud-config", &worker),
-        &secret("w", "cloud-config", &airgapped),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "egress-required",
+            &secret("w", "cloud-config", &worker),
+            &secret("w", "cloud-config", &airgapped),
+        )
     );
-    fires(
-        "airgap-no-checksum",
-        &secret("w", "cloud-config", &airgapped),
-        &secret(
-            "w",
-            "cloud-config",
-            &userdata("worker-cloud-config-checksum.userdata"),
-        ),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "airgap-no-checksum",
+            &secret("w", "cloud-config", &airgapped),
+            &secret(
+                "w",
+                "cloud-config",
+                &userdata("worker-cloud-config-checksum.userdata"),
+            ),
+        )
     );
     let (_, doc) = lint(&secret("w", "cloud-config", &airgapped), &[]);
     assert!(
@@ -282,26 +323,32 @@ fn node_and_file_checks() {
             "        - provider-id=aws:///eu-west-1a/i-0abc43df7747e3ee1\n",
             "",
         );
-    fires(
-        "provider-id-missing",
-        &secret("w", "cloud-config", &no_provider),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "provider-id-missing",
+            &secret("w", "cloud-config", &no_provider),
+            &secret("w", "cloud-config", &worker),
+        )
     );
-    fires(
-        "bare-kubectl",
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace("runcmd:\n", "runcmd:\n  - 'kubectl apply -f /tmp/x.yaml'\n"),
-        ),
-        &secret(
-            "w",
-            "cloud-config",
-            &worker.replace(
-                "runcmd:\n",
-                "runcmd:\n  - '/var/lib/rancher/rke2/bin/kubectl apply -f /tmp/x.yaml'\n",
+    assert_eq!(
+        Ok(()),
+        fires(
+            "bare-kubectl",
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("runcmd:\n", "runcmd:\n  - 'kubectl apply -f /tmp/x.yaml'\n"),
             ),
-        ),
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace(
+                    "runcmd:\n",
+                    "runcmd:\n  - '/var/lib/rancher/rke2/bin/kubectl apply -f /tmp/x.yaml'\n",
+                ),
+            ),
+        )
     );
     // The finding names the command by its place: a command may carry a credential.
     let (_, doc) = lint(
@@ -353,23 +400,29 @@ fn node_and_file_checks() {
         );
     }
     let init = userdata(INIT);
-    fires(
-        "key-permissions",
-        &secret(
-            "i",
-            "cloud-config",
-            &init.replacen("permissions: '0600'", "permissions: '0644'", 1),
-        ),
-        &secret("i", "cloud-config", &init),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "key-permissions",
+            &secret(
+                "i",
+                "cloud-config",
+                &init.replacen("permissions: '0600'", "permissions: '0644'", 1),
+            ),
+            &secret("i", "cloud-config", &init),
+        )
     );
     let dup = worker.replace(
         "write_files:\n",
         "write_files:\n-   path: /etc/rancher/rke2/registries.yaml\n    content: |\n      mirrors: {}\n",
     );
-    fires(
-        "duplicate-path",
-        &secret("w", "cloud-config", &dup),
-        &secret("w", "cloud-config", &worker),
+    assert_eq!(
+        Ok(()),
+        fires(
+            "duplicate-path",
+            &secret("w", "cloud-config", &dup),
+            &secret("w", "cloud-config", &worker),
+        )
     );
     // The generated CAs are valid until 2035: quiet by default, a warning with a long horizon.
     let init_secret = secret("i", "cloud-config", &init);

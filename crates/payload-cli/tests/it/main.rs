@@ -11,6 +11,7 @@ mod ecosystem;
 mod encode_redact;
 mod free_text;
 mod hostile;
+mod inputs;
 mod inspect;
 mod jobs;
 mod json_types;

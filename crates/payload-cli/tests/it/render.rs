@@ -365,9 +365,17 @@ fn a_gate_is_one_pipe() {
         text.contains("does not fit") || text.contains("over"),
         "{text}"
     );
-    // lint reports the manifest findings the preview carries, under their ids.
-    let lint = cmd()
+    // Asked to (`--from-render`), lint reports the manifest findings the preview carries,
+    // under their ids; without it, no annotation of its input changes the report.
+    let plain = cmd()
         .args(["lint", "-o", "json"])
+        .write_stdin(out.stdout.clone())
+        .output()
+        .expect("run");
+    let plain: Value = serde_json::from_slice(&plain.stdout).expect("json");
+    assert!(plain.get("manifests").is_none(), "{plain}");
+    let lint = cmd()
+        .args(["lint", "--from-render", "-o", "json"])
         .write_stdin(out.stdout)
         .output()
         .expect("run");

@@ -6,11 +6,9 @@
 pub(crate) mod memo;
 mod parallel;
 
-use std::io::Read;
-
 use serde::Serialize;
 
-use crate::envelope::{BootstrapSecret, Selector, StreamSummary};
+use crate::envelope::{BootstrapSecret, Input, Part, Selector, StreamSummary};
 use crate::error::{Error, StreamError};
 use crate::options::DecodeOptions;
 
@@ -20,12 +18,15 @@ pub(crate) use memo::Memo;
 /// any machine this runs on, and a request past it is taken as this many.
 pub const MAX_JOBS: usize = 256;
 
-/// Runs `work` on every bootstrap Secret of `reader` that `selector` picks on `jobs` threads
-/// (0: one per CPU; at most [`MAX_JOBS`]), and `sink` on each result in input order.
+/// Runs `work` on every bootstrap Secret of `input` that `selector` picks on `jobs` threads
+/// (0: one per CPU; at most [`MAX_JOBS`]), and `sink` on each result in input order: each
+/// source of the input in turn, Secrets made in memory on the calling thread.
 ///
-/// A selector that picks no Secret is [`Error::SecretNotFound`].
-pub(crate) fn run<R, T, E>(
-    reader: R,
+/// A selector that picks no Secret is [`Error::SecretNotFound`]. With several sources, one
+/// that holds no bootstrap Secret is counted and passed over (an input without any is the
+/// error of the last such source), and an error is named by its source ([`Error::InInput`]).
+pub(crate) fn run<'r, T, E>(
+    input: impl Into<Input<'r>>,
     options: &DecodeOptions,
     selector: &Selector,
     jobs: usize,
@@ -33,7 +34,6 @@ pub(crate) fn run<R, T, E>(
     mut sink: impl FnMut(T) -> Result<(), E>,
 ) -> Result<StreamSummary, StreamError<E>>
 where
-    R: Read,
     T: Send,
 {
     let threads = match jobs {
@@ -41,27 +41,87 @@ where
         n => n,
     }
     .min(MAX_JOBS);
+    let input = input.into();
+    let several = input.len() > 1;
     let mut matched = 0usize;
-    let summary = parallel::map_secrets(
-        reader,
-        options,
-        threads,
-        |secret| selector.matches(secret).then(|| work(secret)),
-        |result| {
+    let mut total = StreamSummary::default();
+    let mut nothing: Option<Error> = None;
+    for part in input.parts {
+        let mut deliver = |result: Option<T>| {
             let Some(result) = result else {
                 return Ok(());
             };
             matched += 1;
             sink(result).map_err(StreamError::Sink)
-        },
-    )?;
+        };
+        let summary = match part {
+            Part::Read(name, reader) => {
+                match parallel::map_secrets(
+                    reader,
+                    options,
+                    threads,
+                    |secret| selector.matches(secret).then(|| work(secret)),
+                    &mut deliver,
+                ) {
+                    Ok(summary) => summary,
+                    Err(StreamError::Input(e)) if several && holds_nothing(&e) => {
+                        nothing = Some(named(name, e));
+                        continue;
+                    }
+                    Err(StreamError::Input(e)) if several => {
+                        return Err(StreamError::Input(named(name, e)));
+                    }
+                    Err(e) => return Err(e),
+                }
+            }
+            Part::Secrets(secrets) => {
+                for secret in &secrets {
+                    deliver(selector.matches(secret).then(|| work(secret)))?;
+                }
+                StreamSummary {
+                    syntax: None,
+                    secrets: secrets.len(),
+                    skipped_secrets: 0,
+                    skipped_objects: 0,
+                }
+            }
+        };
+        total.add(&summary);
+    }
+    if total.secrets == 0
+        && let Some(e) = nothing
+    {
+        return Err(StreamError::Input(e));
+    }
     if matched == 0 && !selector.is_all() {
         return Err(StreamError::Input(Error::SecretNotFound {
             wanted: selector.to_string(),
-            available: summary.secrets,
+            available: total.secrets,
         }));
     }
-    Ok(summary)
+    Ok(total)
+}
+
+/// Whether an input's error says only that it holds no bootstrap Secret.
+fn holds_nothing(e: &Error) -> bool {
+    matches!(
+        e,
+        Error::Empty
+            | Error::NotASecret { .. }
+            | Error::NoBootstrapSecret { .. }
+            | Error::MissingValue { .. }
+    )
+}
+
+/// `e`, named by its source when it has a name.
+fn named(name: Option<String>, e: Error) -> Error {
+    match name {
+        Some(input) => Error::InInput {
+            input,
+            error: Box::new(e),
+        },
+        None => e,
+    }
 }
 
 /// `value`'s JSON object, kept whole: [`json_object`] writes its fields (without the braces)

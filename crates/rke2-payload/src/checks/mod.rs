@@ -370,6 +370,20 @@ pub struct ManifestSite {
 }
 
 impl ManifestSite {
+    /// The place of `object` (`Kind namespace/name`) in `file`, at `line` if known.
+    ///
+    /// ```
+    /// let site = rke2_payload::ManifestSite::new("c.yaml", "Cluster default/demo", Some(1));
+    /// assert_eq!(site.object, "Cluster default/demo");
+    /// ```
+    pub fn new(file: impl Into<String>, object: impl Into<String>, line: Option<u64>) -> Self {
+        ManifestSite {
+            file: file.into(),
+            object: object.into(),
+            line,
+        }
+    }
+
     /// The same place with the names escaped for a terminal (read back from an annotation,
     /// they are input).
     pub(crate) fn terminal_safe(self) -> Self {

@@ -118,7 +118,90 @@ fn refused(what: impl Into<String>, reason: Refusal) -> RedactError {
 /// that could hold a secret cannot be read, or when the check of the result finds a secret or a
 /// change beyond the secrets.
 pub fn redact(input: &[u8], options: &RedactOptions) -> Result<Vec<u8>, RedactError> {
+    if let Some(values) = json_sequence(input) {
+        return redact_sequence(input, &values, options);
+    }
     redact_with(input, options, true)
+}
+
+/// Where each top-level value of a JSON sequence stands (objects one after another, as
+/// `jq -c` and `kubectl get -w -o json` write them): `None` for anything but two or more
+/// JSON objects.
+fn json_sequence(input: &[u8]) -> Option<Vec<std::ops::Range<usize>>> {
+    let text = std::str::from_utf8(input).ok()?;
+    let text_start = text.len() - text.trim_start().len();
+    if !crate::envelope::looks_like_json(text[text_start..].as_bytes()) {
+        return None;
+    }
+    let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();
+    let mut ranges = Vec::new();
+    let mut start = text_start;
+    while let Some(value) = values.next() {
+        value.ok()?;
+        let end = values.byte_offset();
+        let from = start + (text[start..end].len() - text[start..end].trim_start().len());
+        if !text[from..end].starts_with('{') {
+            return None;
+        }
+        ranges.push(from..end);
+        start = end;
+    }
+    (ranges.len() > 1).then_some(ranges)
+}
+
+/// Redacts a JSON sequence as one `List` of its objects, the items of a `List` among them
+/// taken one by one (so each is masked and checked as a List's item is), and writes each
+/// object back where it stood: the text around and between them stays as it was.
+fn redact_sequence(
+    input: &[u8],
+    values: &[std::ops::Range<usize>],
+    options: &RedactOptions,
+) -> Result<Vec<u8>, RedactError> {
+    let mut pieces: Vec<std::ops::Range<usize>> = Vec::new();
+    for value in values {
+        let text = std::str::from_utf8(&input[value.clone()]).unwrap_or_default();
+        match crate::envelope::cut::list_items(text) {
+            Some(items) => pieces.extend(
+                items
+                    .ranges
+                    .iter()
+                    .map(|r| value.start + r.start..value.start + r.end),
+            ),
+            None => pieces.push(value.clone()),
+        }
+    }
+    let mut list = Vec::with_capacity(input.len() + 64);
+    list.extend_from_slice(br#"{"apiVersion":"v1","kind":"List","items":["#);
+    for (i, piece) in pieces.iter().enumerate() {
+        if i > 0 {
+            list.push(b',');
+        }
+        list.extend_from_slice(&input[piece.clone()]);
+    }
+    list.extend_from_slice(b"]}");
+    let redacted = redact_with(&list, options, true)?;
+    let text = std::str::from_utf8(&redacted).map_err(|_| unreadable_output())?;
+    let items = crate::envelope::cut::list_items(text)
+        .filter(|items| items.ranges.len() == pieces.len())
+        .ok_or_else(unreadable_output)?;
+    let mut out = Vec::with_capacity(redacted.len());
+    let mut last = 0;
+    for (piece, item) in pieces.iter().zip(&items.ranges) {
+        out.extend_from_slice(&input[last..piece.start]);
+        out.extend_from_slice(&redacted[item.clone()]);
+        last = piece.end;
+    }
+    out.extend_from_slice(&input[last..]);
+    Ok(out)
+}
+
+/// The redacted `List` of a sequence's objects does not cut back into them: nothing is
+/// written.
+fn unreadable_output() -> RedactError {
+    refused(
+        "the JSON sequence",
+        unreadable("the redacted objects", "they do not read back one by one"),
+    )
 }
 
 /// [`redact`], a `List` read item by item when `by_item` and it can be (the tests compare the

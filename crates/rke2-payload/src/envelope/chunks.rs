@@ -29,6 +29,10 @@ pub(crate) enum Piece<'b> {
     /// The input is a whole object that is not a `List` with `items` (a Secret, or bare
     /// Ignition): here it is, entire.
     Whole(&'b [u8]),
+    /// One object of a JSON sequence (objects one after another, as `jq -c` and
+    /// `kubectl get -w -o json` write them) that is not a `List` with `items`: its byte offset,
+    /// its line, its text.
+    Object(u64, u64, &'b [u8]),
     /// The end of the input.
     End,
 }
@@ -66,6 +70,8 @@ pub(crate) struct JsonItems<R> {
     around_from: Option<usize>,
     /// The byte offset and line of the top-level object.
     around_at: (u64, u64),
+    /// Whether the input is a sequence of top-level values (a second one was seen).
+    sequence: bool,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -101,6 +107,7 @@ impl<R: Read> JsonItems<R> {
             around: Vec::new(),
             around_from: None,
             around_at: (0, 1),
+            sequence: false,
         }
     }
 
@@ -205,16 +212,35 @@ impl<R: Read> JsonItems<R> {
         }
     }
 
+    /// After a top-level value, with `next` the byte that follows it: the end of the input, or
+    /// the next object of a sequence (anything else is a syntax error there).
+    fn next_of_sequence(&mut self, next: Option<u8>) -> Result<(), SplitError> {
+        match next {
+            None => self.state = Where::Done,
+            Some(b'{') => {
+                self.sequence = true;
+                self.state = Where::Start;
+                self.around_from = None;
+            }
+            Some(_) => return Err(SplitError::Syntax(self.offset())),
+        }
+        Ok(())
+    }
+
     /// The next piece.
     pub(crate) fn next_piece(&mut self) -> Result<Piece<'_>, SplitError> {
-        if matches!(self.state, Where::Items | Where::ItemsNext) {
+        if matches!(self.state, Where::Items | Where::ItemsNext)
+            || (self.sequence && self.state == Where::Start)
+        {
             self.compact(self.last_end);
         }
         loop {
             match self.state {
                 Where::Done => return Ok(Piece::End),
                 Where::Start => match self.skip_ws()? {
+                    None if self.sequence => return Ok(Piece::End),
                     Some(b'{') => {
+                        self.around.clear();
                         self.count_lines(self.pos);
                         self.around_at = (self.offset(), self.lines + 1);
                         self.around_from = Some(self.pos);
@@ -229,12 +255,20 @@ impl<R: Read> JsonItems<R> {
                     Some(b'}') => {
                         // A whole object without items: hand it over entire.
                         self.pos += 1;
-                        self.state = Where::Done;
-                        if self.skip_ws()?.is_some() {
-                            return Err(SplitError::Syntax(self.offset()));
+                        let end = self.pos;
+                        let next = self.skip_ws()?;
+                        if next.is_none() && !self.sequence {
+                            self.state = Where::Done;
+                            // The input entire, its whitespace too, as the in-memory parser
+                            // reads it.
+                            return Ok(Piece::Whole(&self.buf));
                         }
-                        // The input entire, its whitespace too, as the in-memory parser reads it.
-                        return Ok(Piece::Whole(&self.buf));
+                        // One object of a sequence: another object follows, or one came before.
+                        self.next_of_sequence(next)?;
+                        self.last_end = end;
+                        let (at, line) = self.around_at;
+                        let start = usize::try_from(at - self.dropped).unwrap_or(0);
+                        return Ok(Piece::Object(at, line, &self.buf[start..end]));
                     }
                     Some(b',') => self.pos += 1,
                     Some(b'"') => {
@@ -307,10 +341,14 @@ impl<R: Read> JsonItems<R> {
                     Some(b'}') => {
                         self.pos += 1;
                         self.keep_around(self.pos);
-                        if self.skip_ws()?.is_some() {
-                            return Err(SplitError::Syntax(self.offset()));
+                        let end = self.pos;
+                        match self.skip_ws()? {
+                            None => self.state = Where::Done,
+                            next => {
+                                self.next_of_sequence(next)?;
+                                self.last_end = end;
+                            }
                         }
-                        self.state = Where::Done;
                         let (at, line) = self.around_at;
                         return Ok(Piece::Around(at, line, &self.around));
                     }
@@ -468,12 +506,36 @@ mod tests {
                     out.push(format!("around {line} {}", String::from_utf8_lossy(b)))
                 }
                 Ok(Piece::Whole(b)) => out.push(format!("whole {}", String::from_utf8_lossy(b))),
+                Ok(Piece::Object(_, line, b)) => {
+                    out.push(format!("object {line} {}", String::from_utf8_lossy(b)))
+                }
                 Ok(Piece::End) => return Ok(out),
                 Err(SplitError::Syntax(at)) => return Err(format!("syntax at {at}")),
                 Err(SplitError::Io(e)) => return Err(e.to_string()),
                 Err(SplitError::TooLarge(at)) => return Err(format!("too large at {at}")),
             }
         }
+    }
+
+    #[test]
+    fn a_sequence_of_objects_is_split_into_them_and_lists_among_them_into_items() {
+        assert_eq!(
+            pieces("{\"a\":1}\n{\"b\":2}\n").unwrap(),
+            ["object 1 {\"a\":1}", "object 2 {\"b\":2}"]
+        );
+        assert_eq!(
+            pieces("{\"items\":[{\"a\":1}]} {\"b\":[\n]}{\"items\":[]}").unwrap(),
+            [
+                "item {\"a\":1}",
+                "around 1 {\"items\":[]}",
+                "object 1 {\"b\":[\n]}",
+                "around 2 {\"items\":[]}"
+            ]
+        );
+        // One object alone is still the whole input; what follows an object must be one.
+        assert_eq!(pieces(" {\"a\":1} ").unwrap(), ["whole  {\"a\":1} "]);
+        assert!(pieces("{\"a\":1} 7").is_err());
+        assert!(pieces("{\"a\":1}{").is_err());
     }
 
     #[test]

@@ -145,15 +145,18 @@ fn yaml(text: &str) -> Option<Vec<Range<usize>>> {
 fn json(text: &str) -> Option<Vec<Range<usize>>> {
     let mut split = JsonItems::new(text.as_bytes(), usize::MAX);
     let mut ranges = Vec::new();
+    let mut around = false;
     loop {
         match split.next_piece().ok()? {
+            // Items of a second value of a sequence: not one List.
+            Piece::Item(..) if around => return None,
             Piece::Item(offset, _, bytes) => {
                 let start = usize::try_from(offset).ok()?;
                 ranges.push(start..start + bytes.len());
             }
-            Piece::Around(..) => {}
+            Piece::Around(..) => around = true,
             Piece::End => return Some(ranges),
-            Piece::Whole(_) => return None,
+            Piece::Whole(_) | Piece::Object(..) => return None,
         }
     }
 }

@@ -13,7 +13,7 @@
 use std::borrow::Cow;
 
 use super::lines;
-use super::raw::{Pairs, RawMeta, RawObject, Str};
+use super::raw::{OwnerRef, Pairs, RawMeta, RawObject, Str};
 use crate::codec::yaml::yaml_printable;
 
 /// Reads one object (a document, or a `List` item already dedented) in the kubectl shape the
@@ -166,6 +166,41 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `metadata.ownerReferences`: a block sequence of mappings, of which `apiVersion` and
+    /// `kind` are read (as strings) and the rest checked and skipped.
+    fn owners(&mut self, value: Value<'a>, indent: usize) -> Option<Vec<OwnerRef<'a>>> {
+        if !matches!(value, Value::Block) {
+            return None;
+        }
+        let at = match self.peek() {
+            Some((i, c)) if i >= indent && is_item(c) => i,
+            _ => return None,
+        };
+        let mut out = Vec::new();
+        self.nested(|p| {
+            while let Some((i, content)) = p.peek() {
+                if i != at || !is_item(content) {
+                    break;
+                }
+                let rest = content.get(2..)?;
+                key_value(rest)?;
+                p.lines[p.at] = (at + 2, rest);
+                let mut owner = OwnerRef::default();
+                p.mapping(at + 2, &mut |p, key, v, ind| {
+                    match key {
+                        "apiVersion" => owner.api_version = Some(Str(Cow::Borrowed(string(v)?))),
+                        "kind" => owner.kind = Some(Str(Cow::Borrowed(string(v)?))),
+                        _ => p.skip(v, ind)?,
+                    }
+                    Some(())
+                })?;
+                out.push(owner);
+            }
+            Some(())
+        })?;
+        Some(out)
+    }
+
     /// A block sequence whose `- ` sits at `indent`.
     fn sequence(&mut self, indent: usize) -> Option<()> {
         self.nested(|p| p.sequence_in(indent))
@@ -224,6 +259,7 @@ impl<'a> Parser<'a> {
                 "labels" => meta.labels = Some(p.pairs(v, ind)?),
                 // A preview's findings are left to the full parser (they are JSON text).
                 "annotations" => p.skip_annotations(v, ind)?,
+                "ownerReferences" => meta.owner_references = Some(p.owners(v, ind)?),
                 _ => p.skip(v, ind)?,
             }
             Some(())
@@ -405,9 +441,21 @@ mod tests {
             assert_ne!(text, ITEM, "{to}");
             assert!(shaped_object(&text).is_none(), "accepted: {to}");
         }
-        // Comments and quoted scalars where nothing is read are no reason to give up.
-        let text = ITEM.replace("apiVersion: v1\n", "apiVersion: \"v1\"\n# c\n  # d\n");
+        // Comments and quoted scalars where nothing is read are no reason to give up (an
+        // owner's `apiVersion` is read: quoted there, the parser decides).
+        let text = ITEM.replacen("apiVersion: v1\n", "apiVersion: \"v1\"\n# c\n  # d\n", 1);
         assert!(shaped_object(&text).is_some());
+        let owners = shaped_object(ITEM)
+            .and_then(|o| o.metadata)
+            .and_then(|m| m.owner_references)
+            .expect("the owners read");
+        let kinds: Vec<&str> = owners
+            .iter()
+            .filter_map(|o| o.kind.as_ref().map(|k| k.0.as_ref()))
+            .collect();
+        assert_eq!(kinds, ["RKE2Config", "Other"]);
+        let quoted = ITEM.replace("  - apiVersion: v1\n", "  - apiVersion: \"v1\"\n");
+        assert!(shaped_object(&quoted).is_none());
     }
 
     #[test]

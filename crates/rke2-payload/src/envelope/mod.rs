@@ -12,16 +12,21 @@ mod fast;
 mod input;
 mod lines;
 mod objects;
+mod origin;
 mod raw;
 mod select;
 pub(crate) mod stream;
 
-pub use input::read_input;
-pub(crate) use objects::objects;
+pub(crate) use input::Part;
+pub use input::{Input, input_files, read_input};
+pub use objects::ObjectClass;
+pub(crate) use objects::{classify, objects};
+pub use origin::{Origin, Provenance};
 pub use select::{Selector, SelectorError};
 pub use stream::{StreamSummary, for_each_secret};
 
 use std::borrow::Cow;
+use std::sync::Arc;
 
 use crate::codec::text::shorten;
 use crate::codec::{b64, gzip};
@@ -92,10 +97,10 @@ pub struct BootstrapSecret<'a> {
     format: Option<Stored<'a>>,
     /// The line of the input its value is on (1-based), when known.
     line: Option<u64>,
-    /// The [`FINDINGS_ANNOTATION`] of a rendered preview.
-    preview_findings: Option<Cow<'a, str>>,
-    /// The [`RENDERED_FROM_ANNOTATION`] of a rendered preview.
-    rendered_from: Option<Cow<'a, str>>,
+    /// Where it comes from: a preview's, or what `render`'s annotations say when asked.
+    origin: Option<Arc<Origin>>,
+    /// The kind of another provider's bootstrap config that owns it (`KubeadmConfig`).
+    other_provider: Option<String>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
@@ -124,8 +129,42 @@ impl<'a> BootstrapSecret<'a> {
             value: self.value.into_owned(),
             format: self.format.map(Stored::into_owned),
             line: self.line,
-            preview_findings: self.preview_findings.map(|c| Cow::Owned(c.into_owned())),
-            rendered_from: self.rendered_from.map(|c| Cow::Owned(c.into_owned())),
+            origin: self.origin,
+            other_provider: self.other_provider,
+        }
+    }
+
+    /// A bootstrap Secret made in memory (a preview's, handed to the reports without being
+    /// written out and read again): `data.format` and `data.value` stored as the API server
+    /// stores them (base64), labelled with its Cluster, of type [`CLUSTER_SECRET_TYPE`].
+    ///
+    /// ```
+    /// use rke2_payload::{BootstrapSecret, DecodeOptions, Format, SecretId};
+    ///
+    /// let id = SecretId { namespace: Some("default".into()), name: Some("w".into()), index: 0 };
+    /// let secret = BootstrapSecret::new(id, "cloud-config", b"#cloud-config\n", Some("demo"));
+    /// assert_eq!(secret.cluster(), Some("demo"));
+    /// assert_eq!(secret.decode(&DecodeOptions::default())?.format(), Format::CloudConfig);
+    /// # Ok::<(), rke2_payload::Error>(())
+    /// ```
+    pub fn new(
+        id: SecretId,
+        format: &str,
+        value: &[u8],
+        cluster: Option<&str>,
+    ) -> BootstrapSecret<'static> {
+        BootstrapSecret {
+            id,
+            labels: cluster
+                .map(|c| (Cow::Borrowed(CLUSTER_NAME_LABEL), Cow::Owned(c.to_owned())))
+                .into_iter()
+                .collect(),
+            secret_type: Some(Cow::Borrowed(CLUSTER_SECRET_TYPE)),
+            value: Stored::Base64(Cow::Owned(b64::encode(value))),
+            format: Some(Stored::Base64(Cow::Owned(b64::encode(format.as_bytes())))),
+            line: None,
+            origin: None,
+            other_provider: None,
         }
     }
 
@@ -144,8 +183,8 @@ impl<'a> BootstrapSecret<'a> {
             value: Stored::Broken(why),
             format: None,
             line: Some(line),
-            preview_findings: None,
-            rendered_from: None,
+            origin: None,
+            other_provider: None,
         }
     }
 
@@ -169,16 +208,23 @@ impl<'a> BootstrapSecret<'a> {
         self.label(CLUSTER_NAME_LABEL)
     }
 
-    /// The manifest findings `render` left on a preview Secret (the JSON text of its
-    /// [`FINDINGS_ANNOTATION`]), if any.
-    pub fn preview_findings(&self) -> Option<&str> {
-        self.preview_findings.as_deref()
+    /// Where it comes from: set on a preview's Secrets, and read from `render`'s annotations
+    /// only when [`DecodeOptions::render_annotations`] asks for it.
+    pub fn origin(&self) -> Option<&Origin> {
+        self.origin.as_deref()
     }
 
-    /// Where `render` says a preview Secret comes from (the JSON text of its
-    /// [`RENDERED_FROM_ANNOTATION`]), if any.
-    pub fn rendered_from(&self) -> Option<&str> {
-        self.rendered_from.as_deref()
+    /// The same Secret with `origin`.
+    pub fn with_origin(mut self, origin: Origin) -> Self {
+        self.origin = Some(Arc::new(origin));
+        self
+    }
+
+    /// The kind of another Cluster API bootstrap provider's config that owns it
+    /// (`metadata.ownerReferences`: a `bootstrap.cluster.x-k8s.io` kind other than
+    /// `RKE2Config`, such as kubeadm's `KubeadmConfig`): its data is not RKE2's.
+    pub fn other_provider(&self) -> Option<&str> {
+        self.other_provider.as_deref()
     }
 
     /// The value of the label `key` (`metadata.labels`).
@@ -317,6 +363,8 @@ pub struct Envelope<'a> {
     pub skipped_objects: usize,
     /// The last Secret skipped for having no `value` key, for the error message.
     missing_value: Option<SecretId>,
+    /// Whether `render`'s annotations are read ([`DecodeOptions::render_annotations`]).
+    render_annotations: bool,
 }
 
 impl std::fmt::Debug for Envelope<'_> {
@@ -364,13 +412,17 @@ impl<'a> Envelope<'a> {
             ));
         }
         let mut envelope = Envelope::empty();
+        envelope.render_annotations = options.render_annotations;
         let mut others = Vec::new();
         if looks_like_json(&head[..head.len().min(SNIFF)]) {
             envelope.syntax = Some(Syntax::Json);
-            let doc: Doc<'a> =
-                serde_json::from_str(text).map_err(|e| json_error(&e, text.as_bytes(), 0))?;
+            // One value, or a sequence of them (`jq -c`, `kubectl get -w -o json`).
+            let docs = serde_json::Deserializer::from_str(text)
+                .into_iter::<Doc<'a>>()
+                .collect::<Result<Vec<_>, _>>()
+                .map_err(|e| json_error(&e, text.as_bytes(), 0))?;
             // Bare Ignition, unless it has `items` (then a list, as the stream reads it).
-            if let Doc::Object(object) = &doc
+            if let [Doc::Object(object)] = docs.as_slice()
                 && object.ignition.is_some()
                 && object.items.is_none()
             {
@@ -378,7 +430,10 @@ impl<'a> Envelope<'a> {
                     input.strip_prefix("\u{feff}".as_bytes()).unwrap_or(input),
                 ));
             }
-            envelope.add(doc, &mut 0, &mut others);
+            let mut index = 0;
+            for doc in docs {
+                envelope.add(doc, &mut index, &mut others);
+            }
         } else {
             envelope.syntax = Some(Syntax::Yaml);
             let docs: Vec<Doc<'a>> =
@@ -408,6 +463,7 @@ impl<'a> Envelope<'a> {
             skipped_secrets: 0,
             skipped_objects: 0,
             missing_value: None,
+            render_annotations: false,
         }
     }
 
@@ -420,8 +476,8 @@ impl<'a> Envelope<'a> {
             value: Stored::Bare(Cow::Borrowed(input)),
             format: None,
             line: None,
-            preview_findings: None,
-            rendered_from: None,
+            origin: None,
+            other_provider: None,
         });
         envelope
     }
@@ -504,9 +560,13 @@ impl<'a> Envelope<'a> {
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
             .unwrap_or_default();
-        let (preview_findings, rendered_from) = match metadata.annotations {
-            Some(a) => (a.findings.map(|s| s.0), a.rendered_from.map(|s| s.0)),
-            None => (None, None),
+        let origin = match metadata.annotations {
+            Some(a) if self.render_annotations => Origin::from_annotations(
+                a.findings.as_ref().map(|s| s.0.as_ref()),
+                a.rendered_from.as_ref().map(|s| s.0.as_ref()),
+            )
+            .map(Arc::new),
+            _ => None,
         };
         self.secrets.push(BootstrapSecret {
             id,
@@ -515,8 +575,12 @@ impl<'a> Envelope<'a> {
             value,
             format,
             line: None,
-            preview_findings,
-            rendered_from,
+            origin,
+            other_provider: metadata
+                .owner_references
+                .iter()
+                .flatten()
+                .find_map(other_provider),
         });
     }
 
@@ -549,6 +613,14 @@ impl<'a> Envelope<'a> {
             }),
         }
     }
+}
+
+/// The kind of an owner that is another bootstrap provider's config.
+fn other_provider(owner: &raw::OwnerRef<'_>) -> Option<String> {
+    let group = owner.api_version.as_ref()?.0.split('/').next()?;
+    let kind = owner.kind.as_ref()?.0.as_ref();
+    (group == "bootstrap.cluster.x-k8s.io" && kind != "RKE2Config" && !kind.is_empty())
+        .then(|| shorten(kind, 60))
 }
 
 /// Sets each Secret's line from where its value lies in `text`, whose first line is

@@ -14,11 +14,15 @@ pub(crate) fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
         at: None,
     })?;
     let docs: Vec<Value> = if super::looks_like_json(text.trim_start().as_bytes()) {
-        vec![serde_json::from_str(text).map_err(|e| Error::Syntax {
-            syntax: Syntax::Json,
-            message: crate::codec::text::scrub(&e.to_string()),
-            at: None,
-        })?]
+        // One value, or a sequence of them (`jq -c`, `kubectl get -w -o json`).
+        serde_json::Deserializer::from_str(text)
+            .into_iter::<Value>()
+            .collect::<Result<Vec<_>, _>>()
+            .map_err(|e| Error::Syntax {
+                syntax: Syntax::Json,
+                message: crate::codec::text::scrub(&e.to_string()),
+                at: None,
+            })?
     } else {
         let mut options = serde_saphyr::Options::default();
         options.with_snippet = false;
@@ -51,5 +55,120 @@ fn flatten_lists(doc: Value, out: &mut Vec<Value>) {
         }
     } else {
         out.push(doc);
+    }
+}
+
+/// What an object of the input is, decided once on its parsed value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[non_exhaustive]
+pub enum ObjectClass {
+    /// A Secret that may carry RKE2 bootstrap data (a `value` key, no other provider's owner).
+    BootstrapSecret,
+    /// A bootstrap Secret of another Cluster API bootstrap provider (owned by a
+    /// `bootstrap.cluster.x-k8s.io` kind other than `RKE2Config`): passed over.
+    OtherProviderSecret,
+    /// Any other Secret (a cluster's `-ca`, `-token`, `-kubeconfig`, a referenced file's).
+    Secret,
+    /// An object as it exists on a cluster (`metadata.uid`, `resourceVersion`,
+    /// `creationTimestamp`, `ownerReferences` or a `status`): read as what exists, never
+    /// rendered.
+    Live,
+    /// An object as written in a template or manifest file.
+    Template,
+}
+
+/// The class of one object (a `List` item or document, as [`objects`] returns them).
+pub(crate) fn classify(object: &Value) -> ObjectClass {
+    let meta = object.get("metadata");
+    if object.get("kind").and_then(Value::as_str) == Some("Secret") {
+        let has_value = ["data", "stringData"]
+            .iter()
+            .any(|k| object.get(k).and_then(|d| d.get("value")).is_some());
+        let owners = meta
+            .and_then(|m| m.get("ownerReferences"))
+            .and_then(Value::as_array);
+        let other = owners.into_iter().flatten().any(|o| {
+            let group = o
+                .get("apiVersion")
+                .and_then(Value::as_str)
+                .and_then(|v| v.split('/').next());
+            let kind = o.get("kind").and_then(Value::as_str).unwrap_or_default();
+            group == Some("bootstrap.cluster.x-k8s.io") && kind != "RKE2Config" && !kind.is_empty()
+        });
+        return match (has_value, other) {
+            (true, true) => ObjectClass::OtherProviderSecret,
+            (true, false) => ObjectClass::BootstrapSecret,
+            (false, _) => ObjectClass::Secret,
+        };
+    }
+    let set = |v: Option<&Value>| match v {
+        None | Some(Value::Null) => false,
+        Some(Value::Object(m)) => !m.is_empty(),
+        Some(Value::Array(a)) => !a.is_empty(),
+        Some(Value::String(s)) => !s.is_empty(),
+        Some(_) => true,
+    };
+    let live = set(object.get("status"))
+        || [
+            "uid",
+            "resourceVersion",
+            "creationTimestamp",
+            "ownerReferences",
+        ]
+        .iter()
+        .any(|k| set(meta.and_then(|m| m.get(*k))));
+    if live {
+        ObjectClass::Live
+    } else {
+        ObjectClass::Template
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn objects_are_classified_on_their_parsed_values() {
+        let class = |yaml: &str| {
+            let objects = objects(yaml.as_bytes()).expect("YAML");
+            classify(&objects[0])
+        };
+        assert_eq!(
+            class("kind: Cluster\nmetadata: {name: a}\nspec: {}\n"),
+            ObjectClass::Template
+        );
+        assert_eq!(
+            class("kind: Cluster\nmetadata: {name: a}\nstatus: {}\n"),
+            ObjectClass::Template
+        );
+        assert_eq!(
+            class("kind: Cluster\nmetadata: {name: a, uid: x}\n"),
+            ObjectClass::Live
+        );
+        assert_eq!(
+            class("kind: RKE2Config\nmetadata: {name: a}\nstatus: {ready: true}\n"),
+            ObjectClass::Live
+        );
+        assert_eq!(
+            class("kind: Machine\nmetadata: {name: a, ownerReferences: [{kind: MachineSet}]}\n"),
+            ObjectClass::Live
+        );
+        assert_eq!(
+            class("kind: Secret\nmetadata: {name: a-ca}\ndata: {tls.crt: eA==}\n"),
+            ObjectClass::Secret
+        );
+        assert_eq!(
+            class(
+                "kind: Secret\nmetadata: {name: a}\nstringData: {value: x, format: cloud-config}\n"
+            ),
+            ObjectClass::BootstrapSecret
+        );
+        let kubeadm = "kind: Secret\nmetadata:\n  name: a\n  ownerReferences:\n  - {apiVersion: bootstrap.cluster.x-k8s.io/v1beta1, kind: KubeadmConfig, name: a}\nstringData: {value: x, format: cloud-config}\n";
+        assert_eq!(class(kubeadm), ObjectClass::OtherProviderSecret);
+        assert_eq!(
+            class(&kubeadm.replace("KubeadmConfig", "RKE2Config")),
+            ObjectClass::BootstrapSecret
+        );
     }
 }

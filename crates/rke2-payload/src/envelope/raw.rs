@@ -55,6 +55,17 @@ pub(crate) struct RawMeta<'a> {
     pub(crate) labels: Option<Pairs<'a>>,
     #[serde(borrow, default)]
     pub(crate) annotations: Option<Annotations<'a>>,
+    #[serde(borrow, default, rename = "ownerReferences")]
+    pub(crate) owner_references: Option<Vec<OwnerRef<'a>>>,
+}
+
+/// One of `metadata.ownerReferences`: who owns the object.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct OwnerRef<'a> {
+    #[serde(borrow, default, rename = "apiVersion")]
+    pub(crate) api_version: Option<Str<'a>>,
+    #[serde(borrow, default)]
+    pub(crate) kind: Option<Str<'a>>,
 }
 
 /// `metadata.annotations`, of which only [`FINDINGS_ANNOTATION`](super::FINDINGS_ANNOTATION)

@@ -34,6 +34,16 @@ pub struct StreamSummary {
     pub skipped_objects: usize,
 }
 
+impl StreamSummary {
+    /// Adds what another source of the same input held (the syntax is the first source's).
+    pub(crate) fn add(&mut self, other: &StreamSummary) {
+        self.syntax = self.syntax.or(other.syntax);
+        self.secrets += other.secrets;
+        self.skipped_secrets += other.skipped_secrets;
+        self.skipped_objects += other.skipped_objects;
+    }
+}
+
 /// Reads `reader` and calls `each` with every bootstrap Secret, in input order, holding at most
 /// one object (or one YAML document that is not a `List`) in memory at a time.
 ///
@@ -236,6 +246,14 @@ pub(crate) fn split<R: Read, E: From<Error>>(
                     shaped: false,
                 })?,
                 Ok(Piece::Whole(bytes)) => return Ok(Layout::Whole(bytes.to_vec())),
+                Ok(Piece::Object(at, line, text)) => chunk(Chunk {
+                    syntax: Syntax::Json,
+                    at,
+                    line,
+                    text,
+                    part: Part::Document,
+                    shaped: false,
+                })?,
                 Ok(Piece::End) => return Ok(Layout::Chunked(Syntax::Json)),
                 Err(SplitError::Io(e)) => return Err(io_error(e).into()),
                 Err(SplitError::TooLarge(at)) => return Err(too_large(format!("byte {at}")).into()),
@@ -301,6 +319,7 @@ pub(crate) fn parse_chunk<'t>(
         Syntax::Yaml => parse_yaml_object(chunk, options),
     };
     let mut envelope = Envelope::empty();
+    envelope.render_annotations = options.render_annotations;
     let mut counts = Counts::default();
     let mut next = index;
     match doc {

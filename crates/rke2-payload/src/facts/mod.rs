@@ -6,6 +6,7 @@
 //! `lint`) each read this value; none reads another report's output.
 
 pub(crate) mod pki;
+pub(crate) mod provider;
 pub(crate) mod rke2;
 
 use crate::checks::{Check, Finding};

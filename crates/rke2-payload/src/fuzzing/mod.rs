@@ -212,7 +212,7 @@ pub fn inspect(data: &[u8]) {
             continue;
         };
         let facts = Facts::read(&payload);
-        let size = measure(secret, &payload, &SizeOptions::default());
+        let size = measure(secret, &payload, None, &SizeOptions::default());
         let _ = lint_payload(&facts, &payload, Some(&size), &LintOptions::default());
         read.push((secret, ClusterFacts::of(&facts)));
         let _ = payload_report(secret, &payload, facts, &inspect);

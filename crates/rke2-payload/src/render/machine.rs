@@ -424,11 +424,7 @@ fn reused_ca() -> Result<(String, String), KeyError> {
 /// The path the machine's bootstrap data takes, from the infrastructure (template) that
 /// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
 /// not there, its kind's default path.
-fn delivery(
-    m: &Manifests,
-    machine: &Object,
-    ignition: bool,
-) -> Option<crate::reports::clouds::Delivery> {
+fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<crate::clouds::Delivery> {
     let (field, r) = crate::manifests::INFRASTRUCTURE_REFS
         .iter()
         .find_map(|path| {
@@ -457,10 +453,9 @@ fn delivery(
             }
         })
         .unwrap_or(&null);
-    let found =
-        crate::reports::clouds::delivery_for(&kind, &api, spec, ignition).or_else(|| {
-            crate::reports::clouds::delivery_for(&format!("{kind}Template"), &api, spec, ignition)
-        })?;
+    let found = crate::clouds::delivery_for(&kind, &api, spec, ignition).or_else(|| {
+        crate::clouds::delivery_for(&format!("{kind}Template"), &api, spec, ignition)
+    })?;
     let safe = crate::codec::text::terminal_safe;
     let reason = match infra {
         Some(o) => format!("{}: {}", o.title(), found.reason),
@@ -470,7 +465,7 @@ fn delivery(
             found.reason
         ),
     };
-    Some(crate::reports::clouds::Delivery {
+    Some(crate::clouds::Delivery {
         cloud: found.cloud,
         reason,
     })

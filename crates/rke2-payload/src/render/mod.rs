@@ -16,6 +16,8 @@
 //! ([`Preview::findings`]); every rendered Secret carries the findings that concern it in an
 //! annotation, so `lint` reports them when it reads the preview.
 
+mod answer;
+pub use answer::{Answer, answer};
 mod butane;
 pub(crate) mod checks;
 mod cis;
@@ -215,7 +217,7 @@ pub struct PreviewSecret {
     pub site: Option<crate::checks::ManifestSite>,
     /// The path its user data takes to the machine, from the infrastructure machine template
     /// (`None` when no template is named or its kind is not in the delivery table).
-    pub delivery: Option<crate::reports::clouds::Delivery>,
+    pub delivery: Option<crate::clouds::Delivery>,
 }
 
 /// Every rendered Secret and every manifest finding.
@@ -316,7 +318,14 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
         let mut places = places.into_iter().flatten();
         for value in objects {
             let places = places.next().map(std::sync::Arc::new);
-            if value.is_object() {
+            // What exists on a cluster is never rendered: a live dump is answered from its
+            // Secrets. Secrets and ConfigMaps stay, for the lookups a render makes.
+            let live = crate::envelope::classify(&value) == crate::envelope::ObjectClass::Live
+                && !matches!(
+                    value.get("kind").and_then(Value::as_str),
+                    Some("Secret" | "ConfigMap")
+                );
+            if value.is_object() && !live {
                 out.objects.push(Object {
                     source: source.name.to_owned(),
                     value,
@@ -821,6 +830,34 @@ impl Preview {
         let mut text = serde_json::to_string_pretty(&self.list()).unwrap_or_default();
         text.push('\n');
         text
+    }
+
+    /// The Secrets, typed, each with its [`Origin`](crate::envelope::Origin): what the reports
+    /// read when they are given manifests (nothing is written out and read back, so nothing of
+    /// the input can stand in for a preview's origin).
+    pub fn to_secrets(&self) -> Vec<crate::envelope::BootstrapSecret<'static>> {
+        self.secrets
+            .iter()
+            .enumerate()
+            .map(|(index, s)| {
+                let id = crate::error::SecretId {
+                    namespace: Some(s.namespace.clone()),
+                    name: Some(s.name.clone()),
+                    index,
+                };
+                crate::envelope::BootstrapSecret::new(
+                    id,
+                    s.format.as_str(),
+                    &s.value,
+                    Some(&s.cluster),
+                )
+                .with_origin(
+                    crate::envelope::Origin::rendered(s.site.clone())
+                        .with_delivery(s.delivery.clone())
+                        .with_findings(s.findings.clone()),
+                )
+            })
+            .collect()
     }
 
     fn list(&self) -> Value {

@@ -374,13 +374,11 @@ impl Inspector {
     }
 
     fn report(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadReport, Error> {
+        crate::facts::provider::check(secret, None)?;
         let payload = secret.decode(&self.options.decode)?;
-        Ok(payload_report(
-            secret,
-            &payload,
-            Facts::read(&payload),
-            &self.options,
-        ))
+        let facts = Facts::read(&payload);
+        crate::facts::provider::check(secret, facts.document.as_ref())?;
+        Ok(payload_report(secret, &payload, facts, &self.options))
     }
 
     /// The report of one Secret.
@@ -440,7 +438,7 @@ impl Inspector {
         ))
     }
 
-    /// Reads every bootstrap Secret of `reader` that `selector` picks on `jobs` threads (0: one
+    /// Reads every bootstrap Secret of `input` (a reader, or an [`Input`](crate::envelope::Input) of several sources) that `selector` picks on `jobs` threads (0: one
     /// per CPU), calls `work` with this inspector and each Secret on those threads, and `sink`
     /// with each result in input order. A Secret that cannot be read reaches `work` too (its
     /// report fails); the stream goes on.
@@ -448,20 +446,19 @@ impl Inspector {
     /// # Errors
     /// [`StreamError::Input`] when the input cannot be read, or the selector picks no Secret;
     /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
-    pub fn for_each<R, T, E>(
+    pub fn for_each<'r, T, E>(
         &self,
-        reader: R,
+        input: impl Into<crate::envelope::Input<'r>>,
         selector: &Selector,
         jobs: usize,
         work: impl Fn(&Inspector, &BootstrapSecret<'_>) -> T + Sync,
         sink: impl FnMut(T) -> Result<(), E>,
     ) -> Result<StreamSummary, StreamError<E>>
     where
-        R: std::io::Read,
         T: Send,
     {
         batch::run(
-            reader,
+            input,
             &self.options.decode,
             selector,
             jobs,

@@ -2,7 +2,6 @@
 //! `lint` (what keeps nodes from joining), `diff` (what changed between two inputs). Each reads the
 //! [facts](crate::facts) of a payload; none reads another report's output.
 
-pub(crate) mod clouds;
 pub(crate) mod diff;
 pub(crate) mod inspect;
 pub(crate) mod lint;

@@ -26,8 +26,8 @@ use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
 
-use super::clouds::{Cloud, Counted, GzipSafety};
 use crate::batch::{self, Memo};
+use crate::clouds::{Cloud, Counted, GzipSafety};
 use crate::codec::{b64, gzip};
 use crate::document::Document;
 use crate::envelope::{BootstrapSecret, Selector, StreamSummary};
@@ -42,7 +42,7 @@ pub const SIZE_SCHEMA: &str = "rke2-payload/size/v1";
 /// A limit to measure against: a built-in platform, or a budget of the user's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Target {
-    /// A platform of [`CLOUDS`](super::clouds::CLOUDS).
+    /// A platform of [`CLOUDS`](crate::clouds::CLOUDS).
     Cloud(&'static Cloud),
     /// `--budget BYTES[:raw|:base64]`.
     Budget {
@@ -108,7 +108,7 @@ impl Default for SizeOptions {
     fn default() -> Self {
         SizeOptions {
             decode: DecodeOptions::default(),
-            targets: super::clouds::CLOUDS
+            targets: crate::clouds::CLOUDS
                 .iter()
                 .filter(|c| c.is_verified())
                 .map(Target::Cloud)
@@ -272,6 +272,7 @@ impl PayloadSize {
 pub(crate) fn measure(
     secret: &BootstrapSecret<'_>,
     payload: &Payload<'_>,
+    facts: Option<&Facts>,
     options: &SizeOptions,
 ) -> PayloadSize {
     let value_bytes = payload.value().len() as u64;
@@ -282,13 +283,11 @@ pub(crate) fn measure(
     } else {
         gzip_size(payload)
     };
-    let delivered = options
-        .follow_delivery
-        .then(|| delivery_of(secret))
-        .flatten()
-        .and_then(|d| Some((super::clouds::find_cloud(&d.cloud)?, d.reason)));
-    let clouds = match &delivered {
-        Some((cloud, reason)) => std::iter::once(verdict(
+    let delivered = delivery_of(secret, options).and_then(|(d, replaces)| {
+        Some((crate::clouds::find_cloud(&d.cloud)?, &d.reason, replaces))
+    });
+    let clouds = match delivered {
+        Some((cloud, reason, replaces)) => std::iter::once(verdict(
             &Target::Cloud(cloud),
             payload,
             value_bytes,
@@ -300,7 +299,12 @@ pub(crate) fn measure(
             options
                 .targets
                 .iter()
-                .filter(|t| matches!(t, Target::Budget { .. }))
+                // A preview's own path replaces the platforms; one read from annotations is
+                // measured beside them.
+                .filter(|t| match t {
+                    Target::Budget { .. } => true,
+                    Target::Cloud(c) => !replaces && c.id != cloud.id,
+                })
                 .map(|t| verdict(t, payload, value_bytes, gzip_value_bytes, options, None)),
         )
         .collect(),
@@ -320,7 +324,10 @@ pub(crate) fn measure(
             .collect(),
     };
     let contributors = if options.contributors {
-        contributors(payload)
+        match facts {
+            Some(facts) => contributors(payload, facts),
+            None => contributors(payload, &Facts::read_files(payload)),
+        }
     } else {
         Vec::new()
     };
@@ -384,11 +391,11 @@ impl Sizer {
     }
 
     fn size(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadSize, Error> {
-        Ok(measure(
-            secret,
-            &secret.decode(&self.options.decode)?,
-            &self.options,
-        ))
+        crate::facts::provider::check(secret, None)?;
+        let payload = secret.decode(&self.options.decode)?;
+        let facts = Facts::read_files(&payload);
+        crate::facts::provider::check(secret, facts.document.as_ref())?;
+        Ok(measure(secret, &payload, Some(&facts), &self.options))
     }
 
     /// The report of one Secret.
@@ -398,7 +405,7 @@ impl Sizer {
     /// is not kept, so each Secret carrying it fails alike.
     pub fn measure(&self, secret: &BootstrapSecret<'_>) -> Result<SizeReport, Error> {
         // A preview Secret's targets are its own (its delivery path): not shared by payload.
-        let size = if self.options.follow_delivery && secret.rendered_from().is_some() {
+        let size = if delivery_of(secret, &self.options).is_some() {
             Arc::new(self.size(secret)?)
         } else {
             Arc::clone(
@@ -425,7 +432,7 @@ impl Sizer {
             let size = self.size(secret)?;
             Ok::<_, Error>((batch::json_fields(&size), size.fits()))
         };
-        let kept = if self.options.follow_delivery && secret.rendered_from().is_some() {
+        let kept = if delivery_of(secret, &self.options).is_some() {
             Arc::new(make()?)
         } else {
             self.json.get_or_try_insert(secret, make)?
@@ -434,7 +441,7 @@ impl Sizer {
         Ok((batch::json_object(&own, &kept.0), kept.1))
     }
 
-    /// Reads every bootstrap Secret of `reader` that `selector` picks on `jobs` threads (0: one
+    /// Reads every bootstrap Secret of `input` (a reader, or an [`Input`](crate::envelope::Input) of several sources) that `selector` picks on `jobs` threads (0: one
     /// per CPU), calls `work` with this sizer and each Secret on those threads, and `sink` with
     /// each result in input order. A Secret that cannot be read reaches `work` too (its
     /// measure fails); the stream goes on.
@@ -442,20 +449,19 @@ impl Sizer {
     /// # Errors
     /// [`StreamError::Input`] when the input cannot be read, or the selector picks no Secret;
     /// [`StreamError::Sink`] with the error of `sink`, which stops the stream.
-    pub fn for_each<R, T, E>(
+    pub fn for_each<'r, T, E>(
         &self,
-        reader: R,
+        input: impl Into<crate::envelope::Input<'r>>,
         selector: &Selector,
         jobs: usize,
         work: impl Fn(&Sizer, &BootstrapSecret<'_>) -> T + Sync,
         sink: impl FnMut(T) -> Result<(), E>,
     ) -> Result<StreamSummary, StreamError<E>>
     where
-        R: std::io::Read,
         T: Send,
     {
         batch::run(
-            reader,
+            input,
             &self.options.decode,
             selector,
             jobs,
@@ -473,30 +479,20 @@ fn gzip_size(payload: &Payload<'_>) -> u64 {
     }
 }
 
-/// What a preview Secret's [`RENDERED_FROM_ANNOTATION`](crate::envelope::RENDERED_FROM_ANNOTATION)
-/// says: the object it was rendered from, and the path its data takes.
-#[derive(Deserialize)]
-pub(crate) struct RenderedFrom {
-    #[serde(flatten)]
-    pub(crate) site: crate::checks::ManifestSite,
-    pub(crate) delivery: Option<super::clouds::Delivery>,
-}
-
-/// The annotation of a preview Secret read (its text made terminal-safe), if it has one.
-pub(crate) fn rendered_from(secret: &BootstrapSecret<'_>) -> Option<RenderedFrom> {
-    let from: RenderedFrom = serde_json::from_str(secret.rendered_from()?).ok()?;
-    Some(RenderedFrom {
-        site: from.site.terminal_safe(),
-        delivery: from.delivery.map(|d| super::clouds::Delivery {
-            cloud: d.cloud,
-            reason: crate::codec::text::terminal_safe(&d.reason).into_owned(),
-        }),
-    })
-}
-
-/// The delivery path `render` found for a preview Secret, if it names one.
-pub(crate) fn delivery_of(secret: &BootstrapSecret<'_>) -> Option<super::clouds::Delivery> {
-    rendered_from(secret)?.delivery
+/// The delivery path a Secret's [`Origin`](crate::envelope::Origin) names, when `options`
+/// follow it, and whether it replaces the targets (a preview of this run: the manifests say
+/// which path the data takes) or is measured beside them (`render`'s annotations read back:
+/// an input never takes a target away).
+pub(crate) fn delivery_of<'s>(
+    secret: &'s BootstrapSecret<'_>,
+    options: &SizeOptions,
+) -> Option<(&'s crate::clouds::Delivery, bool)> {
+    if !options.follow_delivery {
+        return None;
+    }
+    let origin = secret.origin()?;
+    let replaces = origin.provenance == crate::envelope::Provenance::Rendered;
+    origin.delivery.as_ref().map(|d| (d, replaces))
 }
 
 fn verdict(
@@ -583,8 +579,7 @@ fn verdict(
 
 /// The biggest parts of the user data: PEM material together, each file of 256 bytes or more,
 /// the commands, and the rest.
-fn contributors(payload: &Payload<'_>) -> Vec<Contributor> {
-    let facts = Facts::read_files(payload);
+fn contributors(payload: &Payload<'_>, facts: &Facts) -> Vec<Contributor> {
     let Some(document) = &facts.document else {
         return Vec::new();
     };
@@ -705,7 +700,7 @@ mod tests {
         assert!(compared >= 30, "{compared}");
     }
     use super::*;
-    use crate::reports::clouds;
+    use crate::clouds;
 
     fn secret(value: &[u8]) -> crate::envelope::Envelope<'_> {
         crate::envelope::Envelope::parse(value, &DecodeOptions::default()).unwrap()
@@ -728,7 +723,7 @@ mod tests {
             follow_delivery: true,
             decode: DecodeOptions::default(),
         };
-        let report = measure(&env.secrets[0], &payload, &options);
+        let report = measure(&env.secrets[0], &payload, None, &options);
         assert_eq!(report.value_bytes, 16_384);
         assert_eq!(report.base64_bytes, 21_848);
         let aws = &report.clouds[0];
@@ -743,7 +738,7 @@ mod tests {
         text.push(b'#');
         let env = secret(&text);
         let payload = env.secrets[0].decode(&DecodeOptions::default()).unwrap();
-        let report = measure(&env.secrets[0], &payload, &options);
+        let report = measure(&env.secrets[0], &payload, None, &options);
         assert!(!report.clouds[0].fits);
         assert_eq!(report.clouds[0].headroom_bytes, -1);
         assert_eq!(report.clouds[0].fits_with_gzip, Some(true));
@@ -765,7 +760,7 @@ mod tests {
             follow_delivery: true,
             decode: DecodeOptions::default(),
         };
-        let report = measure(&env.secrets[0], &payload, &options);
+        let report = measure(&env.secrets[0], &payload, None, &options);
         let v = &report.clouds[0];
         assert_eq!(v.cloud, "budget");
         assert_eq!(v.budget_bytes, 990);
@@ -774,6 +769,6 @@ mod tests {
             headroom_percent: 5.0,
             ..options
         };
-        assert!(measure(&env.secrets[0], &payload, &options).clouds[0].fits);
+        assert!(measure(&env.secrets[0], &payload, None, &options).clouds[0].fits);
     }
 }

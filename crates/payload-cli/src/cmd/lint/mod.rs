@@ -66,8 +66,8 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             linter.lint_unrendered(findings)
         }
         Rendered::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
-        Rendered::Secrets(reader, _) => {
-            match linter.lint_stream(reader, &selector, args.input.jobs) {
+        Rendered::Secrets(input, _) => {
+            match linter.lint_stream(input, &selector, args.input.jobs) {
                 Ok(report) => report,
                 Err(LintError::Input(e)) => return in_input(Err(e), path),
                 Err(e) => return Err(e.into()),
@@ -100,6 +100,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         LintFormat::Junit => junit(&mut out, &report)?,
     }
     out.flush()?;
+    super::report_skipped(&report.skipped);
     let errors: Vec<&str> = report
         .secrets
         .iter()

@@ -36,6 +36,8 @@ fn read_by_item(input: &str) -> bool {
 }
 
 /// Both readings give the same result; the item by item one was used when `by_item` says so.
+/// Redacts `input` item by item and whole, and asserts both give the same (and whether it is
+/// read by item).
 fn same_both_ways(name: &str, input: &str, by_item: bool) {
     let options = RedactOptions::new();
     let show = |r: Result<Vec<u8>, RedactError>| r.map_err(|e| e.to_string());
@@ -101,9 +103,12 @@ fn a_json_list_read_item_by_item_is_redacted_as_read_whole() {
     };
     let json = std::fs::read_to_string(root.join("testdata/secrets/list-all.json")).unwrap();
     same_both_ways("list-all.json", &json, true);
+    let redacted = redact(json.as_bytes(), &RedactOptions::new()).expect("redacted");
+    assert_ne!(redacted, json.as_bytes());
     let value: serde_json::Value = serde_json::from_str(&json).unwrap();
     let compact = serde_json::to_string(&value).unwrap();
     same_both_ways("compact", &compact, true);
     let twice = compact.replacen("{\"apiVersion\"", "{\"items\": [], \"apiVersion\"", 1);
     same_both_ways("items twice", &twice, false);
+    assert!(redact(twice.as_bytes(), &RedactOptions::new()).is_ok());
 }

@@ -15,7 +15,7 @@ use std::collections::{HashMap, HashSet};
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::clouds::{CLOUDS, Counted};
+use crate::clouds::{CLOUDS, Counted};
 use crate::document::{Content, File};
 use crate::envelope::{BootstrapSecret, Envelope};
 use crate::error::Error;

@@ -10,7 +10,6 @@
 //! "findings": [..]}], "summary": {"errors", "warnings", "infos"}}`.
 
 use std::borrow::Cow;
-use std::io::Read;
 use std::sync::Arc;
 
 use serde::{Deserialize, Serialize};
@@ -183,6 +182,9 @@ pub struct LintReport {
     /// once per object and fact, located by [`Finding::manifest`], in the order first seen.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub manifests: Vec<Finding>,
+    /// Bootstrap Secrets passed over: another provider's (kubeadm's, …), with why.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<crate::error::SkippedSecret>,
     /// The counts.
     pub summary: LintSummary,
 }
@@ -250,39 +252,6 @@ struct Read1 {
     rendered_from: Option<crate::checks::ManifestSite>,
 }
 
-/// The findings of a preview's [`FINDINGS_ANNOTATION`](crate::envelope::FINDINGS_ANNOTATION):
-/// known check ids only, at the severity written (or the check's own), messages made safe.
-fn preview_findings(secret: &BootstrapSecret<'_>) -> Vec<Finding> {
-    #[derive(serde::Deserialize)]
-    struct Annotated {
-        id: String,
-        #[serde(default)]
-        severity: Option<Severity>,
-        #[serde(default)]
-        message: String,
-        #[serde(default)]
-        manifest: Option<crate::checks::ManifestSite>,
-    }
-    let Some(text) = secret.preview_findings() else {
-        return Vec::new();
-    };
-    let list: Vec<Annotated> = serde_json::from_str(text).unwrap_or_default();
-    list.into_iter()
-        .filter_map(|a| {
-            let check = Check::from_id(&a.id)?;
-            let mut f = Finding::new(
-                check,
-                crate::codec::text::terminal_safe(&a.message).into_owned(),
-            );
-            if let Some(severity) = a.severity {
-                f.severity = severity;
-            }
-            f.manifest = a.manifest.map(crate::checks::ManifestSite::terminal_safe);
-            Some(f)
-        })
-        .collect()
-}
-
 impl Linter {
     /// A linter that decodes and checks with `options`.
     pub fn new(options: LintOptions) -> Self {
@@ -299,17 +268,17 @@ impl Linter {
 
     fn kept(&self, secret: &BootstrapSecret<'_>) -> Result<Arc<Kept>, Error> {
         self.memo.get_or_try_insert(secret, || {
+            crate::facts::provider::check(secret, None)?;
             let payload = secret.decode(&self.options.decode)?;
             let facts = Facts::read(&payload);
+            crate::facts::provider::check(secret, facts.document.as_ref())?;
             // Measured against the platforms asked for, or a preview's own delivery path.
             let size = self
                 .options
                 .size
                 .as_ref()
-                .filter(|o| {
-                    !o.targets.is_empty() || (o.follow_delivery && secret.rendered_from().is_some())
-                })
-                .map(|o| measure(secret, &payload, o));
+                .filter(|o| !o.targets.is_empty() || super::size::delivery_of(secret, o).is_some())
+                .map(|o| measure(secret, &payload, Some(&facts), o));
             let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
             Ok::<_, Error>(Kept {
                 cluster: Arc::new(ClusterFacts::of(&facts)),
@@ -321,7 +290,7 @@ impl Linter {
     /// What one Secret gives the report: its own fields, its payload's findings and facts,
     /// what its preview annotations say.
     fn read_one(&self, secret: &BootstrapSecret<'_>, picked: bool) -> Read1 {
-        let from = super::size::rendered_from(secret);
+        let origin = secret.origin();
         Read1 {
             name: secret.name().map(str::to_owned),
             namespace: secret.namespace().map(str::to_owned),
@@ -329,12 +298,11 @@ impl Linter {
             line: secret.line(),
             kept: self.kept(secret),
             picked,
-            preview: preview_findings(secret),
-            delivery: from
-                .as_ref()
-                .and_then(|f| f.delivery.as_ref())
+            preview: origin.map(|o| o.findings.clone()).unwrap_or_default(),
+            delivery: origin
+                .and_then(|o| o.delivery.as_ref())
                 .map(|d| d.cloud.clone()),
-            rendered_from: from.map(|f| f.site),
+            rendered_from: origin.and_then(|o| o.site.clone()),
         }
     }
 
@@ -356,7 +324,7 @@ impl Linter {
         self.report(vec![self.read_one(secret, true)])
     }
 
-    /// Lints every bootstrap Secret of `reader` on `jobs` threads (0: one per CPU). Only the
+    /// Lints every bootstrap Secret of `input` (a reader, or an [`Input`](crate::envelope::Input) of several sources) on `jobs` threads (0: one per CPU). Only the
     /// Secrets `selector` picks are reported, but the cluster checks still compare them with
     /// every Secret of the input (so the stream gives one report, at its end). A Secret that
     /// cannot be read is reported with one [`Check::SecretUnreadable`] finding and its
@@ -364,15 +332,15 @@ impl Linter {
     ///
     /// # Errors
     /// [`LintError::Input`] when the input cannot be read or the selector picks no Secret.
-    pub fn lint_stream<R: Read>(
+    pub fn lint_stream<'r>(
         &self,
-        reader: R,
+        input: impl Into<crate::envelope::Input<'r>>,
         selector: &Selector,
         jobs: usize,
     ) -> Result<LintReport, LintError> {
         let mut read: Vec<Read1> = Vec::new();
         let streamed = batch::run(
-            reader,
+            input,
             &self.options.decode,
             &Selector::default(),
             jobs,
@@ -418,13 +386,25 @@ impl Linter {
         }
         drop(members);
         let mut manifests: Vec<Finding> = Vec::new();
+        let mut skipped = Vec::new();
         let secrets: Vec<LintedSecret> = read
             .into_iter()
             .zip(extra)
             .filter(|(r, _)| r.picked)
+            .filter(
+                |(r, _)| match r.kept.as_ref().err().and_then(Error::skipped) {
+                    Some(s) => {
+                        skipped.push(s);
+                        false
+                    }
+                    None => true,
+                },
+            )
             .map(|(r, extra)| self.linted(r, extra, &mut manifests))
             .collect();
-        LintReport::new(secrets, manifests)
+        let mut report = LintReport::new(secrets, manifests);
+        report.skipped = skipped;
+        report
     }
 
     /// One Secret's entry of the report; the manifest findings its preview carries go to
@@ -534,6 +514,7 @@ impl LintReport {
             schema: Cow::Borrowed(LINT_SCHEMA),
             secrets,
             manifests,
+            skipped: Vec::new(),
             summary,
         }
     }

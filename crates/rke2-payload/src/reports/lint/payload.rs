@@ -1,11 +1,11 @@
 //! The checks of one payload: a check group per function, called from a short list.
 
 use crate::checks::{Check, Finding, Severity};
+use crate::clouds::Counted;
 use crate::document::File;
 use crate::facts::Facts;
 use crate::facts::rke2::{self, Role};
 use crate::payload::{Compression, Format, Payload, UserDataKind};
-use crate::reports::clouds::Counted;
 use crate::reports::size::PayloadSize;
 
 use super::LintOptions;

@@ -1,0 +1,66 @@
+//! Whose bootstrap data a Secret holds. Cluster API runs several bootstrap providers side by
+//! side, and their Secrets share CAPRKE2's type (`cluster.x-k8s.io/secret`) and keys: a
+//! kubeadm (CABPK) Secret on a management cluster that also runs KubeadmControlPlane clusters
+//! is read by every `--from-cluster`. Such a Secret is told apart by its owner (a bootstrap
+//! config of another kind) or, without one, by its payload (kubeadm's files and commands, and
+//! no RKE2 file), and reports skip it with a count instead of finding RKE2 missing.
+
+use crate::document::Document;
+use crate::envelope::BootstrapSecret;
+use crate::error::Error;
+
+/// Where RKE2's own files live: a payload with one is RKE2's, whatever else it holds.
+const RKE2_DIR: &str = "/etc/rancher/rke2/";
+
+/// Providers known by their payload: a file under one of the folders, or a command run by
+/// the program (its first word, a path's last part).
+const BY_PAYLOAD: [(&str, &[&str], &str); 3] = [
+    ("kubeadm", &["/run/kubeadm/", "/etc/kubeadm/"], "kubeadm"),
+    ("k3s", &["/etc/rancher/k3s/"], "k3s"),
+    ("microk8s", &["/var/snap/microk8s/"], "microk8s"),
+];
+
+/// `Ok` for a Secret that may hold RKE2's bootstrap data; [`Error::OtherProvider`] for one
+/// owned by another provider's bootstrap config or whose `document` is another provider's.
+pub(crate) fn check(
+    secret: &BootstrapSecret<'_>,
+    document: Option<&Document>,
+) -> Result<(), Error> {
+    let other = |provider: &str, why: String| Error::OtherProvider {
+        secret: secret.id().clone(),
+        provider: provider.to_owned(),
+        why,
+    };
+    if let Some(kind) = secret.other_provider() {
+        return Err(other(kind, format!("it is owned by a {kind}")));
+    }
+    let Some(document) = document else {
+        return Ok(());
+    };
+    if document
+        .files()
+        .iter()
+        .any(|f| f.path.starts_with(RKE2_DIR))
+    {
+        return Ok(());
+    }
+    for (provider, folders, program) in BY_PAYLOAD {
+        if let Some(file) = document
+            .files()
+            .iter()
+            .find(|f| folders.iter().any(|d| f.path.starts_with(d)))
+        {
+            return Err(other(provider, format!("its payload writes {}", file.path)));
+        }
+        let runs = document.commands().iter().any(|c| {
+            c.line
+                .split([';', '&', '|'])
+                .filter_map(|part| part.split_whitespace().next())
+                .any(|word| word.rsplit('/').next() == Some(program))
+        });
+        if runs {
+            return Err(other(provider, format!("its payload runs {program}")));
+        }
+    }
+    Ok(())
+}
