@@ -1,9 +1,10 @@
 //! Where the unit tests find their fixtures, in the repository and in the crate's package.
 //!
-//! The fixtures they read are copies kept in `tests/data/` of this crate (made by
-//! `scripts/sync-test-data.sh` from the repository's `testdata/`), so that the tests run from the
-//! package crates.io serves. What only the repository holds (the saved fuzz inputs, the invalid
-//! and generated fixtures) is found through [`repository`], which is `None` in a package.
+//! The fixtures of bootstrap Secrets live in `tests/data/` of this crate, so that the tests run
+//! from the package crates.io serves; the repository's `testdata/secrets` and
+//! `testdata/go-gzip-sizes.json` are links to them (one tree, no copies). What only the
+//! repository holds (the saved fuzz inputs, the invalid and generated fixtures) is found
+//! through [`repository`], which is `None` in a package.
 
 use std::path::{Path, PathBuf};
 
@@ -39,40 +40,18 @@ mod tests {
         out
     }
 
-    /// Every copy in `tests/data/secrets/` is the repository's file, byte for byte, and every
-    /// file the copy script takes is there (rerun `scripts/sync-test-data.sh` when this fails).
+    /// The repository's `testdata/secrets` is this crate's folder, not a copy of it.
     #[test]
-    fn the_copies_are_the_repository_s() {
-        let Some(root) = repository("the comparison of the test data with the repository's") else {
+    fn the_repository_s_fixtures_are_this_crate_s() {
+        let Some(root) = repository("the link from the repository's test data") else {
             return;
         };
-        let source = root.join("testdata/secrets");
-        let copy = crate_data().join("secrets");
-        let wanted: Vec<String> = names(&source)
-            .into_iter()
-            .filter(|n| !(n.starts_with("list-") && n.ends_with(".json")))
-            .collect();
-        assert_eq!(
-            names(&copy),
-            wanted,
-            "rerun scripts/sync-test-data.sh: the copies are not the repository's files"
-        );
-        let mut pairs: Vec<(PathBuf, PathBuf)> = wanted
-            .iter()
-            .map(|n| (source.join(n), copy.join(n)))
-            .collect();
-        pairs.push((
-            root.join("testdata/go-gzip-sizes.json"),
-            crate_data().join("go-gzip-sizes.json"),
-        ));
-        for (from, to) in pairs {
-            assert!(
-                std::fs::read(&from).expect("source") == std::fs::read(&to).expect("copy"),
-                "{} differs from {}: rerun scripts/sync-test-data.sh",
-                to.display(),
-                from.display()
-            );
+        for name in ["secrets", "go-gzip-sizes.json"] {
+            let linked = std::fs::canonicalize(root.join("testdata").join(name)).expect("testdata");
+            let own = std::fs::canonicalize(crate_data().join(name)).expect("tests/data");
+            assert_eq!(linked, own, "testdata/{name} is not a link to tests/data/{name}");
         }
+        assert!(names(&crate_data().join("secrets")).contains(&"INDEX.json".to_owned()));
     }
 
     #[test]

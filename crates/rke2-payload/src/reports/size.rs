@@ -684,7 +684,7 @@ mod tests {
             let sha = crate::codec::digest::sha256_hex(payload.userdata());
             let Some(&want) = sizes.get(sha.as_str()) else {
                 panic!(
-                    "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how), then scripts/sync-test-data.sh"
+                    "{file}: no Go figure for its user data; rerun `go run testdata/gen/gogzip/main.go` (its header says how)"
                 );
             };
             let got = gzip::estimated_len(payload.userdata());
