@@ -43,17 +43,25 @@ fn archive(target: &str) -> String {
 }
 
 #[test]
-fn each_crate_s_readme_is_the_repository_s() {
+fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_guide_s() {
     let readme = read("README.md");
-    for copy in [
-        "crates/rke2-payload/README.md",
-        "crates/payload-cli/README.md",
+    for (copy, name) in [
+        ("crates/rke2-payload/README.md", "rke2-payload"),
+        ("crates/payload-cli/README.md", "rke2-payload-cli"),
     ] {
-        assert!(
-            read(copy) == readme,
-            "{copy} is not README.md: cp README.md {copy} (cargo packages only the crate's folder)"
-        );
+        let text = read(copy);
+        assert!(text.starts_with(&format!("# {name}")), "{copy}");
+        assert!(text.len() < 8_000, "{copy} is {} bytes: a crate's own README is short", text.len());
+        assert!(text.contains("github.com/rke2-payload/rke2-payload#readme"), "{copy}");
     }
+    // The library's README is its doctest: the guide shows the same code.
+    let library = read("crates/rke2-payload/README.md");
+    let block = |text: &str| -> String {
+        let start = text.find("```rust").expect("a Rust example");
+        let end = text[start + 3..].find("```\n").expect("its end") + start + 3;
+        text[start..end].to_owned()
+    };
+    assert_eq!(block(&library), block(&readme[readme.find("## The library").expect("the section")..]));
     for manifest in [
         "crates/rke2-payload/Cargo.toml",
         "crates/payload-cli/Cargo.toml",
