@@ -632,6 +632,7 @@ const ROUTES: &[Route] = &[
 /// The path a bootstrap payload takes to its machine, as the infrastructure machine template
 /// that carries it decides: the entry whose limit binds, and why that one.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Delivery {
     /// The id of the [`CLOUDS`] entry whose limit binds on this path.
     pub cloud: String,

@@ -57,6 +57,7 @@ impl fmt::Display for Syntax {
 
 /// A position in a text: 1-based line and column, and the 0-based byte offset where known.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize)]
+#[non_exhaustive]
 pub struct Position {
     /// 1-based line number (0 when only the byte offset is known).
     pub line: u64,

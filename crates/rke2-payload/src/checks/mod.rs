@@ -333,6 +333,7 @@ impl<'de> serde::Deserialize<'de> for Check {
 
 /// One finding: which check, how serious, what is wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Finding {
     /// The check, serialised as its stable id (`"id": "server-port"`).
     #[serde(rename = "id")]

@@ -23,6 +23,7 @@ use crate::options::DecodeOptions;
 
 /// What a streamed input held, besides the Secrets handed over.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
 pub struct StreamSummary {
     /// The syntax of the input; `None` for bare user data.
     pub syntax: Option<Syntax>,

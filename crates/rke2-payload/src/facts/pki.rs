@@ -19,6 +19,7 @@ use crate::document::File;
 
 /// A certificate found in a file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Certificate {
     /// The file holding it.
     pub path: String,
@@ -54,6 +55,7 @@ pub struct Certificate {
 
 /// A private key found in a file: metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct PrivateKey {
     /// The file holding it.
     pub path: String,

@@ -126,6 +126,7 @@ pub(crate) struct EtcdS3 {
 /// Its `Debug` output shows a fingerprint of the command line, not the line: a command can
 /// carry a password or a token this library does not know as one.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[non_exhaustive]
 pub struct Install {
     /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for
     /// `curl … get.rke2.io`.

@@ -94,6 +94,7 @@ impl InspectOptions {
 
 /// The report for a whole input.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct InspectReport {
     /// Always [`INSPECT_SCHEMA`].
     pub schema: Cow<'static, str>,
@@ -110,6 +111,7 @@ pub struct InspectReport {
 /// In JSON the payload's fields follow the Secret's own (`name`, `namespace`, `cluster`) in one
 /// object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SecretReport {
     /// `metadata.name` (null for bare user data).
     pub name: Option<String>,
@@ -124,6 +126,7 @@ pub struct SecretReport {
 
 /// What one payload does, whatever Secret carries it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PayloadReport {
     /// The user data format.
     pub format: Format,
@@ -164,6 +167,7 @@ impl PayloadReport {
 
 /// Facts from `/etc/rancher/rke2/config.yaml` and the install step.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Rke2Report {
     /// Whether `config.yaml` was found.
     pub config_found: bool,
@@ -225,6 +229,7 @@ pub struct Rke2Report {
 
 /// etcd S3 settings, keys as fingerprints.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct EtcdS3Report {
     /// `etcd-s3`.
     pub enabled: bool,
@@ -244,6 +249,7 @@ pub struct EtcdS3Report {
 
 /// One file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct FileReport {
     /// Path on the node.
     pub path: String,
@@ -265,6 +271,7 @@ pub struct FileReport {
 
 /// One command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct CommandReport {
     /// The command line, secret values redacted.
     pub line: String,
@@ -274,6 +281,7 @@ pub struct CommandReport {
 
 /// Sizes of one Secret.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SizeSummary {
     /// Bytes of `data.value`.
     pub value_bytes: u64,

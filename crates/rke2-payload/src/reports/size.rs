@@ -170,6 +170,7 @@ impl SizeOptions {
 
 /// The whole `size --output json` document: every Secret's report, and whether all fit.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SizeDocument {
     /// Always [`SIZE_SCHEMA`].
     pub schema: Cow<'static, str>,
@@ -183,6 +184,7 @@ pub struct SizeDocument {
 ///
 /// In JSON the payload's fields follow the Secret's own (`name`, `namespace`) in one object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct SizeReport {
     /// `metadata.name`.
     pub name: Option<String>,
@@ -195,6 +197,7 @@ pub struct SizeReport {
 
 /// The sizes of one payload and its verdict per target, whatever Secret carries it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct PayloadSize {
     /// The user data format.
     pub format: Format,
@@ -219,6 +222,7 @@ pub struct PayloadSize {
 
 /// The verdict for one target.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Verdict {
     /// Platform id, or `budget`.
     pub cloud: Cow<'static, str>,
@@ -252,6 +256,7 @@ pub struct Verdict {
 
 /// A part of the user data and its size.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct Contributor {
     /// What it is: `certificates and keys (8 PEM files)`, a file path, `commands`, …
     pub what: String,

@@ -126,6 +126,7 @@ impl LintOptions {
 
 /// The findings of one Secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LintedSecret {
     /// `metadata.name` (null for bare user data).
     pub name: Option<String>,
@@ -152,6 +153,7 @@ pub struct LintedSecret {
 
 /// Why one Secret of an input could not be read: the others were.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct ItemError {
     /// The error, one sentence naming the Secret (terminal-safe).
     pub message: String,
@@ -159,6 +161,7 @@ pub struct ItemError {
 
 /// How many findings of each severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LintSummary {
     /// Errors.
     pub errors: usize,
@@ -173,6 +176,7 @@ pub struct LintSummary {
 
 /// What `lint` found in an input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[non_exhaustive]
 pub struct LintReport {
     /// Always [`LINT_SCHEMA`].
     pub schema: Cow<'static, str>,
