@@ -49,7 +49,10 @@ mod tests {
         for name in ["secrets", "go-gzip-sizes.json"] {
             let linked = std::fs::canonicalize(root.join("testdata").join(name)).expect("testdata");
             let own = std::fs::canonicalize(crate_data().join(name)).expect("tests/data");
-            assert_eq!(linked, own, "testdata/{name} is not a link to tests/data/{name}");
+            assert_eq!(
+                linked, own,
+                "testdata/{name} is not a link to tests/data/{name}"
+            );
         }
         assert!(names(&crate_data().join("secrets")).contains(&"INDEX.json".to_owned()));
     }

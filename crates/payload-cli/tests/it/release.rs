@@ -51,8 +51,15 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
     ] {
         let text = read(copy);
         assert!(text.starts_with(&format!("# {name}")), "{copy}");
-        assert!(text.len() < 8_000, "{copy} is {} bytes: a crate's own README is short", text.len());
-        assert!(text.contains("github.com/rke2-payload/rke2-payload#readme"), "{copy}");
+        assert!(
+            text.len() < 8_000,
+            "{copy} is {} bytes: a crate's own README is short",
+            text.len()
+        );
+        assert!(
+            text.contains("github.com/rke2-payload/rke2-payload#readme"),
+            "{copy}"
+        );
     }
     // The library's README is its doctest: the guide shows the same code.
     let library = read("crates/rke2-payload/README.md");
@@ -61,7 +68,10 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
         let end = text[start + 3..].find("```\n").expect("its end") + start + 3;
         text[start..end].to_owned()
     };
-    assert_eq!(block(&library), block(&readme[readme.find("## The library").expect("the section")..]));
+    assert_eq!(
+        block(&library),
+        block(&readme[readme.find("## The library").expect("the section")..])
+    );
     for manifest in [
         "crates/rke2-payload/Cargo.toml",
         "crates/payload-cli/Cargo.toml",

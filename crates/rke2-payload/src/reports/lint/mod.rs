@@ -310,9 +310,9 @@ impl Linter {
         }
     }
 
-    /// Lints one Secret: its payload, and the manifest findings of a preview (the cluster
-    /// checks compare it with nothing else). A Secret that cannot be read is reported with one
-    /// [`Check::SecretUnreadable`] finding and its [`LintedSecret::error`].
+    /// Lints one Secret, as [`Inspector::inspect`](crate::Inspector::inspect) and
+    /// [`Sizer::measure`](crate::Sizer::measure) read one: its payload's findings, and the
+    /// manifest findings of a preview (the cluster checks compare it with nothing else).
     ///
     /// ```
     /// use rke2_payload::{Check, DecodeOptions, Envelope, LintOptions, Linter};
@@ -320,12 +320,19 @@ impl Linter {
     /// let secret = br##"{"kind": "Secret", "metadata": {"name": "w"},
     ///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}"##;
     /// let envelope = Envelope::parse(secret, &DecodeOptions::default())?;
-    /// let report = Linter::new(LintOptions::new()).lint(&envelope.secrets[0]);
-    /// assert!(report.secrets[0].findings.iter().any(|f| f.check == Check::Rke2ConfigMissing));
+    /// let linted = Linter::new(LintOptions::new()).lint(&envelope.secrets[0])?;
+    /// assert!(linted.findings.iter().any(|f| f.check == Check::Rke2ConfigMissing));
     /// # Ok::<(), rke2_payload::Error>(())
     /// ```
-    pub fn lint(&self, secret: &BootstrapSecret<'_>) -> LintReport {
-        self.report(vec![self.read_one(secret, true)])
+    ///
+    /// # Errors
+    /// When the Secret cannot be decoded ([`BootstrapSecret::decode`]), or holds another
+    /// provider's data ([`Error::OtherProvider`]).
+    pub fn lint(&self, secret: &BootstrapSecret<'_>) -> Result<LintedSecret, Error> {
+        let mut read = self.read_one(secret, true);
+        read.kept = Ok(std::mem::replace(&mut read.kept, Err(Error::Empty))?);
+        let mut report = self.report(vec![read]);
+        Ok(report.secrets.remove(0))
     }
 
     /// Lints every bootstrap Secret of `input` (a reader, or an [`Input`](crate::envelope::Input) of several sources) on `jobs` threads (0: one per CPU). Only the
