@@ -421,6 +421,14 @@ impl<'a> Envelope<'a> {
                 .into_iter::<Doc<'a>>()
                 .collect::<Result<Vec<_>, _>>()
                 .map_err(|e| json_error(&e, text.as_bytes(), 0))?;
+            // A sequence holds objects, as the stream reads one.
+            if docs.len() > 1 && docs.iter().any(|d| matches!(d, Doc::Other(_))) {
+                return Err(Error::Syntax {
+                    syntax: Syntax::Json,
+                    message: "a sequence of JSON values holds objects only".to_owned(),
+                    at: None,
+                });
+            }
             // Bare Ignition, unless it has `items` (then a list, as the stream reads it).
             if let [Doc::Object(object)] = docs.as_slice()
                 && object.ignition.is_some()
@@ -896,6 +904,46 @@ mod tests {
             Ok::<(), Error>(())
         })?;
         Ok((names, summary))
+    }
+
+    #[test]
+    fn a_json_sequence_reads_alike_whole_and_streamed() {
+        let secret = |name: &str| {
+            format!(
+                "{{\"kind\": \"Secret\", \"metadata\": {{\"name\": \"{name}\"}},\n \"data\": {{\"format\": \"Y2xvdWQtY29uZmln\", \"value\": \"I2Nsb3VkLWNvbmZpZwo=\"}}}}"
+            )
+        };
+        let list = format!(
+            "{{\"kind\": \"List\", \"items\": [{}, {}]}}",
+            secret("b"),
+            secret("c")
+        );
+        for input in [
+            format!("{}\n{}\n", secret("a"), secret("b")),
+            format!("{}{list}\n\n{}", secret("a"), secret("d")),
+            format!("{list} {list}"),
+        ] {
+            let whole = Envelope::parse(input.as_bytes(), &DecodeOptions::default())
+                .unwrap_or_else(|e| panic!("{e}: {input}"));
+            let parsed: Vec<(String, Option<u64>)> = whole
+                .secrets
+                .iter()
+                .map(|s| (s.name().unwrap_or_default().to_owned(), s.line()))
+                .collect();
+            let mut streamed = Vec::new();
+            let summary = stream::each_secret(input.as_bytes(), &DecodeOptions::default(), |s| {
+                streamed.push((s.name().unwrap_or_default().to_owned(), s.line()));
+                Ok::<(), Error>(())
+            })
+            .expect("streamed");
+            assert_eq!(streamed, parsed, "{input}");
+            assert_eq!(summary.secrets, parsed.len());
+            assert!(parsed.iter().all(|(_, line)| line.is_some()), "{input}");
+        }
+        // What follows an object must be another object.
+        let bad = format!("{} 7", secret("a"));
+        assert!(Envelope::parse(bad.as_bytes(), &DecodeOptions::default()).is_err());
+        assert!(streamed(bad.as_bytes()).is_err());
     }
 
     #[test]
