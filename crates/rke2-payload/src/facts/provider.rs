@@ -20,6 +20,16 @@ const BY_PAYLOAD: [(&str, &[&str], &str); 3] = [
     ("microk8s", &["/var/snap/microk8s/"], "microk8s"),
 ];
 
+/// Whether user data may be another provider's: it names one of their programs and no RKE2
+/// folder. What is decided on the parsed document ([`check`]) is only worth parsing for, where
+/// a report does not parse it anyway.
+pub(crate) fn may_be_other(userdata: &[u8]) -> bool {
+    memchr::memmem::find(userdata, RKE2_DIR.as_bytes()).is_none()
+        && BY_PAYLOAD
+            .iter()
+            .any(|(_, _, program)| memchr::memmem::find(userdata, program.as_bytes()).is_some())
+}
+
 /// `Ok` for a Secret that may hold RKE2's bootstrap data; [`Error::OtherProvider`] for one
 /// owned by another provider's bootstrap config or whose `document` is another provider's.
 pub(crate) fn check(

@@ -398,9 +398,13 @@ impl Sizer {
     fn size(&self, secret: &BootstrapSecret<'_>) -> Result<PayloadSize, Error> {
         crate::facts::provider::check(secret, None)?;
         let payload = secret.decode(&self.options.decode)?;
-        let facts = Facts::read_files(&payload);
-        crate::facts::provider::check(secret, facts.document.as_ref())?;
-        Ok(measure(secret, &payload, Some(&facts), &self.options))
+        // The document is read for the contributors, or to tell another provider's payload.
+        let facts = (self.options.contributors
+            || crate::facts::provider::may_be_other(payload.userdata()))
+        .then(|| Facts::read_files(&payload));
+        let document = facts.as_ref().and_then(|f| f.document.as_ref());
+        crate::facts::provider::check(secret, document)?;
+        Ok(measure(secret, &payload, facts.as_ref(), &self.options))
     }
 
     /// The report of one Secret.
