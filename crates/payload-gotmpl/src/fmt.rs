@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::limits;
 use super::value::{self, Value};
-use crate::codec::text::go_quote;
+use crate::quote::go_quote;
 
 /// One parsed verb's flags.
 #[derive(Default, Clone, Copy)]
