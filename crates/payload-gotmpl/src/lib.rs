@@ -38,10 +38,12 @@
 //! Deviations from Go, all at the edges: strings are Rust strings, so byte-slicing functions
 //! (`trunc`, `substr`, `slice` of text) round to a character boundary and invalid UTF-8 from
 //! `\x` escapes or `b64dec` becomes U+FFFD; `%q` judges which characters are printable by an
-//! approximation of Go's `unicode.IsPrint`; `keys` and `values` are sorted by
-//! key where Go's order is random; the nesting and size limits ([`limits`]) are lower than Go's.
-//! The crate's tests run a table of templates through Go itself (`tests/go_differential.rs`)
-//! and list every difference they find.
+//! approximation of Go's `unicode.IsPrint`; `upper`, `lower` and the case conversions use
+//! Rust's full Unicode case mapping (`ß` becomes `SS`; Go maps rune by rune and leaves it); a
+//! naming template's `slice` is Sprig's (lists only), not Go's builtin (which also slices
+//! strings); `keys` and `values` are sorted by key where Go's order is random; the nesting and
+//! size limits ([`limits`]) are lower than Go's. The crate's tests run a table of templates
+//! through Go itself (`tests/go_differential.rs`) and list every difference they find.
 //!
 //! Never panics on any input, and is bounded in time and memory by [`limits`].
 
