@@ -114,7 +114,15 @@ fn numbers_print_as_go_float64() {
 fn missing_and_nil() {
     assert_eq!(r("{{ .nope }}", CAPI), "<no value>");
     assert_eq!(r("{{ .nope.deeper }}", CAPI), "<no value>");
-    assert_eq!(r("{{ .nul }}", CAPI), "<nil>");
+    assert_eq!(r("{{ .nul }}", CAPI), "<no value>");
+    assert_eq!(
+        r("{{ $x := .nul }}{{ $x }} {{ (.nul) }}", CAPI),
+        "<no value> <no value>"
+    );
+    assert_eq!(
+        r("{{ .nul | print }} {{ printf \"%v\" .nul }}", CAPI),
+        "<nil> <nil>"
+    );
     assert!(
         matches!(e("{{ .nul.x }}", CAPI), TemplateError::Exec { message, .. } if message == "nil pointer evaluating interface {}.x")
     );
@@ -123,7 +131,7 @@ fn missing_and_nil() {
     );
     assert_eq!(r("{{ print .nope }}", CAPI), "<nil>");
     assert_eq!(r(r#"{{ eq .nope "x" }}"#, CAPI), "false");
-    assert_eq!(r(r#"{{ index .flags "zz" }}"#, CAPI), "<nil>");
+    assert_eq!(r(r#"{{ index .flags "zz" }}"#, CAPI), "<no value>");
     assert_eq!(r("{{ if .nope }}y{{ else }}n{{ end }}", CAPI), "n");
 }
 

@@ -36,6 +36,10 @@ const PATCH: &[(&str, &str)] = &[
     ("missing", "{{ .missing }}"),
     ("missing_nested", "{{ .missing.deeper }}"),
     ("null_value", "{{ .none }}"),
+    (
+        "null_variable",
+        "{{ $x := .none }}{{ $x }} {{ (.none) }} {{ .none | print }}",
+    ),
     ("field_of_null", "{{ .none.x }}"),
     ("field_of_string", "{{ .cni.x }}"),
     ("number_int", "{{ .replicas }}"),
@@ -412,22 +416,6 @@ const KNOWN: &[(&str, &str)] = &[
     (
         "naming_slice_builtin",
         "a naming template calls Sprig's slice, which refuses a string; Go's builtin slice (the only one a naming template has) slices strings by bytes",
-    ),
-    (
-        "null_value",
-        "bug: a pipeline whose value is a JSON null prints <nil>; Go digs into the interface and prints <no value>",
-    ),
-    (
-        "index_map_missing",
-        "bug: as null_value (index of a missing key is a nil interface)",
-    ),
-    (
-        "from_json_invalid",
-        "bug: as null_value (fromJson of invalid JSON is a nil interface)",
-    ),
-    (
-        "coalesce",
-        "bug: as null_value (coalesce of nothing non-empty is a nil interface)",
     ),
     (
         "printf_type",
