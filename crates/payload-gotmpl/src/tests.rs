@@ -312,6 +312,13 @@ fn printing() {
         r#"    a|b    |00042|3.14|"q\""|[a.example b.example]|true|ff"#
     );
     assert_eq!(r(r#"{{ printf "%s %d" "a" }}"#, CAPI), "a %!d(MISSING)");
+    assert_eq!(
+        r(
+            r#"{{ printf "%T %T %T %T|%6T|" .port .host .tlsSans .nul true }}"#,
+            CAPI
+        ),
+        "float64 string []interface {} <nil>|  bool|"
+    );
     assert_eq!(r(r#"{{ printf "%s" "a" 3 }}"#, CAPI), "a%!(EXTRA int=3)");
     assert_eq!(
         r(

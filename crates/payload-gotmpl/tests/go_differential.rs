@@ -165,6 +165,11 @@ const PATCH: &[(&str, &str)] = &[
         "printf_type",
         "{{ printf \"%T %T %T\" .replicas .cni .sans }}",
     ),
+    (
+        "printf_type_of_sprig_results",
+        "{{ printf \"%T %T\" (add 1 2) (splitList \",\" \"a,b\") }}",
+    ),
+    ("printf_type_nil", "{{ printf \"%T|%8T|\" .none .flag }}"),
     ("printf_nil", "{{ printf \"%v\" .none }}"),
     (
         "print_println",
@@ -418,8 +423,8 @@ const KNOWN: &[(&str, &str)] = &[
         "a naming template calls Sprig's slice, which refuses a string; Go's builtin slice (the only one a naming template has) slices strings by bytes",
     ),
     (
-        "printf_type",
-        "bug: printf's %T verb is not implemented (it prints %!T(...))",
+        "printf_type_of_sprig_results",
+        "Sprig's int64 and []string results are an int and a list of interface{} here: %T prints int and []interface {}",
     ),
     (
         "base64_invalid",
