@@ -21,7 +21,7 @@ engines=(rke2-payload-gotmpl rke2-payload-kube-schema)
 engine_args=()
 for name in "${engines[@]}"; do engine_args+=(-p "$name"); done
 
-echo "--- cargo package -p ${engines[*]} -p rke2-payload"
+echo "--- cargo package ${engine_args[*]} -p rke2-payload"
 # --no-verify: the test runs below are the verification, with the tests and not only the build.
 cargo package "${engine_args[@]}" -p rke2-payload --locked --no-verify --allow-dirty
 archive="$target_dir/package/$crate.crate"
@@ -58,6 +58,6 @@ echo "--- cargo test in the unpacked $crate"
   CARGO_TARGET_DIR="$target_dir" cargo test --offline "${patches[@]}"
 )
 
-echo "--- cargo package -p ${engines[*]} -p rke2-payload -p rke2-payload-cli (the CLI against the packages)"
+echo "--- cargo package ${engine_args[*]} -p rke2-payload -p rke2-payload-cli (the CLI against the packages)"
 cargo package "${engine_args[@]}" -p rke2-payload -p rke2-payload-cli --locked --no-verify --allow-dirty
 ls -l "$target_dir/package/"*"-$version.crate"

@@ -23,7 +23,8 @@
 //!   `renderValueTemplate`) parses with `template.New("tpl").Funcs(sprig.HermeticTxtFuncMap())`
 //!   and sets no `Option`, so a missing map key is Go's default `missingkey=default`: it yields
 //!   the invalid value, printed `<no value>`, and a field of it is again `<no value>`; a field of
-//!   a JSON `null` is the error `nil pointer evaluating interface {}.x`.
+//!   a JSON `null` is the error `nil pointer evaluating interface {}.x`, and a pipeline whose
+//!   value is `null` prints `<no value>` too (Go digs into an `interface{}` result).
 //! - The data is the variables JSON-decoded into `interface{}` (`calculateTemplateData`), so every
 //!   JSON number is a Go `float64`: `{{ .replicas }}` of 3 prints `3`, of 1000000 prints `1e+06`,
 //!   `eq .replicas 3` fails (float64 against int), and a function with an `int` parameter

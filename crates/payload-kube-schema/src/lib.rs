@@ -66,8 +66,7 @@
 //!   (its `JSONSchemaProps` converted by `convertToAPIExtensionsJSONSchemaProps`): only the
 //!   fields that type has. It has no `nullable`, list types or embedded resources, so those keys
 //!   are ignored (the API server drops them from a ClusterClass), and null is not a valid value
-//!   where a type is set.
-//!
+//!   where a type is set ([`VariableSchema`], [`Dialect::ClusterApiVariable`]).
 //! - **Custom resources** ([`Schema::custom_resource`]): the root's `metadata` is checked
 //!   loosely as ObjectMeta; before defaulting, the API server drops null fields that are not
 //!   nullable and have no default ([`Schema::prune_nulls`]).
