@@ -5,8 +5,7 @@ use std::sync::OnceLock;
 
 use serde_json::Value;
 
-use super::Violation;
-use super::schema::{self, Dialect, Node};
+use payload_kube_schema::{Schema, Violation};
 
 /// The generated files, by API group.
 const GROUPS: &[(&str, &str)] = &[
@@ -68,7 +67,7 @@ struct Slot {
 )]
 pub(crate) struct CrdSchema {
     /// The compiled `openAPIV3Schema`.
-    root: Node,
+    root: Schema,
     /// "cluster.x-k8s.io/v1beta2 Cluster from Cluster API v1.14.0".
     label: String,
     /// Where it came from.
@@ -99,7 +98,7 @@ impl CrdSchema {
     /// root `metadata` is checked loosely as ObjectMeta; `status` is not checked (a
     /// subresource: the API server ignores it on create and update). CEL rules are not checked.
     pub(crate) fn validate(&self, object: &Value) -> Vec<Violation> {
-        schema::validate(&self.root, object)
+        self.root.validate(object)
     }
 
     /// Where the schema came from: "cluster.x-k8s.io/v1beta2 Cluster from Cluster API v1.14.0".
@@ -122,10 +121,10 @@ impl CrdSchema {
 
     /// The object with the CRD's defaults filled in, as the API server stores it: null fields
     /// that are not nullable dropped (or defaulted), then structural defaulting (see
-    /// `schema/defaults.rs`).
+    /// `Schema::default_value`).
     pub(crate) fn default_object(&self, mut object: Value) -> Value {
-        schema::prune_nulls(&self.root, &mut object, 0);
-        schema::default_value(&self.root, Some(object)).unwrap_or(Value::Null)
+        self.root.prune_nulls(&mut object);
+        self.root.default_value(Some(object)).unwrap_or(Value::Null)
     }
 }
 
@@ -201,8 +200,7 @@ pub(crate) fn crd_schema(api_version: &str, kind: &str) -> Option<&'static CrdSc
         .find(|slot| slot.version == version && slot.kind == kind)?;
     slot.compiled
         .get_or_init(|| {
-            let (mut root, _) = schema::compile(&slot.schema, Dialect::Crd).ok()?;
-            root.mark_root_metadata();
+            let root = Schema::custom_resource(&slot.schema).ok()?;
             Some(CrdSchema {
                 root,
                 label: slot.label.clone(),

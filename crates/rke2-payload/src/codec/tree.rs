@@ -35,15 +35,6 @@ pub(crate) enum Style {
     Folded,
 }
 
-/// One step of a path into a tree of values (a YAML or JSON document, or its parsed value).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub(crate) enum PathSeg {
-    /// A field of an object.
-    Key(String),
-    /// An item of an array.
-    Index(usize),
-}
-
 /// One node of a document.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) enum Node {

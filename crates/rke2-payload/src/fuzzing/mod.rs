@@ -746,7 +746,7 @@ pub fn render(data: &[u8]) {
 /// when absent or not JSON). Never panics; output stays within the evaluator's limit; a naming
 /// template (Go's functions, `missingkey=error`) renders only what a patch template renders.
 pub fn template(data: &[u8]) {
-    use crate::topology::gotemplate;
+    use payload_gotmpl as gotemplate;
     let (text, json) = match memchr::memchr(0xFF, data) {
         Some(i) => (&data[..i], &data[i + 1..]),
         None => (data, &b""[..]),

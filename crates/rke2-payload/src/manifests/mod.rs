@@ -3,10 +3,11 @@
 
 use std::sync::Arc;
 
+use payload_kube_schema::PathSeg;
 use serde_json::Value;
 
 use crate::codec::b64;
-use crate::codec::tree::{self, Node, PathSeg};
+use crate::codec::tree::{self, Node};
 
 /// One Kubernetes object of the input and the file it came from. Its `Debug` output names it,
 /// never its content (a Secret's data).

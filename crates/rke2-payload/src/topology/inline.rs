@@ -5,7 +5,7 @@
 use serde_json::{Map, Value};
 
 use super::variables::merge;
-use super::{Expander, Item, Plan, Role, Unexpandable, gotemplate, patch, shown};
+use super::{Expander, Item, Plan, Role, Unexpandable, patch, shown};
 use crate::checks::Check;
 use crate::manifests::{Patched, str_at};
 
@@ -199,7 +199,7 @@ fn selects(selector: &Value, item: &Item) -> bool {
 /// over): every string of the variables is hidden in it, as a variable may hold a secret.
 fn template_value(template: &str, vars: &Value) -> Result<Value, String> {
     let text =
-        gotemplate::render(template, vars).map_err(|e| without_values(&e.to_string(), vars))?;
+        payload_gotmpl::render(template, vars).map_err(|e| without_values(&e.to_string(), vars))?;
     crate::codec::yaml11::first_document(&text)
         .map(|v| v.unwrap_or(Value::Null))
         .map_err(|e| without_values(&format!("its output is not YAML ({e})"), vars))

@@ -31,7 +31,6 @@
 //! the templates the patches apply to (`items.rs`); the patches (`inline.rs`, with `patch.rs`
 //! for JSON patches); the objects made of the patched templates (`objects.rs`).
 
-pub(crate) mod gotemplate;
 mod inline;
 mod items;
 mod naming;

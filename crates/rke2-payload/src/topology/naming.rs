@@ -4,7 +4,7 @@
 use serde_json::{Value, json};
 
 use super::inline::without_values;
-use super::{Expander, Names, Plan, Templates, gotemplate, shown};
+use super::{Expander, Names, Plan, Templates, shown};
 use crate::checks::Check;
 use crate::manifests::{Object, at, str_at};
 
@@ -222,7 +222,7 @@ impl<'a> Expander<'a> {
             }
             name
         } else {
-            match gotemplate::render_name(template, &data) {
+            match payload_gotmpl::render_name(template, &data) {
                 Ok(n) => n,
                 Err(e) => {
                     let e = without_values(&e.to_string(), &data);

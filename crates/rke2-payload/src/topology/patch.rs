@@ -146,6 +146,9 @@ fn apply_one(doc: &mut Value, op: &Op) -> Result<(), PatchError> {
 }
 
 #[cfg(test)]
+mod go_differential;
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use serde_json::json;

@@ -8,7 +8,7 @@ use serde_json::{Map, Value};
 use super::formats::format_ok;
 use super::values::{canonical, count, found, is_integer, json_eq, nearest, show_number};
 use super::{Additional, ListType, MAX_DEPTH, MAX_STEPS, MAX_VIOLATIONS, Node, Ty};
-use crate::apischema::{PathSeg, Problem, Violation};
+use crate::{PathSeg, Problem, Violation};
 
 /// Validates `value` against the schema rooted at `root`.
 pub(crate) fn validate(root: &Node, value: &Value) -> Vec<Violation> {
@@ -217,11 +217,7 @@ impl Run {
         if below.is_empty() {
             violation.problem.describe()
         } else {
-            format!(
-                "{} {}",
-                crate::apischema::pointer(below),
-                violation.problem.describe()
-            )
+            format!("{} {}", crate::pointer(below), violation.problem.describe())
         }
     }
 

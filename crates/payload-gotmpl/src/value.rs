@@ -56,7 +56,8 @@ impl Drop for Dict {
 pub(crate) enum Value {
     /// Go's invalid `reflect.Value`: a missing map key (printed `<no value>`).
     Missing,
-    /// A nil `interface{}` (JSON `null`; printed `<nil>`).
+    /// A nil `interface{}` (JSON `null`; printed `<nil>` inside a list, a map or `print`'s
+    /// arguments; a pipeline's nil result is [`Value::Missing`], as Go digs into interfaces).
     Nil,
     /// A Go `bool`.
     Bool(bool),

@@ -114,7 +114,15 @@ fn numbers_print_as_go_float64() {
 fn missing_and_nil() {
     assert_eq!(r("{{ .nope }}", CAPI), "<no value>");
     assert_eq!(r("{{ .nope.deeper }}", CAPI), "<no value>");
-    assert_eq!(r("{{ .nul }}", CAPI), "<nil>");
+    assert_eq!(r("{{ .nul }}", CAPI), "<no value>");
+    assert_eq!(
+        r("{{ $x := .nul }}{{ $x }} {{ (.nul) }}", CAPI),
+        "<no value> <no value>"
+    );
+    assert_eq!(
+        r("{{ .nul | print }} {{ printf \"%v\" .nul }}", CAPI),
+        "<nil> <nil>"
+    );
     assert!(
         matches!(e("{{ .nul.x }}", CAPI), TemplateError::Exec { message, .. } if message == "nil pointer evaluating interface {}.x")
     );
@@ -123,7 +131,7 @@ fn missing_and_nil() {
     );
     assert_eq!(r("{{ print .nope }}", CAPI), "<nil>");
     assert_eq!(r(r#"{{ eq .nope "x" }}"#, CAPI), "false");
-    assert_eq!(r(r#"{{ index .flags "zz" }}"#, CAPI), "<nil>");
+    assert_eq!(r(r#"{{ index .flags "zz" }}"#, CAPI), "<no value>");
     assert_eq!(r("{{ if .nope }}y{{ else }}n{{ end }}", CAPI), "n");
 }
 
@@ -304,6 +312,13 @@ fn printing() {
         r#"    a|b    |00042|3.14|"q\""|[a.example b.example]|true|ff"#
     );
     assert_eq!(r(r#"{{ printf "%s %d" "a" }}"#, CAPI), "a %!d(MISSING)");
+    assert_eq!(
+        r(
+            r#"{{ printf "%T %T %T %T|%6T|" .port .host .tlsSans .nul true }}"#,
+            CAPI
+        ),
+        "float64 string []interface {} <nil>|  bool|"
+    );
     assert_eq!(r(r#"{{ printf "%s" "a" 3 }}"#, CAPI), "a%!(EXTRA int=3)");
     assert_eq!(
         r(

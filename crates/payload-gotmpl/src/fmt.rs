@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 
 use super::limits;
 use super::value::{self, Value};
-use crate::codec::text::go_quote;
+use crate::quote::go_quote;
 
 /// One parsed verb's flags.
 #[derive(Default, Clone, Copy)]
@@ -152,6 +152,14 @@ fn format_one(verb: char, spec: Spec, arg: &Value) -> Option<String> {
             ),
         })
     };
+    if verb == 'T' {
+        // The dynamic type (Go keeps `int64` and `[]string` apart, this evaluator does not).
+        let name = match arg {
+            Value::Nil | Value::Missing => "<nil>",
+            other => other.type_name(),
+        };
+        return Some(pad(spec, name.to_owned(), false));
+    }
     match arg {
         Value::List(items) if verb != 'v' || spec.width.is_some() => {
             // fmt applies the verb to each element.

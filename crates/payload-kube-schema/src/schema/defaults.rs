@@ -4,7 +4,7 @@ use serde_json::Value;
 
 use super::{Additional, MAX_DEPTH, Node};
 
-/// See [`VariableSchema::default_value`].
+/// See [`Schema::default_value`](super::Schema::default_value).
 pub(crate) fn default_value(root: &Node, value: Option<Value>) -> Option<Value> {
     let mut value = match value {
         None => root.default.clone()?,

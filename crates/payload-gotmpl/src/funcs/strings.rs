@@ -9,7 +9,7 @@ use sha2::Digest as _;
 use super::super::limits;
 use super::Ty::{Any, Int, Str};
 use super::{CallError, Ctx, Func, Value, f, i, out, s, strval, to_float64, to_int64, too_big, v};
-use crate::codec::text::go_quote;
+use crate::quote::go_quote;
 
 /// Sprig's string functions: case, trimming, cutting.
 pub(super) fn sprig_strings(name: &str) -> Option<Func> {

@@ -316,7 +316,12 @@ impl State<'_> {
         self.enter(pipe.pos)?;
         let mut v: Option<Value> = None;
         for cmd in &pipe.cmds {
-            v = Some(self.command(dot, cmd, v)?);
+            // Go digs into an `interface{}` result: a nil one becomes the invalid value, which
+            // prints `<no value>` (a JSON null, `index` of a missing key, `coalesce` of nothing).
+            v = Some(match self.command(dot, cmd, v)? {
+                Value::Nil => Value::Missing,
+                other => other,
+            });
         }
         let v = v.unwrap_or(Value::Missing);
         for name in &pipe.decl {
