@@ -138,9 +138,10 @@ mod facts;
 mod manifests;
 mod options;
 mod payload;
+mod redact;
 mod render;
 mod reports;
-mod secrets;
+mod sensitive;
 #[cfg(test)]
 mod testdata;
 mod topology;
@@ -158,7 +159,6 @@ pub use codec::gzip::GzipError;
 pub use codec::text::terminal_safe;
 pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
-pub use encode::redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
     BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION, Input,
@@ -170,11 +170,14 @@ pub use facts::pki::{Certificate, PrivateKey};
 pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
+pub use redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
 pub use render::{
     Answer, KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
     RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, answer, holds_manifests,
     may_hold_manifests, render, sniff_input,
 };
+#[cfg(feature = "cloud-init-schema")]
+pub use reports::cloud_init_schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
 pub use reports::diff::{
     Area, Change, ChangeKind, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, PairedBy,
     Side, diff,
@@ -186,13 +189,11 @@ pub use reports::inspect::{
 pub use reports::lint::{
     ItemError, LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,
 };
-#[cfg(feature = "cloud-init-schema")]
-pub use reports::schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
 pub use reports::size::{
     Contributor, PayloadSize, SIZE_SCHEMA, SizeDocument, SizeOptions, SizeReport, Sizer, Target,
     Verdict,
 };
-pub use secrets::PLACEHOLDER;
+pub use sensitive::PLACEHOLDER;
 
 /// The README's examples compile.
 #[cfg(doctest)]

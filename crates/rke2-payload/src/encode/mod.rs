@@ -8,7 +8,6 @@ use std::borrow::Cow;
 use serde_json::Value;
 
 pub(crate) mod convert;
-pub(crate) mod redact;
 
 use crate::codec::{b64, gzip};
 use crate::envelope::{BootstrapSecret, CLUSTER_SECRET_TYPE};

@@ -117,7 +117,7 @@ impl<'r> Input<'r> {
         }
     }
 
-    /// An input of Secrets made in memory (a preview's, [`Preview::to_secrets`](crate::Preview)).
+    /// An input of Secrets made in memory (a preview's, `Preview::to_secrets`).
     pub fn secrets(secrets: Vec<super::BootstrapSecret<'static>>) -> Self {
         Input {
             parts: vec![Part::Secrets(secrets)],

@@ -12,7 +12,7 @@ pub(crate) mod rke2;
 use crate::checks::{Check, Finding};
 use crate::document::{Command, Document, File};
 use crate::payload::{DeclaredFormat, Payload};
-use crate::secrets::{self, Redactor, SecretValue};
+use crate::sensitive::{self, Redactor, SecretValue};
 
 use pki::Material;
 use rke2::{Install, Rke2Config, Role};
@@ -85,13 +85,13 @@ impl Facts {
         let mut redactor = Redactor::default();
         let mut secret_files = Vec::with_capacity(files.len());
         for file in files {
-            let sensitive = secrets::classify(&file.path, file.bytes());
+            let sensitive = sensitive::classify(&file.path, file.bytes());
             for value in &sensitive.values {
                 redactor.add(value);
             }
             // What `redact` masks in it is hidden in every report too.
             if let Some(bytes) = file.bytes() {
-                for value in secrets::mask::file_secrets(&file.path, bytes) {
+                for value in sensitive::mask::file_secrets(&file.path, bytes) {
                     redactor.add(&SecretValue::new(value));
                 }
             }

@@ -196,7 +196,7 @@ fn pem_blocks(text: &str) -> Vec<Block<'_>> {
 fn read_block(path: &str, block: Block<'_>, material: &mut Material) {
     let problem =
         |message: String| Finding::located(Check::PemInvalid, message, Some(path.to_owned()), None);
-    if block.body == crate::secrets::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
+    if block.body == crate::sensitive::PLACEHOLDER && block.label.ends_with("PRIVATE KEY") {
         material.keys.push(PrivateKey {
             path: path.to_owned(),
             label: block.label.to_owned(),

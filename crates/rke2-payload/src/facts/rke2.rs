@@ -3,7 +3,7 @@
 use serde_json::Value;
 
 use crate::document::{Command, Document};
-use crate::secrets::SecretValue;
+use crate::sensitive::SecretValue;
 
 /// Where CAPRKE2 writes the RKE2 configuration.
 pub(crate) const CONFIG_PATH: &str = "/etc/rancher/rke2/config.yaml";

@@ -175,9 +175,9 @@ pub(super) fn planted(data: &[u8]) -> bool {
         "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
     .to_string();
     reports_hide(input.as_bytes(), &secret, name);
-    let Ok(out) = crate::encode::redact::redact(
+    let Ok(out) = crate::redact::redact(
         input.as_bytes(),
-        &crate::encode::redact::RedactOptions::new().with_decode(options()),
+        &crate::redact::RedactOptions::new().with_decode(options()),
     ) else {
         return false;
     };

@@ -338,9 +338,9 @@ fn redact_planted(data: &[u8]) -> bool {
         "metadata": {"name": "fuzz", "namespace": "d"},
         "data": {"format": b64::encode(fmt.as_str().as_bytes()), "value": b64::encode(&value)}})
     .to_string();
-    let Ok(out) = crate::encode::redact::redact(
+    let Ok(out) = crate::redact::redact(
         input.as_bytes(),
-        &crate::encode::redact::RedactOptions::new().with_decode(options()),
+        &crate::redact::RedactOptions::new().with_decode(options()),
     ) else {
         return false;
     };

@@ -41,7 +41,7 @@ use crate::facts::pki::{Certificate, PrivateKey};
 use crate::facts::rke2::{Install, Rke2Config, Role};
 use crate::options::DecodeOptions;
 use crate::payload::{Compression, DeclaredFormat, Format, Payload};
-use crate::secrets::{self, Redactor, SecretValue};
+use crate::sensitive::{self, Redactor, SecretValue};
 
 /// The schema id of the inspect JSON document.
 pub const INSPECT_SCHEMA: &str = "rke2-payload/inspect/v1";
@@ -632,7 +632,7 @@ fn rke2_report(
         c.datastore_endpoint_redacted()
     };
     for (key, value) in &c.other {
-        let value = if secrets::secret_key_name(key) && !options.show_secrets {
+        let value = if sensitive::secret_key_name(key) && !options.show_secrets {
             Value::String(format!(
                 "sha256:{}",
                 sha256_hex(value.as_str().unwrap_or(&value.to_string()).as_bytes())

@@ -2,9 +2,9 @@
 //! `lint` (what keeps nodes from joining), `diff` (what changed between two inputs). Each reads the
 //! [facts](crate::facts) of a payload; none reads another report's output.
 
+#[cfg(feature = "cloud-init-schema")]
+pub(crate) mod cloud_init_schema;
 pub(crate) mod diff;
 pub(crate) mod inspect;
 pub(crate) mod lint;
-#[cfg(feature = "cloud-init-schema")]
-pub(crate) mod schema;
 pub(crate) mod size;

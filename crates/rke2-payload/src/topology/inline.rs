@@ -207,9 +207,9 @@ fn template_value(template: &str, vars: &Value) -> Result<Value, String> {
 
 /// `text` with every string of `vars` (of 4 characters or more) replaced by `<value>`.
 pub(super) fn without_values(text: &str, vars: &Value) -> String {
-    fn collect(v: &Value, out: &mut crate::secrets::Redactor, depth: usize) {
+    fn collect(v: &Value, out: &mut crate::sensitive::Redactor, depth: usize) {
         match v {
-            Value::String(s) => out.add(&crate::secrets::SecretValue::new(s.as_str())),
+            Value::String(s) => out.add(&crate::sensitive::SecretValue::new(s.as_str())),
             Value::Array(items) if depth < 64 => {
                 items.iter().for_each(|i| collect(i, out, depth + 1));
             }
@@ -219,7 +219,7 @@ pub(super) fn without_values(text: &str, vars: &Value) -> String {
             _ => {}
         }
     }
-    let mut known = crate::secrets::Redactor::with_placeholder("<value>");
+    let mut known = crate::sensitive::Redactor::with_placeholder("<value>");
     collect(vars, &mut known, 0);
     known.redact(text)
 }

@@ -22,7 +22,7 @@ use crate::error::Error;
 use crate::facts::{Facts, rke2};
 use crate::options::DecodeOptions;
 use crate::payload::Payload;
-use crate::secrets::Redactor;
+use crate::sensitive::Redactor;
 
 /// The schema id of `diff -o json`.
 pub const DIFF_SCHEMA: &str = "rke2-payload/diff/v1";
@@ -746,7 +746,7 @@ fn config_keys(l: &Read, r: &Read, mask: &Mask, out: &mut Vec<Change>) {
             continue;
         }
         // `secrets-encryption-provider` names an algorithm, not a secret.
-        let secret = crate::secrets::secret_key_name(key) && !key.ends_with("-provider");
+        let secret = crate::sensitive::secret_key_name(key) && !key.ends_with("-provider");
         let show = |v: &Value| {
             let text = value_text(v);
             if secret || mask.knows(&text) {

@@ -120,7 +120,7 @@ fn secret_under(key: &str, value: Option<&Value>) -> bool {
         // A key or pre-shared key a module takes (`activation-key`, `registration_key`, `psk`).
         || ((lower.ends_with("key") || lower == "psk")
             && !matches!(lower.as_str(), "public_key" | "pubkey" | "publickey"))
-        || ((crate::secrets::secret_key_name(key) || crate::secrets::secret_name(key))
+        || ((crate::sensitive::secret_key_name(key) || crate::sensitive::secret_name(key))
             && value.is_some_and(|v| !v.is_object()))
 }
 

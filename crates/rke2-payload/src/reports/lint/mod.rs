@@ -48,7 +48,7 @@ pub struct LintOptions {
     pub size: Option<SizeOptions>,
     /// cloud-init's JSON schema, when installed; without it the project's own rules apply.
     #[cfg(feature = "cloud-init-schema")]
-    pub cloud_init_schema: Option<Arc<super::schema::CloudInitSchema>>,
+    pub cloud_init_schema: Option<Arc<super::cloud_init_schema::CloudInitSchema>>,
     /// Checks whose findings are left out.
     pub allow: Vec<Check>,
 }
@@ -111,7 +111,7 @@ impl LintOptions {
     #[cfg(feature = "cloud-init-schema")]
     pub fn with_cloud_init_schema(
         mut self,
-        schema: Option<Arc<super::schema::CloudInitSchema>>,
+        schema: Option<Arc<super::cloud_init_schema::CloudInitSchema>>,
     ) -> Self {
         self.cloud_init_schema = schema;
         self
@@ -310,8 +310,8 @@ impl Linter {
         }
     }
 
-    /// Lints one Secret, as [`Inspector::inspect`](crate::Inspector::inspect) and
-    /// [`Sizer::measure`](crate::Sizer::measure) read one: its payload's findings, and the
+    /// Lints one Secret, as [`Inspector::inspect`](super::inspect::Inspector::inspect) and
+    /// [`Sizer::measure`](super::size::Sizer::measure) read one: its payload's findings, and the
     /// manifest findings of a preview (the cluster checks compare it with nothing else).
     ///
     /// ```

@@ -187,11 +187,8 @@ mod tests {
         let path = crate::testdata::crate_data().join("secrets/list-all.yaml");
         let input = std::fs::read_to_string(path).expect("list-all.yaml");
         let output = String::from_utf8(
-            crate::encode::redact::redact(
-                input.as_bytes(),
-                &crate::encode::redact::RedactOptions::new(),
-            )
-            .expect("redacted"),
+            crate::redact::redact(input.as_bytes(), &crate::redact::RedactOptions::new())
+                .expect("redacted"),
         )
         .expect("text");
         let uid = "38bffcb5-c407-5745-9fa4-3e09ca66bb28";

@@ -14,7 +14,7 @@ use super::Objects;
 use crate::codec::tree::{self, Node};
 use crate::envelope::cut::{Items, list_items};
 use crate::error::Syntax;
-use crate::secrets::mask;
+use crate::sensitive::mask;
 
 /// The List masked item by item: the text written again and what the masking found; `None`
 /// when the whole text must be masked instead.

@@ -3,7 +3,7 @@
 use crate::codec::tree::Node;
 
 use super::{Change, Masker, PLACEHOLDER, normalise, secret_key, whole_secret_file};
-use crate::secrets::rke2_flags;
+use crate::sensitive::rke2_flags;
 
 impl Masker {
     pub(super) fn rke2_config(&mut self, node: &Node, out: &mut Vec<Change>) {

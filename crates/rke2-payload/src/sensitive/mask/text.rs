@@ -46,7 +46,7 @@ pub(crate) fn spans(text: &str, known: &Known) -> Vec<Range<usize>> {
 /// The secret ranges of `text` by what it says itself, with no value known beforehand;
 /// `depth` counts the base64 layers it is inside (base64 is decoded and judged once).
 fn own_spans(text: &str, depth: usize) -> Vec<Range<usize>> {
-    let mut spans: Vec<Range<usize>> = crate::secrets::credential_spans(text)
+    let mut spans: Vec<Range<usize>> = crate::sensitive::credential_spans(text)
         .into_iter()
         .filter(|r| !harmless(&text[r.clone()]))
         .collect();

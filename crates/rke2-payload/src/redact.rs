@@ -2,7 +2,7 @@
 //! same format and compression, still decodable and inspectable.
 //!
 //! What is secret is decided on the parsed document, through every layer
-//! ([`crate::secrets::mask`]: allow-lists where the structure is known, the detector on free
+//! ([`crate::sensitive::mask`]: allow-lists where the structure is known, the detector on free
 //! text, every known secret wherever it reappears), and written back in place. In the envelope:
 //! a bootstrap Secret's `value` (in `data` and in `stringData`) is the payload; every other value
 //! of a Secret or ConfigMap is masked unless it is a certificate without a private key; an
@@ -20,9 +20,9 @@
 //! a tree of the whole List on each side; the result is the whole reading's, byte for byte and
 //! refusal for refusal (whatever could differ is read whole).
 
-mod check;
 mod list;
 mod options;
+mod verify;
 
 pub use options::RedactOptions;
 
@@ -35,8 +35,8 @@ use crate::document::Document;
 use crate::envelope::{Envelope, Selector};
 use crate::error::{Error, Syntax};
 use crate::payload::{Payload, UserDataKind};
-use crate::secrets::PLACEHOLDER;
-use crate::secrets::mask::{self, Change, Known, MaskError, Masker};
+use crate::sensitive::PLACEHOLDER;
+use crate::sensitive::mask::{self, Change, Known, MaskError, Masker};
 
 /// Why `redact` did not write a redacted input.
 #[derive(Debug, thiserror::Error)]
@@ -220,7 +220,7 @@ fn redact_with(
         let what = only.id().to_string();
         readable(&only.decode(options)?).map_err(|r| refused(what.clone(), r))?;
         let (out, known) = payload(input, strict).map_err(|r| refused(what.clone(), r))?;
-        check::output(input, &out, &known, options, true).map_err(|r| refused(what, r))?;
+        verify::output(input, &out, &known, options, true).map_err(|r| refused(what, r))?;
         return Ok(out);
     }
     // Every Secret must decode, as for any other command, and its document read as its format
@@ -273,9 +273,9 @@ fn redact_with(
     comments.strict = strict;
     let out = comments.mask_comments(out);
     let checked = if read_by_item {
-        check::output_list(text, &out, &objects.known, options)
+        verify::output_list(text, &out, &objects.known, options)
     } else {
-        check::output(input, out.as_bytes(), &objects.known, options, false)
+        verify::output(input, out.as_bytes(), &objects.known, options, false)
     };
     checked.map_err(|r| refused("the redacted input", r))?;
     Ok(out.into_bytes())

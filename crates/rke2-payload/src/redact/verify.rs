@@ -23,8 +23,8 @@ use super::Refusal;
 use crate::codec::{b64, dataurl, gzip};
 use crate::envelope::Envelope;
 use crate::options::DecodeOptions;
-use crate::secrets::PLACEHOLDER;
-use crate::secrets::mask::Known;
+use crate::sensitive::PLACEHOLDER;
+use crate::sensitive::mask::Known;
 
 mod list;
 
@@ -534,7 +534,7 @@ impl<'k> Leftovers<'k> {
                     by_len.entry(run.len()).or_default().insert(run.as_bytes());
                 }
             } else if bytes.len() <= WINDOW
-                || crate::secrets::mask::words::all_public(secret)
+                || crate::sensitive::mask::words::all_public(secret)
                 || base64_of_text(secret)
             {
                 // Short, or made of public words (masked by its place: `SMTP_HOST:

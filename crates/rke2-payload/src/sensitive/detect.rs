@@ -999,7 +999,8 @@ mod tests {
     #[test]
     fn masking_replaces_every_value() {
         assert_eq!(
-            crate::secrets::mask::text::mask_with("a --token=x1 b PASSWORD=y2", |_| "R".to_owned()),
+            crate::sensitive::mask::text::mask_with("a --token=x1 b PASSWORD=y2", |_| "R"
+                .to_owned()),
             "a --token=R b PASSWORD=R"
         );
     }
