@@ -130,7 +130,7 @@ pub fn redact(input: &[u8], options: &RedactOptions) -> Result<Vec<u8>, RedactEr
 fn json_sequence(input: &[u8]) -> Option<Vec<std::ops::Range<usize>>> {
     let text = std::str::from_utf8(input).ok()?;
     let text_start = text.len() - text.trim_start().len();
-    if !crate::envelope::looks_like_json(text[text_start..].as_bytes()) {
+    if !crate::envelope::looks_like_json(&text.as_bytes()[text_start..]) {
         return None;
     }
     let mut values = serde_json::Deserializer::from_str(text).into_iter::<serde::de::IgnoredAny>();

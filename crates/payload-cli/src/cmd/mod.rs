@@ -52,9 +52,12 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
     }
 }
 
+/// An input read whole: its name for messages, its bytes.
+pub(crate) type Named = (String, Vec<u8>);
+
 /// Reads the input named on the command line whole: each file (folders expanded), standard
 /// input, or the cluster's output, with its name for messages.
-pub(crate) fn read_inputs(args: &InputArgs) -> Result<(Vec<(String, Vec<u8>)>, DecodeOptions)> {
+pub(crate) fn read_inputs(args: &InputArgs) -> Result<(Vec<Named>, DecodeOptions)> {
     use std::io::Read as _;
     let options = decode_options(args);
     if !args.from_cluster {

@@ -112,7 +112,7 @@ fn a_live_dump_is_answered_from_its_real_secrets_and_nothing_that_exists_is_rend
         .and_then(|o| o["metadata"]["name"].as_str())
         .expect("the bootstrap Secret")
         .to_owned();
-    assert_eq!(inspected(&[dump.as_os_str()]), [real.clone()]);
+    assert_eq!(inspected(&[dump.as_os_str()]), std::slice::from_ref(&real));
     // `--name` picks the real Secret in every reader.
     for sub in ["inspect", "size", "lint"] {
         cmd()
@@ -130,7 +130,7 @@ fn a_live_dump_is_answered_from_its_real_secrets_and_nothing_that_exists_is_rend
     // The same dump as YAML, and as kubectl's watch stream (one JSON object after another).
     let yaml = dir.path().join("dump.yaml");
     std::fs::write(&yaml, serde_saphyr::to_string(&value).expect("YAML")).expect("write");
-    assert_eq!(inspected(&[yaml.as_os_str()]), [real.clone()]);
+    assert_eq!(inspected(&[yaml.as_os_str()]), std::slice::from_ref(&real));
     let stream = dir.path().join("watch.json");
     let text: String = value["items"]
         .as_array()
@@ -139,7 +139,10 @@ fn a_live_dump_is_answered_from_its_real_secrets_and_nothing_that_exists_is_rend
         .map(|o| serde_json::to_string_pretty(o).expect("JSON") + "\n")
         .collect();
     std::fs::write(&stream, text).expect("write");
-    assert_eq!(inspected(&[stream.as_os_str()]), [real.clone()]);
+    assert_eq!(
+        inspected(&[stream.as_os_str()]),
+        std::slice::from_ref(&real)
+    );
 }
 
 #[test]
