@@ -12,10 +12,12 @@ use crate::error::Error;
 /// Where RKE2's own files live: a payload with one is RKE2's, whatever else it holds.
 const RKE2_DIR: &str = "/etc/rancher/rke2/";
 
-/// Providers known by their payload: a file under one of the folders, or a command run by
-/// the program (its first word, a path's last part).
+/// Providers known by their payload: a file whose path starts so (kubeadm's cloud-config writes
+/// `/run/kubeadm/kubeadm.yaml`, its Ignition `/etc/kubeadm.yml` and `/etc/kubeadm.sh`), or a
+/// command one of whose words is the program (a path's last part: `kubeadm init …`,
+/// `snap install microk8s …`).
 const BY_PAYLOAD: [(&str, &[&str], &str); 3] = [
-    ("kubeadm", &["/run/kubeadm/", "/etc/kubeadm/"], "kubeadm"),
+    ("kubeadm", &["/run/kubeadm/", "/etc/kubeadm"], "kubeadm"),
     ("k3s", &["/etc/rancher/k3s/"], "k3s"),
     ("microk8s", &["/var/snap/microk8s/"], "microk8s"),
 ];
@@ -64,8 +66,7 @@ pub(crate) fn check(
         }
         let runs = document.commands().iter().any(|c| {
             c.line
-                .split([';', '&', '|'])
-                .filter_map(|part| part.split_whitespace().next())
+                .split(|ch: char| ch.is_whitespace() || matches!(ch, ';' | '&' | '|' | '\'' | '"'))
                 .any(|word| word.rsplit('/').next() == Some(program))
         });
         if runs {
@@ -73,4 +74,51 @@ pub(crate) fn check(
         }
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::options::DecodeOptions;
+
+    fn verdict(userdata: &str) -> Result<(), String> {
+        let id = crate::error::SecretId::default();
+        let secret = BootstrapSecret::new(id, "cloud-config", userdata.as_bytes(), None);
+        let payload = secret.decode(&DecodeOptions::default()).expect("decodes");
+        let document = Document::parse(&payload).ok();
+        check(&secret, document.as_ref()).map_err(|e| match e {
+            Error::OtherProvider { provider, .. } => provider,
+            other => other.to_string(),
+        })
+    }
+
+    #[test]
+    fn payloads_are_told_by_their_files_and_commands_rke2_s_first() {
+        let kubeadm = "#cloud-config\nwrite_files:\n- path: /run/kubeadm/kubeadm.yaml\n  content: x\nruncmd:\n- kubeadm init --config /run/kubeadm/kubeadm.yaml\n";
+        assert_eq!(verdict(kubeadm), Err("kubeadm".to_owned()));
+        assert_eq!(
+            verdict("#cloud-config\nruncmd:\n- 'kubeadm join --config /x.yaml'\n"),
+            Err("kubeadm".to_owned())
+        );
+        assert_eq!(
+            verdict("#cloud-config\nruncmd:\n- snap install microk8s --classic\n"),
+            Err("microk8s".to_owned())
+        );
+        assert_eq!(
+            verdict(
+                "#cloud-config\nwrite_files:\n- path: /etc/rancher/k3s/config.yaml\n  content: x\n"
+            ),
+            Err("k3s".to_owned())
+        );
+        // An RKE2 file wins, whatever else the payload names.
+        let rke2 = format!("{kubeadm}- path: /etc/rancher/rke2/config.yaml\n  content: x\n")
+            .replace(
+                "runcmd:\n- kubeadm init --config /run/kubeadm/kubeadm.yaml\n",
+                "",
+            );
+        assert_eq!(verdict(&rke2), Ok(()));
+        assert_eq!(verdict("#cloud-config\nruncmd: [reboot]\n"), Ok(()));
+        assert!(may_be_other(kubeadm.as_bytes()));
+        assert!(!may_be_other(b"#cloud-config\nruncmd: [reboot]\n"));
+    }
 }
