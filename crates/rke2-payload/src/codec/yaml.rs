@@ -5,10 +5,20 @@
 /// Whether every character may stand in a YAML stream (tab and line feed are the only control
 /// characters allowed here; carriage returns are left to the full parser).
 pub(crate) fn yaml_printable(text: &str) -> bool {
-    !text.chars().any(|c| {
-        (c.is_control() && c != '\t' && c != '\n')
-            || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
-    })
+    // Byte by byte while the text is ASCII (a Secret's base64 is most of it), by character
+    // from the first byte that is not.
+    for (at, &b) in text.as_bytes().iter().enumerate() {
+        if b >= 0x80 {
+            return !text[at..].chars().any(|c| {
+                (c.is_control() && c != '\t' && c != '\n')
+                    || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+            });
+        }
+        if (b < 0x20 && b != b'\t' && b != b'\n') || b == 0x7f {
+            return false;
+        }
+    }
+    true
 }
 
 /// Finds the unquoted sequence item that most likely broke the parse (the error is often reported
@@ -70,3 +80,29 @@ pub(crate) fn repaired(text: &str, mut error_line: usize) -> Option<String> {
 
 /// The most items quoted to read one document.
 const MAX_REPAIRS: usize = 32;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn printable_is_decided_character_by_character_past_ascii() {
+        for (text, printable) in [
+            ("kind: Secret\n\tdata: x", true),
+            ("a\rb", false),
+            ("a\u{7f}", false),
+            ("caf\u{e9} \u{2603}", true),
+            ("\u{e9}\u{85}", false),
+            ("x\u{feff}", false),
+            ("\u{e9}\u{1}", false),
+            ("", true),
+        ] {
+            let by_char = !text.chars().any(|c| {
+                (c.is_control() && c != '\t' && c != '\n')
+                    || matches!(c, '\u{feff}' | '\u{fffe}' | '\u{ffff}')
+            });
+            assert_eq!(yaml_printable(text), printable, "{text:?}");
+            assert_eq!(by_char, printable, "{text:?}");
+        }
+    }
+}

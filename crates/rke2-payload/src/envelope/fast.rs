@@ -54,7 +54,7 @@ fn lines(text: &str) -> Option<Vec<(usize, &str)>> {
     for line in text.split('\n') {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let content = line.trim_start_matches(' ');
-        if line.contains(['\t', '\r']) {
+        if memchr::memchr2(b'\t', b'\r', line.as_bytes()).is_some() {
             return None;
         }
         if !content.is_empty() && !content.starts_with('#') {
