@@ -3,8 +3,8 @@
 # and the library as crates.io would serve them, unpack each package into a folder of its own
 # and run its tests there, away from the repository (no testdata/, no fuzz/, no workspace): the
 # engines' whole test suites, the library's unit tests and doctests against the unpacked
-# engines. Then package the CLI: none of them is on crates.io yet, and `cargo package` given
-# them all resolves each against the others' packages.
+# engines. Then package the printers and the CLI: none of them is on crates.io yet, and
+# `cargo package` given them all resolves each against the others' packages.
 #
 #     scripts/package-check.sh
 #
@@ -58,6 +58,6 @@ echo "--- cargo test in the unpacked $crate"
   CARGO_TARGET_DIR="$target_dir" cargo test --offline "${patches[@]}"
 )
 
-echo "--- cargo package ${engine_args[*]} -p rke2-payload -p rke2-payload-cli (the CLI against the packages)"
-cargo package "${engine_args[@]}" -p rke2-payload -p rke2-payload-cli --locked --no-verify --allow-dirty
+echo "--- cargo package ${engine_args[*]} -p rke2-payload -p rke2-payload-printer -p rke2-payload-cli (the printers and the CLI against the packages)"
+cargo package "${engine_args[@]}" -p rke2-payload -p rke2-payload-printer -p rke2-payload-cli --locked --no-verify --allow-dirty
 ls -l "$target_dir/package/"*"-$version.crate"

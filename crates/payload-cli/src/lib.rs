@@ -4,7 +4,6 @@
 mod cli;
 mod cmd;
 mod output;
-mod style;
 
 use std::process::ExitCode;
 

@@ -1,4 +1,9 @@
-//! Writing results: to standard output, or to a file through a temporary file and a rename.
+//! Where output goes: standard output (buffered for machine-readable formats, with colour
+//! only where it is shown for text), or a file through a temporary file and a rename.
+//!
+//! The printers (`payload_printer`) write to any sink and always style their text; the choice
+//! of colour is made here, by the sink: [`styled`] keeps the styles only when standard output
+//! shows them (a terminal, no `NO_COLOR`, `--color` not `never`).
 //!
 //! Every file written holds secrets by nature (user data, keys, tokens): it is created mode 0600
 //! whatever the umask, stays 0600 when `--force` replaces another, and only ever replaces a
@@ -10,7 +15,17 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-use crate::style::safe;
+use payload_printer::style::safe;
+
+/// Standard output for machine-readable formats: buffered, no colour processing.
+pub(crate) fn raw_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
+    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
+}
+
+/// A buffer for styled text that keeps colour only where standard output shows it.
+pub(crate) fn styled() -> anstream::AutoStream<Vec<u8>> {
+    anstream::AutoStream::new(Vec::new(), anstream::AutoStream::choice(&std::io::stdout()))
+}
 
 /// The mode of every file the tool writes.
 const PRIVATE: u32 = 0o600;

@@ -3,17 +3,12 @@
 use std::io::Write;
 
 use anyhow::Result;
-use rke2_payload::{
-    BootstrapSecret, Compression, INSPECT_SCHEMA, InspectOptions, Inspector, PayloadReport,
-    SecretReport, Severity,
-};
+use payload_printer::document::{Items, Layout, error_item, skipped_other_providers};
+use rke2_payload::{BootstrapSecret, INSPECT_SCHEMA, InspectOptions, Inspector};
 
-use super::{
-    Items, Layout, Outcome, decode_options, error_item, raw_stdout, secrets_input, selector,
-    streamed, styled, unreadable_secrets,
-};
+use super::{Outcome, decode_options, secrets_input, selector, streamed, unreadable_secrets};
 use crate::cli::{Format, InspectArgs};
-use crate::style::{BOLD, DIM, ERROR, INFO, OK, WARN, group, safe, short_hash};
+use crate::output::{raw_stdout, styled};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = args.input.path();
@@ -59,25 +54,21 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                     Err((failure, rendered)) => (Some(failure), rendered),
                 };
                 failures.extend(failure);
-                items.item(&mut out, &rendered)
+                Ok(items.item(&mut out, &rendered)?)
             },
         ),
         path,
     )?;
-    if layout == Layout::Text && summary.skipped_secrets + summary.skipped_objects > 0 {
+    if layout == Layout::Text {
         let mut buf = styled();
-        writeln!(
-            buf,
-            "\n{DIM}skipped: {} Secret(s) without bootstrap data, {} other object(s){DIM:#}",
-            summary.skipped_secrets, summary.skipped_objects
-        )?;
+        payload_printer::inspect::skipped(&mut buf, &summary)?;
         out.write_all(&buf.into_inner())?;
     }
     let mut fields = vec![
         ("skipped_secrets", summary.skipped_secrets.to_string()),
         ("skipped_objects", summary.skipped_objects.to_string()),
     ];
-    fields.extend(super::skipped_field(&skipped));
+    fields.extend(skipped_other_providers(&skipped));
     items.finish(&mut out, &fields)?;
     out.flush()?;
     super::report_skipped(&skipped);
@@ -103,299 +94,27 @@ fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item
     Ok(match inspector.inspect_json(secret) {
         Ok((json, _)) => Ok((None, json)),
         Err(e) => {
-            let item = error_item(secret, &e.to_string(), Layout::Json);
+            let mut item = Vec::new();
+            error_item(&mut item, secret, &e.to_string(), Layout::Json)?;
             Err((Failure(e), item))
         }
     })
 }
 
-/// One Secret's text report.
+/// One Secret's text report, its colour decided here (on the worker thread).
 fn text_item(
     secret: &BootstrapSecret<'_>,
     inspector: &Inspector,
     args: &InspectArgs,
 ) -> Result<Item> {
+    let mut buf = styled();
     let report = match inspector.inspect(secret) {
         Ok(report) => report,
         Err(e) => {
-            let item = error_item(secret, &e.to_string(), Layout::Text);
-            return Ok(Err((Failure(e), item)));
+            error_item(&mut buf, secret, &e.to_string(), Layout::Text)?;
+            return Ok(Err((Failure(e), buf.into_inner())));
         }
     };
-    let mut buf = styled();
-    text(&mut buf, &report, args.verbose, args.show_secrets)?;
+    payload_printer::inspect::text(&mut buf, &report, args.verbose, args.show_secrets)?;
     Ok(Ok((None, buf.into_inner())))
-}
-
-fn text(out: &mut impl Write, report: &SecretReport, verbose: bool, shown: bool) -> Result<()> {
-    let title = match (&report.namespace, &report.name) {
-        (Some(ns), Some(name)) => format!("Secret {}/{}", safe(ns), safe(name)),
-        (None, Some(name)) => format!("Secret {}", safe(name)),
-        _ => "User data".to_owned(),
-    };
-    write!(out, "{BOLD}{title}{BOLD:#}")?;
-    if let Some(cluster) = &report.cluster {
-        write!(out, "  {DIM}cluster {}{DIM:#}", safe(cluster))?;
-    }
-    writeln!(out)?;
-    let s = &*report.payload;
-    summary(out, s, shown)?;
-    certificates(out, s)?;
-    files(out, s)?;
-    commands(out, s, verbose)?;
-    findings(out, s)?;
-    Ok(())
-}
-
-/// Writes a row of the summary: a value from the input, made terminal-safe here.
-fn row(out: &mut dyn Write, key: &str, value: &str) -> std::io::Result<()> {
-    writeln!(out, "  {DIM}{key:<13}{DIM:#} {}", safe(value))
-}
-
-/// The summary rows: format, role, join server, token, install, then [`cluster_rows`].
-fn summary(out: &mut dyn Write, s: &PayloadReport, shown: bool) -> Result<()> {
-    let compression = match s.compression {
-        Compression::None => "not compressed".to_owned(),
-        Compression::Gzip => "gzip (raw)".to_owned(),
-        Compression::IgnitionWrapper { gzip: true } => {
-            "gzip inside an Ignition config.replace wrapper".to_owned()
-        }
-        Compression::IgnitionWrapper { gzip: false } => {
-            "Ignition config.replace wrapper".to_owned()
-        }
-        _ => "other".to_owned(),
-    };
-    row(out, "format", &format!("{}, {compression}", s.format))?;
-    let role = match s.role.map(|r| r.as_str()) {
-        Some("init") => "init (first control plane: creates the cluster)",
-        Some("server") => "server (control plane joining)",
-        Some("agent") => "agent (worker)",
-        _ => "unknown",
-    };
-    row(out, "role", role)?;
-    let r = &s.rke2;
-    row(
-        out,
-        "server",
-        r.server.as_deref().unwrap_or(if r.config_found {
-            "none (nothing to join)"
-        } else {
-            "unknown (no /etc/rancher/rke2/config.yaml)"
-        }),
-    )?;
-    match (&r.token, &r.token_sha256) {
-        (Some(token), _) if shown => row(out, "token", token)?,
-        (_, Some(sha)) => writeln!(
-            out,
-            "  {DIM}{:<13}{DIM:#} sha256:{}  {DIM}(--show-secrets to see it){DIM:#}",
-            "token",
-            safe(short_hash(sha))
-        )?,
-        _ => row(out, "token", "none")?,
-    }
-    if !r.tls_san.is_empty() {
-        row(out, "tls-san", &r.tls_san.join(", "))?;
-    }
-    let install = match &s.install {
-        Some(i) if i.airgapped => format!(
-            "air-gapped ({}){}",
-            i.install_type.as_str(),
-            match &i.checksum {
-                Some(_)
-                    if s.findings
-                        .iter()
-                        .any(|f| f.check == rke2_payload::Check::CloudConfigInvalidYaml) =>
-                {
-                    ", a checksum check that makes the cloud-config invalid YAML (cloud-init runs none of it)"
-                }
-                Some(_) => ", checks the artifacts' checksum first",
-                None => ", no checksum verification",
-            }
-        ),
-        Some(i) => format!(
-            "online via get.rke2.io ({}), version {}",
-            i.install_type.as_str(),
-            i.version.as_deref().unwrap_or("not set")
-        ),
-        None => "not found".to_owned(),
-    };
-    row(out, "install", &install)?;
-    cluster_rows(out, s)
-}
-
-/// The rows of the cluster's network, datastore, cloud and backups, and the sizes.
-fn cluster_rows(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
-    let r = &s.rke2;
-    let mut network = Vec::new();
-    if !r.cni.is_empty() {
-        network.push(format!("cni {}", r.cni.join(",")));
-    }
-    if let Some(c) = &r.cluster_cidr {
-        network.push(format!("cluster-cidr {c}"));
-    }
-    if let Some(c) = &r.service_cidr {
-        network.push(format!("service-cidr {c}"));
-    }
-    if !network.is_empty() {
-        row(out, "network", &network.join("  "))?;
-    }
-    if !r.ingress_controller.is_empty() {
-        row(out, "ingress", &r.ingress_controller.join(", "))?;
-    }
-    // An external datastore replaces embedded etcd: the control planes need no etcd ports
-    // between them, and the datastore must be reachable from each.
-    if let Some(d) = &r.datastore_endpoint {
-        row(
-            out,
-            "datastore",
-            &format!(
-                "external {d} (no embedded etcd: the control planes need the datastore, not etcd ports 2379-2380, between them)"
-            ),
-        )?;
-    }
-    if let Some(p) = &r.provider_id {
-        row(out, "provider-id", p)?;
-    } else if let Some(c) = &r.cloud_provider_name {
-        row(out, "cloud", c)?;
-    }
-    if let Some(s3) = &r.etcd_s3 {
-        row(
-            out,
-            "etcd-s3",
-            &match (s3.enabled, s3.bucket.as_deref()) {
-                (true, Some(bucket)) => format!("enabled, bucket {bucket}"),
-                (true, None) => "enabled, no bucket set".to_owned(),
-                (false, Some(bucket)) => {
-                    format!("not enabled (no etcd-s3: true), though bucket {bucket} is set")
-                }
-                (false, None) => "not enabled (etcd-s3-* keys without etcd-s3: true)".to_owned(),
-            },
-        )?;
-    }
-    row(
-        out,
-        "size",
-        &format!(
-            "value {} B · base64 {} B · user data {} B",
-            group(s.size.value_bytes),
-            group(s.size.base64_bytes),
-            group(s.size.userdata_bytes)
-        ),
-    )?;
-    Ok(())
-}
-
-fn certificates(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
-    if s.certificates.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "\n  {BOLD}Certificates{BOLD:#}")?;
-    for c in &s.certificates {
-        let key = s
-            .keys
-            .iter()
-            .find(|k| k.matches_certificate.as_deref() == Some(c.path.as_str()));
-        writeln!(
-            out,
-            "    {:<15} {}  {}{}  {} {}  until {}  sha256:{}  {}",
-            c.purpose.as_deref().unwrap_or("-"),
-            safe(&c.subject),
-            if c.is_ca { "CA" } else { "leaf" },
-            c.path_len
-                .map(|p| format!(" pathlen:{p}"))
-                .unwrap_or_default(),
-            safe(&c.key_algorithm),
-            c.key_bits.map(|b| b.to_string()).unwrap_or_default(),
-            safe(c.not_after.get(..10).unwrap_or(&c.not_after)),
-            short_hash(&c.sha256),
-            if key.is_some() {
-                format!("{OK}key present{OK:#}")
-            } else {
-                String::new()
-            }
-        )?;
-    }
-    let orphans: Vec<_> = s
-        .keys
-        .iter()
-        .filter(|k| k.matches_certificate.is_none())
-        .collect();
-    for k in orphans {
-        writeln!(
-            out,
-            "    {:<15} {} {} key without a matching certificate  {}",
-            "-",
-            safe(&k.algorithm),
-            k.bits.map(|b| b.to_string()).unwrap_or_default(),
-            safe(&k.path)
-        )?;
-    }
-    Ok(())
-}
-
-fn files(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
-    writeln!(out, "\n  {BOLD}Files{BOLD:#} ({})", s.files.len())?;
-    for f in &s.files {
-        writeln!(
-            out,
-            "    {:<5} {:<10} {:>7}  {}{}",
-            f.mode.as_deref().unwrap_or("-"),
-            safe(f.owner.as_deref().unwrap_or("-")),
-            group(f.size),
-            safe(&f.path),
-            match (f.secret.as_deref(), &f.remote) {
-                (_, Some(_)) => format!("  {WARN}remote source, not fetched{WARN:#}"),
-                (Some(what), None) => format!("  {WARN}secret: {what}{WARN:#}"),
-                (None, None) => String::new(),
-            }
-        )?;
-    }
-    Ok(())
-}
-
-fn commands(out: &mut dyn Write, s: &PayloadReport, verbose: bool) -> Result<()> {
-    let shown_commands = if verbose { s.commands.len() } else { 12 };
-    writeln!(out, "\n  {BOLD}Commands{BOLD:#} ({})", s.commands.len())?;
-    for c in s.commands.iter().take(shown_commands) {
-        writeln!(
-            out,
-            "    {DIM}{:<8}{DIM:#} {}",
-            safe(short_origin(&c.origin)),
-            safe(&c.line)
-        )?;
-    }
-    if s.commands.len() > shown_commands {
-        writeln!(
-            out,
-            "    {DIM}… {} more (--verbose){DIM:#}",
-            s.commands.len() - shown_commands
-        )?;
-    }
-    Ok(())
-}
-
-fn findings(out: &mut dyn Write, s: &PayloadReport) -> Result<()> {
-    if s.findings.is_empty() {
-        return Ok(());
-    }
-    writeln!(out, "\n  {BOLD}Findings{BOLD:#}")?;
-    for f in &s.findings {
-        let (style, label) = match f.severity {
-            Severity::Error => (ERROR, "error"),
-            Severity::Warning => (WARN, "warning"),
-            _ => (INFO, "info"),
-        };
-        let at = crate::style::finding_at(f);
-        writeln!(
-            out,
-            "    {style}{label:<7}{style:#} {:<26} {}{DIM}{at}{DIM:#}",
-            f.id(),
-            safe(&f.message)
-        )?;
-    }
-    Ok(())
-}
-
-fn short_origin(origin: &str) -> &str {
-    origin.rsplit('/').next().unwrap_or(origin)
 }

@@ -13,15 +13,13 @@ mod redact;
 mod render;
 mod size;
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use rke2_payload::{BootstrapSecret, DecodeOptions, Input, Selector, Sniffed};
+use rke2_payload::{DecodeOptions, Input, Selector, Sniffed};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
-use crate::style::{ERROR, escape_unsafe, safe, yaml};
 
 /// How a command ended, when it did not fail.
 pub(crate) enum Outcome {
@@ -367,17 +365,6 @@ fn tell_read_and_previewed(answer: &rke2_payload::Answer) {
     }
 }
 
-/// The report document's field that lists the Secrets passed over as another provider's
-/// (none when there are none, so documents without them are as they were).
-pub(crate) fn skipped_field(
-    skipped: &[rke2_payload::SkippedSecret],
-) -> Option<(&'static str, String)> {
-    (!skipped.is_empty())
-        .then(|| serde_json::to_string(skipped).ok())
-        .flatten()
-        .map(|json| ("skipped_other_providers", json))
-}
-
 /// Says on standard error how many bootstrap Secrets were passed over as another provider's,
 /// and whose.
 pub(crate) fn report_skipped(skipped: &[rke2_payload::SkippedSecret]) {
@@ -400,7 +387,7 @@ pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
         eprintln!(
             "rke2-payload: error: {}: {}",
             f.check.id(),
-            crate::style::safe(&f.message)
+            payload_printer::style::safe(&f.message)
         );
     }
 }
@@ -440,128 +427,6 @@ pub(crate) fn streamed<T>(
     }
 }
 
-/// How a report document is laid out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Layout {
-    /// Text blocks for people, separated by a blank line.
-    Text,
-    /// One JSON document: `{"schema": …, "secrets": [items…], …}`.
-    Json,
-    /// The same document as YAML.
-    Yaml,
-}
-
-/// Writes the `secrets` of a report document item by item, in input order, as they come.
-/// The document's head is written with the first item (or at the end), so that an input that
-/// cannot be read leaves nothing half-written on standard output.
-pub(crate) struct Items {
-    layout: Layout,
-    schema: &'static str,
-    written: usize,
-}
-
-impl Items {
-    pub(crate) fn new(layout: Layout, schema: &'static str) -> Self {
-        Items {
-            layout,
-            schema,
-            written: 0,
-        }
-    }
-
-    fn head(&self, out: &mut impl std::io::Write) -> std::io::Result<()> {
-        match self.layout {
-            Layout::Json => write!(out, "{{\"schema\":\"{}\",\"secrets\":[", self.schema),
-            Layout::Yaml => write!(out, "schema: {}\nsecrets:", self.schema),
-            Layout::Text => Ok(()),
-        }
-    }
-
-    /// One item: a text block, or a Secret's compact JSON object (for both JSON and YAML).
-    pub(crate) fn item(&mut self, out: &mut impl std::io::Write, rendered: &[u8]) -> Result<()> {
-        match (self.layout, self.written) {
-            (Layout::Text, 0) => {}
-            (Layout::Text, _) => out.write_all(b"\n")?,
-            (_, 0) => {
-                self.head(out)?;
-                out.write_all(b"\n")?;
-            }
-            (Layout::Json, _) => out.write_all(b",\n")?,
-            (Layout::Yaml, _) => {}
-        }
-        match self.layout {
-            Layout::Text => out.write_all(rendered)?,
-            Layout::Json => out.write_all(&escape_unsafe(rendered, false))?,
-            Layout::Yaml => out.write_all(yaml_item(rendered)?.as_bytes())?,
-        }
-        self.written += 1;
-        Ok(())
-    }
-
-    /// Closes the document with its other fields (values as JSON literals: numbers, booleans).
-    pub(crate) fn finish(
-        self,
-        out: &mut impl std::io::Write,
-        fields: &[(&str, String)],
-    ) -> std::io::Result<()> {
-        match self.layout {
-            Layout::Text => Ok(()),
-            Layout::Json => {
-                if self.written == 0 {
-                    self.head(out)?;
-                }
-                out.write_all(b"\n]")?;
-                for (key, value) in fields {
-                    write!(out, ",\"{key}\":{value}")?;
-                }
-                out.write_all(b"}\n")
-            }
-            Layout::Yaml => {
-                if self.written == 0 {
-                    self.head(out)?;
-                    out.write_all(b" []\n")?;
-                }
-                for (key, value) in fields {
-                    writeln!(out, "{key}: {value}")?;
-                }
-                Ok(())
-            }
-        }
-    }
-}
-
-/// One compact JSON item as an entry of a YAML sequence.
-fn yaml_item(json: &[u8]) -> Result<String> {
-    let value: serde_json::Value = serde_json::from_slice(json)?;
-    let text = yaml(&value)?;
-    let mut item = String::with_capacity(text.len() + 64);
-    for (i, line) in text.lines().enumerate() {
-        item.push_str(if i == 0 { "- " } else { "  " });
-        item.push_str(line);
-        item.push('\n');
-    }
-    Ok(item)
-}
-
-/// The item that stands for a Secret that cannot be read: a text line, or (for JSON and YAML) an
-/// object with its names, its line in the input and an `error` object.
-pub(crate) fn error_item(secret: &BootstrapSecret<'_>, message: &str, layout: Layout) -> Vec<u8> {
-    if layout != Layout::Text {
-        let item = serde_json::json!({
-            "name": secret.name(),
-            "namespace": secret.namespace(),
-            "cluster": secret.cluster(),
-            "line": secret.line(),
-            "error": {"message": message},
-        });
-        return serde_json::to_vec(&item).unwrap_or_default();
-    }
-    let mut buf = styled();
-    // A message from the library names the Secret and is terminal-safe already.
-    let _ = writeln!(buf, "{ERROR}error{ERROR:#}: {}", safe(message));
-    buf.into_inner()
-}
-
 /// The end of a run in which some Secrets could not be read (each was reported as an item):
 /// exit 2 with the one error, or how many there were.
 pub(crate) fn unreadable_secrets(path: &Path, errors: &[impl std::fmt::Display]) -> Result<()> {
@@ -574,16 +439,6 @@ pub(crate) fn unreadable_secrets(path: &Path, errors: &[impl std::fmt::Display])
             many.len()
         ),
     }
-}
-
-/// Standard output for machine-readable formats: buffered, no colour processing.
-pub(crate) fn raw_stdout() -> std::io::BufWriter<std::io::StdoutLock<'static>> {
-    std::io::BufWriter::with_capacity(1 << 16, std::io::stdout().lock())
-}
-
-/// A buffer for styled text that keeps colour only where standard output shows it.
-pub(crate) fn styled() -> anstream::AutoStream<Vec<u8>> {
-    anstream::AutoStream::new(Vec::new(), anstream::AutoStream::choice(&std::io::stdout()))
 }
 
 /// How to name the input in messages.

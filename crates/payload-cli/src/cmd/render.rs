@@ -8,7 +8,7 @@ use rke2_payload::{DecodeOptions, RenderOptions, RoleChoice, Severity, Source, r
 use super::{Outcome, input_name};
 use crate::cli::{RenderArgs, RenderRole, SecretFormat};
 use crate::output::write_bytes;
-use crate::style::safe;
+use payload_printer::style::safe;
 
 pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     let mut paths: Vec<PathBuf> = args.inputs.iter().chain(&args.filename).cloned().collect();

@@ -47,6 +47,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
     let readme = read("README.md");
     for (copy, name) in [
         ("crates/rke2-payload/README.md", "rke2-payload"),
+        ("crates/payload-printer/README.md", "rke2-payload-printer"),
         ("crates/payload-cli/README.md", "rke2-payload-cli"),
     ] {
         let text = read(copy);
@@ -74,6 +75,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
     );
     for manifest in [
         "crates/rke2-payload/Cargo.toml",
+        "crates/payload-printer/Cargo.toml",
         "crates/payload-cli/Cargo.toml",
     ] {
         let text = read(manifest);

@@ -3,27 +3,28 @@
 //!
 //! What GitHub's SARIF upload needs, and what is done for it:
 //! - every result has a physical location: the input file, or the file a rendered Secret's
-//!   object came from; standard input (or the cluster) has none, so it is named with
-//!   `--stdin-filename` or SARIF is refused;
+//!   object came from; standard input (or the cluster) has none, so it needs a name, or SARIF
+//!   is refused ([`crate::Error::Unlocated`]);
 //! - the location is relative to the repository root (`uriBaseId` `%SRCROOT%`, whose absolute
-//!   URI is in `originalUriBaseIds`), found from the working directory (`.git`, else
-//!   `GITHUB_WORKSPACE`), whether the path was typed `./x`, `x` or `/abs/x`;
+//!   URI is in `originalUriBaseIds`), whether the path was typed `./x`, `x` or `/abs/x`
+//!   ([`Repository`]);
 //! - rules whose findings weaken security carry the `security` tag and a `security-severity`;
 //! - at most 5,000 results per run are read, so the most severe 5,000 are kept and a tool
 //!   notification says how many were left out.
 
-use std::path::{Component, Path, PathBuf};
+use std::io::Write;
+use std::path::Path;
 
-use anyhow::Result;
 use rke2_payload::{Check, LintReport, Severity};
 
-use super::{Placed, fingerprint, placed};
+use crate::placed::{Placed, Repository, fingerprint, placed};
+use crate::{Error, Result};
 
 /// The most results GitHub reads from one run.
-pub(super) const MAX_RESULTS: usize = 5_000;
+pub const MAX_RESULTS: usize = 5_000;
 
 /// The repository the documentation lives in.
-pub(super) const REPOSITORY: &str = if env!("CARGO_PKG_REPOSITORY").is_empty() {
+const REPOSITORY: &str = if env!("CARGO_PKG_REPOSITORY").is_empty() {
     "https://github.com/rke2-payload/rke2-payload"
 } else {
     env!("CARGO_PKG_REPOSITORY")
@@ -36,7 +37,14 @@ fn help_uri() -> String {
 
 /// How much a finding of `check` weakens the cluster's security, on GitHub's scale (0.1–3.9
 /// low, 4.0–6.9 medium, 7.0–8.9 high); `None` for a check about something else.
-pub(super) fn security_severity(check: Check) -> Option<&'static str> {
+///
+/// ```
+/// use rke2_payload::Check;
+///
+/// assert_eq!(payload_printer::sarif::security_severity(Check::KeyPermissions), Some("7.5"));
+/// assert_eq!(payload_printer::sarif::security_severity(Check::Rke2ConfigMissing), None);
+/// ```
+pub fn security_severity(check: Check) -> Option<&'static str> {
     Some(match check {
         // A private key others can read.
         Check::KeyPermissions => "7.5",
@@ -56,115 +64,8 @@ pub(super) fn security_severity(check: Check) -> Option<&'static str> {
     })
 }
 
-/// Where the results' files are found: the repository root and the working directory.
-pub(super) struct Base {
-    cwd: PathBuf,
-    root: Option<PathBuf>,
-}
-
-impl Base {
-    /// The working directory and the repository it is in.
-    pub(super) fn here() -> Base {
-        let cwd = std::env::current_dir().unwrap_or_default();
-        let root = cwd
-            .ancestors()
-            .find(|d| d.join(".git").exists())
-            .map(Path::to_path_buf)
-            .or_else(|| std::env::var_os("GITHUB_WORKSPACE").map(PathBuf::from));
-        Base { cwd, root }
-    }
-
-    /// The file relative to the repository root when it is inside it (`/`-separated).
-    fn relative(&self, file: &str) -> Option<String> {
-        let absolute = normal(&self.cwd.join(file));
-        let root = normal(self.root.as_ref()?);
-        absolute
-            .strip_prefix(&root)
-            .ok()
-            .map(Path::to_path_buf)
-            .or_else(|| {
-                // The same place through a symbolic link.
-                let real = std::fs::canonicalize(&absolute).ok()?;
-                let real_root = std::fs::canonicalize(&root).ok()?;
-                real.strip_prefix(real_root).ok().map(Path::to_path_buf)
-            })
-            .map(|relative| slashed(&relative))
-    }
-
-    /// The file's location: relative to the repository root when it is inside it (with the
-    /// base id), else its absolute `file:` URI.
-    fn locate(&self, file: &str) -> serde_json::Value {
-        match self.relative(file) {
-            Some(relative) => serde_json::json!({
-                "uri": uri_reference(&relative),
-                "uriBaseId": "%SRCROOT%",
-            }),
-            None => {
-                let absolute = normal(&self.cwd.join(file));
-                serde_json::json!({"uri": format!("file://{}", uri_reference(&slashed(&absolute)))})
-            }
-        }
-    }
-
-    /// `originalUriBaseIds`: where `%SRCROOT%` is.
-    fn base_ids(&self) -> Option<serde_json::Value> {
-        let root = normal(self.root.as_ref()?);
-        let mut uri = format!("file://{}", uri_reference(&slashed(&root)));
-        if !uri.ends_with('/') {
-            uri.push('/');
-        }
-        Some(serde_json::json!({"%SRCROOT%": {"uri": uri}}))
-    }
-}
-
-/// The path with `.` and `..` resolved without touching the file system.
-fn normal(path: &Path) -> PathBuf {
-    let mut out = PathBuf::new();
-    for part in path.components() {
-        match part {
-            Component::CurDir => {}
-            Component::ParentDir => {
-                out.pop();
-            }
-            other => out.push(other),
-        }
-    }
-    out
-}
-
-/// A path with `/` between its parts.
-fn slashed(path: &Path) -> String {
-    let parts: Vec<String> = path
-        .components()
-        .filter_map(|c| match c {
-            Component::Normal(p) => Some(p.to_string_lossy().into_owned()),
-            _ => None,
-        })
-        .collect();
-    let joined = parts.join("/");
-    if path.has_root() {
-        format!("/{joined}")
-    } else {
-        joined
-    }
-}
-
-/// A path as a URI reference: every byte outside RFC 3986's unreserved characters and `/`
-/// percent-encoded (a backslash is a file name character here, not a separator).
-pub(super) fn uri_reference(path: &str) -> String {
-    let mut out = String::with_capacity(path.len());
-    for b in path.bytes() {
-        match b {
-            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'-' | b'.' | b'_' | b'~' | b'/' => {
-                out.push(b as char);
-            }
-            _ => out.push_str(&format!("%{b:02X}")),
-        }
-    }
-    out
-}
-
-pub(super) fn level(severity: Severity) -> &'static str {
+/// SARIF's level of a severity.
+fn level(severity: Severity) -> &'static str {
     match severity {
         Severity::Error => "error",
         Severity::Warning => "warning",
@@ -196,7 +97,7 @@ fn rule(check: Check) -> serde_json::Value {
 }
 
 /// One result.
-fn result(p: &Placed<'_>, base: &Base, file: &str) -> serde_json::Value {
+fn result(p: &Placed<'_>, repository: &Repository, file: &str) -> serde_json::Value {
     let f = p.finding;
     let mut decoded = p.who.clone();
     if let Some(path) = &f.path {
@@ -205,7 +106,7 @@ fn result(p: &Placed<'_>, base: &Base, file: &str) -> serde_json::Value {
     if let Some(l) = f.line {
         decoded.push_str(&format!(":{l}"));
     }
-    let mut physical = serde_json::json!({"artifactLocation": base.locate(file)});
+    let mut physical = serde_json::json!({"artifactLocation": repository.locate(file)});
     if let Some(line) = p.line {
         physical["region"] = serde_json::json!({"startLine": line});
     }
@@ -228,17 +129,19 @@ fn result(p: &Placed<'_>, base: &Base, file: &str) -> serde_json::Value {
     })
 }
 
-/// The SARIF document of a report; `input` is the file the input stands for (standard input
-/// named by `--stdin-filename`). Refused when a result would have no file.
-pub(super) fn sarif(report: &LintReport, input: &Path) -> Result<serde_json::Value> {
-    let base = Base::here();
+/// The SARIF document of a report; `input` is the file the input stands for (`None` for
+/// standard input or the cluster without a name). Refused when a result would have no file.
+pub fn document(
+    report: &LintReport,
+    input: Option<&Path>,
+    repository: &Repository,
+) -> Result<serde_json::Value> {
     let mut placed = placed(report, input);
     if let Some(p) = placed.iter().find(|p| p.file.is_none()) {
-        anyhow::bail!(
-            "SARIF needs a file for every result, and {} has none (it is about {}); name the file standard input stands for with --stdin-filename, or lint the file itself",
-            p.finding.id(),
-            p.who
-        );
+        return Err(Error::Unlocated {
+            check: p.finding.id(),
+            about: p.who.clone(),
+        });
     }
     // The most severe first, so that what GitHub drops past its limit is the least severe.
     placed.sort_by_key(|p| p.finding.severity);
@@ -246,7 +149,7 @@ pub(super) fn sarif(report: &LintReport, input: &Path) -> Result<serde_json::Val
     let results: Vec<serde_json::Value> = placed
         .iter()
         .take(MAX_RESULTS)
-        .filter_map(|p| p.file.as_deref().map(|file| result(p, &base, file)))
+        .filter_map(|p| p.file.as_deref().map(|file| result(p, repository, file)))
         .collect();
     let mut invocation = serde_json::json!({"executionSuccessful": true});
     if total > MAX_RESULTS {
@@ -268,7 +171,7 @@ pub(super) fn sarif(report: &LintReport, input: &Path) -> Result<serde_json::Val
         "invocations": [invocation],
         "results": results,
     });
-    if let Some(ids) = base.base_ids() {
+    if let Some(ids) = repository.base_ids() {
         run["originalUriBaseIds"] = ids;
     }
     Ok(serde_json::json!({
@@ -278,8 +181,35 @@ pub(super) fn sarif(report: &LintReport, input: &Path) -> Result<serde_json::Val
     }))
 }
 
-/// A file as GitHub's annotations name it: relative to the repository root when it is inside
-/// it (however it was typed), else as given.
-pub(super) fn repository_path(base: &Base, file: &str) -> String {
-    base.relative(file).unwrap_or_else(|| file.to_owned())
+/// Writes the SARIF document of a report, pretty, free of control and bidi characters (see
+/// [`document`]). Nothing is written when it is refused.
+///
+/// ```
+/// use std::path::Path;
+/// use payload_printer::Repository;
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+/// let repository = Repository::new("/repo".into(), Some("/repo".into()));
+///
+/// let mut out = Vec::new();
+/// payload_printer::sarif::write(&mut out, &report, Some(Path::new("secrets.json")), &repository)?;
+/// let sarif: serde_json::Value = serde_json::from_slice(&out)?;
+/// let result = &sarif["runs"][0]["results"][0];
+/// assert_eq!(result["ruleId"], "rke2-config-missing");
+/// assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "secrets.json");
+///
+/// // Standard input without a name: no file to point at.
+/// assert!(payload_printer::sarif::write(&mut Vec::new(), &report, None, &repository).is_err());
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn write(
+    out: &mut impl Write,
+    report: &LintReport,
+    input: Option<&Path>,
+    repository: &Repository,
+) -> Result<()> {
+    crate::document::json(out, &document(report, input, repository)?)
 }

@@ -3,20 +3,24 @@
 //!
 //! GitHub shows at most 10 annotations of each level (error, warning, notice) per step and
 //! drops the rest without a word. So the annotations come most severe first, at most 10 of a
-//! level, the tenth saying how many more there are; the step summary
-//! (`$GITHUB_STEP_SUMMARY`, when the runner sets it) lists them all.
+//! level, the tenth saying how many more there are; the step summary (which the caller appends
+//! to `$GITHUB_STEP_SUMMARY` when the runner sets it) lists them all.
+//!
+//! Each annotation is one line: `::LEVEL file=PATH,line=N,title=CHECK (PLACE)::MESSAGE`, with
+//! `LEVEL` `error`, `warning` or `notice`, the file relative to the repository root, and
+//! GitHub's toolkit escapes (`%25`, `%0D`, `%0A`; in properties also `%3A`, `%2C`).
 
 use std::io::Write;
+use std::path::Path;
 
-use anyhow::{Context as _, Result};
 use rke2_payload::{LintReport, Severity};
 
-use super::sarif::{Base, repository_path};
-use super::{Placed, placed};
+use crate::Result;
+use crate::placed::{Placed, Repository, placed};
 use crate::style::safe;
 
 /// The most annotations of one level GitHub shows for a step.
-pub(super) const PER_LEVEL: usize = 10;
+pub const PER_LEVEL: usize = 10;
 
 /// The workflow command of a severity.
 fn command(severity: Severity) -> &'static str {
@@ -41,11 +45,14 @@ fn property(s: &str) -> String {
 }
 
 /// One annotation; its file relative to the repository root, as GitHub matches it.
-fn annotation(out: &mut impl Write, p: &Placed<'_>, base: &Base) -> Result<()> {
+fn annotation(out: &mut impl Write, p: &Placed<'_>, repository: &Repository) -> Result<()> {
     let f = p.finding;
     let mut props = Vec::new();
     if let Some(file) = &p.file {
-        props.push(format!("file={}", property(&repository_path(base, file))));
+        props.push(format!(
+            "file={}",
+            property(&repository.repository_path(file))
+        ));
         if let Some(line) = p.line {
             props.push(format!("line={line}"));
         }
@@ -64,15 +71,47 @@ fn annotation(out: &mut impl Write, p: &Placed<'_>, base: &Base) -> Result<()> {
     Ok(())
 }
 
-/// The annotations, most severe first within GitHub's limit per level, then the step summary.
-pub(super) fn github(
+/// Every finding placed, most severe first.
+fn sorted<'r>(report: &'r LintReport, input: Option<&Path>) -> Vec<Placed<'r>> {
+    let mut all = placed(report, input);
+    all.sort_by_key(|p| p.finding.severity);
+    all
+}
+
+/// Writes the annotations, most severe first within GitHub's limit per level. `input` is the
+/// file the input stands for (`None`: standard input or the cluster, with no name);
+/// `step_summary` says whether the caller writes the step summary too (the note on the last
+/// annotation of a level points there, else at `rke2-payload lint`).
+///
+/// ```
+/// use std::path::Path;
+/// use payload_printer::Repository;
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+/// let repository = Repository::new("/repo".into(), Some("/repo".into()));
+///
+/// let mut out = Vec::new();
+/// let input = Some(Path::new("secrets.json"));
+/// payload_printer::github::annotations(&mut out, &report, input, &repository, false)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.starts_with("::error file=secrets.json,line=1,title=rke2-config-missing (w)::w: "));
+///
+/// let mut summary = Vec::new();
+/// payload_printer::github::step_summary(&mut summary, &report, input)?;
+/// assert!(String::from_utf8(summary)?.starts_with("## rke2-payload lint\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn annotations(
     out: &mut impl Write,
     report: &LintReport,
-    path: &std::path::Path,
+    input: Option<&Path>,
+    repository: &Repository,
+    step_summary: bool,
 ) -> Result<()> {
-    let base = Base::here();
-    let mut all = placed(report, path);
-    all.sort_by_key(|p| p.finding.severity);
+    let all = sorted(report, input);
     for severity in [Severity::Error, Severity::Warning, Severity::Info] {
         let of_level: Vec<&Placed<'_>> = all
             .iter()
@@ -84,11 +123,11 @@ pub(super) fn github(
             of_level.len()
         };
         for p in &of_level[..shown] {
-            annotation(out, p, &base)?;
+            annotation(out, p, repository)?;
         }
         if of_level.len() > shown {
             let more = of_level.len() - shown;
-            let summary = if std::env::var_os("GITHUB_STEP_SUMMARY").is_some() {
+            let summary = if step_summary {
                 "the step summary lists them all"
             } else {
                 "`rke2-payload lint` lists them all"
@@ -104,16 +143,6 @@ pub(super) fn github(
             )?;
         }
     }
-    if let Some(file) = std::env::var_os("GITHUB_STEP_SUMMARY") {
-        let mut options = std::fs::OpenOptions::new();
-        options.append(true).create(true);
-        #[cfg(unix)]
-        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
-        let mut summary = options
-            .open(&file)
-            .with_context(|| format!("writing the step summary {}", file.to_string_lossy()))?;
-        summary.write_all(step_summary(report, &all).as_bytes())?;
-    }
     Ok(())
 }
 
@@ -127,8 +156,10 @@ fn cell(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// The step summary: the counts and a table of every finding, most severe first.
-pub(super) fn step_summary(report: &LintReport, all: &[Placed<'_>]) -> String {
+/// Writes the step summary: a heading, the counts and a Markdown table of every finding, most
+/// severe first (`| level | check | where | finding |`), or `No findings.`
+pub fn step_summary(out: &mut impl Write, report: &LintReport, input: Option<&Path>) -> Result<()> {
+    let all = sorted(report, input);
     let s = &report.summary;
     let mut md = format!(
         "## rke2-payload lint\n\n{} Secret(s): {} error(s), {} warning(s), {} info\n\n",
@@ -139,10 +170,11 @@ pub(super) fn step_summary(report: &LintReport, all: &[Placed<'_>]) -> String {
     );
     if all.is_empty() {
         md.push_str("No findings.\n");
-        return md;
+        out.write_all(md.as_bytes())?;
+        return Ok(());
     }
     md.push_str("| level | check | where | finding |\n|---|---|---|---|\n");
-    for p in all {
+    for p in &all {
         let at = match (&p.file, p.line) {
             (Some(file), Some(line)) => format!("{file}:{line}"),
             (Some(file), None) => file.clone(),
@@ -157,5 +189,6 @@ pub(super) fn step_summary(report: &LintReport, all: &[Placed<'_>]) -> String {
         ));
     }
     md.push('\n');
-    md
+    out.write_all(md.as_bytes())?;
+    Ok(())
 }

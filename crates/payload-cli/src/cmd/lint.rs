@@ -1,0 +1,161 @@
+//! `rke2-payload lint`.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context as _, Result};
+use payload_printer::{Repository, github, gitlab, junit, lint, sarif};
+use rke2_payload::{LintError, LintOptions, LintReport, Linter, SizeOptions};
+
+use super::size::cloud_targets;
+use super::{
+    Outcome, Rendered, decode_options, in_input, nothing_rendered, secrets_or_findings, selector,
+    unreadable_secrets,
+};
+use crate::cli::{FROM_CLUSTER, LintArgs, LintFormat};
+use crate::output::{raw_stdout, styled};
+
+pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
+    if args.list_checks {
+        return list_checks(args.output);
+    }
+    let path = args.input.path();
+    // Where the reports locate the input: the file, or what --stdin-filename says standard
+    // input stands for.
+    let located = match &args.stdin_filename {
+        Some(name) if path.as_os_str() == "-" && !args.input.from_cluster => name.as_path(),
+        Some(_) => anyhow::bail!(
+            "--stdin-filename names what standard input stands for, and the input is {}",
+            super::input_name(path)
+        ),
+        None => path,
+    };
+    let selector = selector(&args.input)?;
+    let targets = cloud_targets(&args.cloud)?;
+    // Without --cloud, a Secret rendered from manifests is still held to the limit of the
+    // path its infrastructure template sends it by.
+    let size = SizeOptions::new()
+        .with_follow_delivery(targets.is_empty())
+        .with_targets(targets)
+        .with_headroom_percent(args.headroom)
+        .with_contributors(false);
+    let cloud_init_schema = match &args.cloud_init_schema {
+        Some(path) if path.as_os_str() == "none" => None,
+        Some(path) => Some(std::sync::Arc::new(
+            rke2_payload::CloudInitSchema::load(path)
+                .map_err(|e| anyhow::anyhow!("cloud-init schema: {e}"))?,
+        )),
+        None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
+    };
+    let linter = Linter::new(
+        LintOptions::new()
+            .with_decode(decode_options(&args.input))
+            .with_cert_expiry_days(args.cert_expiry_days)
+            .with_size(Some(size))
+            .with_allow(args.allow.clone())
+            .with_cloud_init_schema(cloud_init_schema),
+    );
+    let report = match secrets_or_findings(&args.input)? {
+        // Manifests of which nothing renders: their findings are the report.
+        Rendered::Nothing { findings, .. } if !findings.is_empty() => {
+            linter.lint_unrendered(findings)
+        }
+        Rendered::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
+        Rendered::Secrets(input, _) => {
+            match linter.lint_stream(input, &selector, args.input.jobs) {
+                Ok(report) => report,
+                Err(LintError::Input(e)) => return in_input(Err(e), path),
+                Err(e) => return Err(e.into()),
+            }
+        }
+    };
+    let mut out = raw_stdout();
+    write_report(&mut out, &report, input_file(located), args.output)?;
+    out.flush()?;
+    super::report_skipped(&report.skipped);
+    let errors: Vec<&str> = report
+        .secrets
+        .iter()
+        .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
+        .collect();
+    unreadable_secrets(path, &errors)?;
+    let deny_warnings = args.deny.as_deref() == Some("warnings");
+    Ok(if report.fails(deny_warnings) {
+        Outcome::CheckFailed
+    } else {
+        Outcome::Ok
+    })
+}
+
+/// Writes the report in `format`; `input` is the file the input stands for (`None`: standard
+/// input or the cluster, with no name).
+fn write_report(
+    out: &mut impl Write,
+    report: &LintReport,
+    input: Option<&Path>,
+    format: LintFormat,
+) -> Result<()> {
+    match format {
+        LintFormat::Json => lint::json(out, report)?,
+        LintFormat::Yaml => lint::yaml(out, report)?,
+        LintFormat::Sarif => sarif::write(out, report, input, &repository())?,
+        LintFormat::Text => {
+            let mut buf = styled();
+            lint::text(&mut buf, report)?;
+            out.write_all(&buf.into_inner())?;
+        }
+        LintFormat::Github => {
+            let summary = std::env::var_os("GITHUB_STEP_SUMMARY");
+            github::annotations(out, report, input, &repository(), summary.is_some())?;
+            if let Some(file) = summary {
+                step_summary(Path::new(&file), report, input)?;
+            }
+        }
+        LintFormat::Gitlab => gitlab::write(out, report, input)?,
+        LintFormat::Junit => junit::lint(out, report)?,
+    }
+    Ok(())
+}
+
+/// Appends the Markdown summary of every finding to the step summary file the GitHub runner
+/// named (created 0600 if missing).
+fn step_summary(file: &Path, report: &LintReport, input: Option<&Path>) -> Result<()> {
+    let mut options = std::fs::OpenOptions::new();
+    options.append(true).create(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    let mut summary = options
+        .open(file)
+        .with_context(|| format!("writing the step summary {}", file.to_string_lossy()))?;
+    github::step_summary(&mut summary, report, input)?;
+    Ok(())
+}
+
+/// The input file as the reports name it: `None` for standard input and for the cluster.
+fn input_file(path: &Path) -> Option<&Path> {
+    (path.as_os_str() != "-" && path.as_os_str() != FROM_CLUSTER).then_some(path)
+}
+
+/// Where the reports' files are: the working directory and the repository it is in (the
+/// nearest ancestor with `.git`, else `GITHUB_WORKSPACE`).
+fn repository() -> Repository {
+    let cwd = std::env::current_dir().unwrap_or_default();
+    let root = cwd
+        .ancestors()
+        .find(|d| d.join(".git").exists())
+        .map(Path::to_path_buf)
+        .or_else(|| std::env::var_os("GITHUB_WORKSPACE").map(PathBuf::from));
+    Repository::new(cwd, root)
+}
+
+/// `lint --list-checks`: the check table, as text or JSON.
+fn list_checks(format: LintFormat) -> Result<Outcome> {
+    let mut out = raw_stdout();
+    match format {
+        LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => lint::checks_json(&mut out)?,
+        LintFormat::Yaml => lint::checks_yaml(&mut out)?,
+        LintFormat::Text | LintFormat::Github | LintFormat::Junit => lint::checks_text(&mut out)?,
+    }
+    out.flush()?;
+    Ok(Outcome::Ok)
+}

@@ -1,0 +1,178 @@
+//! The documents of `lint` for people and for programs: text, JSON and YAML, and the check
+//! table (`lint --list-checks`). The CI formats have modules of their own: [`crate::sarif`],
+//! [`crate::github`], [`crate::gitlab`], [`crate::junit`].
+//!
+//! Text: the manifests' findings first (`manifests`, each with `(file:line)`), then a line per
+//! Secret (`✓` and its role when it has no finding; its title and role, then a line per
+//! finding, most severe first; `✗` and the error when it cannot be read), then the counts. The
+//! layout is for people and may change from release to release; JSON is the stable form.
+
+use std::io::Write;
+
+use rke2_payload::{Check, Finding, LintReport, LintedSecret};
+
+use crate::Result;
+use crate::style::{BOLD, DIM, ERROR, OK, finding_at, safe, secret_title, severity_label};
+
+/// The Secret's name as the reports show it (terminal-safe).
+pub(crate) fn title(s: &LintedSecret) -> String {
+    let unnamed = if s.error.is_some() {
+        "an unreadable object"
+    } else {
+        "user data"
+    };
+    secret_title(s.namespace.as_deref(), s.name.as_deref(), unnamed)
+}
+
+/// Writes the text report.
+///
+/// ```
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+///
+/// let mut out = Vec::new();
+/// payload_printer::lint::text(&mut out, &report)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.contains("rke2-config-missing"));
+/// assert!(text.ends_with("1 Secret(s): 1 error(s), 0 warning(s), 0 info\n"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    let (linted, summary) = (&report.secrets, &report.summary);
+    if !report.manifests.is_empty() {
+        writeln!(out, "{BOLD}manifests{BOLD:#}")?;
+        let mut findings: Vec<&Finding> = report.manifests.iter().collect();
+        findings.sort_by_key(|f| f.severity);
+        for f in findings {
+            finding_line(out, f, &manifest_at(f))?;
+        }
+    }
+    for s in linted {
+        if let Some(e) = &s.error {
+            writeln!(
+                out,
+                "{ERROR}✗{ERROR:#} {BOLD}{}{BOLD:#}  {ERROR}error{ERROR:#} {}: {}",
+                title(s),
+                Check::SecretUnreadable.id(),
+                safe(&e.message)
+            )?;
+            continue;
+        }
+        let role = s.role.map_or("unknown role", |r| r.as_str());
+        if s.findings.is_empty() {
+            writeln!(
+                out,
+                "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}",
+                title(s)
+            )?;
+            continue;
+        }
+        writeln!(out, "{BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}", title(s))?;
+        let mut findings: Vec<&Finding> = s.findings.iter().collect();
+        findings.sort_by_key(|f| f.severity);
+        for f in findings {
+            finding_line(out, f, &finding_at(f))?;
+        }
+    }
+    write!(
+        out,
+        "\n{} Secret(s): {} error(s), {} warning(s), {} info",
+        linted.len(),
+        summary.errors,
+        summary.warnings,
+        summary.infos
+    )?;
+    if summary.unreadable > 0 {
+        write!(out, ", {} unreadable", summary.unreadable)?;
+    }
+    writeln!(out)?;
+    Ok(())
+}
+
+/// One finding as a line of the text report.
+fn finding_line(out: &mut impl Write, f: &Finding, at: &str) -> Result<()> {
+    let (style, label) = severity_label(f.severity);
+    writeln!(
+        out,
+        "  {style}{label:<7}{style:#} {:<28} {}{DIM}{at}{DIM:#}",
+        f.id(),
+        safe(&f.message)
+    )?;
+    Ok(())
+}
+
+/// Where a manifest finding is, after its message in the text report (`  (file:line)`).
+fn manifest_at(f: &Finding) -> String {
+    match &f.manifest {
+        Some(site) => match site.line {
+            Some(line) => format!("  ({}:{line})", safe(&site.file)),
+            None => format!("  ({})", safe(&site.file)),
+        },
+        None => String::new(),
+    }
+}
+
+/// Writes the report as its JSON document (schema [`rke2_payload::LINT_SCHEMA`]), pretty.
+pub fn json(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    crate::document::json(out, report)
+}
+
+/// Writes the report's JSON document as YAML.
+pub fn yaml(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    crate::document::yaml(out, report)
+}
+
+/// The check table as a document: `{"checks": [{"id", "severity", "summary",
+/// "explanation"}…]}`.
+fn checks_document() -> serde_json::Value {
+    let checks: Vec<serde_json::Value> = Check::ALL
+        .iter()
+        .map(|c| {
+            serde_json::json!({
+                "id": c.id(),
+                "severity": c.severity().as_str(),
+                "summary": c.summary(),
+                "explanation": c.explanation(),
+            })
+        })
+        .collect();
+    serde_json::json!({"checks": checks})
+}
+
+/// Writes the check table as pretty JSON (`{"checks": [{"id", "severity", "summary",
+/// "explanation"}…]}`).
+pub fn checks_json(out: &mut impl Write) -> Result<()> {
+    serde_json::to_writer_pretty(&mut *out, &checks_document())?;
+    writeln!(out)?;
+    Ok(())
+}
+
+/// Writes the check table's JSON document as YAML.
+pub fn checks_yaml(out: &mut impl Write) -> Result<()> {
+    crate::document::yaml(out, &checks_document())
+}
+
+/// Writes the check table as text: a line per check, id, default severity and summary.
+///
+/// ```
+/// let mut out = Vec::new();
+/// payload_printer::lint::checks_text(&mut out)?;
+/// let text = String::from_utf8(out).unwrap();
+/// assert!(text.lines().any(|l| l.starts_with("rke2-config-missing ")));
+/// # Ok::<(), payload_printer::Error>(())
+/// ```
+pub fn checks_text(out: &mut impl Write) -> Result<()> {
+    for c in Check::ALL {
+        writeln!(
+            out,
+            "{:<28} {:<8} {}",
+            c.id(),
+            c.severity().as_str(),
+            c.summary()
+        )?;
+    }
+    Ok(())
+}
