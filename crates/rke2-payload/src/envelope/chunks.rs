@@ -212,6 +212,24 @@ impl<R: Read> JsonItems<R> {
         }
     }
 
+    /// The end of a top-level object without items: the whole input, or one object of a
+    /// sequence (another object follows, or one came before).
+    fn object_without_items(&mut self) -> Result<Piece<'_>, SplitError> {
+        self.pos += 1;
+        let end = self.pos;
+        let next = self.skip_ws()?;
+        if next.is_none() && !self.sequence {
+            self.state = Where::Done;
+            // The input entire, its whitespace too, as the in-memory parser reads it.
+            return Ok(Piece::Whole(&self.buf));
+        }
+        self.next_of_sequence(next)?;
+        self.last_end = end;
+        let (at, line) = self.around_at;
+        let start = usize::try_from(at - self.dropped).unwrap_or(0);
+        Ok(Piece::Object(at, line, &self.buf[start..end]))
+    }
+
     /// After a top-level value, with `next` the byte that follows it: the end of the input, or
     /// the next object of a sequence (anything else is a syntax error there).
     fn next_of_sequence(&mut self, next: Option<u8>) -> Result<(), SplitError> {
@@ -252,24 +270,7 @@ impl<R: Read> JsonItems<R> {
                     }
                 },
                 Where::TopKey => match self.skip_ws()? {
-                    Some(b'}') => {
-                        // A whole object without items: hand it over entire.
-                        self.pos += 1;
-                        let end = self.pos;
-                        let next = self.skip_ws()?;
-                        if next.is_none() && !self.sequence {
-                            self.state = Where::Done;
-                            // The input entire, its whitespace too, as the in-memory parser
-                            // reads it.
-                            return Ok(Piece::Whole(&self.buf));
-                        }
-                        // One object of a sequence: another object follows, or one came before.
-                        self.next_of_sequence(next)?;
-                        self.last_end = end;
-                        let (at, line) = self.around_at;
-                        let start = usize::try_from(at - self.dropped).unwrap_or(0);
-                        return Ok(Piece::Object(at, line, &self.buf[start..end]));
-                    }
+                    Some(b'}') => return self.object_without_items(),
                     Some(b',') => self.pos += 1,
                     Some(b'"') => {
                         let key_start = self.pos;
