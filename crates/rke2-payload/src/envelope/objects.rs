@@ -41,20 +41,31 @@ pub(crate) fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
     Ok(objects)
 }
 
+/// A `List`'s items in its place, as the envelope reads a List: an object with `items` is the
+/// list of them whatever its `kind` says; one whose `kind` ends in `List` without them holds
+/// nothing.
 fn flatten_lists(doc: Value, out: &mut Vec<Value>) {
-    let is_list = doc
-        .get("kind")
-        .and_then(Value::as_str)
-        .is_some_and(|k| k.ends_with("List"))
-        || (doc.get("kind").is_none() && doc.get("items").is_some());
-    if is_list {
-        if let Some(Value::Array(items)) = doc.get("items") {
-            for item in items.clone() {
-                flatten_lists(item, out);
+    match doc {
+        Value::Object(mut object) => match object.remove("items") {
+            Some(Value::Array(items)) => {
+                for item in items {
+                    flatten_lists(item, out);
+                }
             }
-        }
-    } else {
-        out.push(doc);
+            items => {
+                let is_list = object
+                    .get("kind")
+                    .and_then(Value::as_str)
+                    .is_some_and(|k| k.ends_with("List"));
+                if !is_list {
+                    if let Some(items) = items {
+                        object.insert("items".to_owned(), items);
+                    }
+                    out.push(Value::Object(object));
+                }
+            }
+        },
+        other => out.push(other),
     }
 }
 
@@ -127,6 +138,37 @@ pub(crate) fn classify(object: &Value) -> ObjectClass {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_list_is_read_by_the_envelope_s_rule() {
+        let names = |yaml: &str| -> Vec<String> {
+            objects(yaml.as_bytes())
+                .expect("YAML")
+                .iter()
+                .map(|o| o["metadata"]["name"].as_str().unwrap_or("?").to_owned())
+                .collect()
+        };
+        // `items` makes a List whatever the kind says; a List without them holds nothing.
+        let items = "items:\n- {kind: Secret, metadata: {name: a}}\n- {kind: Secret, metadata: {name: b}}\n";
+        assert_eq!(names(&format!("kind: List\n{items}")), ["a", "b"]);
+        assert_eq!(names(&format!("kind: SecretList\n{items}")), ["a", "b"]);
+        assert_eq!(names(&format!("kind: Whatever\n{items}")), ["a", "b"]);
+        assert_eq!(
+            names("kind: SecretList\nmetadata: {name: x}\n"),
+            Vec::<String>::new()
+        );
+        assert_eq!(names("kind: Secret\nmetadata: {name: c}\n"), ["c"]);
+        let secrets = format!("kind: Whatever\n{items}").replace(
+            "Secret,",
+            "Secret, stringData: {value: '#cloud-config', format: cloud-config},",
+        );
+        let envelope = crate::envelope::Envelope::parse(
+            secrets.as_bytes(),
+            &crate::options::DecodeOptions::default(),
+        )
+        .expect("a List");
+        assert_eq!(envelope.secrets.len(), 2);
+    }
 
     #[test]
     fn objects_are_classified_on_their_parsed_values() {
