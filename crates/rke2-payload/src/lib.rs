@@ -129,7 +129,7 @@ mod apischema;
 mod batch;
 mod checks;
 mod clouds;
-mod codec;
+pub mod codec;
 mod document;
 mod encode;
 mod envelope;
@@ -161,9 +161,10 @@ pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
-    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION, Input,
-    ObjectClass, Origin, Provenance, RENDERED_FROM_ANNOTATION, Selector, SelectorError,
-    StreamSummary, for_each_secret, input_files, read_input,
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
+    FieldStep, Input, ObjectClass, ObjectPlaces, Origin, Provenance, RENDERED_FROM_ANNOTATION,
+    Selector, SelectorError, StreamSummary, classify, for_each_secret, input_files, object_places,
+    objects, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, SkippedSecret, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};

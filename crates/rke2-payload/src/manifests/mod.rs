@@ -6,8 +6,7 @@ use std::sync::Arc;
 use payload_kube_schema::PathSeg;
 use serde_json::Value;
 
-use crate::codec::b64;
-use crate::codec::tree::{self, Node};
+use crate::envelope::{FieldStep, ObjectPlaces};
 
 /// One Kubernetes object of the input and the file it came from. Its `Debug` output names it,
 /// never its content (a Secret's data).
@@ -18,7 +17,7 @@ pub(crate) struct Object {
     /// The 1-based line of its first key in `source`, when the text could be read for places.
     pub(crate) line: Option<u64>,
     /// Where its fields are written, when the text could be read for places.
-    pub(crate) places: Option<Arc<Places>>,
+    pub(crate) places: Option<Arc<ObjectPlaces>>,
     /// `Cluster ns/name` when the topology expansion made it for that Cluster.
     pub(crate) made_for: Option<String>,
     /// For an object the expansion made: the values ClusterClass patches wrote, in order.
@@ -102,110 +101,17 @@ impl Object {
     pub(crate) fn field_site(&self, path: &[PathSeg]) -> crate::checks::ManifestSite {
         let mut site = self.site();
         if let Some(places) = &self.places {
-            site.line = Some(places.line_of(path));
+            let steps: Vec<FieldStep<'_>> = path
+                .iter()
+                .map(|seg| match seg {
+                    PathSeg::Key(key) => FieldStep::Key(key),
+                    PathSeg::Index(i) => FieldStep::Index(*i),
+                })
+                .collect();
+            site.line = Some(places.line_of(&steps));
         }
         site
     }
-}
-
-/// Where the fields of one object are written: its node of the span tree and where the lines
-/// of its file start.
-pub(crate) struct Places {
-    node: Node,
-    line_starts: Arc<[usize]>,
-}
-
-impl Places {
-    /// The 1-based line of a byte offset of the file.
-    fn line_at(&self, offset: usize) -> u64 {
-        self.line_starts.partition_point(|&s| s <= offset) as u64
-    }
-
-    /// The line of the object's first key (of the object itself if it has none).
-    pub(crate) fn first_line(&self) -> u64 {
-        self.line_at(first_offset(&self.node).unwrap_or(0))
-    }
-
-    /// The line of the deepest step of `path` that is written: the field (its key) or the item
-    /// itself, or, where the path leaves what is written (a required field that is missing),
-    /// the last field on the way that is.
-    pub(crate) fn line_of(&self, path: &[PathSeg]) -> u64 {
-        let mut node = &self.node;
-        let mut offset = first_offset(node).unwrap_or(0);
-        for step in path {
-            let next = match (step, node) {
-                (PathSeg::Key(key), Node::Map(entries)) => entries
-                    .iter()
-                    .rev()
-                    .find(|(k, _)| k.as_str() == Some(key.as_str()))
-                    .map(|(k, v)| (first_offset(k), v)),
-                (PathSeg::Index(i), Node::Seq(items)) => {
-                    items.get(*i).map(|item| (first_offset(item), item))
-                }
-                _ => None,
-            };
-            let Some((at, child)) = next else { break };
-            offset = at.unwrap_or(offset);
-            node = child;
-        }
-        self.line_at(offset)
-    }
-}
-
-/// The offset of the first scalar written in a node.
-fn first_offset(node: &Node) -> Option<usize> {
-    match node {
-        Node::Scalar { span, .. } => Some(span.start),
-        Node::Map(entries) => entries.first().and_then(|(k, _)| first_offset(k)),
-        Node::Seq(items) => items.first().and_then(first_offset),
-    }
-}
-
-/// Where every object of `text` is written (YAML documents and `List` items, in the order
-/// [`crate::encode`]'s object reader gives them), read with the span tree; `None` when the text
-/// does not read so (the objects then have no places).
-pub(crate) fn object_places(text: &str) -> Option<Vec<Places>> {
-    fn flatten(node: Node, out: &mut Vec<Node>) {
-        let kind = node.get("kind").and_then(Node::as_str);
-        let is_list = kind.is_some_and(|k| k.ends_with("List"))
-            || (kind.is_none() && node.get("items").is_some());
-        if !is_list {
-            out.push(node);
-            return;
-        }
-        if let Node::Map(entries) = node
-            && let Some((_, Node::Seq(items))) = entries
-                .into_iter()
-                .rev()
-                .find(|(k, _)| k.as_str() == Some("items"))
-        {
-            for item in items {
-                flatten(item, out);
-            }
-        }
-    }
-    let docs = tree::parse(text).ok()?;
-    let mut nodes = Vec::new();
-    for doc in docs {
-        // Empty documents are no objects (the object reader skips them too).
-        if matches!(&doc, Node::Scalar { value, .. } if value.is_empty() || value == "~" || value == "null")
-        {
-            continue;
-        }
-        flatten(doc, &mut nodes);
-    }
-    let line_starts: Arc<[usize]> = std::iter::once(0)
-        .chain(memchr::memchr_iter(b'\n', text.as_bytes()).map(|i| i + 1))
-        .collect();
-    Some(
-        nodes
-            .into_iter()
-            .map(|node| Places {
-                node,
-                line_starts: Arc::clone(&line_starts),
-            })
-            .collect(),
-    )
 }
 
 /// Where an object names the infrastructure (template) its machines are made from: an
@@ -346,7 +252,7 @@ impl Manifests {
             return Ok(Some(text.as_bytes().to_vec()));
         }
         match secret.get(&["data", key]) {
-            Some(Value::String(encoded)) => Ok(b64::decode(encoded).ok()),
+            Some(Value::String(encoded)) => Ok(crate::codec::decode_base64(encoded)),
             _ => Ok(None),
         }
     }

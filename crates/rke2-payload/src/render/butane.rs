@@ -106,7 +106,7 @@ pub(crate) fn merge(base: &mut Value, butane: &str, strict: bool) -> Result<Vec<
     options.with_snippet = false;
     options.legacy_octal_numbers = true;
     let doc: Value = serde_saphyr::from_str_with_options::<Option<Value>>(butane, options)
-        .map_err(|e| crate::codec::text::parser_message(&e.to_string()))?
+        .map_err(|e| crate::codec::parser_message(&e.to_string()))?
         .unwrap_or(Value::Null);
     let Value::Object(doc) = doc else {
         return Err("it is not a mapping".to_owned());
@@ -215,7 +215,7 @@ fn storage(base: &mut Value, value: &Value, left_out: &mut Vec<String>) {
                     if let Some(c) = f.get("contents") {
                         let contents = if let Some(inline) = c.get("inline").and_then(Value::as_str)
                         {
-                            crate::encode::convert::data_url(inline.as_bytes())
+                            super::userdata::contents(inline.as_bytes())
                         } else if let Some(source) = c.get("source").and_then(Value::as_str) {
                             json!({"compression": c.get("compression").and_then(Value::as_str).unwrap_or(""), "source": source, "verification": {}})
                         } else {

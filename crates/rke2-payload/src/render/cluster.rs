@@ -173,7 +173,7 @@ impl<'m> ClusterContext<'m> {
                 let mut raw = [0u8; 16];
                 rng.fill_bytes(&mut raw);
                 self.generated.push("the join token".to_owned());
-                crate::codec::digest::hex(&raw)
+                super::hex(&raw)
             }
         }
     }

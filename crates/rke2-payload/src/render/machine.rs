@@ -465,10 +465,9 @@ fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<crate::cl
             found.reason
         ),
     };
-    Some(crate::clouds::Delivery {
-        cloud: found.cloud,
-        reason,
-    })
+    let mut delivery = found;
+    delivery.reason = reason;
+    Some(delivery)
 }
 
 /// CAPRKE2's check of a CIS profile against the version (`pkg/util` `ProfileCompliant`).

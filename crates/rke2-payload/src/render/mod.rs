@@ -33,6 +33,7 @@ mod yaml;
 use rand::rngs::StdRng;
 use rand::{Rng as _, RngExt as _, SeedableRng as _};
 use serde_json::{Value, json};
+use sha2::Digest as _;
 
 use crate::checks::{Check, Finding};
 use crate::envelope::{
@@ -313,7 +314,7 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
         // Places only when the span tree sees the same objects as the reader.
         let places = std::str::from_utf8(source.bytes)
             .ok()
-            .and_then(crate::manifests::object_places)
+            .and_then(crate::envelope::object_places)
             .filter(|p| p.len() == objects.len());
         let mut places = places.into_iter().flatten();
         for value in objects {
@@ -513,7 +514,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
     let now = options.now.unwrap_or(if options.seed.is_some() {
         SEEDED_NOW
     } else {
-        crate::codec::time::now_unix()
+        now_unix()
     });
     let mut renderer = Renderer {
         manifests: &manifests,
@@ -706,6 +707,23 @@ fn finding_namespace(message: &str) -> Option<&str> {
     object.split_once('/').map(|(ns, _)| ns)
 }
 
+/// Seconds since the Unix epoch, now.
+fn now_unix() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| i64::try_from(d.as_secs()).unwrap_or(i64::MAX))
+}
+
+/// Lowercase hex of `bytes`.
+fn hex(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() * 2);
+    for b in bytes {
+        out.push(char::from(b"0123456789abcdef"[usize::from(b >> 4)]));
+        out.push(char::from(b"0123456789abcdef"[usize::from(b & 15)]));
+    }
+    out
+}
+
 fn push_unique(list: &mut Vec<Finding>, f: Finding) {
     if !list
         .iter()
@@ -726,7 +744,7 @@ fn random_uid(rng: &mut StdRng) -> String {
     rng.fill_bytes(&mut b);
     b[6] = (b[6] & 0x0f) | 0x40;
     b[8] = (b[8] & 0x3f) | 0x80;
-    let h = crate::codec::digest::hex(&b);
+    let h = hex(&b);
     format!(
         "{}-{}-{}-{}-{}",
         &h[..8],
@@ -800,8 +818,8 @@ impl PreviewSecret {
                 }],
             },
             "data": {
-                "format": crate::codec::b64::encode(self.format.as_str().as_bytes()),
-                "value": crate::codec::b64::encode(&self.value),
+                "format": crate::encode::to_base64(self.format.as_str().as_bytes()),
+                "value": crate::encode::to_base64(&self.value),
             },
         })
     }
@@ -809,7 +827,7 @@ impl PreviewSecret {
 
 /// A stable, made-up UID for an owner reference (the RKE2Config does not exist yet).
 fn uid_for(name: &str) -> String {
-    let digest = crate::codec::digest::sha256_hex(name.as_bytes());
+    let digest = hex(&sha2::Sha256::digest(name.as_bytes()));
     let mut rng = StdRng::seed_from_u64(u64::from_str_radix(&digest[..16], 16).unwrap_or(0));
     random_uid(&mut rng)
 }

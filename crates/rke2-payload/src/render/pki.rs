@@ -14,8 +14,6 @@ use rsa::pkcs1::{EncodeRsaPrivateKey, EncodeRsaPublicKey, LineEnding};
 use sha1::Digest as _;
 use zeroize::Zeroizing;
 
-use crate::codec::{b64, time};
-
 /// One CA: its certificate and private key, both PEM.
 pub(crate) struct CaPair {
     pub(crate) cert_pem: String,
@@ -119,7 +117,7 @@ fn sha256_with_rsa() -> Vec<u8> {
 
 /// UTCTime before 2050, GeneralizedTime from then on (RFC 5280 §4.1.2.5, as Go writes them).
 fn asn1_time(at: i64) -> Vec<u8> {
-    let text = time::rfc3339(at);
+    let text = crate::codec::rfc3339(at);
     // "YYYY-MM-DDTHH:MM:SSZ"
     let digits: String = text.chars().filter(char::is_ascii_digit).collect();
     let year: i64 = digits.get(..4).and_then(|y| y.parse().ok()).unwrap_or(0);
@@ -174,7 +172,7 @@ fn tlv(tag: u8, body: &[u8]) -> Vec<u8> {
 }
 
 fn pem(label: &str, der: &[u8]) -> String {
-    let body = b64::encode(der);
+    let body = crate::encode::to_base64(der);
     let mut out = format!("-----BEGIN {label}-----\n");
     for line in body.as_bytes().chunks(64) {
         out.push_str(std::str::from_utf8(line).unwrap_or_default());

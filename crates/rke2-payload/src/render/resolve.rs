@@ -44,7 +44,7 @@ impl Resolver<'_> {
             .min(super::MAX_PLACEHOLDER);
         let mut raw = vec![0u8; len];
         self.rng.fill_bytes(&mut raw);
-        let text = crate::codec::b64::encode(&raw);
+        let text = crate::encode::to_base64(&raw);
         let mut out = Vec::with_capacity(len + len / 64 + 1);
         for line in text.as_bytes().chunks(64) {
             out.extend_from_slice(line);

@@ -380,7 +380,7 @@ fn secrets_encryption(
             r#"{{"identity":{{}}}}]}}]}}"#
         ),
         provider,
-        crate::codec::b64::encode(&key)
+        crate::encode::to_base64(&key)
     );
     files.push(File::new(ENCRYPTION_CONFIG, content, "0400"));
     provider

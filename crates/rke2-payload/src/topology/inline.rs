@@ -200,16 +200,21 @@ fn selects(selector: &Value, item: &Item) -> bool {
 fn template_value(template: &str, vars: &Value) -> Result<Value, String> {
     let text =
         payload_gotmpl::render(template, vars).map_err(|e| without_values(&e.to_string(), vars))?;
-    crate::codec::yaml11::first_document(&text)
+    crate::codec::yaml11_document(&text)
         .map(|v| v.unwrap_or(Value::Null))
         .map_err(|e| without_values(&format!("its output is not YAML ({e})"), vars))
 }
 
-/// `text` with every string of `vars` (of 4 characters or more) replaced by `<value>`.
+/// `text` with every string of `vars` (of 4 characters or more) replaced by `<value>`, the
+/// longest first (a value holding another is hidden whole).
 pub(super) fn without_values(text: &str, vars: &Value) -> String {
-    fn collect(v: &Value, out: &mut crate::sensitive::Redactor, depth: usize) {
+    fn collect<'v>(v: &'v Value, out: &mut Vec<&'v str>, depth: usize) {
         match v {
-            Value::String(s) => out.add(&crate::sensitive::SecretValue::new(s.as_str())),
+            // Kept longest first: inserted after every value at least as long.
+            Value::String(s) if s.len() >= 4 && !out.contains(&s.as_str()) => {
+                let at = out.partition_point(|known| known.len() >= s.len());
+                out.insert(at, s);
+            }
             Value::Array(items) if depth < 64 => {
                 items.iter().for_each(|i| collect(i, out, depth + 1));
             }
@@ -219,9 +224,15 @@ pub(super) fn without_values(text: &str, vars: &Value) -> String {
             _ => {}
         }
     }
-    let mut known = crate::sensitive::Redactor::with_placeholder("<value>");
+    let mut known = Vec::new();
     collect(vars, &mut known, 0);
-    known.redact(text)
+    let mut out = text.to_owned();
+    for value in known {
+        if out.contains(value) {
+            out = out.replace(value, "<value>");
+        }
+    }
+    out
 }
 
 /// The value of one JSON patch (`calculateValue`).

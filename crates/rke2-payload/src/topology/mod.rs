@@ -83,7 +83,19 @@ fn is_topology_cluster(o: &Object) -> bool {
 
 /// Text of the input in a message: cut and escaped.
 pub(crate) fn shown(s: &str, max: usize) -> String {
-    crate::codec::text::terminal_safe(&crate::codec::text::shorten(s, max)).into_owned()
+    crate::codec::text::terminal_safe(&shorten(s, max)).into_owned()
+}
+
+/// `s` cut to at most `max` bytes on a char boundary, with `…` when cut.
+fn shorten(s: &str, max: usize) -> String {
+    if s.len() <= max {
+        return s.to_owned();
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    format!("{}…", &s[..end])
 }
 
 /// Expands every topology Cluster of `m`. `seed` makes the generated names and uid the
