@@ -56,6 +56,29 @@
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
 //!
+//! # Nothing to render
+//!
+//! When nothing renders (a topology that does not expand, a control plane the API server
+//! rejects), the findings say why; the library's linter reports them without Secrets.
+//!
+//! ```
+//! use payload_preview::{RenderOptions, Source, render};
+//! use rke2_payload::{Check, LintOptions, Linter};
+//!
+//! let cluster = b"apiVersion: cluster.x-k8s.io/v1beta2
+//! kind: Cluster
+//! metadata: {name: demo, namespace: fleet}
+//! spec:
+//!   topology: {classRef: {name: missing}, version: v1.34.1+rke2r1}
+//! ";
+//! let preview = render(&[Source { name: "cluster.yaml", bytes: cluster }], &RenderOptions::new())?;
+//! assert!(preview.secrets.is_empty());
+//! let report = Linter::new(LintOptions::new()).lint_unrendered(preview.findings);
+//! assert!(report.fails(false));
+//! assert_eq!(report.manifests[0].check, Check::TopologyExpansionFails);
+//! # Ok::<(), payload_preview::RenderError>(())
+//! ```
+//!
 //! # Cargo features
 //!
 //! - `fuzzing`: the entry points the fuzz targets call (they panic by design when a property

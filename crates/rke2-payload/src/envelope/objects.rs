@@ -1,5 +1,5 @@
 //! Every object of an input, as data: the YAML documents or the JSON document, each `List`
-//! flattened into its items (what `render` and the encoder read; the streaming reader is
+//! flattened into its items (what the preview crate and the encoder read; the streaming reader is
 //! [`super::for_each_secret`]).
 
 use serde_json::Value;
