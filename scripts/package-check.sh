@@ -38,6 +38,10 @@ trap 'rm -rf "$unpacked"' EXIT
 for name in "${engines[@]}" rke2-payload rke2-payload-preview; do
   tar -xzf "$target_dir/package/$name-$version.crate" -C "$unpacked"
 done
+# A package's files all carry one fixed date (cargo writes reproducible archives), and its
+# crate's build hash does not depend on the folder: without a fresh date, a second run would
+# take the test binaries of the first (built in a folder since removed) for up to date.
+find "$unpacked" -type f -exec touch {} +
 for path in README.md Cargo.lock tests/data/secrets/INDEX.json src/lib.rs; do
   [ -f "$unpacked/$library/$path" ] || { echo "the library's package lacks $path" >&2; exit 1; }
 done
