@@ -51,7 +51,8 @@
 //!     let report = linter.lint(&secret)?;
 //!     assert_eq!(report.name.as_deref(), secret.name());
 //!     // Each Secret knows the object it was rendered from.
-//!     assert_eq!(report.rendered_from.map(|site| site.object).as_deref(), Some("RKE2ControlPlane default/demo-cp"));
+//!     let from = report.rendered_from.map(|site| site.object);
+//!     assert_eq!(from.as_deref(), Some("RKE2ControlPlane default/demo-cp"));
 //! }
 //! # Ok::<(), Box<dyn std::error::Error>>(())
 //! ```
@@ -71,7 +72,8 @@
 //! spec:
 //!   topology: {classRef: {name: missing}, version: v1.34.1+rke2r1}
 //! ";
-//! let preview = render(&[Source { name: "cluster.yaml", bytes: cluster }], &RenderOptions::new())?;
+//! let sources = [Source { name: "cluster.yaml", bytes: cluster }];
+//! let preview = render(&sources, &RenderOptions::new())?;
 //! assert!(preview.secrets.is_empty());
 //! let report = Linter::new(LintOptions::new()).lint_unrendered(preview.findings);
 //! assert!(report.fails(false));

@@ -1,5 +1,6 @@
 //! The release files: the crates' READMEs, the CHANGELOG, the krew manifest script, the
-//! container image, the release workflow, and what the packages of the library and the preview need.
+//! container image, the release workflow, and what the packages of the library and the preview
+//! need.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;

@@ -1,5 +1,6 @@
-//! The embedded CRD schemas: `<group>.json` beside this file, written by `scripts/crd-schemas.py`, parsed
-//! once per group and compiled once per kind and version, on first use.
+//! The embedded CRD schemas: `<group>.json` beside this file, written by
+//! `scripts/crd-schemas.py`, parsed once per group and compiled once per kind and version, on
+//! first use.
 
 use std::sync::OnceLock;
 

@@ -1,6 +1,6 @@
-//! The CRD schemas of Cluster API and CAPRKE2 and admission: Cluster API and CAPRKE2 objects
-//! checked against their CRD's OpenAPI v3 schema, and ClusterClass variable values checked and defaulted against the variable's
-//! `openAPIV3Schema`.
+//! The CRD schemas of Cluster API and CAPRKE2, and admission: Cluster API and CAPRKE2 objects
+//! checked against their CRD's OpenAPI v3 schema, and ClusterClass variable values checked and
+//! defaulted against the variable's `openAPIV3Schema`.
 //!
 //! The CRD schemas are structural facts (types, fields, bounds, enums, patterns, defaults; no
 //! descriptions) extracted from the CRDs of Cluster API and CAPRKE2 by `scripts/crd-schemas.py`

@@ -104,10 +104,8 @@ fn plain_words(message: &str) -> Cow<'_, str> {
 /// ```
 /// use rke2_payload::codec::parser_message;
 ///
-/// assert_eq!(
-///     parser_message("invalid type: string \"hunter2hunter2\", expected `port` at line 3 column 7"),
-///     "invalid type: string \"…\", expected `port`"
-/// );
+/// let message = "invalid type: string \"hunter2hunter2\", expected `port` at line 3 column 7";
+/// assert_eq!(parser_message(message), "invalid type: string \"…\", expected `port`");
 /// ```
 pub fn parser_message(message: &str) -> String {
     let message = scrub(message);

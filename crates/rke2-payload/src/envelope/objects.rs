@@ -11,7 +11,8 @@ use crate::error::{Error, Syntax};
 /// shape, and JSON's data model is what every reader of it works on.
 ///
 /// ```
-/// let objects = rke2_payload::objects(b"kind: List\nitems:\n- kind: Cluster\n---\nkind: Machine\n")?;
+/// let input = b"kind: List\nitems:\n- kind: Cluster\n---\nkind: Machine\n";
+/// let objects = rke2_payload::objects(input)?;
 /// assert_eq!(objects.len(), 2);
 /// assert_eq!(objects[1]["kind"], "Machine");
 /// # Ok::<(), rke2_payload::Error>(())
