@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Extract the structural facts of the Cluster API and CAPRKE2 CRD schemas.
 
-Writes crates/rke2-payload/src/apischema/crds/<group>.json: for each served version of each
+Writes crates/payload-preview/src/crds/<group>.json: for each served version of each
 CRD below, its `openAPIV3Schema` with the prose removed (description, example, title,
 externalDocs) and the CEL rules (x-kubernetes-validations) dropped but counted. Only structural
 facts stay: types, properties, required, enum, pattern, format, bounds, items,
@@ -141,7 +141,7 @@ def main():
     parser.add_argument("--caprke2", required=True,
                         help="a clone or bare git dir of rancher/cluster-api-provider-rke2")
     parser.add_argument("--caprke2-tag", default="v0.25.0")
-    parser.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "crates", "rke2-payload", "src", "apischema", "crds")))
+    parser.add_argument("--out", default=os.path.normpath(os.path.join(here, "..", "crates", "payload-preview", "src", "crds")))
     parser.add_argument("--gzip-over", type=int, default=1_500_000,
                         help="store gzip (.json.gz) when the minified JSON of all groups is over this many bytes")
     args = parser.parse_args()

@@ -1,4 +1,4 @@
 #![no_main]
-//! Fuzz target `render`: see `rke2_payload::fuzzing::render`.
+//! Fuzz target `render`: see `payload_preview::fuzzing::render`.
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| rke2_payload::fuzzing::render(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| payload_preview::fuzzing::render(data));

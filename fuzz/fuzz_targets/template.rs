@@ -1,4 +1,4 @@
 #![no_main]
-//! Fuzz target `template`: see `rke2_payload::fuzzing::template`.
+//! Fuzz target `template`: see `payload_preview::fuzzing::template`.
 
-libfuzzer_sys::fuzz_target!(|data: &[u8]| rke2_payload::fuzzing::template(data));
+libfuzzer_sys::fuzz_target!(|data: &[u8]| payload_preview::fuzzing::template(data));

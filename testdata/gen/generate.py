@@ -100,7 +100,7 @@ S3_SECRET_KEY = "wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY"
 ENCRYPTION_KEY = hashlib.sha256(b"rke2-payload fixture secretbox key").digest()  # 32 bytes
 
 # A stand-in for the CIS node preparation script (not upstream's text): the same one the
-# renderer writes (crates/rke2-payload/src/render/cis.rs), of upstream's length (1,131 bytes),
+# renderer writes (crates/payload-preview/src/render/cis.rs), of upstream's length (1,131 bytes),
 # with tab characters like the real one.
 CIS_SCRIPT = (
     '#!/bin/bash\n'

@@ -10,7 +10,10 @@
 //! [`BootstrapSecret`] → [`Payload`] (format, compression, final user data) → the facts of what
 //! the node will do → the reports: [`Inspector`], [`Sizer`], [`Linter`], and [`diff`] of two
 //! inputs. The inverse path: [`reencode`], [`compress`], [`secret_with_value`], [`convert`],
-//! [`redact`]; and [`render`], the Secrets CAPRKE2 will write for manifests.
+//! [`redact`]. The preview of the Secrets CAPRKE2 will write for manifests is the crate
+//! `rke2-payload-preview`, built on this one: what it needs of this crate is public here
+//! (the object reader [`objects`], [`classify`] and [`object_places`]; [`Origin`] and
+//! [`BootstrapSecret::new`] to hand its Secrets to the reports; the helpers of [`codec`]).
 //!
 //! Every report has one shape: `new(options)`, where the options (built with `new()` and
 //! `with_` methods, the decoding limits in their `decode`) say everything it needs; one
@@ -125,26 +128,22 @@
 
 #![deny(missing_docs)]
 
-mod apischema;
 mod batch;
 mod checks;
 mod clouds;
-mod codec;
+pub mod codec;
 mod document;
 mod encode;
 mod envelope;
 mod error;
 mod facts;
-mod manifests;
 mod options;
 mod payload;
 mod redact;
-mod render;
 mod reports;
 mod sensitive;
 #[cfg(test)]
 mod testdata;
-mod topology;
 
 #[cfg(any(test, feature = "fuzzing"))]
 pub mod fuzzing;
@@ -161,9 +160,10 @@ pub use document::DocumentError;
 pub use encode::convert::{ConvertError, convert};
 pub use encode::{compress, reencode, secret_with_value, to_base64};
 pub use envelope::{
-    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION, Input,
-    ObjectClass, Origin, Provenance, RENDERED_FROM_ANNOTATION, Selector, SelectorError,
-    StreamSummary, for_each_secret, input_files, read_input,
+    BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
+    FieldStep, Input, ObjectClass, ObjectPlaces, Origin, Provenance, RENDERED_FROM_ANNOTATION,
+    Selector, SelectorError, StreamSummary, classify, for_each_secret, input_files, object_places,
+    objects, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, SkippedSecret, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};
@@ -171,11 +171,6 @@ pub use facts::rke2::{Install, Role};
 pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
-pub use render::{
-    Answer, KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
-    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, answer, holds_manifests,
-    may_hold_manifests, render, sniff_input,
-};
 #[cfg(feature = "cloud-init-schema")]
 pub use reports::cloud_init_schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
 pub use reports::diff::{

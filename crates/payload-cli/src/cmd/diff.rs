@@ -23,7 +23,7 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
     // so the generated token and CAs are the same and only the template's changes show).
     let secrets = |path: &Path| -> Result<Vec<u8>> {
         let bytes = read(path)?;
-        if !rke2_payload::holds_manifests(&bytes) {
+        if !payload_preview::holds_manifests(&bytes) {
             return Ok(bytes);
         }
         super::rendered(&input_name(path), &bytes)

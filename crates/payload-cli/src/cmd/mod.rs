@@ -17,7 +17,8 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use rke2_payload::{DecodeOptions, Input, Selector, Sniffed};
+use payload_preview::Sniffed;
+use rke2_payload::{DecodeOptions, Input, Selector};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
 
@@ -250,8 +251,8 @@ pub(crate) enum Rendered {
 
 /// The Secrets of the input, or, for manifests of which nothing renders, their findings (for
 /// `lint`, which reports them). Each file is told apart by its first bytes
-/// ([`rke2_payload::sniff_input`]); the files that hold manifests are read together
-/// ([`rke2_payload::answer`]), where the first of them stands in the input.
+/// ([`payload_preview::sniff_input`]); the files that hold manifests are read together
+/// ([`payload_preview::answer`]), where the first of them stands in the input.
 pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
     let options = decode_options(args);
     if args.from_cluster {
@@ -265,7 +266,7 @@ pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
     let mut sniffed = Vec::with_capacity(files.len());
     for file in &files {
         let name = input_name(file);
-        let told = rke2_payload::sniff_input(open_file(file)?, &name, &options)?;
+        let told = payload_preview::sniff_input(open_file(file)?, &name, &options)?;
         sniffed.push((name, told));
     }
     if !sniffed
@@ -311,11 +312,11 @@ pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
         whole.push((name, bytes));
     }
     let name = manifests_name(&whole);
-    let sources: Vec<rke2_payload::Source<'_>> = whole
+    let sources: Vec<payload_preview::Source<'_>> = whole
         .iter()
-        .map(|(name, bytes)| rke2_payload::Source { name, bytes })
+        .map(|(name, bytes)| payload_preview::Source { name, bytes })
         .collect();
-    let answer = rke2_payload::answer(&sources, &render_options(), &options)
+    let answer = payload_preview::answer(&sources, &render_options(), &options)
         .with_context(|| format!("rendering the manifests of {name}"))?;
     if answer.secrets.is_empty() {
         return Ok(Rendered::Nothing {
@@ -344,14 +345,14 @@ fn manifests_name(manifests: &[(String, Vec<u8>)]) -> String {
 
 /// The options every report renders manifests with: seed 0, so that reports (and the two
 /// sides of a diff) have the same generated token and CAs.
-fn render_options() -> rke2_payload::RenderOptions {
-    rke2_payload::RenderOptions::new().with_seed(0)
+fn render_options() -> payload_preview::RenderOptions {
+    payload_preview::RenderOptions::new().with_seed(0)
 }
 
 /// Says on standard error which Secrets were read as the input holds them and which were
 /// previewed from its templates, when an input has both (or previews were left out for
 /// Secrets the input holds).
-fn tell_read_and_previewed(answer: &rke2_payload::Answer) {
+fn tell_read_and_previewed(answer: &payload_preview::Answer) {
     let previewed = answer.preview.secrets.len();
     if answer.read > 0 && (previewed > 0 || answer.answered > 0) {
         eprintln!(
@@ -396,8 +397,8 @@ pub(crate) fn report_refusals(refusals: &[rke2_payload::Finding]) {
 /// the two sides of a diff) have the same generated token and CAs. Nothing rendered is an error
 /// that says why.
 pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
-    let sources = [rke2_payload::Source { name, bytes }];
-    let preview = rke2_payload::render(&sources, &render_options())
+    let sources = [payload_preview::Source { name, bytes }];
+    let preview = payload_preview::render(&sources, &render_options())
         .with_context(|| format!("rendering the manifests of {name}"))?;
     if preview.secrets.is_empty() {
         return Err(nothing_rendered(name, &preview.findings));

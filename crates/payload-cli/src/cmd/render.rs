@@ -3,7 +3,8 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result, bail};
-use rke2_payload::{DecodeOptions, RenderOptions, RoleChoice, Severity, Source, render};
+use payload_preview::{RenderOptions, RoleChoice, Source, render};
+use rke2_payload::{DecodeOptions, Severity};
 
 use super::{Outcome, input_name};
 use crate::cli::{RenderArgs, RenderRole, SecretFormat};

@@ -1,5 +1,6 @@
 //! The release files: the crates' READMEs, the CHANGELOG, the krew manifest script, the
-//! container image, the release workflow, and what the library's package needs.
+//! container image, the release workflow, and what the packages of the library and the preview
+//! need.
 
 use std::path::{Path, PathBuf};
 use std::process::Command as Process;
@@ -48,6 +49,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
     for (copy, name) in [
         ("crates/rke2-payload/README.md", "rke2-payload"),
         ("crates/payload-printer/README.md", "rke2-payload-printer"),
+        ("crates/payload-preview/README.md", "rke2-payload-preview"),
         ("crates/payload-cli/README.md", "rke2-payload-cli"),
     ] {
         let text = read(copy);
@@ -76,6 +78,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
     for manifest in [
         "crates/rke2-payload/Cargo.toml",
         "crates/payload-printer/Cargo.toml",
+        "crates/payload-preview/Cargo.toml",
         "crates/payload-cli/Cargo.toml",
     ] {
         let text = read(manifest);
@@ -408,17 +411,26 @@ fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
     }
 }
 
-/// The library's unit tests and doctests read only files its package carries: inside the
-/// crate's folder and not under what `exclude` leaves out (`src/testdata.rs` alone reaches the
-/// repository, and its callers skip from a package).
-#[test]
-fn the_library_reads_only_what_its_package_carries() {
+/// The unit tests and doctests of a crate (`dir`, under `crates/`) read only files its package
+/// carries: inside the crate's folder and not under what `exclude` leaves out
+/// (`src/testdata.rs` alone reaches the repository, and its callers skip from a package). The
+/// number of paths checked.
+fn reads_only_what_its_package_carries(dir: &str, excluded: &[&str]) -> usize {
     let krate = root()
-        .join("crates/rke2-payload")
+        .join("crates")
+        .join(dir)
         .canonicalize()
         .expect("crate");
-    let manifest = read("crates/rke2-payload/Cargo.toml");
-    assert!(manifest.contains("\nexclude = [\"tests/it/\", \"benches/\"]\n"));
+    let manifest = read(&format!("crates/{dir}/Cargo.toml"));
+    let exclude = excluded
+        .iter()
+        .map(|e| format!("\"{e}/\""))
+        .collect::<Vec<_>>()
+        .join(", ");
+    assert!(
+        manifest.contains(&format!("\nexclude = [{exclude}]\n")),
+        "{dir}: exclude = [{exclude}]"
+    );
     let mut files = Vec::new();
     rust_files(&krate.join("src"), &mut files);
     let mut checked = 0;
@@ -454,8 +466,7 @@ fn the_library_reads_only_what_its_package_carries() {
                 .unwrap_or_else(|e| panic!("{}: {}: {e}", file.display(), path.display()));
             assert!(
                 found.starts_with(&krate)
-                    && !found.starts_with(krate.join("tests/it"))
-                    && !found.starts_with(krate.join("benches")),
+                    && !excluded.iter().any(|e| found.starts_with(krate.join(e))),
                 "{} reads {}, which the package does not carry",
                 file.display(),
                 found.display()
@@ -463,8 +474,18 @@ fn the_library_reads_only_what_its_package_carries() {
             checked += 1;
         }
     }
-    // The CRDs, the README, the fixtures' index and Lists, the CAPRKE2 examples, at least.
-    assert!(checked >= 8, "{checked}");
+    checked
+}
+
+#[test]
+fn the_library_and_the_preview_read_only_what_their_packages_carry() {
+    // The README, the fixtures' index and Lists, at least.
+    let library = reads_only_what_its_package_carries("rke2-payload", &["tests/it", "benches"]);
+    assert!(library >= 4, "{library}");
+    // The CRDs, the README and the Go program, at least (the CAPRKE2 examples are named
+    // through `concat!`, which this reading does not follow).
+    let preview = reads_only_what_its_package_carries("payload-preview", &["tests/it"]);
+    assert!(preview >= 5, "{preview}");
 }
 
 #[test]

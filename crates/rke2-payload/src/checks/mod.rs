@@ -446,8 +446,8 @@ impl Finding {
         self
     }
 
-    /// Sets the manifest object the finding is about.
-    pub(crate) fn in_manifest(mut self, site: ManifestSite) -> Self {
+    /// Sets the manifest object the finding is about (a finding of the preview).
+    pub fn in_manifest(mut self, site: ManifestSite) -> Self {
         self.manifest = Some(site);
         self
     }

@@ -120,6 +120,55 @@ fn percent_decode(text: &str) -> Result<Cow<'_, [u8]>, DataUrlError> {
     Ok(Cow::Owned(out))
 }
 
+/// A `data:` URL made for a file's contents, as Butane writes them ([`file_data_url`]). Its
+/// `Debug` output shows the URL's length, never the URL (a file's contents may be a secret).
+#[derive(Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct FileDataUrl {
+    /// The URL: `data:,…` (percent-encoded) or `data:;base64,…`.
+    pub url: String,
+    /// Whether the data under the URL is gzip (Ignition's `compression: gzip`).
+    pub gzip: bool,
+}
+
+impl std::fmt::Debug for FileDataUrl {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("FileDataUrl")
+            .field("url_bytes", &self.url.len())
+            .field("gzip", &self.gzip)
+            .finish()
+    }
+}
+
+/// The `data:` URL Butane writes for a file's contents: the shorter of the percent-encoded and
+/// the base64 URL, or the base64 of the gzipped bytes (level 9, deterministic) when that is
+/// shorter by more than 4 bytes (what `compression: gzip` adds).
+///
+/// ```
+/// let url = rke2_payload::codec::file_data_url(b"hello");
+/// assert_eq!((url.url.as_str(), url.gzip), ("data:,hello", false));
+/// let url = rke2_payload::codec::file_data_url("abc\n".repeat(100).as_bytes());
+/// assert!(url.gzip && url.url.starts_with("data:;base64,H4sI"));
+/// ```
+pub fn file_data_url(bytes: &[u8]) -> FileDataUrl {
+    let percent = format!("data:,{}", percent_encode(bytes));
+    let base64 = format!("data:;base64,{}", b64::encode(bytes));
+    let mut url = if base64.len() < percent.len() {
+        base64
+    } else {
+        percent
+    };
+    let gzipped = format!(
+        "data:;base64,{}",
+        b64::encode(&super::gzip::deflate(bytes, 9))
+    );
+    let gzip = gzipped.len() + 4 < url.len();
+    if gzip {
+        url = gzipped;
+    }
+    FileDataUrl { url, gzip }
+}
+
 /// Percent-encodes `data` the way Butane does: `A-Z a-z 0-9 - _ . ! ~ * ' ( )` are kept, every
 /// other byte becomes `%XX` with upper-case hex.
 pub(crate) fn percent_encode(data: &[u8]) -> String {

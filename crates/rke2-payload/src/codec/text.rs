@@ -96,7 +96,18 @@ fn plain_words(message: &str) -> Cow<'_, str> {
 
 /// A parser's message for an error: scrubbed of input text, without the position the parser
 /// appends (errors carry it separately).
-pub(crate) fn parser_message(message: &str) -> String {
+///
+/// Double-quoted spans (how serde and the parsers quote values) become `"…"`; backtick spans
+/// are kept when they look like a key name; only the first line is kept; the YAML parser's
+/// own type names are said in words.
+///
+/// ```
+/// use rke2_payload::codec::parser_message;
+///
+/// let message = "invalid type: string \"hunter2hunter2\", expected `port` at line 3 column 7";
+/// assert_eq!(parser_message(message), "invalid type: string \"…\", expected `port`");
+/// ```
+pub fn parser_message(message: &str) -> String {
     let message = scrub(message);
     match message.find(" at line ") {
         Some(i) => message[..i].to_owned(),
@@ -161,49 +172,6 @@ pub fn terminal_safe(text: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
-}
-
-/// Go's `strconv.Quote` (`%q`) of a string.
-pub(crate) fn go_quote(s: &str) -> String {
-    let mut out = String::with_capacity(s.len() + 2);
-    out.push('"');
-    for c in s.chars() {
-        match c {
-            '"' => out.push_str("\\\""),
-            '\\' => out.push_str("\\\\"),
-            '\u{7}' => out.push_str("\\a"),
-            '\u{8}' => out.push_str("\\b"),
-            '\u{c}' => out.push_str("\\f"),
-            '\n' => out.push_str("\\n"),
-            '\r' => out.push_str("\\r"),
-            '\t' => out.push_str("\\t"),
-            '\u{b}' => out.push_str("\\v"),
-            c if (c as u32) < 0x20 || c == '\u{7f}' => {
-                out.push_str(&format!("\\x{:02x}", c as u32))
-            }
-            c if (c as u32) < 0x80 => out.push(c),
-            c if is_go_printable(c) => out.push(c),
-            c if (c as u32) <= 0xffff => out.push_str(&format!("\\u{:04x}", c as u32)),
-            c => out.push_str(&format!("\\U{:08x}", c as u32)),
-        }
-    }
-    out.push('"');
-    out
-}
-
-/// Go's `unicode.IsPrint` for non-ASCII characters, close enough: not a control, format,
-/// separator, private-use or unassigned character.
-fn is_go_printable(c: char) -> bool {
-    let u = c as u32;
-    !(c.is_control()
-        || c.is_whitespace()
-        || (0x200b..=0x200f).contains(&u)
-        || (0x2028..=0x202e).contains(&u)
-        || (0x2060..=0x206f).contains(&u)
-        || u == 0xfeff
-        || (0xe000..=0xf8ff).contains(&u)
-        || (0xfff0..=0xfffb).contains(&u)
-        || u >= 0xf0000)
 }
 
 #[cfg(test)]

@@ -1,7 +1,15 @@
 //! Formatting Unix times as RFC 3339 (UTC), without a date library.
 
-/// `0` → `1970-01-01T00:00:00Z`.
-pub(crate) fn rfc3339(unix: i64) -> String {
+/// A Unix time (seconds since the epoch) as RFC 3339 text in UTC, as certificates' validity is
+/// shown.
+///
+/// ```
+/// use rke2_payload::codec::rfc3339;
+///
+/// assert_eq!(rfc3339(0), "1970-01-01T00:00:00Z");
+/// assert_eq!(rfc3339(1_767_225_600), "2026-01-01T00:00:00Z");
+/// ```
+pub fn rfc3339(unix: i64) -> String {
     let days = unix.div_euclid(86_400);
     let secs = unix.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);

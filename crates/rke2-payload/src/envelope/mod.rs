@@ -13,15 +13,16 @@ mod input;
 mod lines;
 mod objects;
 mod origin;
+mod places;
 mod raw;
 mod select;
 pub(crate) mod stream;
 
 pub(crate) use input::Part;
 pub use input::{Input, input_files, read_input};
-pub use objects::ObjectClass;
-pub(crate) use objects::{classify, objects};
+pub use objects::{ObjectClass, classify, objects};
 pub use origin::{Origin, Provenance};
+pub use places::{FieldStep, ObjectPlaces, object_places};
 pub use select::{Selector, SelectorError};
 pub use stream::{StreamSummary, for_each_secret};
 

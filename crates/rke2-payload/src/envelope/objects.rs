@@ -1,13 +1,26 @@
 //! Every object of an input, as data: the YAML documents or the JSON document, each `List`
-//! flattened into its items (what `render` and the encoder read; the streaming reader is
+//! flattened into its items (what the preview crate and the encoder read; the streaming reader is
 //! [`super::for_each_secret`]).
 
 use serde_json::Value;
 
 use crate::error::{Error, Syntax};
 
-/// Every object of the input (YAML documents and `List` items, in order), as data.
-pub(crate) fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
+/// Every object of the input (YAML documents and `List` items, in order), as data: what the
+/// preview reads manifests with. An object is a `serde_json::Value`: it may be of any kind and
+/// shape, and JSON's data model is what every reader of it works on.
+///
+/// ```
+/// let input = b"kind: List\nitems:\n- kind: Cluster\n---\nkind: Machine\n";
+/// let objects = rke2_payload::objects(input)?;
+/// assert_eq!(objects.len(), 2);
+/// assert_eq!(objects[1]["kind"], "Machine");
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Syntax`] when the input is not UTF-8, YAML or JSON (the message never quotes it).
+pub fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
     let text = std::str::from_utf8(input).map_err(|_| Error::Syntax {
         syntax: Syntax::Yaml,
         message: "invalid UTF-8".to_owned(),
@@ -89,7 +102,15 @@ pub enum ObjectClass {
 }
 
 /// The class of one object (a `List` item or document, as [`objects`] returns them).
-pub(crate) fn classify(object: &Value) -> ObjectClass {
+///
+/// ```
+/// use rke2_payload::{ObjectClass, classify};
+/// use serde_json::json;
+///
+/// assert_eq!(classify(&json!({"kind": "Cluster", "metadata": {"uid": "1"}})), ObjectClass::Live);
+/// assert_eq!(classify(&json!({"kind": "Cluster"})), ObjectClass::Template);
+/// ```
+pub fn classify(object: &Value) -> ObjectClass {
     let meta = object.get("metadata");
     if object.get("kind").and_then(Value::as_str) == Some("Secret") {
         let has_value = ["data", "stringData"]

@@ -44,9 +44,7 @@ pub const TARGETS: &[(&str, Target)] = &[
     ("redact", redact),
     ("convert", convert),
     ("terminal", terminal),
-    ("render", render),
     ("diff", diff),
-    ("template", template),
     ("free_text", free_text),
 ];
 
@@ -687,97 +685,6 @@ pub fn terminal(data: &[u8]) {
     );
     if !text.chars().any(is_unsafe_char) {
         assert_eq!(safe, text, "safe text changed");
-    }
-}
-
-/// The preview: any input either fails with an error or renders Secrets that read back as
-/// bootstrap Secrets of the format they declare, whose user data decodes.
-pub fn render(data: &[u8]) {
-    let mut options = crate::render::RenderOptions::new().with_seed(0);
-    options.reuse_keys = true;
-    let Ok(preview) = crate::render::render(
-        &[crate::render::Source {
-            name: "fuzz",
-            bytes: data,
-        }],
-        &options,
-    ) else {
-        return;
-    };
-    if preview.secrets.is_empty() {
-        // Nothing rendered (CAPRKE2 would refuse): the findings say why.
-        assert!(
-            !preview.findings.is_empty(),
-            "nothing rendered and no finding says why"
-        );
-        return;
-    }
-    let yaml = preview.to_yaml();
-    let envelope = Envelope::parse(yaml.as_bytes(), &DecodeOptions::default())
-        .expect("a preview reads as Secrets");
-    assert_eq!(
-        envelope.secrets.len(),
-        preview.secrets.len(),
-        "every rendered Secret is read back"
-    );
-    for (secret, rendered) in envelope.secrets.iter().zip(&preview.secrets) {
-        let payload = secret
-            .decode(&DecodeOptions::default())
-            .expect("a rendered value decodes");
-        assert_eq!(
-            payload.format(),
-            rendered.format,
-            "the format key says what the value is"
-        );
-        assert_eq!(
-            payload.userdata(),
-            &rendered.userdata[..],
-            "the value holds the user data"
-        );
-    }
-    let json = preview.to_json();
-    let from_json = Envelope::parse(json.as_bytes(), &DecodeOptions::default())
-        .expect("the JSON preview reads");
-    assert_eq!(from_json.secrets.len(), preview.secrets.len());
-}
-
-/// The Go template evaluator of ClusterClass patches and naming templates: the input is a
-/// template and, after the first `0xFF` byte, its data as JSON (variables like a ClusterClass's
-/// when absent or not JSON). Never panics; output stays within the evaluator's limit; a naming
-/// template (Go's functions, `missingkey=error`) renders only what a patch template renders.
-pub fn template(data: &[u8]) {
-    use payload_gotmpl as gotemplate;
-    let (text, json) = match memchr::memchr(0xFF, data) {
-        Some(i) => (&data[..i], &data[i + 1..]),
-        None => (data, &b""[..]),
-    };
-    let text = String::from_utf8_lossy(text);
-    let vars = serde_json::from_slice::<serde_json::Value>(json).unwrap_or_else(|_| {
-        serde_json::json!({
-            "cluster": {"name": "demo"}, "random": "abcde", "cni": "calico",
-            "replicas": 3, "sans": ["a.example.com", "b.example.com"],
-            "builtin": {"cluster": {"name": "demo", "namespace": "fleet"},
-                        "controlPlane": {"replicas": 3, "version": "v1.34.1+rke2r1"}},
-            "registration": {"method": "control-plane-endpoint", "enabled": true},
-        })
-    });
-    let patch = gotemplate::render(&text, &vars);
-    if let Ok(out) = &patch {
-        assert!(
-            out.len() <= gotemplate::limits::OUTPUT_BYTES,
-            "output over the limit"
-        );
-    }
-    if let Ok(name) = gotemplate::render_name(&text, &vars) {
-        assert!(
-            name.len() <= gotemplate::limits::OUTPUT_BYTES,
-            "output over the limit"
-        );
-        assert_eq!(
-            patch.as_ref().ok(),
-            Some(&name),
-            "a naming template renders as the same template of a patch"
-        );
     }
 }
 

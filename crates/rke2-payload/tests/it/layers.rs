@@ -1,6 +1,6 @@
-//! The layer table of `docs/architecture.md` holds: every module of `src/` is in it, and no file
-//! names a module of its own layer or of one above it (`crate::…` paths in `use` lines, in code
-//! and in doc links alike). Only the crate root (`lib.rs`) reaches every layer.
+//! The library's layer table of `docs/architecture.md` holds: every module of `src/` is in it,
+//! and no file names a module of its own layer or of one above it (`crate::…` paths in `use`
+//! lines, in code and in doc links alike). Only the crate root (`lib.rs`) reaches every layer.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -9,12 +9,21 @@ fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
 }
 
+/// The section of `docs/architecture.md` that holds this crate's layer table (the preview
+/// crate's table is in a section of its own).
+const SECTION: &str = "## The layers of the library";
+
 /// `module → rank` from the rows `| rank | `module`, `module` | … |` of the layer table.
 fn layer_table() -> BTreeMap<String, u32> {
     let doc = std::fs::read_to_string(root().join("../../docs/architecture.md"))
         .expect("docs/architecture.md");
+    let start = doc
+        .find(SECTION)
+        .expect("the section of the library's layers");
+    let section = &doc[start + SECTION.len()..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
     let mut ranks = BTreeMap::new();
-    for line in doc.lines() {
+    for line in section.lines() {
         let cells: Vec<&str> = line.split('|').map(str::trim).collect();
         let (Some(rank), Some(modules)) = (cells.get(1), cells.get(2)) else {
             continue;

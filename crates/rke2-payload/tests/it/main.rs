@@ -5,9 +5,7 @@ mod diff;
 mod fixtures;
 mod layers;
 mod memo;
-mod schema;
 mod streaming;
-mod topology;
 
 use sha2::Digest as _;
 

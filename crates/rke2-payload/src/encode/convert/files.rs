@@ -4,7 +4,7 @@ use serde_json::{Map, Value, json};
 
 use super::emit::write_file_entry;
 use super::{CloudConfigDraft, ConvertError, IgnitionDraft, layout, refuse};
-use crate::codec::{b64, dataurl, gzip};
+use crate::codec::dataurl;
 use crate::document::{Content, File};
 
 /// The fields of `write_files` entries that Ignition cannot say.
@@ -323,21 +323,12 @@ fn node(name: &str) -> Value {
     }
 }
 
-/// The smallest of a percent-encoded, base64, or gzip+base64 data URL (Butane's rule).
-pub(crate) fn data_url(bytes: &[u8]) -> Value {
-    let percent = format!("data:,{}", dataurl::percent_encode(bytes));
-    let base64 = format!("data:;base64,{}", b64::encode(bytes));
-    let (mut best, mut compression) = if base64.len() < percent.len() {
-        (base64, "")
-    } else {
-        (percent, "")
-    };
-    let gz = format!("data:;base64,{}", b64::encode(&gzip::deflate(bytes, 9)));
-    if gz.len() + 4 < best.len() {
-        best = gz;
-        compression = "gzip";
-    }
-    json!({"compression": compression, "source": best, "verification": {}})
+/// The smallest of a percent-encoded, base64, or gzip+base64 data URL (Butane's rule), as an
+/// Ignition resource.
+fn data_url(bytes: &[u8]) -> Value {
+    let made = dataurl::file_data_url(bytes);
+    let compression = if made.gzip { "gzip" } else { "" };
+    json!({"compression": compression, "source": made.url, "verification": {}})
 }
 
 /// Fields of `storage.files` that cloud-config's `write_files` cannot say.

@@ -55,8 +55,6 @@ mod shell;
 mod storage;
 mod users;
 
-pub(crate) use files::data_url;
-
 /// Why a payload could not be converted.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]

@@ -1,0 +1,534 @@
+//! The manifest checks of the requirements guide: what a template can get wrong that CAPRKE2
+//! accepts silently, found on the objects before anything is rendered.
+
+use rke2_payload::{Check, Finding};
+use serde_json::Value;
+
+use crate::manifests::{
+    INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
+};
+
+/// The keys CAPRKE2 removes from additional cloud-config (it writes them itself): the render
+/// drops them, the checks say so.
+pub(crate) const IGNORED_KEYS: [&str; 3] = ["write_files", "ntp", "runcmd"];
+
+/// Every finding of the manifest checks on `m`.
+pub(crate) fn findings(m: &Manifests) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for rcp in m.of_kind("RKE2ControlPlane") {
+        control_plane(m, rcp, &mut out);
+        config_spec(m, rcp, rcp.get(&["spec"]), "spec", &mut out);
+    }
+    for t in m.of_kind("RKE2ControlPlaneTemplate") {
+        config_spec(
+            m,
+            t,
+            t.get(&["spec", "template", "spec"]),
+            "spec.template.spec",
+            &mut out,
+        );
+    }
+    for t in m.of_kind("RKE2ConfigTemplate") {
+        config_spec(
+            m,
+            t,
+            t.get(&["spec", "template", "spec"]),
+            "spec.template.spec",
+            &mut out,
+        );
+    }
+    for c in m.of_kind("RKE2Config") {
+        config_spec(m, c, c.get(&["spec"]), "spec", &mut out);
+    }
+    for c in m.of_kind("Cluster") {
+        cluster(m, c, &mut out);
+    }
+    failure_domains(m, &mut out);
+    schemas(m, &mut out);
+    for o in m.objects.iter().filter(|o| {
+        matches!(
+            o.kind(),
+            "RKE2ControlPlane" | "MachineDeployment" | "MachinePool" | "Machine"
+        )
+    }) {
+        infrastructure_ref(m, o, &mut out);
+        flatcar_cloud_config(m, o, &mut out);
+    }
+    out
+}
+
+/// `manifest-schema`: every object of a kind whose CRD this crate carries, checked as the API
+/// server admits it (`crds`). On an object the topology expansion made, only what a patch
+/// wrote is reported, naming the patch: the rest comes from the class's templates and the
+/// Cluster, which are checked as they are written.
+fn schemas(m: &Manifests, out: &mut Vec<Finding>) {
+    for o in &m.objects {
+        let api_version = str_at(&o.value, &["apiVersion"]).unwrap_or("");
+        let Some(schema) = crate::crds::crd_schema(api_version, o.kind()) else {
+            continue;
+        };
+        for v in schema.admit(&o.value) {
+            if reported_elsewhere(o, &v) {
+                continue;
+            }
+            let by = if o.made_for.is_some() {
+                match o.patched.iter().rev().find(|p| p.covers(&v.path)) {
+                    Some(p) => format!(
+                        " (written by patch {} of {})",
+                        crate::topology::shown(&p.patch, 60),
+                        p.class
+                    ),
+                    None => continue,
+                }
+            } else {
+                String::new()
+            };
+            out.push(
+                Finding::new(
+                    Check::ManifestSchema,
+                    format!(
+                        "{}: {}{by} (CRD schema of {})",
+                        o.title(),
+                        safe(&v.message()),
+                        schema.source()
+                    ),
+                )
+                .in_manifest(o.field_site(&v.path)),
+            );
+        }
+    }
+}
+
+/// Whether a schema problem is one another check reports in its own words: a `${VAR}` left in
+/// the value (`manifest-unsubstituted-variable`), the RKE2ControlPlane version's pattern
+/// (`manifest-version-pattern`) or its absence (`manifest-render-fails`, which says that no
+/// bootstrap data is written).
+fn reported_elsewhere(o: &Object, v: &crate::crds::Violation) -> bool {
+    use crate::crds::{PathSeg, Problem};
+    let mut value = Some(&o.value);
+    for seg in &v.path {
+        value = value.and_then(|x| match seg {
+            PathSeg::Key(k) => x.get(k),
+            PathSeg::Index(i) => x.get(i),
+        });
+    }
+    let placeholder = value
+        .and_then(Value::as_str)
+        .is_some_and(|s| s.contains("${"))
+        || v.path
+            .iter()
+            .any(|seg| matches!(seg, PathSeg::Key(k) if k.contains("${")));
+    let version = matches!(
+        v.problem,
+        Problem::Pattern { .. } | Problem::Required { .. }
+    ) && o.kind() == "RKE2ControlPlane"
+        && v.pointer() == "spec.version";
+    placeholder || version
+}
+
+/// Whether any string of `v` names Flatcar (an image lookup OS, an image or AMI name).
+fn names_flatcar(v: &Value) -> bool {
+    match v {
+        Value::String(s) => s.to_ascii_lowercase().contains("flatcar"),
+        Value::Array(items) => items.iter().any(names_flatcar),
+        Value::Object(map) => map.values().any(names_flatcar),
+        _ => false,
+    }
+}
+
+/// `manifest-flatcar-cloud-config`: a machine whose infrastructure template boots a Flatcar
+/// image while its RKE2 config writes cloud-config (Flatcar runs Ignition, not cloud-init).
+fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
+    let format = match o.kind() {
+        "RKE2ControlPlane" => string(&o.value, &["spec", "agentConfig", "format"]),
+        "MachineDeployment" | "MachinePool" => {
+            let Some(r) = Ref::at(
+                &o.value,
+                &["spec", "template", "spec", "bootstrap", "configRef"],
+                o.namespace(),
+            ) else {
+                return;
+            };
+            if let Some(t) = m.find("RKE2ConfigTemplate", &r) {
+                string(
+                    &t.value,
+                    &["spec", "template", "spec", "agentConfig", "format"],
+                )
+            } else if let Some(c) = m.find("RKE2Config", &r) {
+                string(&c.value, &["spec", "agentConfig", "format"])
+            } else {
+                return;
+            }
+        }
+        _ => return,
+    };
+    if format == "ignition" {
+        return;
+    }
+    let found = INFRASTRUCTURE_REFS.iter().find_map(|path| {
+        let r = Ref::at(&o.value, path, o.namespace())?;
+        let kind = str_at(&o.value, &[*path, &["kind"]].concat())?.to_owned();
+        m.objects
+            .iter()
+            .find(|t| t.kind() == kind && t.name() == r.name && t.namespace() == r.namespace)
+    });
+    if let Some(template) = found
+        && template.get(&["spec"]).is_some_and(names_flatcar)
+    {
+        finding(
+            out,
+            Check::ManifestFlatcarCloudConfig,
+            o,
+            format!(
+                "{} boots a Flatcar image, but the RKE2 config's agentConfig.format is cloud-config (the default): Flatcar runs Ignition, not cloud-init, so RKE2 is never installed; set agentConfig.format: ignition",
+                template.title()
+            ),
+        );
+    }
+}
+
+/// An `infrastructureRef` that names a template of a kind the input holds, but not that one
+/// (a typo in the name): Cluster API creates no Machine from it.
+fn infrastructure_ref(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
+    for path in INFRASTRUCTURE_REFS {
+        let Some(r) = Ref::at(&o.value, path, o.namespace()) else {
+            continue;
+        };
+        let kind = str_at(&o.value, &[path, &["kind"]].concat()).unwrap_or("");
+        let of_kind: Vec<&Object> = m
+            .of_kind(kind)
+            .filter(|t| t.namespace() == r.namespace)
+            .collect();
+        if !kind.is_empty() && !of_kind.is_empty() && !of_kind.iter().any(|t| t.name() == r.name) {
+            finding(
+                out,
+                Check::ManifestMissingReference,
+                o,
+                format!(
+                    "{} names {} {r}, which is not in the input though {} of that kind are ({}); Cluster API creates no Machine from it",
+                    path.join("."),
+                    safe(kind),
+                    of_kind.len(),
+                    of_kind
+                        .iter()
+                        .map(|t| safe(t.name()).into_owned())
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                ),
+            );
+        }
+        return;
+    }
+}
+
+fn finding(out: &mut Vec<Finding>, check: Check, object: &Object, message: String) {
+    out.push(Finding::new(
+        check,
+        format!("{}: {message}", object.title()),
+    ));
+}
+
+fn safe(s: &str) -> std::borrow::Cow<'_, str> {
+    rke2_payload::terminal_safe(s)
+}
+
+/// `(v\d\.\d{2}\.\d+\+rke2r\d)|^$`, unanchored in its first branch as the CRD's pattern is.
+pub(crate) fn version_matches_crd(v: &str) -> bool {
+    if v.is_empty() {
+        return true;
+    }
+    let b = v.as_bytes();
+    (0..b.len()).any(|start| {
+        let s = &b[start..];
+        let digit = |i: usize| s.get(i).is_some_and(u8::is_ascii_digit);
+        if s.first() != Some(&b'v')
+            || !digit(1)
+            || s.get(2) != Some(&b'.')
+            || !digit(3)
+            || !digit(4)
+            || s.get(5) != Some(&b'.')
+        {
+            return false;
+        }
+        let mut i = 6;
+        if !digit(i) {
+            return false;
+        }
+        while digit(i) {
+            i += 1;
+        }
+        s.get(i..i + 6) == Some(b"+rke2r".as_slice()) && digit(i + 6)
+    })
+}
+
+fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
+    let v = &rcp.value;
+    let version = string(v, &["spec", "version"]);
+    if !version.contains("${") && !version_matches_crd(&version) {
+        finding(
+            out,
+            Check::ManifestVersionPattern,
+            rcp,
+            format!(
+                "spec.version {} does not match the CRD's pattern (v\\d\\.\\d{{2}}\\.\\d+\\+rke2r\\d), so the API server rejects the object",
+                safe(&version)
+            ),
+        );
+    }
+    let method = string(v, &["spec", "registrationMethod"]);
+    let address = string(v, &["spec", "registrationAddress"]);
+    if method == "address" && address.is_empty() {
+        finding(
+            out,
+            Check::ManifestRegistrationAddressMissing,
+            rcp,
+            "spec.registrationMethod is address but spec.registrationAddress is empty: no node can join".to_owned(),
+        );
+    }
+    if method == "address" && !address.is_empty() && !address.contains("${") {
+        let sans = strings(v, &["spec", "serverConfig", "tlsSan"]);
+        let endpoint = clusters_of(m, rcp)
+            .map(|c| string(&c.value, &["spec", "controlPlaneEndpoint", "host"]))
+            .collect::<Vec<_>>();
+        if !sans.contains(&address) && !endpoint.contains(&address) {
+            finding(
+                out,
+                Check::ManifestRegistrationAddressNotInTlsSan,
+                rcp,
+                format!(
+                    "spec.registrationAddress {} is not in spec.serverConfig.tlsSan (CAPRKE2 adds only the endpoint host), so joining nodes reject the supervisor's certificate",
+                    safe(&address)
+                ),
+            );
+        }
+    }
+    // gzipUserData on a platform that gzips the user data itself.
+    let gzip = flag(v, &["spec", "gzipUserData"]);
+    if gzip {
+        for path in INFRASTRUCTURE_REFS {
+            if let Some(r) = Ref::at(v, path, rcp.namespace()) {
+                double_gzip(m, rcp, &r, out);
+            }
+        }
+    }
+}
+
+fn clusters_of<'m>(m: &'m Manifests, rcp: &'m Object) -> impl Iterator<Item = &'m Object> + 'm {
+    m.of_kind("Cluster").filter(move |c| {
+        c.namespace() == rcp.namespace()
+            && (str_at(&c.value, &["spec", "controlPlaneRef", "name"]) == Some(rcp.name())
+                || rcp
+                    .get(&["metadata", "labels", rke2_payload::CLUSTER_NAME_LABEL])
+                    .and_then(Value::as_str)
+                    == Some(c.name()))
+    })
+}
+
+/// `gzipUserData` with an infrastructure template that gzips again (cloud-init unpacks once).
+fn double_gzip(m: &Manifests, owner: &Object, r: &Ref, out: &mut Vec<Finding>) {
+    let Some(template) = m.objects.iter().find(|o| {
+        o.name() == r.name && o.namespace() == r.namespace && o.kind().ends_with("MachineTemplate")
+    }) else {
+        return;
+    };
+    let spec = at(&template.value, &["spec", "template", "spec"]).unwrap_or(&Value::Null);
+    let uncompressed = spec.get("uncompressedUserData").and_then(Value::as_bool);
+    let gzips = match template.kind() {
+        "CloudStackMachineTemplate" => uncompressed != Some(true),
+        "AWSMachineTemplate" => uncompressed == Some(false),
+        _ => false,
+    };
+    if gzips {
+        finding(
+            out,
+            Check::ManifestGzipTwice,
+            owner,
+            format!(
+                "gzipUserData is set and {} gzips the user data again (uncompressedUserData is not true); cloud-init unpacks one layer only, so the node never runs the payload",
+                template.title()
+            ),
+        );
+    }
+}
+
+/// Checks of an `RKE2ConfigSpec` (in an RKE2ControlPlane, a template or an RKE2Config).
+fn config_spec(
+    _m: &Manifests,
+    object: &Object,
+    spec: Option<&Value>,
+    at_path: &str,
+    out: &mut Vec<Finding>,
+) {
+    let Some(spec) = spec else { return };
+    let agent = spec.get("agentConfig").unwrap_or(&Value::Null);
+    if !string(agent, &["nodeName"]).is_empty() {
+        finding(
+            out,
+            Check::ManifestNodeNameIgnored,
+            object,
+            format!(
+                "{at_path}.agentConfig.nodeName is set, but CAPRKE2 never writes it into config.yaml; the node keeps its hostname"
+            ),
+        );
+    }
+    let config = string(agent, &["additionalUserData", "config"]);
+    let format = string(agent, &["format"]);
+    if !config.is_empty() && format != "ignition" {
+        let dropped: Vec<&str> = IGNORED_KEYS
+            .iter()
+            .copied()
+            .filter(|k| {
+                config.lines().any(|l| {
+                    l.strip_prefix(k)
+                        .is_some_and(|rest| rest.trim_start().starts_with(':'))
+                })
+            })
+            .collect();
+        if !dropped.is_empty() {
+            finding(
+                out,
+                Check::ManifestAdditionalUserDataDropped,
+                object,
+                format!(
+                    "{at_path}.agentConfig.additionalUserData.config sets {}, which CAPRKE2 drops (it writes its own); use {at_path}.files and preRKE2Commands/postRKE2Commands instead",
+                    dropped.join(", ")
+                ),
+            );
+        }
+    }
+    if let Some(Value::Object(data)) = at(agent, &["additionalUserData", "data"]) {
+        let mut dropped: Vec<&str> = data
+            .keys()
+            .map(String::as_str)
+            .filter(|k| IGNORED_KEYS.contains(k))
+            .collect();
+        dropped.sort_unstable();
+        if !dropped.is_empty() {
+            finding(
+                out,
+                Check::ManifestAdditionalUserDataDropped,
+                object,
+                format!(
+                    "{at_path}.agentConfig.additionalUserData.data sets {}, which CAPRKE2 drops",
+                    dropped.join(", ")
+                ),
+            );
+        }
+    }
+    if flag(agent, &["airGapped"]) && string(agent, &["airGappedChecksum"]).is_empty() {
+        finding(
+            out,
+            Check::ManifestAirGapNoChecksum,
+            object,
+            format!(
+                "{at_path}.agentConfig.airGapped is set without airGappedChecksum, so the node installs whatever artifacts the image holds, unchecked"
+            ),
+        );
+    }
+}
+
+fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
+    let v = &c.value;
+    // RKE2's own values (6443, cluster.local) change nothing.
+    for (field, default) in [
+        ("apiServerPort", "6443"),
+        ("serviceDomain", "cluster.local"),
+    ] {
+        if at(v, &["spec", "clusterNetwork", field]).is_some_and(|x| {
+            !x.is_null() && x.as_str().map_or_else(|| x.to_string(), str::to_owned) != default
+        }) {
+            finding(
+                out,
+                Check::ManifestClusterNetworkIgnored,
+                c,
+                format!(
+                    "spec.clusterNetwork.{field} is set, but RKE2 does not read it ({})",
+                    if field == "apiServerPort" {
+                        "the API server listens on 6443 on every control plane"
+                    } else {
+                        "the cluster domain is serverConfig.clusterDomain"
+                    }
+                ),
+            );
+        }
+    }
+    let host = string(v, &["spec", "controlPlaneEndpoint", "host"]);
+    let port = at(v, &["spec", "controlPlaneEndpoint", "port"])
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if host.is_empty() || port == 0 {
+        // The infrastructure cluster may set it: only when the input's does not either.
+        let infra = Ref::at(v, &["spec", "infrastructureRef"], c.namespace()).and_then(|r| {
+            m.objects.iter().find(|o| {
+                o.name() == r.name && o.namespace() == r.namespace && o.kind() != "Cluster"
+            })
+        });
+        let infra_sets = infra.is_some_and(|o| {
+            !string(&o.value, &["spec", "controlPlaneEndpoint", "host"]).is_empty()
+        });
+        if !infra_sets {
+            finding(
+                out,
+                Check::ManifestControlPlaneEndpointMissing,
+                c,
+                "spec.controlPlaneEndpoint has no host and port, and the input's infrastructure cluster sets none: RKE2ControlPlane creates no Machine until the infrastructure provider fills it in".to_owned(),
+            );
+        }
+    }
+}
+
+/// Failure domains where none is for control planes.
+fn failure_domains(m: &Manifests, out: &mut Vec<Finding>) {
+    for o in &m.objects {
+        for path in [
+            &["spec", "failureDomains"][..],
+            &["status", "failureDomains"][..],
+        ] {
+            let Some(domains) = at(&o.value, path) else {
+                continue;
+            };
+            let entries: Vec<&Value> = match domains {
+                Value::Array(items) => items.iter().collect(),
+                Value::Object(map) => map.values().collect(),
+                _ => continue,
+            };
+            if !entries.is_empty()
+                && entries
+                    .iter()
+                    .all(|d| d.get("controlPlane").and_then(Value::as_bool) != Some(true))
+            {
+                finding(
+                    out,
+                    Check::ManifestFailureDomainsNoControlPlane,
+                    o,
+                    format!(
+                        "{}: none of its {} failure domains has controlPlane: true, so RKE2ControlPlane places control planes in none of them",
+                        path.join("."),
+                        entries.len()
+                    ),
+                );
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_crd_version_pattern() {
+        for ok in ["", "v1.32.5+rke2r1", "v1.32.12+rke2r1", "x v1.32.5+rke2r12"] {
+            assert!(version_matches_crd(ok), "{ok}");
+        }
+        for bad in [
+            "1.32.5+rke2r1",
+            "v1.32.5",
+            "v1.9.5+rke2r1",
+            "v1.32.5-rke2r1",
+            "v1.32+rke2r1",
+        ] {
+            assert!(!version_matches_crd(bad), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,5 @@
+//! The preview crate's integration tests: one test binary, a module per concern.
+
+mod layers;
+mod schema;
+mod topology;
