@@ -100,9 +100,9 @@ mod topology;
 pub mod fuzzing;
 
 pub use render::{
-    Answer, KeyError, MAX_PLACEHOLDER, PREVIEW_ANNOTATION, Preview, PreviewSecret, RenderError,
-    RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source, answer, holds_manifests,
-    may_hold_manifests, render, sniff_input,
+    Answer, Door, DoorError, KeyError, MAX_PLACEHOLDER, Named, PREVIEW_ANNOTATION, Preview,
+    PreviewSecret, RenderError, RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source,
+    answer, holds_manifests, may_hold_manifests, open, render, sniff_input,
 };
 
 /// The README's examples compile.

@@ -9,7 +9,7 @@ use rke2_payload::{LintError, LintOptions, LintReport, Linter, SizeOptions};
 
 use super::size::cloud_targets;
 use super::{
-    Outcome, Rendered, decode_options, in_input, nothing_rendered, secrets_or_findings, selector,
+    Door, Outcome, decode_options, in_input, nothing_rendered, secrets_or_findings, selector,
     unreadable_secrets,
 };
 use crate::cli::{FROM_CLUSTER, LintArgs, LintFormat};
@@ -57,17 +57,16 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     );
     let report = match secrets_or_findings(&args.input)? {
         // Manifests of which nothing renders: their findings are the report.
-        Rendered::Nothing { findings, .. } if !findings.is_empty() => {
-            linter.lint_unrendered(findings)
-        }
-        Rendered::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
-        Rendered::Secrets(input, _) => {
+        Door::Nothing { findings, .. } if !findings.is_empty() => linter.lint_unrendered(findings),
+        Door::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
+        Door::Secrets { input, .. } => {
             match linter.lint_stream(input, &selector, args.input.jobs) {
                 Ok(report) => report,
                 Err(LintError::Input(e)) => return in_input(Err(e), path),
                 Err(e) => return Err(e.into()),
             }
         }
+        _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
     let mut out = raw_stdout();
     write_report(&mut out, &report, input_file(located), args.output)?;

@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 
-use payload_preview::Sniffed;
+pub(crate) use payload_preview::Door;
 use rke2_payload::{DecodeOptions, Input, Selector};
 
 use crate::cli::{Cli, ColorWhen, Command, FROM_CLUSTER, InputArgs};
@@ -207,16 +207,6 @@ fn open_file(path: &Path) -> Result<Box<dyn std::io::Read>> {
     Ok(Box::new(file))
 }
 
-/// One source of the input: unnamed when it is the only one (its errors keep the messages
-/// they always had), named by its file when there are several.
-fn part(name: &str, several: bool, reader: impl std::io::Read + 'static) -> Input<'static> {
-    if several {
-        Input::named(name, reader)
-    } else {
-        Input::from(reader)
-    }
-}
-
 /// The Secrets of the input, streamed as they are, or, where the input holds template
 /// manifests, also the bootstrap Secrets `render` makes of them (seed 0, so that reports are
 /// repeatable) for the Clusters whose Secrets the input does not hold.
@@ -229,118 +219,37 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Input<'static>> {
 pub(crate) fn secrets_and_refusals(
     args: &InputArgs,
 ) -> Result<(Input<'static>, Vec<rke2_payload::Finding>)> {
-    match secrets_or_findings(args)? {
-        Rendered::Secrets(input, refusals) => Ok((input, refusals)),
-        Rendered::Nothing { name, findings } => Err(nothing_rendered(&name, &findings)),
+    let door = secrets_or_findings(args)?;
+    let refusals = door.refusals();
+    match door {
+        Door::Secrets { input, .. } => Ok((input, refusals)),
+        Door::Nothing { name, findings } => Err(nothing_rendered(&name, &findings)),
+        _ => anyhow::bail!("the input opened on something this version cannot read"),
     }
 }
 
-/// What an input gives a report.
-pub(crate) enum Rendered {
-    /// Secrets to read (streamed, read from manifests, or previewed), and the manifests'
-    /// refusals.
-    Secrets(Input<'static>, Vec<rke2_payload::Finding>),
-    /// Manifests of which nothing renders, and the findings that say why.
-    Nothing {
-        /// The input's name.
-        name: String,
-        /// The preview's findings.
-        findings: Vec<rke2_payload::Finding>,
-    },
-}
-
-/// The Secrets of the input, or, for manifests of which nothing renders, their findings (for
-/// `lint`, which reports them). Each file is told apart by its first bytes
-/// ([`payload_preview::sniff_input`]); the files that hold manifests are read together
-/// ([`payload_preview::answer`]), where the first of them stands in the input.
-pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Rendered> {
+/// What the input gives a report, through the library's one door
+/// ([`payload_preview::open`]): the cluster's output, or each file and standard input.
+pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Door> {
     let options = decode_options(args);
-    if args.from_cluster {
-        return Ok(Rendered::Secrets(
-            Input::from(cluster::secrets(args)?),
-            Vec::new(),
-        ));
-    }
-    let files = input_files(args)?;
-    let several = files.len() > 1;
-    let mut sniffed = Vec::with_capacity(files.len());
-    for file in &files {
-        let name = input_name(file);
-        let told = payload_preview::sniff_input(open_file(file)?, &name, &options)?;
-        sniffed.push((name, told));
-    }
-    if !sniffed
-        .iter()
-        .any(|(_, s)| matches!(s, Sniffed::Manifests(_)))
+    let sources: Vec<payload_preview::Named> = if args.from_cluster {
+        vec![(FROM_CLUSTER.to_owned(), Box::new(cluster::secrets(args)?))]
+    } else {
+        let mut sources = Vec::new();
+        for file in input_files(args)? {
+            sources.push((input_name(&file), open_file(&file)?));
+        }
+        sources
+    };
+    let door = payload_preview::open(sources, &options, &render_options())?;
+    if let Door::Secrets {
+        answer: Some(answer),
+        ..
+    } = &door
     {
-        let input = sniffed
-            .into_iter()
-            .filter_map(|(name, s)| match s {
-                Sniffed::Secrets(reader) => Some(part(&name, several, reader)),
-                Sniffed::Manifests(_) => None,
-            })
-            .reduce(Input::and)
-            .unwrap_or_else(|| Input::secrets(Vec::new()));
-        return Ok(Rendered::Secrets(input, Vec::new()));
+        tell_read_and_previewed(answer);
     }
-    // Templates among the files: every file is read whole, so that the Secrets any of them
-    // holds answer the templates of their Clusters.
-    let mut whole: Vec<(String, Vec<u8>)> = Vec::with_capacity(sniffed.len());
-    for (name, told) in sniffed {
-        let bytes = match told {
-            Sniffed::Manifests(bytes) => bytes,
-            Sniffed::Secrets(mut reader) => {
-                use std::io::Read as _;
-                let mut bytes = Vec::new();
-                (&mut reader)
-                    .take(options.max_input.saturating_add(1))
-                    .read_to_end(&mut bytes)
-                    .map_err(|error| rke2_payload::Error::Io {
-                        what: name.clone(),
-                        error,
-                    })?;
-                if bytes.len() as u64 > options.max_input {
-                    return Err(rke2_payload::Error::InputTooLarge {
-                        what: name,
-                        limit: options.max_input,
-                    }
-                    .into());
-                }
-                bytes
-            }
-        };
-        whole.push((name, bytes));
-    }
-    let name = manifests_name(&whole);
-    let sources: Vec<payload_preview::Source<'_>> = whole
-        .iter()
-        .map(|(name, bytes)| payload_preview::Source { name, bytes })
-        .collect();
-    let answer = payload_preview::answer(&sources, &render_options(), &options)
-        .with_context(|| format!("rendering the manifests of {name}"))?;
-    if answer.secrets.is_empty() {
-        return Ok(Rendered::Nothing {
-            name,
-            findings: answer.preview.findings,
-        });
-    }
-    tell_read_and_previewed(&answer);
-    let refusals = answer
-        .preview
-        .findings
-        .iter()
-        .filter(|f| f.is_refusal() && !answer.preview.secrets.is_empty())
-        .cloned()
-        .collect();
-    Ok(Rendered::Secrets(Input::secrets(answer.secrets), refusals))
-}
-
-/// How the manifest files are named in messages: the file, or how many.
-fn manifests_name(manifests: &[(String, Vec<u8>)]) -> String {
-    match manifests {
-        [(name, _)] => name.clone(),
-        many => format!("{} files", many.len()),
-    }
+    Ok(door)
 }
 
 /// The options every report renders manifests with: seed 0, so that reports (and the two

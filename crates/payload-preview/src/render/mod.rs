@@ -18,6 +18,8 @@
 
 mod answer;
 pub use answer::{Answer, answer};
+mod door;
+pub use door::{Door, DoorError, Named, open};
 mod butane;
 mod cis;
 mod cluster;
