@@ -21,7 +21,8 @@
 //! [`Linter::lint`]); one for a stream of them read on several threads
 //! ([`Inspector::for_each`], [`Sizer::for_each`], each result in input order, and
 //! [`Linter::lint_stream`], one report at the end, as the cluster checks compare every
-//! Secret).
+//! Secret), from an [`Input`]: a reader, several named ones (files, folders through
+//! [`input_files`], JSON sequences), or Secrets made in memory.
 //!
 //! No output of this crate (`Debug`, `Display`, error messages) contains the value of a Secret.
 //!
