@@ -590,10 +590,10 @@ pub(crate) struct RedactArgs {
 
 #[derive(Debug, Args)]
 pub(crate) struct DiffArgs {
-    /// The first input (`-`: standard input).
+    /// The first input: a file, a folder (its .yaml, .yml and .json files), or `-` (standard input).
     #[arg(value_name = "BEFORE")]
     pub(crate) before: PathBuf,
-    /// The second input (`-`: standard input).
+    /// The second input: a file, a folder, or `-` (standard input).
     #[arg(value_name = "AFTER")]
     pub(crate) after: PathBuf,
     /// Leave out what changes in every new cluster: `token`, `ca` (comma-separated or repeated).

@@ -15,9 +15,22 @@ pub(crate) fn run(args: &DiffArgs) -> Result<Outcome> {
         bail!("only one side can be standard input");
     }
     let decode = DecodeOptions::new().with_max_inflated(args.max_inflated);
-    let read = |path: &Path| {
-        rke2_payload::read_input(path, &decode)
-            .with_context(|| format!("reading {}", input_name(path)))
+    // A side is a file, standard input, or a folder: its files one after another (a sequence
+    // of JSON objects when every one is JSON, else YAML documents).
+    let read = |path: &Path| -> Result<Vec<u8>> {
+        let files = rke2_payload::input_files(&[path.to_owned()], true)?;
+        let mut texts = Vec::with_capacity(files.len());
+        for file in &files {
+            texts.push(
+                rke2_payload::read_input(file, &decode)
+                    .with_context(|| format!("reading {}", input_name(file)))?,
+            );
+        }
+        if let [one] = texts.as_mut_slice() {
+            return Ok(std::mem::take(one));
+        }
+        let json = texts.iter().all(|t| t.trim_ascii_start().starts_with(b"{"));
+        Ok(texts.join(if json { &b"\n"[..] } else { &b"\n---\n"[..] }))
     };
     // Manifests are compared as what CAPRKE2 would write for them (the same seed on both sides,
     // so the generated token and CAs are the same and only the template's changes show).

@@ -411,3 +411,55 @@ fn several_files_folders_and_json_sequences_are_one_input_in_every_reader() {
             "holds no .yaml, .yml or .json file",
         ));
 }
+
+#[test]
+fn diff_takes_a_folder_or_a_json_sequence_on_either_side() {
+    let dir = scratch();
+    let secrets = testdata().join("secrets");
+    let before = dir.path().join("before");
+    std::fs::create_dir_all(&before).expect("mkdir");
+    for name in [
+        "init-cloud-config-online.yaml",
+        "worker-cloud-config-online.yaml",
+    ] {
+        std::fs::copy(secrets.join(name), before.join(name)).expect("copy");
+    }
+    let mut sequence = String::new();
+    for name in [
+        "init-cloud-config-online.yaml",
+        "worker-cloud-config-online.yaml",
+    ] {
+        for object in objects(&secrets.join(name)) {
+            sequence.push_str(&object.to_string());
+            sequence.push('\n');
+        }
+    }
+    let after = dir.path().join("after.json");
+    std::fs::write(&after, sequence).expect("write");
+    // The same two Secrets on both sides: nothing differs, exit 0.
+    let out = cmd()
+        .args(["diff", "-o", "json"])
+        .arg(&before)
+        .arg(&after)
+        .output()
+        .expect("runs");
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(
+        report["pairs"].as_array().map(Vec::len),
+        Some(2),
+        "{report}"
+    );
+    // One Secret fewer on the right: it differs, exit 1.
+    cmd()
+        .arg("diff")
+        .arg(&before)
+        .arg(secrets.join("init-cloud-config-online.yaml"))
+        .assert()
+        .code(1);
+}
