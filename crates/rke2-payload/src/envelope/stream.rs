@@ -873,7 +873,10 @@ impl<R: BufRead> YamlSplit<R> {
                 }
                 let start = self.body().starts_with(b"---");
                 let after = self.body()[3..].trim_ascii();
-                let opens_with_content = start && !after.is_empty() && !after.starts_with(b"#");
+                // Content after the marker: `--- value` opens the next document with it;
+                // after `...` it is an error the parser must see, so it goes to the next
+                // document too.
+                let opens_with_content = !after.is_empty() && !after.starts_with(b"#");
                 if start && self.directives && !self.directives_end {
                     // The document the directives above are for starts here.
                     self.directives_end = true;
@@ -885,7 +888,7 @@ impl<R: BufRead> YamlSplit<R> {
                 if opens_with_content {
                     // `--- value`: the next document starts on this line, marker and all (the
                     // value alone at column 0 could read as a marker itself: `--- ...`), and
-                    // is not in the shape.
+                    // is not in the shape; `... value` reaches the parser, which refuses it.
                     self.doc.extend_from_slice(&self.line);
                     self.doc_content = true;
                     self.doc_first = self.line_no;
