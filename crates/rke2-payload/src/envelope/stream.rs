@@ -878,8 +878,7 @@ impl<R: BufRead> YamlSplit<R> {
                 // document too.
                 // A comment that is not printable UTF-8 is the parser's to refuse as well.
                 let opens_with_content = (!after.is_empty() && !after.starts_with(b"#"))
-                    || !std::str::from_utf8(after)
-                        .is_ok_and(crate::codec::yaml::yaml_printable);
+                    || !std::str::from_utf8(after).is_ok_and(crate::codec::yaml::yaml_printable);
                 if start && self.directives && !self.directives_end {
                     // The document the directives above are for starts here.
                     self.directives_end = true;
