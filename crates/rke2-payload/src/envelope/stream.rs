@@ -817,6 +817,15 @@ impl<R: BufRead> YamlSplit<R> {
             // (all in the shape: the first line outside it started the rest).
             self.text = std::mem::take(&mut self.rest);
             self.shaped = false;
+            // A top-level key the rest repeats from the lines before it (after the items, a
+            // second `kind:`) makes the document one the parser refuses: the lines around then
+            // carry the rest too, so that they do not read either.
+            let around = around.map(|mut doc| {
+                if repeats_a_key(&doc, &self.text) {
+                    doc.extend_from_slice(&self.text);
+                }
+                doc
+            });
             self.around = around.map(|doc| (doc, self.doc_first));
             Some(YamlPiece::Document(self.rest_first))
         } else if let Some(doc) = around {
@@ -995,6 +1004,23 @@ impl<R: BufRead> YamlSplit<R> {
 }
 
 /// A line without its line break.
+/// Whether the top-level mapping of `rest` has a key, other than `items`, that the top-level
+/// mapping of `before` has too (each read as YAML on its own; `false` when either does not read
+/// as a mapping: the parser reports that itself).
+fn repeats_a_key(before: &[u8], rest: &[u8]) -> bool {
+    let keys = |text: &[u8]| -> Option<Vec<String>> {
+        let text = std::str::from_utf8(text).ok()?;
+        let options = super::yaml_options(text, &DecodeOptions::default());
+        let map: std::collections::BTreeMap<String, serde::de::IgnoredAny> =
+            serde_saphyr::from_str_with_options(text, options).ok()?;
+        Some(map.into_keys().collect())
+    };
+    let (Some(before), Some(rest)) = (keys(before), keys(rest)) else {
+        return false;
+    };
+    rest.iter().any(|k| k != "items" && before.contains(k))
+}
+
 fn body(line: &[u8]) -> &[u8] {
     let l = line.strip_suffix(b"\n").unwrap_or(line);
     l.strip_suffix(b"\r").unwrap_or(l)
