@@ -57,6 +57,8 @@ mod parse;
 mod quote;
 mod value;
 
+pub use quote::go_quote;
+
 #[cfg(test)]
 mod tests;
 

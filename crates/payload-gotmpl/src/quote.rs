@@ -1,7 +1,12 @@
 //! Go's `strconv.Quote`, as `%q` and Sprig's `quote` print a string.
 
-/// Go's `strconv.Quote` (`%q`) of a string.
-pub(crate) fn go_quote(s: &str) -> String {
+/// Go's `strconv.Quote` (`%q`) of a string: what `printf "%q"` and Sprig's `quote` print, and
+/// how Go writes a string literal.
+///
+/// ```
+/// assert_eq!(payload_gotmpl::go_quote("a\"b\tc\u{1}"), r#""a\"b\tc\x01""#);
+/// ```
+pub fn go_quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
     out.push('"');
     for c in s.chars() {

@@ -98,6 +98,13 @@ fn kind_of(v: &Value) -> &'static str {
     }
 }
 
+/// A file's contents as an Ignition resource: the `data:` URL Butane writes.
+pub(crate) fn contents(data: &[u8]) -> Value {
+    let url = rke2_payload::codec::file_data_url(data);
+    let compression = if url.gzip { "gzip" } else { "" };
+    json!({"compression": compression, "source": url.url, "verification": {}})
+}
+
 /// The Ignition fields of `butane` merged into `base`; the names of the Butane sections left
 /// out. `Err` when the text is not a YAML mapping, or Butane's translation refuses it
 /// (`strict`: `additionalUserData.strict`): CAPRKE2 fails to render then.
@@ -215,7 +222,7 @@ fn storage(base: &mut Value, value: &Value, left_out: &mut Vec<String>) {
                     if let Some(c) = f.get("contents") {
                         let contents = if let Some(inline) = c.get("inline").and_then(Value::as_str)
                         {
-                            super::userdata::contents(inline.as_bytes())
+                            contents(inline.as_bytes())
                         } else if let Some(source) = c.get("source").and_then(Value::as_str) {
                             json!({"compression": c.get("compression").and_then(Value::as_str).unwrap_or(""), "source": source, "verification": {}})
                         } else {
