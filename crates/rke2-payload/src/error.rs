@@ -392,6 +392,23 @@ pub struct SkippedSecret {
 }
 
 impl Error {
+    /// Whether the error says only that an input holds no bootstrap Secret (empty, no Secret,
+    /// only Secrets without bootstrap data): one of several inputs may, as long as another
+    /// holds one.
+    ///
+    /// ```
+    /// assert!(rke2_payload::Error::Empty.holds_no_bootstrap_secret());
+    /// ```
+    pub fn holds_no_bootstrap_secret(&self) -> bool {
+        matches!(
+            self,
+            Error::Empty
+                | Error::NotASecret { .. }
+                | Error::NoBootstrapSecret { .. }
+                | Error::MissingValue { .. }
+        )
+    }
+
     /// The Secret this error says a report passes over (another provider's), if it says so.
     ///
     /// ```

@@ -164,7 +164,7 @@ pub use envelope::{
     BootstrapSecret, CLUSTER_NAME_LABEL, CLUSTER_SECRET_TYPE, Envelope, FINDINGS_ANNOTATION,
     FieldStep, Input, ObjectClass, ObjectPlaces, Origin, Provenance, RENDERED_FROM_ANNOTATION,
     Selector, SelectorError, StreamSummary, classify, for_each_secret, input_files, object_places,
-    objects, read_input,
+    objects, read_all, read_input,
 };
 pub use error::{Error, PayloadError, Position, SecretId, SkippedSecret, StreamError, Syntax};
 pub use facts::pki::{Certificate, PrivateKey};

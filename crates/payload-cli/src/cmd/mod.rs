@@ -57,7 +57,6 @@ pub(crate) type Named = (String, Vec<u8>);
 /// Reads the input named on the command line whole: each file (folders expanded), standard
 /// input, or the cluster's output, with its name for messages.
 pub(crate) fn read_inputs(args: &InputArgs) -> Result<(Vec<Named>, DecodeOptions)> {
-    use std::io::Read as _;
     let options = decode_options(args);
     if !args.from_cluster {
         let mut inputs = Vec::new();
@@ -70,21 +69,7 @@ pub(crate) fn read_inputs(args: &InputArgs) -> Result<(Vec<Named>, DecodeOptions
         }
         return Ok((inputs, options));
     }
-    let mut bytes = Vec::new();
-    cluster::secrets(args)?
-        .take(options.max_input.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|error| rke2_payload::Error::Io {
-            what: FROM_CLUSTER.to_owned(),
-            error,
-        })?;
-    if bytes.len() as u64 > options.max_input {
-        return Err(rke2_payload::Error::InputTooLarge {
-            what: FROM_CLUSTER.to_owned(),
-            limit: options.max_input,
-        }
-        .into());
-    }
+    let bytes = rke2_payload::read_all(cluster::secrets(args)?, FROM_CLUSTER, &options)?;
     Ok((vec![(FROM_CLUSTER.to_owned(), bytes)], options))
 }
 
@@ -117,7 +102,7 @@ pub(crate) fn select_one<'a>(
                         .map(|s| (i, s)),
                 );
             }
-            Err(e) if holds_no_secret(&e) => {}
+            Err(e) if e.holds_no_bootstrap_secret() => {}
             Err(e) => return Err(anyhow::Error::new(e).context(context(name))),
         }
     }
@@ -138,17 +123,6 @@ pub(crate) fn select_one<'a>(
             .context(context(&what)))
         }
     }
-}
-
-/// Whether an error says only that an input holds no bootstrap Secret.
-fn holds_no_secret(e: &rke2_payload::Error) -> bool {
-    matches!(
-        e,
-        rke2_payload::Error::Empty
-            | rke2_payload::Error::NotASecret { .. }
-            | rke2_payload::Error::NoBootstrapSecret { .. }
-            | rke2_payload::Error::MissingValue { .. }
-    )
 }
 
 /// Standard input with nothing piped in is a mistake, not an input to wait for: the hint, and

@@ -1,6 +1,6 @@
 //! `rke2-payload render`: the bootstrap Secrets CAPRKE2 will write, from the manifests.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use anyhow::{Context, Result, bail};
 use payload_preview::{RenderOptions, RoleChoice, Source, render};
@@ -18,21 +18,9 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     }
     let options = DecodeOptions::default();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
-    for path in &paths {
-        for file in expand(path)? {
-            let bytes = rke2_payload::read_input(&file, &options)?;
-            files.push((input_name(&file), bytes));
-        }
-    }
-    if files.is_empty() {
-        bail!(
-            "no .yaml, .yml or .json file in {}",
-            paths
-                .iter()
-                .map(|p| safe(&p.display().to_string()).into_owned())
-                .collect::<Vec<_>>()
-                .join(", ")
-        );
+    for file in rke2_payload::input_files(&paths, true)? {
+        let bytes = rke2_payload::read_input(&file, &options)?;
+        files.push((input_name(&file), bytes));
     }
     let sources: Vec<Source<'_>> = files
         .iter()
@@ -96,33 +84,4 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
-}
-
-/// A file, or every manifest file under a directory (recursively, in name order).
-fn expand(path: &Path) -> Result<Vec<PathBuf>> {
-    if path.as_os_str() == "-" || !path.is_dir() {
-        return Ok(vec![path.to_owned()]);
-    }
-    let mut out = Vec::new();
-    let mut stack = vec![path.to_owned()];
-    while let Some(dir) = stack.pop() {
-        let mut entries: Vec<PathBuf> = std::fs::read_dir(&dir)
-            .with_context(|| format!("reading the directory {}", safe(&dir.display().to_string())))?
-            .filter_map(|e| e.ok().map(|e| e.path()))
-            .collect();
-        entries.sort();
-        for entry in entries.into_iter().rev() {
-            if entry.is_dir() {
-                stack.push(entry);
-            } else if entry
-                .extension()
-                .and_then(|e| e.to_str())
-                .is_some_and(|e| matches!(e, "yaml" | "yml" | "json"))
-            {
-                out.push(entry);
-            }
-        }
-    }
-    out.sort();
-    Ok(out)
 }

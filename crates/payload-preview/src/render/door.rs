@@ -120,7 +120,7 @@ pub fn open(
     for (name, told) in sniffed {
         let bytes = match told {
             Sniffed::Manifests(bytes) => bytes,
-            Sniffed::Secrets(reader) => read_whole(reader, &name, decode)?,
+            Sniffed::Secrets(reader) => rke2_payload::read_all(reader, &name, decode)?,
         };
         whole.push((name, bytes));
     }
@@ -147,23 +147,4 @@ pub fn open(
         input,
         answer: Some(answered),
     })
-}
-
-/// The rest of a source, up to [`DecodeOptions::max_input`] bytes.
-fn read_whole(mut reader: impl Read, name: &str, decode: &DecodeOptions) -> Result<Vec<u8>, Error> {
-    let mut bytes = Vec::new();
-    (&mut reader)
-        .take(decode.max_input.saturating_add(1))
-        .read_to_end(&mut bytes)
-        .map_err(|error| Error::Io {
-            what: name.to_owned(),
-            error,
-        })?;
-    if bytes.len() as u64 > decode.max_input {
-        return Err(Error::InputTooLarge {
-            what: name.to_owned(),
-            limit: decode.max_input,
-        });
-    }
-    Ok(bytes)
 }

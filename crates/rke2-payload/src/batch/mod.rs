@@ -64,7 +64,7 @@ where
                     &mut deliver,
                 ) {
                     Ok(summary) => summary,
-                    Err(StreamError::Input(e)) if several && holds_nothing(&e) => {
+                    Err(StreamError::Input(e)) if several && e.holds_no_bootstrap_secret() => {
                         nothing = Some(named(name, e));
                         continue;
                     }
@@ -100,17 +100,6 @@ where
         }));
     }
     Ok(total)
-}
-
-/// Whether an input's error says only that it holds no bootstrap Secret.
-fn holds_nothing(e: &Error) -> bool {
-    matches!(
-        e,
-        Error::Empty
-            | Error::NotASecret { .. }
-            | Error::NoBootstrapSecret { .. }
-            | Error::MissingValue { .. }
-    )
 }
 
 /// `e`, named by its source when it has a name.

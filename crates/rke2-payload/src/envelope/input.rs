@@ -18,33 +18,57 @@ pub fn read_input(path: &Path, options: &DecodeOptions) -> Result<Vec<u8>, Error
     } else {
         terminal_safe(&path.display().to_string()).into_owned()
     };
-    let io = |error| Error::Io {
+    if path.as_os_str() == "-" {
+        return read_all(std::io::stdin().lock(), &what, options);
+    }
+    let file = std::fs::File::open(path).map_err(|error| Error::Io {
         what: what.clone(),
         error,
-    };
-    let mut buf = Vec::new();
+    })?;
+    // Room for the whole file at once (read_to_end would double its buffer as it reads,
+    // holding up to twice the input): a file that grows meanwhile is read on as before.
+    let len = file.metadata().map_or(0, |m| m.len());
+    read_into(file, &what, options, len)
+}
+
+/// Reads all of `reader`, named `what` in errors (a file path, `standard input`, a command),
+/// refusing more than [`DecodeOptions::max_input`] bytes (without reading more than that).
+///
+/// ```
+/// use rke2_payload::{DecodeOptions, read_all};
+///
+/// let options = DecodeOptions::new().with_max_input(4);
+/// assert_eq!(read_all(&b"abcd"[..], "text", &options)?, b"abcd");
+/// assert!(read_all(&b"abcde"[..], "text", &options).is_err());
+/// # Ok::<(), rke2_payload::Error>(())
+/// ```
+///
+/// # Errors
+/// [`Error::Io`] when it cannot be read, [`Error::InputTooLarge`] past the cap.
+pub fn read_all(reader: impl Read, what: &str, options: &DecodeOptions) -> Result<Vec<u8>, Error> {
+    read_into(reader, what, options, 0)
+}
+
+/// [`read_all`] with room for `expected` bytes made first.
+fn read_into(
+    reader: impl Read,
+    what: &str,
+    options: &DecodeOptions,
+    expected: u64,
+) -> Result<Vec<u8>, Error> {
     let limit = options.max_input.saturating_add(1);
-    if path.as_os_str() == "-" {
-        std::io::stdin()
-            .lock()
-            .take(limit)
-            .read_to_end(&mut buf)
-            .map_err(io)?;
-    } else {
-        std::fs::File::open(path)
-            .and_then(|f| {
-                // Room for the whole file at once (read_to_end would double its buffer as it
-                // reads, holding up to twice the input): a file that grows meanwhile is read
-                // on as before.
-                let len = f.metadata().map_or(0, |m| m.len()).min(limit);
-                buf.reserve_exact(usize::try_from(len).unwrap_or(0));
-                f.take(limit).read_to_end(&mut buf)
-            })
-            .map_err(io)?;
-    }
+    let mut buf = Vec::new();
+    buf.reserve_exact(usize::try_from(expected.min(limit)).unwrap_or(0));
+    reader
+        .take(limit)
+        .read_to_end(&mut buf)
+        .map_err(|error| Error::Io {
+            what: what.to_owned(),
+            error,
+        })?;
     if buf.len() as u64 > options.max_input {
         return Err(Error::InputTooLarge {
-            what,
+            what: what.to_owned(),
             limit: options.max_input,
         });
     }

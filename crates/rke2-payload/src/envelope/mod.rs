@@ -19,7 +19,7 @@ mod select;
 pub(crate) mod stream;
 
 pub(crate) use input::Part;
-pub use input::{Input, input_files, read_input};
+pub use input::{Input, input_files, read_all, read_input};
 pub use objects::{ObjectClass, classify, objects};
 pub use origin::{Origin, Provenance};
 pub use places::{FieldStep, ObjectPlaces, object_places};
