@@ -911,8 +911,10 @@ impl<R: BufRead> YamlSplit<R> {
                 continue;
             }
             if !self.doc_content && !self.directives_end && self.line.starts_with(b"%") {
-                // A directive, for the document that the next `---` starts: read whole.
+                // A directive, for the document that the next `---` starts: read whole (and
+                // handed to the parser even if no `---` follows, which it then refuses).
                 self.directives = true;
+                self.doc_content = true;
                 self.mode = Mode::Whole;
                 self.doc.extend_from_slice(&self.line);
                 continue;
