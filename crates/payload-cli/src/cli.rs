@@ -122,6 +122,24 @@ pub(crate) enum Command {
         rke2-payload diff old-preview.yaml new-preview.yaml --ignore token,ca -o markdown\n  \
         kubectl get secret -n capi a -o yaml | rke2-payload diff - b.yaml -o json")]
     Diff(DiffArgs),
+    /// Say why a node does not join: the join chain CAPRKE2's controllers walk, link by link.
+    ///
+    /// Reads, per cluster, the Cluster, RKE2ControlPlane, Machines, RKE2Configs, bootstrap
+    /// Secrets, the <cluster>-token Secret and clusterctl's Providers, from a dump of them
+    /// (`kubectl get … -o yaml|json`: files, folders, standard input) or from the cluster
+    /// (--from-cluster: one `kubectl get` per kind). Each link holds, is broken, warns, cannot
+    /// be decided (unknown) or does not apply; the first broken link comes first, with the
+    /// object and field read, what was seen, what the controller needs, and the upstream code.
+    /// Secrets are read only to decode and fingerprint: nothing secret is printed.
+    ///
+    /// Exits 0 when no link is broken (1 with --deny warnings and a warning), 1 when one is,
+    /// 2 on an input error.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload doctor --from-cluster --cluster demo -n fleet\n  \
+        rke2-payload doctor --from-cluster --context mgmt -o json\n  \
+        kubectl get clusters,machines,rke2controlplanes,rke2configs,secrets -A -o yaml | rke2-payload doctor\n  \
+        rke2-payload doctor support-bundle/ -o junit > doctor.xml")]
+    Doctor(DoctorArgs),
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
@@ -685,4 +703,90 @@ pub(crate) enum Format {
     Json,
     /// The JSON document as YAML.
     Yaml,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct DoctorArgs {
+    /// The dump: files, folders (every .yaml, .yml and .json file in them and below, in name
+    /// order), or `-` for standard input (the default). Several are read as one input.
+    #[arg(value_name = "FILE")]
+    pub(crate) file: Vec<PathBuf>,
+    /// An input, as kubectl's `-f` (the same as FILE; may be repeated).
+    #[arg(short = 'f', long = "filename", value_name = "FILE")]
+    pub(crate) filename: Vec<PathBuf>,
+    /// Only clusters in this namespace.
+    #[arg(
+        short = 'n',
+        long,
+        value_name = "NAMESPACE",
+        help_heading = "Selecting clusters"
+    )]
+    pub(crate) namespace: Option<String>,
+    /// Clusters of every namespace (the default; kubectl's `-A`).
+    #[arg(
+        short = 'A',
+        long,
+        conflicts_with = "namespace",
+        help_heading = "Selecting clusters"
+    )]
+    pub(crate) all_namespaces: bool,
+    /// Only the Cluster of this name.
+    #[arg(long, value_name = "NAME", help_heading = "Selecting clusters")]
+    pub(crate) cluster: Option<String>,
+    /// Read the objects from the cluster: one `kubectl get <kind> -o json` per kind, with
+    /// -n/-A and --cluster passed on, so your kubeconfig, context and credential plugins apply.
+    /// A kind you may not read is reported as unknown with kubectl's sentence.
+    #[arg(long, conflicts_with_all = ["file", "filename"], help_heading = "Reading the cluster")]
+    pub(crate) from_cluster: bool,
+    /// The kubeconfig context kubectl uses (kubectl's --context; with --from-cluster).
+    #[arg(
+        long,
+        value_name = "CONTEXT",
+        requires = "from_cluster",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) context: Option<String>,
+    /// The kubeconfig file kubectl reads (kubectl's --kubeconfig; with --from-cluster).
+    #[arg(
+        long,
+        value_name = "FILE",
+        requires = "from_cluster",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = DoctorFormat::Text)]
+    pub(crate) output: DoctorFormat,
+    /// Also fail (exit 1) on warnings.
+    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    pub(crate) deny: Option<String>,
+    /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
+    #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
+    pub(crate) max_inflated: u64,
+}
+
+impl DoctorArgs {
+    /// Every input named (FILE and -f, in that order; `-` when none is), folders not expanded.
+    pub(crate) fn paths(&self) -> Vec<PathBuf> {
+        let mut paths: Vec<PathBuf> = self.file.iter().chain(&self.filename).cloned().collect();
+        if paths.is_empty() {
+            paths.push(PathBuf::from("-"));
+        }
+        paths
+    }
+}
+
+/// Output formats of `doctor`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum DoctorFormat {
+    /// Text for people: each cluster's first broken link, then its chain.
+    Text,
+    /// A JSON document (schema rke2-payload/doctor/v1).
+    Json,
+    /// The JSON document as YAML.
+    Yaml,
+    /// JUnit XML: a suite per cluster, a case per link.
+    Junit,
+    /// GitHub Actions workflow commands: an annotation per broken link and warning.
+    Github,
 }

@@ -32,7 +32,7 @@ fn command(severity: Severity) -> &'static str {
 }
 
 /// The escapes GitHub's toolkit applies to a command's data.
-fn data(s: &str) -> String {
+pub(crate) fn data(s: &str) -> String {
     safe(s)
         .replace('%', "%25")
         .replace('\r', "%0D")
@@ -40,7 +40,7 @@ fn data(s: &str) -> String {
 }
 
 /// … and to its properties.
-fn property(s: &str) -> String {
+pub(crate) fn property(s: &str) -> String {
     data(s).replace(':', "%3A").replace(',', "%2C")
 }
 

@@ -211,7 +211,7 @@ pub fn lint(out: &mut impl Write, report: &LintReport) -> Result<()> {
 }
 
 /// Serialises a report, without the root's `skipped` count (see the module's documentation).
-fn write(out: &mut impl Write, report: &Report) -> Result<()> {
+pub(crate) fn write(out: &mut impl Write, report: &Report) -> Result<()> {
     let mut xml = Vec::new();
     report
         .serialize(&mut xml)

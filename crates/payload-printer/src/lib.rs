@@ -85,6 +85,23 @@
 //! | `only_after` | Secrets of the second input with no partner |
 //! | `ignored` | what was left out of the comparison (`token`, `ca`) |
 //!
+//! # `doctor`: JSON and YAML ([`doctor`], schema [`payload_doctor::DOCTOR_SCHEMA`])
+//!
+//! The [`payload_doctor::Diagnosis`], pretty-printed. Stable fields, top level:
+//!
+//! | field | what |
+//! |---|---|
+//! | `schema` | `"rke2-payload/doctor/v1"` |
+//! | `clusters` | one [`payload_doctor::ClusterChain`] per RKE2 cluster, in namespace and name order: `namespace`, `name`, `api_version` (of its `Cluster`, null when none was read), `first_broken` (a link id or null), `links` |
+//! | `clusters[].links` | every link in chain order ([`payload_doctor::LINKS`]), each `id`, `state` (`holds`, `broken`, `warning`, `unknown`, `not-applicable`), `object` (`kind`, `namespace`, `name`; null when none), `field`, `seen`, `needed`, `source` (upstream file and lines) |
+//! | `skipped_clusters` | clusters of another control plane, each `namespace`, `name`, `control_plane` (its kind) |
+//! | `unread` | kinds that could not be read through kubectl, each `resource`, `reason` (`refused`, `not-served`), `message` (kubectl's) |
+//! | `summary` | `clusters`, `broken` (clusters with a broken link), `warnings`, `unknown` (links) |
+//!
+//! JUnit: a suite per cluster, a case per link (`classname="rke2-payload.doctor.NS/NAME"`), a
+//! `<failure type="broken|warning">`, `<skipped>` for unknown and not-applicable links. GitHub:
+//! `::error|warning title=doctor LINK (NS/NAME)::…` per broken link and warning.
+//!
 //! # `clouds`: JSON and YAML ([`clouds`], schema [`clouds::CLOUDS_SCHEMA`])
 //!
 //! `schema` (`"rke2-payload/clouds/v1"`) and `clouds`: the table of platforms, each a
@@ -130,7 +147,7 @@
 //! error types and messages, the counts. The XML's layout (indentation, attribute order) is
 //! the `quick-junit` crate's.
 //!
-//! # Text and Markdown ([`inspect`], [`size`], [`lint`], [`diff`], [`clouds`])
+//! # Text and Markdown ([`inspect`], [`size`], [`lint`], [`diff`], [`clouds`], [`doctor`])
 //!
 //! For people: a block per Secret (or pair), styled, every string from the input
 //! terminal-safe. Not stable.
@@ -149,6 +166,7 @@
 
 pub mod clouds;
 pub mod diff;
+pub mod doctor;
 pub mod document;
 mod error;
 pub mod github;

@@ -32,15 +32,7 @@ fn kubectl() -> std::ffi::OsString {
 /// --name, `get secrets` by name in every namespace for a bare one, else `get secrets` of the
 /// bootstrap type in the namespace (`-n`) or all of them; `-l` and --cluster as labels.
 pub(crate) fn arguments(args: &InputArgs) -> Vec<std::ffi::OsString> {
-    let mut out: Vec<std::ffi::OsString> = Vec::new();
-    if let Some(kubeconfig) = &args.kubeconfig {
-        out.push("--kubeconfig".into());
-        out.push(kubeconfig.into());
-    }
-    if let Some(context) = &args.context {
-        out.push("--context".into());
-        out.push(context.into());
-    }
+    let mut out = connection(args.kubeconfig.as_deref(), args.context.as_deref());
     out.push("get".into());
     let (namespace, name) = match args.name.as_deref().map(|n| n.split_once('/')) {
         Some(Some((ns, name))) => (Some(ns.to_owned()), Some(name.to_owned())),
@@ -86,9 +78,56 @@ pub(crate) fn arguments(args: &InputArgs) -> Vec<std::ffi::OsString> {
 /// The Secrets of the cluster as kubectl writes them, streamed. The reader fails at its end if
 /// kubectl did, with what kubectl said.
 pub(crate) fn secrets(args: &InputArgs) -> Result<Kubectl> {
+    spawn(arguments(args))
+}
+
+/// kubectl's flags that pick the cluster: `--kubeconfig`, `--context`.
+pub(crate) fn connection(
+    kubeconfig: Option<&std::path::Path>,
+    context: Option<&str>,
+) -> Vec<std::ffi::OsString> {
+    let mut out: Vec<std::ffi::OsString> = Vec::new();
+    if let Some(kubeconfig) = kubeconfig {
+        out.push("--kubeconfig".into());
+        out.push(kubeconfig.into());
+    }
+    if let Some(context) = context {
+        out.push("--context".into());
+        out.push(context.into());
+    }
+    out
+}
+
+/// `kubectl get RESOURCE -o json` in `namespace` (else every namespace), with a label and a
+/// field selector when given, after the `connection` flags.
+pub(crate) fn get(
+    connection: &[std::ffi::OsString],
+    resource: &str,
+    namespace: Option<&str>,
+    labels: Option<&str>,
+    fields: Option<&str>,
+) -> Result<Kubectl> {
+    let mut out = connection.to_vec();
+    out.extend(["get".into(), resource.into()]);
+    match namespace {
+        Some(ns) => out.extend(["--namespace".into(), ns.into()]),
+        None => out.push("--all-namespaces".into()),
+    }
+    if let Some(labels) = labels {
+        out.push(format!("--selector={labels}").into());
+    }
+    if let Some(fields) = fields {
+        out.push(format!("--field-selector={fields}").into());
+    }
+    out.push("--output=json".into());
+    spawn(out)
+}
+
+/// Runs kubectl with `arguments`, its standard output streamed.
+fn spawn(arguments: Vec<std::ffi::OsString>) -> Result<Kubectl> {
     let program = kubectl();
     let mut child = Command::new(&program)
-        .args(arguments(args))
+        .args(arguments)
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
@@ -117,6 +156,7 @@ pub(crate) fn secrets(args: &InputArgs) -> Result<Kubectl> {
         stdout,
         stderr,
         done: false,
+        said: None,
     })
 }
 
@@ -126,6 +166,8 @@ pub(crate) struct Kubectl {
     stdout: ChildStdout,
     stderr: Option<JoinHandle<Vec<u8>>>,
     done: bool,
+    /// The last line of kubectl's standard error, when it failed.
+    said: Option<String>,
 }
 
 impl Kubectl {
@@ -148,6 +190,7 @@ impl Kubectl {
             .map(str::trim)
             .rfind(|l| !l.is_empty())
             .unwrap_or("(it said nothing)");
+        self.said = Some(last.to_owned());
         let code = status.code().map_or_else(
             || "was stopped by a signal".to_owned(),
             |c| format!("exited with {c}"),
@@ -156,6 +199,13 @@ impl Kubectl {
             "kubectl {code}: {}",
             rke2_payload::terminal_safe(last)
         )))
+    }
+}
+
+impl Kubectl {
+    /// What kubectl said last on standard error, once it has failed.
+    pub(crate) fn said(&self) -> Option<&str> {
+        self.said.as_deref()
     }
 }
 

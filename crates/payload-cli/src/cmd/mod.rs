@@ -5,6 +5,7 @@ mod cluster;
 mod completions;
 mod decode;
 mod diff;
+mod doctor;
 mod encode;
 mod inspect;
 mod lint;
@@ -48,6 +49,7 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Redact(args) => redact::run(&args),
         Command::Render(args) => render::run(&args),
         Command::Diff(args) => diff::run(&args),
+        Command::Doctor(args) => doctor::run(&args),
     }
 }
 

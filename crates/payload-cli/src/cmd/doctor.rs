@@ -1,0 +1,136 @@
+//! `rke2-payload doctor`: names the inputs (a dump, or kubectl one kind at a time), hands them
+//! to the doctor library, and the diagnosis to its printer.
+
+use std::io::Write as _;
+
+use anyhow::{Context as _, Result};
+use payload_doctor::{DoctorOptions, Inventory, Kind, diagnose, kubectl_unread};
+use rke2_payload::DecodeOptions;
+
+use super::{Outcome, input_name, stdin_is_not_a_terminal};
+use crate::cli::{DoctorArgs, DoctorFormat};
+use crate::output::{raw_stdout, styled};
+
+pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
+    let decode = DecodeOptions::new().with_max_inflated(args.max_inflated);
+    let mut inventory = Inventory::new(decode.clone());
+    if args.from_cluster {
+        from_cluster(args, &decode, &mut inventory)?;
+    } else {
+        for path in rke2_payload::input_files(&args.paths(), true)? {
+            if path.as_os_str() == "-" {
+                stdin_is_not_a_terminal()?;
+            }
+            let name = input_name(&path);
+            let bytes = rke2_payload::read_input(&path, &decode)
+                .with_context(|| format!("reading {name}"))?;
+            inventory.read(&name, &bytes)?;
+        }
+    }
+    let options = DoctorOptions::new()
+        .with_namespace(args.namespace.clone())
+        .with_cluster(args.cluster.clone());
+    let diagnosis = diagnose(&inventory, &options);
+    if diagnosis.clusters.is_empty() && diagnosis.skipped_clusters.is_empty() {
+        anstream::eprintln!(
+            "no RKE2 cluster in the input ({} objects of other kinds passed over)",
+            inventory.others()
+        );
+    }
+    let mut out = raw_stdout();
+    match args.output {
+        DoctorFormat::Json => payload_printer::doctor::json(&mut out, &diagnosis)?,
+        DoctorFormat::Yaml => payload_printer::doctor::yaml(&mut out, &diagnosis)?,
+        DoctorFormat::Junit => payload_printer::doctor::junit(&mut out, &diagnosis)?,
+        DoctorFormat::Github => payload_printer::doctor::github(&mut out, &diagnosis)?,
+        DoctorFormat::Text => {
+            let mut buf = styled();
+            payload_printer::doctor::text(&mut buf, &diagnosis)?;
+            out.write_all(&buf.into_inner())?;
+        }
+    }
+    out.flush()?;
+    Ok(if diagnosis.exit_code(args.deny.is_some()) == 0 {
+        Outcome::Ok
+    } else {
+        Outcome::CheckFailed
+    })
+}
+
+/// Reads each kind with its own `kubectl get`, all at once: a kind kubectl refuses (RBAC) or
+/// the server does not serve is recorded as such; any other failure of kubectl is the
+/// command's.
+fn from_cluster(
+    args: &DoctorArgs,
+    decode: &DecodeOptions,
+    inventory: &mut Inventory,
+) -> Result<()> {
+    let connection =
+        super::cluster::connection(args.kubeconfig.as_deref(), args.context.as_deref());
+    let label = args
+        .cluster
+        .as_ref()
+        .map(|c| format!("{}={c}", rke2_payload::CLUSTER_NAME_LABEL));
+    let runs = Kind::ALL.map(|kind| {
+        let (namespace, labels, fields) = if kind.follows_selection() {
+            let labels = match kind {
+                Kind::Machine | Kind::Rke2Config => label.as_deref(),
+                _ => None,
+            };
+            let fields = match kind {
+                Kind::Secret => Some(format!("type={}", rke2_payload::CLUSTER_SECRET_TYPE)),
+                Kind::Cluster | Kind::Rke2ControlPlane => None,
+                _ => None,
+            };
+            (args.namespace.as_deref(), labels, fields)
+        } else {
+            (None, None, None)
+        };
+        (
+            kind,
+            super::cluster::get(
+                &connection,
+                kind.resource(),
+                namespace,
+                labels,
+                fields.as_deref(),
+            ),
+        )
+    });
+    // Every kubectl runs at once; each output is read on a thread of its own.
+    let read: Vec<(Kind, Result<Vec<u8>, (rke2_payload::Error, Option<String>)>)> =
+        std::thread::scope(|scope| {
+            let handles: Vec<_> = runs
+                .into_iter()
+                .map(|(kind, kubectl)| {
+                    scope.spawn(move || -> Result<_> {
+                        let mut kubectl = kubectl?;
+                        let name = format!("kubectl get {}", kind.resource());
+                        Ok((
+                            kind,
+                            rke2_payload::read_all(&mut kubectl, &name, decode)
+                                .map_err(|e| (e, kubectl.said().map(str::to_owned))),
+                        ))
+                    })
+                })
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a kubectl reader panicked")))
+                })
+                .collect::<Result<Vec<_>>>()
+        })?;
+    for (kind, result) in read {
+        let name = format!("kubectl get {}", kind.resource());
+        match result {
+            Ok(bytes) => inventory.read_kind(kind, &name, &bytes)?,
+            Err((error, said)) => match said.as_deref().and_then(kubectl_unread) {
+                Some(why) => inventory.unread(kind, why),
+                None => return Err(anyhow::Error::new(error).context(format!("running {name}"))),
+            },
+        }
+    }
+    Ok(())
+}

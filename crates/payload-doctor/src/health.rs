@@ -1,0 +1,216 @@
+//! The links that keep a control plane able to change: the preflight checks before scaling,
+//! remediation, and the versions of the installed providers.
+
+use serde_json::Value;
+
+use crate::chain::unknown;
+use crate::cluster::{ClusterObjects, Machine};
+use crate::inventory::{Inventory, Kind};
+use crate::link::{Link, LinkId, ObjectRef, State};
+use crate::view;
+
+/// The Machine condition of the RKE2 agent's health (a v1beta2 condition; CAPRKE2 v0.25
+/// `controlplane/api/v1beta2/condition_consts.go:151`).
+const AGENT_HEALTHY: &[&str] = &["AgentHealthy"];
+/// The Machine condition of its etcd member's health (`condition_consts.go:237`).
+const ETCD_MEMBER_HEALTHY: &[&str] = &["EtcdMemberHealthy"];
+
+/// `preflight`.
+pub(crate) fn preflight(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::Preflight;
+    let control_planes: Vec<_> = c.control_planes().collect();
+    if control_planes.is_empty() {
+        return match c.inventory.missing(Kind::Machine) {
+            Some(why) => unknown(id, why),
+            None => Link::new(id, State::NotApplicable).seen("no control-plane Machine"),
+        };
+    }
+    if let Some(m) = control_planes.iter().find(|m| m.deleting().is_some()) {
+        return Link::new(id, State::Broken)
+            .on(Some(m.reference()), "metadata.deletionTimestamp")
+            .seen(format!(
+                "being deleted since {}",
+                m.deleting().unwrap_or_default()
+            ))
+            .needed("no control-plane Machine being deleted: RKE2ControlPlane scales neither up nor down until it is gone");
+    }
+    let reported = control_planes.iter().any(|m| {
+        view::condition(m.object, AGENT_HEALTHY).is_some()
+            || view::condition(m.object, ETCD_MEMBER_HEALTHY).is_some()
+    });
+    if !reported {
+        return unknown(
+            id,
+            "no control-plane Machine carries AgentHealthy or EtcdMemberHealthy: RKE2ControlPlane has not reported them yet, or the dump left the conditions out".to_owned(),
+        );
+    }
+    for m in &control_planes {
+        for (name, types) in [
+            ("AgentHealthy", AGENT_HEALTHY),
+            ("EtcdMemberHealthy", ETCD_MEMBER_HEALTHY),
+        ] {
+            let condition = view::condition(m.object, types);
+            if !condition.is_some_and(|c| c.is_true()) {
+                return Link::new(id, State::Broken)
+                    .on(Some(m.reference()), &format!("status.conditions[{name}]"))
+                    .seen(condition.map_or(format!("{name} not reported"), |c| c.describe(name)))
+                    .needed("AgentHealthy and EtcdMemberHealthy True on every control-plane Machine (Unknown or missing blocks): until then RKE2ControlPlane neither scales up nor down");
+            }
+        }
+    }
+    Link::new(id, State::Holds).seen(format!(
+        "{} control-plane Machines, none being deleted, AgentHealthy and EtcdMemberHealthy True on each",
+        control_planes.len()
+    ))
+}
+
+/// Whether a Machine waits for its owner to remediate it: a MachineHealthCheck found it
+/// unhealthy (`HealthCheckSucceeded` False) and its owner has not acted yet (`OwnerRemediated`
+/// False).
+fn needs_remediation(m: &Machine<'_>) -> bool {
+    let is_false =
+        |types: &[&str]| view::condition(m.object, types).is_some_and(|c| c.status == "False");
+    is_false(&["HealthCheckSucceeded"]) && is_false(&["OwnerRemediated"])
+}
+
+/// `remediation`.
+pub(crate) fn remediation(c: &ClusterObjects<'_>, initialized: Option<bool>) -> Link {
+    let id = LinkId::Remediation;
+    let control_planes: Vec<_> = c.control_planes().collect();
+    let Some(target) = control_planes.iter().find(|m| needs_remediation(m)) else {
+        if control_planes.is_empty() && c.inventory.missing(Kind::Machine).is_some() {
+            return unknown(id, crate::chain::missing(c, Kind::Machine));
+        }
+        return Link::new(id, State::Holds).seen("no control-plane Machine waits for remediation");
+    };
+    let link = Link::new(id, State::Broken).on(
+        Some(target.reference()),
+        "status.conditions[OwnerRemediated]",
+    );
+    if initialized != Some(true) {
+        return Link {
+            state: State::Holds,
+            ..link.seen(format!(
+                "{} waits for remediation; before the control plane is initialized nothing blocks it",
+                target.name()
+            ))
+        };
+    }
+    let replicas = c
+        .control_plane
+        .and_then(|r| view::at(r, &["spec", "replicas"]))
+        .and_then(Value::as_u64)
+        .unwrap_or(control_planes.len() as u64);
+    let blocked = if replicas <= 1 {
+        Some(format!(
+            "spec.replicas is {replicas}: a single control plane is never remediated"
+        ))
+    } else if let Some(other) = control_planes
+        .iter()
+        .find(|m| m.name() != target.name() && m.deleting().is_some())
+    {
+        Some(format!("{} is being deleted", other.name()))
+    } else if let Some(other) = control_planes
+        .iter()
+        .find(|m| m.name() != target.name() && m.node().is_none() && !needs_remediation(m))
+    {
+        Some(format!(
+            "{} is still provisioning (no Node yet)",
+            other.name()
+        ))
+    } else {
+        quorum_lost(&control_planes, target)
+    };
+    match blocked {
+        Some(why) => link
+            .seen(format!("{} waits for remediation, which is blocked: {why}", target.name()))
+            .needed("more than one replica, no Machine provisioning without a Node, none being deleted, and an etcd quorum that survives removing the Machine"),
+        None => Link {
+            state: State::Holds,
+            ..link.seen(format!(
+                "{} waits for remediation; nothing blocks it",
+                target.name()
+            ))
+        },
+    }
+}
+
+/// Why removing `target`'s etcd member would lose quorum, if it would.
+fn quorum_lost(control_planes: &[&Machine<'_>], target: &Machine<'_>) -> Option<String> {
+    let healthy = |m: &Machine<'_>| {
+        view::condition(m.object, ETCD_MEMBER_HEALTHY).is_some_and(|c| c.is_true())
+    };
+    let members = control_planes.len();
+    let remaining = members.saturating_sub(1);
+    let healthy_remaining = control_planes
+        .iter()
+        .filter(|m| m.name() != target.name() && healthy(m))
+        .count();
+    let quorum = remaining / 2 + 1;
+    (remaining > 0 && healthy_remaining < quorum).then(|| {
+        format!(
+            "removing it leaves {healthy_remaining} healthy etcd members of {remaining}, fewer than the quorum of {quorum}"
+        )
+    })
+}
+
+/// The minor versions of Cluster API core CAPRKE2 v0.25 was tested with
+/// (`test/e2e/config/e2e_conf.yaml`).
+const TESTED_CORE: &[&str] = &["v1.12", "v1.13"];
+
+/// `vMAJOR.MINOR` of a version.
+fn minor(version: &str) -> String {
+    let mut parts = version.trim_start_matches('v').splitn(3, '.');
+    let major = parts.next().unwrap_or("");
+    let minor = parts.next().unwrap_or("");
+    format!("v{major}.{minor}")
+}
+
+/// `provider-versions`: the same for every cluster of the management cluster.
+pub(crate) fn provider_versions(inventory: &Inventory) -> Link {
+    let id = LinkId::ProviderVersions;
+    let providers = inventory.of(Kind::Provider);
+    let core = providers.iter().find(|p| {
+        view::str_at(p, &["type"]) == Some("CoreProvider")
+            || view::str_at(p, &["providerName"]) == Some("cluster-api")
+    });
+    let Some(core) = core else {
+        return unknown(
+            id,
+            inventory
+                .missing(Kind::Provider)
+                .unwrap_or_else(|| "no clusterctl Provider of Cluster API core".to_owned()),
+        );
+    };
+    let object = ObjectRef::new("Provider", view::namespace(core), view::name(core));
+    let version = view::str_at(core, &["version"]).unwrap_or("");
+    let rke2 = providers
+        .iter()
+        .filter(|p| view::str_at(p, &["providerName"]) == Some("rke2"))
+        .filter_map(|p| view::str_at(p, &["version"]))
+        .next();
+    let link = Link::new(id, State::Holds).on(Some(object), "version");
+    let mut seen = format!("Cluster API core {version}");
+    if let Some(rke2) = rke2 {
+        seen.push_str(&format!(", CAPRKE2 {rke2}"));
+        if minor(rke2) != "v0.25" {
+            return Link {
+                state: State::Unknown,
+                ..link.seen(format!(
+                    "{seen}: this tool knows the versions CAPRKE2 v0.25 was tested with, not {}'s",
+                    minor(rke2)
+                ))
+            };
+        }
+    }
+    if TESTED_CORE.contains(&minor(version).as_str()) {
+        return link.seen(seen);
+    }
+    Link {
+        state: State::Warning,
+        ..link.seen(seen).needed(format!(
+            "a Cluster API core CAPRKE2 v0.25 was tested with ({}); another is untested, not known broken",
+            TESTED_CORE.join(", ")
+        ))
+    }
+}

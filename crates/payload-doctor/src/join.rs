@@ -1,0 +1,277 @@
+//! The links every join waits on: the token Secret, a Ready control plane, its addresses, the
+//! join targets the RKE2ControlPlane publishes, and the `server` each waiting payload names.
+
+use rke2_payload::Role;
+use serde_json::Value;
+
+use crate::chain::{missing, secret_ref, unknown};
+use crate::cluster::ClusterObjects;
+use crate::inventory::{Kind, sha256_hex};
+use crate::link::{Link, LinkId, State};
+use crate::view;
+
+/// The supervisor port every join URL names.
+pub(crate) const JOIN_PORT: u16 = 9345;
+
+/// A fingerprint for people: `sha256:` and 12 hex digits.
+fn short(sha: &str) -> String {
+    format!("sha256:{}", sha.get(..12).unwrap_or(sha))
+}
+
+/// The token a `-token` Secret holds: `data.value` (base64) or `stringData.value`.
+fn token_sha256(secret: &Value) -> Option<String> {
+    if let Some(text) = view::str_at(secret, &["data", "value"]) {
+        return rke2_payload::codec::decode_base64(text).map(|b| sha256_hex(&b));
+    }
+    view::str_at(secret, &["stringData", "value"]).map(|t| sha256_hex(t.as_bytes()))
+}
+
+/// `token-secret`.
+pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::TokenSecret;
+    let name = format!("{}-token", c.name);
+    let with_token: Vec<_> = c
+        .machines
+        .iter()
+        .filter_map(|m| Some((m, m.payload?.token_sha256.as_deref()?)))
+        .collect();
+    let Some(secret) = c.token else {
+        if let Some(why) = c.inventory.missing(Kind::Secret) {
+            return unknown(id, why);
+        }
+        if c.machines.iter().all(|m| m.secret.is_none()) {
+            return Link::new(id, State::NotApplicable)
+                .on(Some(secret_ref(c, &name)), "")
+                .seen("no bootstrap data written yet: the token is made with the first");
+        }
+        return Link::new(id, State::Broken)
+            .on(Some(secret_ref(c, &name)), "data.value")
+            .seen("not found")
+            .needed("the Secret RKE2Config writes the cluster's token into and every join payload reads it from");
+    };
+    let link = Link::new(id, State::Holds).on(Some(secret_ref(c, &name)), "data.value");
+    let Some(want) = token_sha256(secret) else {
+        return Link {
+            state: State::Broken,
+            ..link.seen("holds no readable token (no base64 data.value)")
+        };
+    };
+    if let Some((m, got)) = with_token.iter().find(|(_, got)| *got != want) {
+        let secret_name = m.secret.unwrap_or_default();
+        return Link {
+            state: State::Broken,
+            ..link
+                .on(Some(secret_ref(c, secret_name)), "data.value")
+                .seen(format!(
+                    "the payload of Machine {} carries token {}, the {name} Secret holds {}",
+                    m.name(),
+                    short(got),
+                    short(&want)
+                ))
+                .needed("the token of every payload is the cluster's: a node with another one is refused by the supervisor")
+        };
+    }
+    link.seen(format!(
+        "{} ({} payloads carry it)",
+        short(&want),
+        with_token.len()
+    ))
+}
+
+/// `ready-control-plane`.
+pub(crate) fn ready(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::ReadyControlPlane;
+    let control_planes: Vec<_> = c.control_planes().collect();
+    if control_planes.is_empty() {
+        if let Some(why) = c.inventory.missing(Kind::Machine) {
+            return unknown(id, why);
+        }
+    }
+    if let Some(ready) = control_planes.iter().find(|m| m.is_ready()) {
+        let count = control_planes.iter().filter(|m| m.is_ready()).count();
+        return Link::new(id, State::Holds)
+            .on(Some(ready.reference()), "status.conditions[Ready]")
+            .seen(format!("{count} of {} Ready", control_planes.len()));
+    }
+    let seen: Vec<String> = control_planes
+        .iter()
+        .map(|m| {
+            let ready = m
+                .ready()
+                .map_or("no Ready condition".to_owned(), |r| r.describe("Ready"));
+            format!("{}: {ready}", m.name())
+        })
+        .collect();
+    let object = control_planes
+        .iter()
+        .find(|m| m.is_init())
+        .or(control_planes.first())
+        .map(|m| m.reference())
+        .or_else(|| c.control_plane_ref());
+    Link::new(id, State::Broken)
+        .on(object, "status.conditions[Ready]")
+        .seen(if seen.is_empty() {
+            "no control-plane Machine".to_owned()
+        } else {
+            seen.join("; ")
+        })
+        .needed("a Ready control-plane Machine (it has its Node, and the control plane's checks pass): RKE2ControlPlane publishes join targets only from Ready Machines")
+}
+
+/// The address types a registration method reads, in its order of preference.
+fn address_types(method: &str) -> Option<&'static [&'static str]> {
+    match method {
+        "internal-first" => Some(&["InternalIP", "ExternalIP"]),
+        "internal-only-ips" => Some(&["InternalIP"]),
+        "external-only-ips" => Some(&["ExternalIP"]),
+        _ => None,
+    }
+}
+
+/// `registration-address`.
+pub(crate) fn registration_address(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::RegistrationAddress;
+    let Some(method) = c.registration_method() else {
+        return unknown(id, missing(c, Kind::Rke2ControlPlane));
+    };
+    let Some(types) = address_types(method) else {
+        return Link::new(id, State::NotApplicable)
+            .on(c.control_plane_ref(), "spec.registrationMethod")
+            .seen(format!(
+                "registrationMethod {method}: no Machine address is read"
+            ));
+    };
+    let ready: Vec<_> = c.control_planes().filter(|m| m.is_ready()).collect();
+    let wanted = types.join(" or ");
+    for m in &ready {
+        let addresses = m.addresses();
+        if !addresses
+            .iter()
+            .any(|(t, a)| types.contains(t) && !a.is_empty())
+        {
+            let kinds: Vec<String> = addresses.iter().map(|(t, a)| format!("{t} {a}")).collect();
+            return Link::new(id, State::Broken)
+                .on(Some(m.reference()), "status.addresses")
+                .seen(if kinds.is_empty() {
+                    "no address".to_owned()
+                } else {
+                    kinds.join(", ")
+                })
+                .needed(format!(
+                    "an {wanted} address on every Ready control-plane Machine (registrationMethod {method}); without one RKE2ControlPlane fails its status update (\"ready but they have no IP Address available\", in the controller's log only) and availableServerIPs stays empty"
+                ));
+        }
+    }
+    let state = if ready.is_empty() {
+        State::Unknown
+    } else {
+        State::Holds
+    };
+    Link::new(id, state)
+        .on(c.control_plane_ref(), "spec.registrationMethod")
+        .seen(format!(
+            "registrationMethod {method}: {} Ready control-plane Machines with an {wanted} address",
+            ready.len()
+        ))
+}
+
+/// `available-server-ips`.
+pub(crate) fn available_server_ips(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::AvailableServerIps;
+    let Some(ips) = c.available_server_ips() else {
+        return unknown(id, missing(c, Kind::Rke2ControlPlane));
+    };
+    let link = Link::new(id, State::Holds).on(c.control_plane_ref(), "status.availableServerIPs");
+    if !ips.is_empty() {
+        return link.seen(ips.join(", "));
+    }
+    let ready = c.control_planes().filter(|m| m.is_ready()).count();
+    let why = if ready == 0 {
+        "no control-plane Machine is Ready".to_owned()
+    } else {
+        format!(
+            "{ready} control-plane Machines are Ready, yet it is empty: RKE2ControlPlane could not reach the workload API server through the {}-kubeconfig Secret, or could not update its status",
+            c.name
+        )
+    };
+    Link {
+        state: State::Broken,
+        ..link.seen(format!("[] ({why})")).needed(
+            "at least one join target: RKE2Config writes no join data (control planes or workers) while it is empty",
+        )
+    }
+}
+
+/// The hosts a join payload may name now: the published targets, and the one the
+/// registration method names (`control-plane-endpoint`: the endpoint host; `address`: the
+/// registration address).
+fn targets<'a>(c: &ClusterObjects<'a>) -> Vec<&'a str> {
+    let mut targets = c.available_server_ips().unwrap_or_default();
+    match c.registration_method() {
+        Some("control-plane-endpoint") => {
+            targets.extend(c.endpoint().map(|(h, _)| h).filter(|h| !h.is_empty()));
+        }
+        Some("address") => targets.extend(
+            c.control_plane
+                .and_then(|r| view::str_at(r, &["spec", "registrationAddress"]))
+                .filter(|a| !a.is_empty()),
+        ),
+        _ => {}
+    }
+    targets
+}
+
+/// `join-target`.
+pub(crate) fn join_target(c: &ClusterObjects<'_>) -> Link {
+    let id = LinkId::JoinTarget;
+    let waiting: Vec<_> = c
+        .machines
+        .iter()
+        .filter(|m| m.joins() && m.node().is_none() && m.deleting().is_none())
+        .collect();
+    let joins = c.machines.iter().filter(|m| m.joins()).count();
+    if joins == 0 {
+        if let Some(why) = c.inventory.missing(Kind::Secret) {
+            return unknown(id, why);
+        }
+        return Link::new(id, State::NotApplicable).seen("no join payload in the input");
+    }
+    if waiting.is_empty() {
+        return Link::new(id, State::Holds).seen(format!(
+            "{joins} join payloads; every Machine they were written for has its Node"
+        ));
+    }
+    let targets = targets(c);
+    if targets.is_empty() {
+        return unknown(
+            id,
+            "no current join target to compare with (availableServerIPs is empty)".to_owned(),
+        );
+    }
+    for m in &waiting {
+        let server = m.payload.and_then(|p| p.server.as_deref()).unwrap_or("");
+        let (host, port) = view::host_port(server);
+        if !targets.contains(&host) || port != Some(JOIN_PORT) {
+            let role = match m.payload.and_then(|p| p.role) {
+                Some(Role::Server) => "control-plane join",
+                _ => "worker",
+            };
+            return Link::new(id, State::Broken)
+                .on(Some(m.reference()), "config.yaml server")
+                .seen(format!(
+                    "the {role} payload of Machine {} (Secret {}) names {server}, and the Machine has no Node",
+                    m.name(),
+                    m.secret.unwrap_or_default(),
+                ))
+                .needed(format!(
+                    "https://<one of {}>:{JOIN_PORT}: the payload was written for a join target that is no longer current; deleting the Machine lets its owner make one with a current payload",
+                    targets.join(", ")
+                ));
+        }
+    }
+    Link::new(id, State::Holds).seen(format!(
+        "{} Machines wait for their Node; each payload names a current target ({})",
+        waiting.len(),
+        targets.join(", ")
+    ))
+}
