@@ -147,6 +147,22 @@ fn no_init_machine(
             ),
         );
     }
+    let unreadable: Vec<String> = control_planes
+        .iter()
+        .filter_map(|m| {
+            let why = m.payload.and_then(|p| p.unreadable.as_deref())?;
+            Some(format!("{}: {why}", m.name()))
+        })
+        .collect();
+    if !unreadable.is_empty() {
+        return unknown(
+            id,
+            format!(
+                "no readable control-plane payload carries init data; unreadable: {}",
+                unreadable.join("; ")
+            ),
+        );
+    }
     Link::new(id, State::Broken)
         .on(Some(control_planes[0].reference()), "spec.bootstrap.dataSecretName")
         .seen("every control-plane payload joins (has a server); none creates the cluster")

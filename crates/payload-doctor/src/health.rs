@@ -15,8 +15,9 @@ const AGENT_HEALTHY: &[&str] = &["AgentHealthy"];
 /// The Machine condition of its etcd member's health (`condition_consts.go:237`).
 const ETCD_MEMBER_HEALTHY: &[&str] = &["EtcdMemberHealthy"];
 
-/// `preflight`.
-pub(crate) fn preflight(c: &ClusterObjects<'_>) -> Link {
+/// `preflight`; `stuck`: the Machines whose remediation is blocked (a failing check of theirs
+/// is a consequence: a warning that points at the remediation link).
+pub(crate) fn preflight(c: &ClusterObjects<'_>, stuck: &[&str]) -> Link {
     let id = LinkId::Preflight;
     let control_planes: Vec<_> = c.control_planes().collect();
     if control_planes.is_empty() {
@@ -44,6 +45,7 @@ pub(crate) fn preflight(c: &ClusterObjects<'_>) -> Link {
             "no control-plane Machine carries AgentHealthy or EtcdMemberHealthy: RKE2ControlPlane has not reported them yet, or the dump left the conditions out".to_owned(),
         );
     }
+    let mut consequence = None;
     for m in &control_planes {
         for (name, types) in [
             ("AgentHealthy", AGENT_HEALTHY),
@@ -51,12 +53,22 @@ pub(crate) fn preflight(c: &ClusterObjects<'_>) -> Link {
         ] {
             let condition = view::condition(m.object, types);
             if !condition.is_some_and(|c| c.is_true()) {
-                return Link::new(id, State::Broken)
+                let link = Link::new(id, State::Broken)
                     .on(Some(m.reference()), &format!("status.conditions[{name}]"))
                     .seen(condition.map_or(format!("{name} not reported"), |c| c.describe(name)))
                     .needed("AgentHealthy and EtcdMemberHealthy True on every control-plane Machine (Unknown or missing blocks): until then RKE2ControlPlane neither scales up nor down");
+                if !stuck.contains(&m.name()) {
+                    return link;
+                }
+                consequence.get_or_insert(Link {
+                    state: State::Warning,
+                    ..link.needed("the Machine waits for a remediation that is blocked (see the remediation link); until it is replaced, RKE2ControlPlane neither scales up nor down")
+                });
             }
         }
+    }
+    if let Some(link) = consequence {
+        return link;
     }
     Link::new(id, State::Holds).seen(format!(
         "{} control-plane Machines, none being deleted, AgentHealthy and EtcdMemberHealthy True on each",
@@ -71,6 +83,18 @@ fn needs_remediation(m: &Machine<'_>) -> bool {
     let is_false =
         |types: &[&str]| view::condition(m.object, types).is_some_and(|c| c.status == "False");
     is_false(&["HealthCheckSucceeded"]) && is_false(&["OwnerRemediated"])
+}
+
+/// The control-plane Machines waiting for a remediation that is blocked: those marked for it
+/// when the `remediation` link is broken.
+pub(crate) fn stuck<'a>(c: &ClusterObjects<'a>, remediation: &Link) -> Vec<&'a str> {
+    if remediation.state != State::Broken {
+        return Vec::new();
+    }
+    c.control_planes()
+        .filter(|m| needs_remediation(m))
+        .map(|m| m.name())
+        .collect()
 }
 
 /// `remediation`.

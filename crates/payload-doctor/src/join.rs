@@ -57,14 +57,13 @@ pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
         };
     };
     if let Some((m, got)) = with_token.iter().find(|(_, got)| *got != want) {
-        let secret_name = m.secret.unwrap_or_default();
         return Link {
             state: State::Broken,
             ..link
-                .on(Some(secret_ref(c, secret_name)), "data.value")
                 .seen(format!(
-                    "the payload of Machine {} carries token {}, the {name} Secret holds {}",
+                    "the payload of Machine {} (Secret {}) carries token {}, the {name} Secret holds {}",
                     m.name(),
+                    m.secret.unwrap_or_default(),
                     short(got),
                     short(&want)
                 ))
@@ -78,8 +77,8 @@ pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
     ))
 }
 
-/// `ready-control-plane`.
-pub(crate) fn ready(c: &ClusterObjects<'_>) -> Link {
+/// `ready-control-plane`; `stuck`: the Machines whose remediation is blocked.
+pub(crate) fn ready(c: &ClusterObjects<'_>, stuck: &[&str]) -> Link {
     let id = LinkId::ReadyControlPlane;
     let control_planes: Vec<_> = c.control_planes().collect();
     if control_planes.is_empty() {
@@ -108,14 +107,26 @@ pub(crate) fn ready(c: &ClusterObjects<'_>) -> Link {
         .or(control_planes.first())
         .map(|m| m.reference())
         .or_else(|| c.control_plane_ref());
-    Link::new(id, State::Broken)
+    // Machines a MachineHealthCheck marked are not Ready; when their remediation is blocked,
+    // that is the break to mend, and this link points there.
+    let state = if all_stuck(&control_planes, stuck) {
+        State::Warning
+    } else {
+        State::Broken
+    };
+    let needed = if state == State::Warning {
+        "a Ready control-plane Machine: every one is marked for remediation by a MachineHealthCheck, and the remediation is blocked (see the remediation link)"
+    } else {
+        "a Ready control-plane Machine (it has its Node, and the control plane's checks pass): RKE2ControlPlane publishes join targets only from Ready Machines"
+    };
+    Link::new(id, state)
         .on(object, "status.conditions[Ready]")
         .seen(if seen.is_empty() {
             "no control-plane Machine".to_owned()
         } else {
             seen.join("; ")
         })
-        .needed("a Ready control-plane Machine (it has its Node, and the control plane's checks pass): RKE2ControlPlane publishes join targets only from Ready Machines")
+        .needed(needed)
 }
 
 /// The address types a registration method reads, in its order of preference.
@@ -175,8 +186,13 @@ pub(crate) fn registration_address(c: &ClusterObjects<'_>) -> Link {
         ))
 }
 
-/// `available-server-ips`.
-pub(crate) fn available_server_ips(c: &ClusterObjects<'_>) -> Link {
+/// Whether every one of `control_planes` waits for a remediation that is blocked (`stuck`).
+fn all_stuck(control_planes: &[&crate::cluster::Machine<'_>], stuck: &[&str]) -> bool {
+    !control_planes.is_empty() && control_planes.iter().all(|m| stuck.contains(&m.name()))
+}
+
+/// `available-server-ips`; `stuck`: the Machines whose remediation is blocked.
+pub(crate) fn available_server_ips(c: &ClusterObjects<'_>, stuck: &[&str]) -> Link {
     let id = LinkId::AvailableServerIps;
     let Some(ips) = c.available_server_ips() else {
         return unknown(id, missing(c, Kind::Rke2ControlPlane));
@@ -194,11 +210,21 @@ pub(crate) fn available_server_ips(c: &ClusterObjects<'_>) -> Link {
             c.name
         )
     };
-    Link {
-        state: State::Broken,
-        ..link.seen(format!("[] ({why})")).needed(
+    let control_planes: Vec<_> = c.control_planes().collect();
+    let (state, needed) = if ready == 0 && all_stuck(&control_planes, stuck) {
+        (
+            State::Warning,
+            "at least one join target: it fills again once a control-plane Machine is Ready, which waits on the blocked remediation (see the remediation link)",
+        )
+    } else {
+        (
+            State::Broken,
             "at least one join target: RKE2Config writes no join data (control planes or workers) while it is empty",
         )
+    };
+    Link {
+        state,
+        ..link.seen(format!("[] ({why})")).needed(needed)
     }
 }
 

@@ -254,6 +254,10 @@ pub fn diagnose(inventory: &Inventory, options: &DoctorOptions) -> Diagnosis {
 /// The chain of one cluster, but for `provider-versions` (the management cluster's).
 fn walk(c: &cluster::ClusterObjects<'_>) -> Vec<Link> {
     let initialized = chain::is_initialized(c);
+    // A Machine whose remediation is blocked breaks links before remediation's (it is not
+    // Ready, its checks fail): those say so as warnings, and the break is remediation's.
+    let remediation = health::remediation(c, initialized);
+    let stuck = health::stuck(c, &remediation);
     vec![
         chain::infrastructure(c),
         chain::endpoint(c),
@@ -261,12 +265,12 @@ fn walk(c: &cluster::ClusterObjects<'_>) -> Vec<Link> {
         chain::init_node(c, initialized),
         chain::initialized(c),
         join::token(c),
-        join::ready(c),
+        join::ready(c, &stuck),
         join::registration_address(c),
-        join::available_server_ips(c),
+        join::available_server_ips(c, &stuck),
         join::join_target(c),
-        health::preflight(c),
-        health::remediation(c, initialized),
+        health::preflight(c, &stuck),
+        remediation,
     ]
 }
 

@@ -1,242 +1,19 @@
 //! `--from-cluster` through the real kubectl, against a local stand-in of the Kubernetes API
-//! that serves the Secrets of `testdata/secrets/list-all.json`; the kubectl plugin's name in
+//! (`standin`) that serves the Secrets of `testdata/secrets/list-all.json`; the kubectl plugin's name in
 //! its usage; no input on a terminal is a hint, not a wait.
 
-use std::io::{BufRead as _, BufReader, Read as _, Write as _};
-use std::net::{TcpListener, TcpStream};
-use std::sync::{Arc, Mutex};
+use std::io::Read as _;
 
-use serde_json::{Value, json};
+use serde_json::Value;
 
 use crate::common::*;
-
-/// Whether kubectl is here; under CI it must be (`.ci/run` installs it).
-fn have_kubectl() -> bool {
-    let found = std::process::Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found || std::env::var_os("CI").is_none(),
-        "kubectl is missing under CI (Debian's kubernetes-client)"
-    );
-    if !found {
-        eprintln!("kubectl is not installed: the --from-cluster tests are skipped");
-    }
-    found
-}
-
-/// A stand-in of the API server's Secrets: discovery, list (every namespace or one, with
-/// `fieldSelector` on `type` and `metadata.name` and `labelSelector` equalities), get. Every
-/// request's path and query is kept.
-struct StandIn {
-    port: u16,
-    requests: Arc<Mutex<Vec<String>>>,
-}
-
-impl StandIn {
-    /// Serves `secrets` (a `SecretList`'s items); `forbidden`: every Secrets request is 403.
-    fn start(secrets: Vec<Value>, forbidden: bool) -> StandIn {
-        let listener = TcpListener::bind("127.0.0.1:0").expect("a local port");
-        let port = listener.local_addr().expect("address").port();
-        let requests = Arc::new(Mutex::new(Vec::new()));
-        let seen = Arc::clone(&requests);
-        std::thread::spawn(move || {
-            for stream in listener.incoming().flatten() {
-                serve(stream, &secrets, forbidden, &seen);
-            }
-        });
-        StandIn { port, requests }
-    }
-
-    /// A kubeconfig for it (context `stand-in`), in `dir`.
-    fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
-        let path = dir.join("kubeconfig");
-        std::fs::write(
-            &path,
-            format!(
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: stand-in\n  cluster: {{server: \"http://127.0.0.1:{}\"}}\nusers:\n- name: tester\n  user: {{token: not-a-real-token}}\ncontexts:\n- name: stand-in\n  context: {{cluster: stand-in, user: tester}}\n- name: other\n  context: {{cluster: nowhere, user: tester}}\ncurrent-context: other\n",
-                self.port
-            ),
-        )
-        .expect("write the kubeconfig");
-        path
-    }
-
-    fn secret_requests(&self) -> Vec<String> {
-        self.requests
-            .lock()
-            .expect("requests")
-            .iter()
-            .filter(|r| r.contains("/secrets"))
-            .cloned()
-            .collect()
-    }
-}
-
-/// Percent-decoding of a query value (`%2F`, `+`).
-fn unescape(s: &str) -> String {
-    let mut out = Vec::new();
-    let mut bytes = s.bytes();
-    while let Some(b) = bytes.next() {
-        match b {
-            b'%' => {
-                let hex: String = bytes.by_ref().take(2).map(char::from).collect();
-                out.push(u8::from_str_radix(&hex, 16).unwrap_or(b'?'));
-            }
-            b'+' => out.push(b' '),
-            b => out.push(b),
-        }
-    }
-    String::from_utf8_lossy(&out).into_owned()
-}
-
-/// Whether a Secret passes `k=v,k=v` (fields: `type`, `metadata.name`, `metadata.namespace`).
-fn fields_match(secret: &Value, selector: &str) -> bool {
-    selector.split(',').filter(|t| !t.is_empty()).all(|term| {
-        let (key, want) = term.split_once('=').unwrap_or((term, ""));
-        let got = match key {
-            "type" => secret["type"].as_str(),
-            "metadata.name" => secret["metadata"]["name"].as_str(),
-            "metadata.namespace" => secret["metadata"]["namespace"].as_str(),
-            _ => None,
-        };
-        got == Some(want)
-    })
-}
-
-/// Whether a Secret's labels pass `k=v,k=v`.
-fn labels_match(secret: &Value, selector: &str) -> bool {
-    selector.split(',').filter(|t| !t.is_empty()).all(|term| {
-        let (key, want) = term.split_once('=').unwrap_or((term, ""));
-        secret["metadata"]["labels"][key].as_str() == Some(want)
-    })
-}
-
-fn respond(stream: &mut TcpStream, status: &str, body: &Value) {
-    let body = body.to_string();
-    let _ = write!(
-        stream,
-        "HTTP/1.1 {status}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
-        body.len()
-    );
-}
-
-fn serve(mut stream: TcpStream, secrets: &[Value], forbidden: bool, seen: &Mutex<Vec<String>>) {
-    let mut reader = BufReader::new(stream.try_clone().expect("clone"));
-    let mut line = String::new();
-    if reader.read_line(&mut line).is_err() {
-        return;
-    }
-    // The headers, up to the blank line (GET requests have no body).
-    loop {
-        let mut header = String::new();
-        match reader.read_line(&mut header) {
-            Ok(0) | Err(_) => break,
-            Ok(_) if header == "\r\n" || header == "\n" => break,
-            Ok(_) => {}
-        }
-    }
-    let target = line.split_whitespace().nth(1).unwrap_or("").to_owned();
-    seen.lock().expect("requests").push(target.clone());
-    let (path, query) = target.split_once('?').unwrap_or((&target, ""));
-    let param = |name: &str| {
-        query
-            .split('&')
-            .filter_map(|kv| kv.split_once('='))
-            .find(|(k, _)| *k == name)
-            .map(|(_, v)| unescape(v))
-            .unwrap_or_default()
-    };
-    let segments: Vec<&str> = path.trim_matches('/').split('/').collect();
-    match segments.as_slice() {
-        ["api"] => respond(
-            &mut stream,
-            "200 OK",
-            &json!({"kind": "APIVersions", "versions": ["v1"],
-                "serverAddressByClientCIDRs": [{"clientCIDR": "0.0.0.0/0", "serverAddress": "127.0.0.1"}]}),
-        ),
-        ["apis"] => respond(
-            &mut stream,
-            "200 OK",
-            &json!({"kind": "APIGroupList", "apiVersion": "v1", "groups": []}),
-        ),
-        ["api", "v1"] => respond(
-            &mut stream,
-            "200 OK",
-            &json!({"kind": "APIResourceList", "groupVersion": "v1", "resources": [
-                {"name": "secrets", "singularName": "secret", "namespaced": true, "kind": "Secret", "verbs": ["get", "list"]}]}),
-        ),
-        ["api", "v1", rest @ ..] if rest.contains(&"secrets") && forbidden => respond(
-            &mut stream,
-            "403 Forbidden",
-            &json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
-                "message": "secrets is forbidden: User \"tester\" cannot list resource \"secrets\""}),
-        ),
-        ["api", "v1", rest @ ..] => {
-            let (namespace, name) = match rest {
-                ["secrets"] => (None, None),
-                ["namespaces", ns, "secrets"] => (Some(*ns), None),
-                ["namespaces", ns, "secrets", name] => (Some(*ns), Some(*name)),
-                _ => {
-                    respond(
-                        &mut stream,
-                        "404 Not Found",
-                        &json!({"kind": "Status", "code": 404}),
-                    );
-                    return;
-                }
-            };
-            let picked: Vec<Value> = secrets
-                .iter()
-                .filter(|s| namespace.is_none_or(|ns| s["metadata"]["namespace"] == ns))
-                .filter(|s| name.is_none_or(|n| s["metadata"]["name"] == n))
-                .filter(|s| fields_match(s, &param("fieldSelector")))
-                .filter(|s| labels_match(s, &param("labelSelector")))
-                .cloned()
-                .collect();
-            if name.is_some() {
-                match picked.first() {
-                    Some(one) => respond(&mut stream, "200 OK", one),
-                    None => respond(
-                        &mut stream,
-                        "404 Not Found",
-                        &json!({"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "NotFound", "code": 404,
-                            "message": "secrets not found"}),
-                    ),
-                }
-            } else {
-                respond(
-                    &mut stream,
-                    "200 OK",
-                    &json!({"kind": "SecretList", "apiVersion": "v1", "metadata": {"resourceVersion": "1"}, "items": picked}),
-                );
-            }
-        }
-        _ => respond(
-            &mut stream,
-            "404 Not Found",
-            &json!({"kind": "Status", "code": 404}),
-        ),
-    }
-}
+use crate::standin::{Refusals, StandIn, have_kubectl, run_in};
 
 /// The Secrets of the fixture list.
 fn fixture_secrets() -> Vec<Value> {
     let text = std::fs::read_to_string(testdata().join("secrets/list-all.json")).expect("fixture");
     let list: Value = serde_json::from_str(&text).expect("JSON");
     list["items"].as_array().expect("items").clone()
-}
-
-/// Runs the tool with kubectl's cache in `home`.
-fn run_in(home: &std::path::Path, args: &[&str]) -> std::process::Output {
-    cmd()
-        .env("HOME", home)
-        .env("KUBECACHEDIR", home.join("cache"))
-        .env_remove("KUBECONFIG")
-        .args(args)
-        .output()
-        .expect("run")
 }
 
 /// `secrets[].namespace/name` of a JSON report.
@@ -268,7 +45,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
         return;
     }
     let dir = scratch();
-    let api = StandIn::start(fixture_secrets(), false);
+    let api = StandIn::start(fixture_secrets(), Refusals::default());
     let kubeconfig = api.kubeconfig(dir.path());
     let kubeconfig = kubeconfig.to_str().expect("path");
     // The same report as from the file, for every reader.
@@ -297,7 +74,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
     );
     assert_eq!(names(&from_cluster), names(&from_file));
     assert!(!names(&from_cluster).is_empty());
-    let requests = api.secret_requests();
+    let requests = api.requests_for("secrets");
     assert!(
         requests.iter().any(|r| r.starts_with("/api/v1/secrets?")
             && r.contains("fieldSelector=type%3Dcluster.x-k8s.io%2Fsecret")),
@@ -326,7 +103,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let requests = api.secret_requests();
+    let requests = api.requests_for("secrets");
     let last = requests.last().expect("a request");
     assert!(
         last.starts_with("/api/v1/namespaces/default/secrets?"),
@@ -359,7 +136,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
     assert!(!out.stdout.is_empty());
     let (ns, secret) = name.split_once('/').expect("ns/name");
     assert_eq!(
-        api.secret_requests().last().map(String::as_str),
+        api.requests_for("secrets").last().map(String::as_str),
         Some(format!("/api/v1/namespaces/{ns}/secrets/{secret}").as_str())
     );
     // size and redact stream the same input.
@@ -388,7 +165,13 @@ fn what_kubectl_refuses_is_one_sentence_and_exit_2() {
         return;
     }
     let dir = scratch();
-    let api = StandIn::start(fixture_secrets(), true);
+    let api = StandIn::start(
+        fixture_secrets(),
+        Refusals {
+            forbidden: vec!["secrets"],
+            ..Refusals::default()
+        },
+    );
     let kubeconfig = api.kubeconfig(dir.path());
     let out = run_in(
         dir.path(),
