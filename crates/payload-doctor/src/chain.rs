@@ -115,9 +115,14 @@ fn no_init_machine(
             .needed("RKE2ControlPlane creates the first control-plane Machine once the infrastructure is provisioned and the endpoint is valid");
     }
     if initialized == Some(true) {
+        let seen = if control_planes.iter().all(|m| m.payload.is_some()) {
+            "the control plane is initialized; the init Machine is gone (replaced)"
+        } else {
+            "the control plane is initialized (not every control-plane payload is in the input)"
+        };
         return Link::new(id, State::Holds)
             .on(Some(c.cluster_ref()), "")
-            .seen("the control plane is initialized; the init Machine is gone (replaced)");
+            .seen(seen);
     }
     let unread: Vec<&str> = control_planes
         .iter()
@@ -172,7 +177,16 @@ fn no_init_machine(
 /// `init-node`.
 pub(crate) fn init_node(c: &ClusterObjects<'_>, initialized: Option<bool>) -> Link {
     let id = LinkId::InitNode;
-    let Some(init) = c.control_planes().find(|m| m.is_init()) else {
+    let by_payload = c.control_planes().find(|m| m.is_init());
+    // Without the payloads, before initialization: the oldest control-plane Machine, which
+    // RKE2ControlPlane creates first and whose RKE2Config takes the init lock.
+    let by_age = || {
+        (initialized != Some(true))
+            .then(|| c.control_planes().next())
+            .flatten()
+            .filter(|m| m.payload.is_none())
+    };
+    let Some(init) = by_payload.or_else(by_age) else {
         return if initialized == Some(true) {
             Link::new(id, State::NotApplicable)
                 .seen("the init Machine is gone; the control plane is initialized")
@@ -196,6 +210,9 @@ pub(crate) fn init_node(c: &ClusterObjects<'_>, initialized: Option<bool>) -> Li
         };
     };
     let mut seen = format!("no Node yet for providerID {provider_id}");
+    if by_payload.is_none() {
+        seen.push_str(" (the oldest control-plane Machine, taken as the init one: its bootstrap Secret is not in the input)");
+    }
     match (kubelet, cloud) {
         (Some(k), _) if k != provider_id => seen.push_str(&format!(
             "; the payload's kubelet provider-id is {k}, which never matches it"

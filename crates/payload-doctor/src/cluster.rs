@@ -48,8 +48,16 @@ impl<'a> Machine<'a> {
         view::condition(self.object, &["Ready"])
     }
 
+    /// Whether it is Ready: its `Ready` condition; a Machine without one (a dump that left
+    /// the conditions out) by its phase `Running` and its Node.
     pub(crate) fn is_ready(&self) -> bool {
-        self.ready().is_some_and(|c| c.is_true())
+        match self.ready() {
+            Some(condition) => condition.is_true(),
+            None => {
+                self.node().is_some()
+                    && view::str_at(self.object, &["status", "phase"]) == Some("Running")
+            }
+        }
     }
 
     /// `status.addresses`: type and address.

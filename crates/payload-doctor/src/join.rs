@@ -71,7 +71,7 @@ pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
         };
     }
     link.seen(format!(
-        "{} ({} payloads carry it)",
+        "{} ({} payload(s) carry it)",
         short(&want),
         with_token.len()
     ))
