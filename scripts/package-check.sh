@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # The crates stand alone: package the engines (rke2-payload-gotmpl, rke2-payload-kube-schema),
-# the library (rke2-payload) and the preview (rke2-payload-preview) as crates.io would serve
+# the library (rke2-payload), the preview (rke2-payload-preview) and the doctor
+# (rke2-payload-doctor) as crates.io would serve
 # them, unpack each package into a folder of its own and run its tests there, away from the
 # repository (no testdata/, no fuzz/, no workspace): the engines' whole test suites, the
-# library's unit tests and doctests, the preview's unit tests and doctests against the unpacked
-# engines and library. Then package the printers and the CLI: none of them is on crates.io yet, and
+# library's unit tests and doctests, the preview's and the doctor's unit tests and doctests
+# against the unpacked engines and library. Then package the printers and the CLI: none of them is on crates.io yet, and
 # `cargo package` given them all resolves each against the others' packages.
 #
 #     scripts/package-check.sh
@@ -19,15 +20,16 @@ target_dir="${CARGO_TARGET_DIR:-$(pwd)/target}"
 version="$(sed -n 's/^version = "\(.*\)"$/\1/p' Cargo.toml | head -1)"
 library="rke2-payload-$version"
 preview="rke2-payload-preview-$version"
+doctor="rke2-payload-doctor-$version"
 engines=(rke2-payload-gotmpl rke2-payload-kube-schema)
 engine_args=()
 for name in "${engines[@]}"; do engine_args+=(-p "$name"); done
-crate_args=("${engine_args[@]}" -p rke2-payload -p rke2-payload-preview)
+crate_args=("${engine_args[@]}" -p rke2-payload -p rke2-payload-preview -p rke2-payload-doctor)
 
 echo "--- cargo package ${crate_args[*]}"
 # --no-verify: the test runs below are the verification, with the tests and not only the build.
 cargo package "${crate_args[@]}" --locked --no-verify --allow-dirty
-for crate in "$library" "$preview"; do
+for crate in "$library" "$preview" "$doctor"; do
   archive="$target_dir/package/$crate.crate"
   echo "$archive: $(wc -c <"$archive" | tr -d ' ') bytes"
 done
@@ -35,7 +37,7 @@ done
 # Unpacked outside the repository (inside it, cargo would take it for a workspace member).
 unpacked="$(mktemp -d)"
 trap 'rm -rf "$unpacked"' EXIT
-for name in "${engines[@]}" rke2-payload rke2-payload-preview; do
+for name in "${engines[@]}" rke2-payload rke2-payload-preview rke2-payload-doctor; do
   tar -xzf "$target_dir/package/$name-$version.crate" -C "$unpacked"
 done
 # A package's files all carry one fixed date (cargo writes reproducible archives), and its
@@ -49,6 +51,10 @@ for path in README.md Cargo.lock src/lib.rs src/crds/cluster.x-k8s.io.json \
   tests/data/caprke2/README.md tests/go/jsonpatch/main.go; do
   [ -f "$unpacked/$preview/$path" ] || { echo "the preview's package lacks $path" >&2; exit 1; }
 done
+for path in README.md Cargo.lock src/lib.rs; do
+  [ -f "$unpacked/$doctor/$path" ] || { echo "the doctor's package lacks $path" >&2; exit 1; }
+done
+[ ! -e "$unpacked/$doctor/tests" ] || { echo "the package $doctor carries tests/" >&2; exit 1; }
 for crate in "$library" "$preview"; do
   [ ! -e "$unpacked/$crate/tests/it" ] || { echo "the package $crate carries tests/it/" >&2; exit 1; }
 done
@@ -77,6 +83,12 @@ patches+=(--config "patch.crates-io.rke2-payload.path=\"$unpacked/$library\"")
 echo "--- cargo test in the unpacked $preview"
 (
   cd "$unpacked/$preview"
+  CARGO_TARGET_DIR="$target_dir" cargo test --offline "${patches[@]}"
+)
+
+echo "--- cargo test in the unpacked $doctor"
+(
+  cd "$unpacked/$doctor"
   CARGO_TARGET_DIR="$target_dir" cargo test --offline "${patches[@]}"
 )
 

@@ -264,14 +264,20 @@ fn bootstrap_secret<'a>(
         .iter()
         .filter(|s| view::namespace(s) == view::namespace(machine))
         .find(|s| view::owners(s).any(|(kind, owner)| kind == "RKE2Config" && owner == config_name))
-        .map(|s| view::name(s))
+        .map(view::name)
 }
+
+/// A cluster's namespace and name.
+pub(crate) type ClusterName<'a> = (&'a str, &'a str);
+
+/// A cluster of another control plane: its namespace, name and control plane's kind.
+pub(crate) type OtherCluster<'a> = (&'a str, &'a str, String);
 
 /// The clusters of the inventory, each once, in namespace and name order: every `Cluster`
 /// whose control plane is an `RKE2ControlPlane`, and the clusters the other objects name when
 /// no `Cluster` of that name was read. Those of another control plane are returned apart, with
 /// its kind.
-pub(crate) fn clusters(inventory: &Inventory) -> (Vec<(&str, &str)>, Vec<(&str, &str, String)>) {
+pub(crate) fn clusters(inventory: &Inventory) -> (Vec<ClusterName<'_>>, Vec<OtherCluster<'_>>) {
     let mut ours = std::collections::BTreeSet::new();
     let mut others = Vec::new();
     for cluster in inventory.of(Kind::Cluster) {

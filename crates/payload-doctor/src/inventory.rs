@@ -167,7 +167,7 @@ impl Inventory {
     pub fn read(&mut self, name: &str, bytes: &[u8]) -> Result<(), DoctorError> {
         let input = |source| DoctorError::Input {
             input: name.to_owned(),
-            source,
+            source: Box::new(source),
         };
         let objects = rke2_payload::objects(bytes).map_err(input)?;
         for object in objects {

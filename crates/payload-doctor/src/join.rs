@@ -81,10 +81,12 @@ pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
 pub(crate) fn ready(c: &ClusterObjects<'_>, stuck: &[&str]) -> Link {
     let id = LinkId::ReadyControlPlane;
     let control_planes: Vec<_> = c.control_planes().collect();
-    if control_planes.is_empty() {
-        if let Some(why) = c.inventory.missing(Kind::Machine) {
-            return unknown(id, why);
-        }
+    if let Some(why) = control_planes
+        .is_empty()
+        .then(|| c.inventory.missing(Kind::Machine))
+        .flatten()
+    {
+        return unknown(id, why);
     }
     if let Some(ready) = control_planes.iter().find(|m| m.is_ready()) {
         let count = control_planes.iter().filter(|m| m.is_ready()).count();

@@ -55,7 +55,7 @@ pub enum DoctorError {
         input: String,
         /// Why.
         #[source]
-        source: rke2_payload::Error,
+        source: Box<rke2_payload::Error>,
     },
 }
 

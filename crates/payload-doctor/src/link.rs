@@ -46,7 +46,9 @@ pub struct LinkInfo {
     /// When it holds.
     pub holds_when: &'static str,
     /// Where upstream makes it a requirement: files and lines at CAPRKE2 v0.25.0
-    /// (`rancher/cluster-api-provider-rke2`) and Cluster API (`kubernetes-sigs/cluster-api`).
+    /// (`rancher/cluster-api-provider-rke2`, built on Cluster API v1.13.2) and Cluster API
+    /// v1.13.2 (`kubernetes-sigs/cluster-api`; v1.14.0 moved `internal/controllers/` to
+    /// `core/reconcilers/`, the lines the same).
     pub source: &'static str,
 }
 
@@ -55,67 +57,67 @@ pub const LINKS: [LinkInfo; 13] = [
     LinkInfo {
         id: LinkId::InfrastructureProvisioned,
         holds_when: "the Cluster says its infrastructure is provisioned (v1beta2 status.initialization.infrastructureProvisioned, v1beta1 status.infrastructureReady)",
-        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/rke2controlplane_controller.go:376-394, bootstrap/internal/controllers/rke2config_controller.go:171-182",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/rke2controlplane_controller.go:375-397, bootstrap/internal/controllers/rke2config_controller.go:172-182; set by Cluster API v1.13.2 internal/controllers/cluster/cluster_controller_phases.go:245",
     },
     LinkInfo {
         id: LinkId::ControlPlaneEndpoint,
         holds_when: "Cluster spec.controlPlaneEndpoint has a host and a port",
-        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/rke2controlplane_controller.go:421-440",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/rke2controlplane_controller.go:421-440 (IsValid: Cluster API v1.13.2 api/core/v1beta2/cluster_types.go:1624-1626); tls-san pkg/rke2/config.go:350",
     },
     LinkInfo {
         id: LinkId::InitMachine,
         holds_when: "exactly one control-plane Machine got init data (no server, the cluster CAs)",
-        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:230-260 (init lock), controlplane/internal/controllers/scale.go:51-99",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/rke2controlplane_controller.go:563-567, scale.go:51-99; bootstrap/internal/controllers/rke2config_controller.go:391-395 (the <cluster>-lock init lock, pkg/locking/control_plane_init_mutex.go:50-120)",
     },
     LinkInfo {
         id: LinkId::InitNode,
         holds_when: "the init Machine has a providerID and a Node (status.nodeRef)",
-        source: "Cluster API v1.13 internal/controllers/machine/machine_controller_noderef.go (the Node is found by spec.providerID)",
+        source: "Cluster API v1.13.2 internal/controllers/machine/machine_controller_noderef.go:84-116 (the Node found by spec.providerID, :218-245), machine_controller_status.go:401-412",
     },
     LinkInfo {
         id: LinkId::ControlPlaneInitialized,
         holds_when: "the Cluster says the control plane is initialized (v1beta2 status.initialization.controlPlaneInitialized, v1beta1 condition ControlPlaneInitialized)",
-        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:230 (joins wait for it), controlplane/internal/controllers/status.go:98-146",
+        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:229-232 (joins wait for the Cluster's ControlPlaneInitialized), controlplane/internal/controllers/status.go:146-150,179-181; Cluster API v1.13.2 internal/controllers/cluster/cluster_controller_status.go:597-603",
     },
     LinkInfo {
         id: LinkId::TokenSecret,
         holds_when: "the <cluster>-token Secret exists and its token is the one in every payload",
-        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:699-703,852-856 (joins read the token Secret)",
+        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:973-1010 (made with the init data, key value), :679-695 and :831-848 (control-plane and worker joins read it)",
     },
     LinkInfo {
         id: LinkId::ReadyControlPlane,
         holds_when: "at least one control-plane Machine is Ready",
-        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/status.go:80,152 (only Ready Machines give server addresses)",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/status.go:80,152-156 (only Ready Machines: Cluster API v1.13.2 util/collections/machine_filters.go:208-215), rke2controlplane_controller.go:798-817",
     },
     LinkInfo {
         id: LinkId::RegistrationAddress,
         holds_when: "with registrationMethod internal-first, internal-only-ips or external-only-ips, every Ready control-plane Machine has an address of the type it reads",
-        source: "CAPRKE2 v0.25.0 pkg/registration/registration.go:68-140, controlplane/internal/controllers/status.go:158-177",
+        source: "CAPRKE2 v0.25.0 pkg/registration/registration.go:36-140, controlplane/internal/controllers/status.go:158-177",
     },
     LinkInfo {
         id: LinkId::AvailableServerIps,
         holds_when: "RKE2ControlPlane status.availableServerIPs is not empty",
-        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:699-717,852-867 (joins wait for it), controlplane/internal/controllers/status.go:114-177",
+        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:699-703,852-856 (joins wait while it is empty), controlplane/internal/controllers/status.go:114-177",
     },
     LinkInfo {
         id: LinkId::JoinTarget,
         holds_when: "every join payload of a Machine still waiting for its Node names a current join target (availableServerIPs, the endpoint host or the registration address) on port 9345",
-        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:717,867 (server = availableServerIPs[0]:9345)",
+        source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:66,717,867 (server: https://<availableServerIPs[0]>:9345)",
     },
     LinkInfo {
         id: LinkId::Preflight,
         holds_when: "no control-plane Machine is being deleted and each has AgentHealthy and EtcdMemberHealthy True (else scaling is blocked)",
-        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/scale.go:200-266",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/scale.go:110,208-283; the conditions pkg/rke2/workload_cluster_conditions.go:41-146,152-290",
     },
     LinkInfo {
         id: LinkId::Remediation,
         holds_when: "no control-plane Machine waits for a remediation that is blocked (one replica, a Machine provisioning without a Node, a Machine being deleted, etcd quorum)",
-        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/remediation.go:97-330,366-420",
+        source: "CAPRKE2 v0.25.0 controlplane/internal/controllers/remediation.go:96-103,202-276 (etcd quorum :585-677)",
     },
     LinkInfo {
         id: LinkId::ProviderVersions,
         holds_when: "the installed Cluster API core is a version CAPRKE2 v0.25 was tested with (v1.12, v1.13); an untested one is a warning",
-        source: "CAPRKE2 v0.25.0 test/e2e/config/e2e_conf.yaml:22,33, go.mod (sigs.k8s.io/cluster-api v1.13)",
+        source: "CAPRKE2 v0.25.0 test/e2e/config/e2e_conf.yaml:21-35 (core v1.12.8 and v1.13.2), go.mod (sigs.k8s.io/cluster-api v1.13.2)",
     },
 ];
 

@@ -71,66 +71,71 @@ fn from_cluster(
         .cluster
         .as_ref()
         .map(|c| format!("{}={c}", rke2_payload::CLUSTER_NAME_LABEL));
+    // The cluster's label narrows the kinds that carry it; Secrets are those of Cluster API's
+    // type (the bootstrap Secrets and the cluster's, `-token` among them); clusterctl's
+    // Providers are read in every namespace.
     let runs = Kind::ALL.map(|kind| {
-        let (namespace, labels, fields) = if kind.follows_selection() {
-            let labels = match kind {
-                Kind::Machine | Kind::Rke2Config => label.as_deref(),
-                _ => None,
-            };
-            let fields = match kind {
-                Kind::Secret => Some(format!("type={}", rke2_payload::CLUSTER_SECRET_TYPE)),
-                Kind::Cluster | Kind::Rke2ControlPlane => None,
-                _ => None,
-            };
-            (args.namespace.as_deref(), labels, fields)
-        } else {
-            (None, None, None)
+        let namespace = args
+            .namespace
+            .as_deref()
+            .filter(|_| kind.follows_selection());
+        let labels = match kind {
+            Kind::Machine | Kind::Rke2Config => label.as_deref(),
+            _ => None,
         };
-        (
-            kind,
-            super::cluster::get(
-                &connection,
-                kind.resource(),
-                namespace,
-                labels,
-                fields.as_deref(),
-            ),
-        )
+        let fields =
+            (kind == Kind::Secret).then(|| format!("type={}", rke2_payload::CLUSTER_SECRET_TYPE));
+        let kubectl = super::cluster::get(
+            &connection,
+            kind.resource(),
+            namespace,
+            labels,
+            fields.as_deref(),
+        );
+        (kind, kubectl)
     });
     // Every kubectl runs at once; each output is read on a thread of its own.
-    let read: Vec<(Kind, Result<Vec<u8>, (rke2_payload::Error, Option<String>)>)> =
-        std::thread::scope(|scope| {
-            let handles: Vec<_> = runs
-                .into_iter()
-                .map(|(kind, kubectl)| {
-                    scope.spawn(move || -> Result<_> {
-                        let mut kubectl = kubectl?;
-                        let name = format!("kubectl get {}", kind.resource());
-                        Ok((
-                            kind,
-                            rke2_payload::read_all(&mut kubectl, &name, decode)
-                                .map_err(|e| (e, kubectl.said().map(str::to_owned))),
-                        ))
+    let read: Vec<KindRead> = std::thread::scope(|scope| {
+        let handles: Vec<_> = runs
+            .into_iter()
+            .map(|(kind, kubectl)| {
+                scope.spawn(move || -> Result<KindRead> {
+                    let mut kubectl = kubectl?;
+                    let name = format!("kubectl get {}", kind.resource());
+                    let bytes = rke2_payload::read_all(&mut kubectl, &name, decode);
+                    Ok(KindRead {
+                        kind,
+                        said: kubectl.said().map(str::to_owned),
+                        bytes,
                     })
                 })
-                .collect();
-            handles
-                .into_iter()
-                .map(|h| {
-                    h.join()
-                        .unwrap_or_else(|_| Err(anyhow::anyhow!("a kubectl reader panicked")))
-                })
-                .collect::<Result<Vec<_>>>()
-        })?;
-    for (kind, result) in read {
+            })
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a kubectl reader panicked")))
+            })
+            .collect::<Result<Vec<_>>>()
+    })?;
+    for KindRead { kind, said, bytes } in read {
         let name = format!("kubectl get {}", kind.resource());
-        match result {
+        match bytes {
             Ok(bytes) => inventory.read_kind(kind, &name, &bytes)?,
-            Err((error, said)) => match said.as_deref().and_then(kubectl_unread) {
+            Err(error) => match said.as_deref().and_then(kubectl_unread) {
                 Some(why) => inventory.unread(kind, why),
                 None => return Err(anyhow::Error::new(error).context(format!("running {name}"))),
             },
         }
     }
     Ok(())
+}
+
+/// What one `kubectl get` gave: its output, or why it could not be read and what kubectl said
+/// last when it failed.
+struct KindRead {
+    kind: Kind,
+    said: Option<String>,
+    bytes: Result<Vec<u8>, rke2_payload::Error>,
 }

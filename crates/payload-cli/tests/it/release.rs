@@ -50,6 +50,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
         ("crates/rke2-payload/README.md", "rke2-payload"),
         ("crates/payload-printer/README.md", "rke2-payload-printer"),
         ("crates/payload-preview/README.md", "rke2-payload-preview"),
+        ("crates/payload-doctor/README.md", "rke2-payload-doctor"),
         ("crates/payload-cli/README.md", "rke2-payload-cli"),
     ] {
         let text = read(copy);
@@ -79,6 +80,7 @@ fn each_crate_has_a_short_readme_of_its_own_and_the_library_s_example_is_the_gui
         "crates/rke2-payload/Cargo.toml",
         "crates/payload-printer/Cargo.toml",
         "crates/payload-preview/Cargo.toml",
+        "crates/payload-doctor/Cargo.toml",
         "crates/payload-cli/Cargo.toml",
     ] {
         let text = read(manifest);
