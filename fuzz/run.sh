@@ -25,7 +25,7 @@ elif [[ "${1:-}" =~ ^[0-9]+$ ]]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render diff template free_text)
+  targets=(envelope stream payload cloudconfig ignition dataurl pki rke2_config inspect roundtrip redact convert terminal render diff template free_text doctor)
 fi
 export RUSTC_BOOTSTRAP=1 CARGO_CACHE_RUSTC_INFO=0
 
@@ -66,6 +66,7 @@ for t in "${targets[@]}"; do
     payload|cloudconfig|ignition|convert) cp -n ../testdata/secrets/*.userdata "$corpus"/ 2>/dev/null || true ;;
     pki) cp -n ../testdata/gen/keys/*.crt ../testdata/gen/keys/*.key "$corpus"/ 2>/dev/null || true ;;
     render) cp -n ../testdata/manifests/*.yaml ../examples/preview/*.yaml "$corpus"/ 2>/dev/null || true ;;
+    doctor) cp -n ../crates/payload-doctor/tests/data/dumps/*.yaml ../crates/payload-doctor/tests/data/dumps/*.json "$corpus"/ 2>/dev/null || true ;;
     diff)
       # Two inputs in one, cut at a 0xFF byte: each fixture against the online worker.
       for a in ../testdata/secrets/*.yaml; do

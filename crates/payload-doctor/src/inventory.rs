@@ -137,6 +137,9 @@ pub struct Inventory {
     pub(crate) payloads: HashMap<(String, String), PayloadFacts>,
     /// Objects of other kinds, passed over.
     pub(crate) others: usize,
+    /// The secret values read (tokens: of the payloads, of the `-token` Secrets), kept only to
+    /// mask them wherever input text reaches the diagnosis; zeroed on drop.
+    pub(crate) secrets: Vec<zeroize::Zeroizing<String>>,
     decode: DecodeOptions,
 }
 
@@ -171,6 +174,7 @@ impl Inventory {
         };
         let objects = rke2_payload::objects(bytes).map_err(input)?;
         for object in objects {
+            self.keep_token(&object);
             match Kind::of(&object) {
                 Some(kind) => self.objects.entry(kind).or_default().push(object),
                 None => self.others += 1,
@@ -181,7 +185,12 @@ impl Inventory {
             Err(e) if e.holds_no_bootstrap_secret() => return Ok(()),
             Err(e) => return Err(input(e)),
         };
-        let inspector = Inspector::new(InspectOptions::new().with_decode(self.decode.clone()));
+        // The tokens are read to be masked, never to be shown.
+        let inspector = Inspector::new(
+            InspectOptions::new()
+                .with_decode(self.decode.clone())
+                .with_show_secrets(true),
+        );
         for secret in &envelope.secrets {
             let (Some(namespace), Some(secret_name)) = (secret.namespace(), secret.name()) else {
                 continue;
@@ -189,6 +198,9 @@ impl Inventory {
             let facts = match inspector.inspect(secret) {
                 Ok(report) => {
                     let p = &report.payload;
+                    for token in [&p.rke2.token, &p.rke2.agent_token].into_iter().flatten() {
+                        self.keep_secret(token);
+                    }
                     PayloadFacts {
                         role: p.role,
                         server: p.rke2.server.clone(),
@@ -207,6 +219,36 @@ impl Inventory {
                 .insert((namespace.to_owned(), secret_name.to_owned()), facts);
         }
         Ok(())
+    }
+
+    /// Keeps the token of a `<cluster>-token` Secret (its `value`), to mask it.
+    fn keep_token(&mut self, object: &Value) {
+        if Kind::of(object) != Some(Kind::Secret) || !view::name(object).ends_with("-token") {
+            return;
+        }
+        let value = view::str_at(object, &["data", "value"])
+            .and_then(rke2_payload::codec::decode_base64)
+            .map(|b| String::from_utf8_lossy(&b).into_owned())
+            .or_else(|| view::str_at(object, &["stringData", "value"]).map(str::to_owned));
+        if let Some(value) = value {
+            self.keep_secret(&value);
+        }
+    }
+
+    fn keep_secret(&mut self, value: &str) {
+        let value = value.trim();
+        if value.len() >= 4 && !self.secrets.iter().any(|s| s.as_str() == value) {
+            self.secrets.push(zeroize::Zeroizing::new(value.to_owned()));
+        }
+    }
+
+    /// `text` with every secret value read masked.
+    pub(crate) fn mask(&self, text: &mut String) {
+        for secret in &self.secrets {
+            if text.contains(secret.as_str()) {
+                *text = text.replace(secret.as_str(), rke2_payload::PLACEHOLDER);
+            }
+        }
     }
 
     /// Reads what kubectl wrote for `kind` (`kubectl get <kind> -o json`): as [`Inventory::read`],

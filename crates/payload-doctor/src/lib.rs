@@ -28,6 +28,8 @@
 //! # Ok::<(), payload_doctor::DoctorError>(())
 //! ```
 
+#![deny(missing_docs)]
+
 mod chain;
 mod cluster;
 mod health;
@@ -193,6 +195,10 @@ pub fn diagnose(inventory: &Inventory, options: &DoctorOptions) -> Diagnosis {
             let objects = cluster::ClusterObjects::gather(inventory, namespace, name);
             let mut links = walk(&objects);
             links.push(versions.clone());
+            // Input text reaches `seen` (condition messages, addresses): no secret read does.
+            for link in &mut links {
+                inventory.mask(&mut link.seen);
+            }
             ClusterChain {
                 namespace: namespace.to_owned(),
                 name: name.to_owned(),
@@ -274,5 +280,7 @@ fn walk(c: &cluster::ClusterObjects<'_>) -> Vec<Link> {
     ]
 }
 
+#[cfg(any(test, feature = "fuzzing"))]
+pub mod fuzzing;
 #[cfg(test)]
 mod tests;
