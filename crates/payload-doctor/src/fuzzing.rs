@@ -15,7 +15,10 @@ pub fn doctor(data: &[u8]) {
         assert_eq!(ids, LinkId::ALL, "the chain of {}/{}", c.namespace, c.name);
         assert_eq!(
             c.first_broken,
-            c.links.iter().find(|l| l.state == State::Broken).map(|l| l.id)
+            c.links
+                .iter()
+                .find(|l| l.state == State::Broken)
+                .map(|l| l.id)
         );
         for link in &c.links {
             for secret in &inventory.secrets {
@@ -45,7 +48,10 @@ mod tests {
         for path in paths {
             if path.is_dir() {
                 files(&path, out);
-            } else if !path.file_name().is_some_and(|n| n.to_string_lossy().starts_with('.')) {
+            } else if !path
+                .file_name()
+                .is_some_and(|n| n.to_string_lossy().starts_with('.'))
+            {
                 out.push(path);
             }
         }
