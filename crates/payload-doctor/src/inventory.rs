@@ -137,6 +137,9 @@ pub struct Inventory {
     pub(crate) payloads: HashMap<(String, String), PayloadFacts>,
     /// Objects of other kinds, passed over.
     pub(crate) others: usize,
+    /// Infrastructure objects (of an `infrastructure.cluster.x-k8s.io` group): where a
+    /// Machine's bootstrap data goes.
+    pub(crate) infrastructure: Vec<Value>,
     /// The secret values read (tokens: of the payloads, of the `-token` Secrets), kept only to
     /// mask them wherever input text reaches the diagnosis; zeroed on drop.
     pub(crate) secrets: Vec<zeroize::Zeroizing<String>>,
@@ -177,6 +180,7 @@ impl Inventory {
             self.keep_token(&object);
             match Kind::of(&object) {
                 Some(kind) => self.objects.entry(kind).or_default().push(object),
+                None if is_infrastructure(&object) => self.infrastructure.push(object),
                 None => self.others += 1,
             }
         }
@@ -296,6 +300,14 @@ impl Inventory {
         }
         Some(format!("no {} object in the input", kind.kind()))
     }
+}
+
+/// Whether an object is of an infrastructure provider's group
+/// (`infrastructure.cluster.x-k8s.io`, and the providers' own `infrastructure.*` groups).
+fn is_infrastructure(object: &Value) -> bool {
+    view::str_at(object, &["apiVersion"])
+        .and_then(|a| a.rsplit_once('/'))
+        .is_some_and(|(group, _)| group.starts_with("infrastructure."))
 }
 
 /// The hex SHA-256 of `bytes`, as the library fingerprints a token.

@@ -32,6 +32,7 @@
 
 mod chain;
 mod cluster;
+mod delivery;
 mod health;
 mod inventory;
 mod join;
@@ -40,6 +41,7 @@ mod view;
 
 use serde::{Deserialize, Serialize};
 
+pub use delivery::{infrastructure_kinds, live_origin};
 pub use inventory::{Inventory, Kind, Unread, kubectl_unread};
 pub use link::{LINKS, Link, LinkId, LinkInfo, ObjectRef, State};
 

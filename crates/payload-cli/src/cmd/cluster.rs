@@ -231,3 +231,79 @@ impl Drop for Kubectl {
         }
     }
 }
+
+/// The cluster's bootstrap Secrets read whole, each with the delivery path the infrastructure
+/// object of its Machine names (`size --from-cluster` measures against that path, as for a
+/// preview, instead of every platform). The Machines and then each infrastructure kind they
+/// name are read with a `kubectl get` of their own; a kind that cannot be read leaves its
+/// Secrets without a path, and standard error says so.
+pub(crate) fn live_secrets(
+    args: &InputArgs,
+    options: &rke2_payload::DecodeOptions,
+) -> Result<rke2_payload::Input<'static>> {
+    let bytes = rke2_payload::read_all(secrets(args)?, crate::cli::FROM_CLUSTER, options)?;
+    let mut inventory = payload_doctor::Inventory::new(options.clone());
+    let connection = connection(args.kubeconfig.as_deref(), args.context.as_deref());
+    let label = args
+        .cluster
+        .as_ref()
+        .map(|c| format!("{CLUSTER_NAME_LABEL}={c}"));
+    let namespace = args
+        .name
+        .as_deref()
+        .and_then(|n| n.split_once('/').map(|(ns, _)| ns))
+        .or(args.namespace.as_deref());
+    let read = |inventory: &mut payload_doctor::Inventory,
+                resource: &str,
+                labels: Option<&str>|
+     -> Result<bool> {
+        let mut kubectl = get(&connection, resource, namespace, labels, None)?;
+        let name = format!("kubectl get {resource}");
+        match rke2_payload::read_all(&mut kubectl, &name, options) {
+            Ok(bytes) => {
+                inventory.read(&name, &bytes)?;
+                Ok(true)
+            }
+            Err(error) => match kubectl.said().and_then(payload_doctor::kubectl_unread) {
+                Some(why) => {
+                    eprintln!(
+                        "rke2-payload: {resource} not read ({}): its Secrets are measured against every platform",
+                        rke2_payload::terminal_safe(why.sentence())
+                    );
+                    Ok(false)
+                }
+                None => Err(anyhow::Error::new(error).context(format!("running {name}"))),
+            },
+        }
+    };
+    if read(
+        &mut inventory,
+        payload_doctor::Kind::Machine.resource(),
+        label.as_deref(),
+    )? {
+        for kind in payload_doctor::infrastructure_kinds(&inventory) {
+            read(&mut inventory, &kind, None)?;
+        }
+    }
+    let secrets = match rke2_payload::Envelope::parse(&bytes, options) {
+        Ok(envelope) => envelope.secrets,
+        Err(e) if e.holds_no_bootstrap_secret() => Vec::new(),
+        Err(e) => {
+            return Err(
+                anyhow::Error::new(e).context(format!("reading {}", crate::cli::FROM_CLUSTER))
+            );
+        }
+    };
+    let secrets = secrets
+        .into_iter()
+        .map(|secret| {
+            let origin = payload_doctor::live_origin(&inventory, &secret);
+            let secret = secret.into_owned();
+            match origin {
+                Some(origin) => secret.with_origin(origin),
+                None => secret,
+            }
+        })
+        .collect();
+    Ok(rke2_payload::Input::secrets(secrets))
+}

@@ -33,7 +33,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let mut junit_items = Vec::new();
     // Replicas' identical payloads are measured once; see `Sizer`.
     let sizer = Sizer::new(options);
-    let (input, refusals) = secrets_and_refusals(&args.input)?;
+    // From a cluster, each Secret is measured on the path its Machine's infrastructure
+    // object names, unless the user names the platforms.
+    let (input, refusals) = if args.input.from_cluster && args.cloud.is_empty() {
+        let input = super::cluster::live_secrets(&args.input, &decode_options(&args.input))?;
+        (input, Vec::new())
+    } else {
+        secrets_and_refusals(&args.input)?
+    };
     // Reports are measured and rendered on the worker threads; this thread writes them in order.
     streamed(
         sizer.for_each(

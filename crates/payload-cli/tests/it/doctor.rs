@@ -336,3 +336,74 @@ fn a_dump_that_does_not_read_is_exit_2_and_no_cluster_is_said() {
     assert_eq!(out.status.code(), Some(0));
     assert!(String::from_utf8_lossy(&out.stderr).contains("no RKE2 cluster in the input"));
 }
+
+#[test]
+fn size_from_the_cluster_measures_the_path_each_machine_s_infrastructure_names() {
+    if !have_kubectl() {
+        return;
+    }
+    let dir = scratch();
+    let mut objects = objects_of(&dumps().join("healthy-v1beta2.yaml"));
+    // Each Machine's AWSMachine, with the data in EC2 user data (16 KB), not Secrets Manager.
+    let machines: Vec<Value> = objects
+        .iter()
+        .filter(|o| o["kind"] == "Machine")
+        .cloned()
+        .collect();
+    for m in &machines {
+        objects.push(serde_json::json!({
+            "apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AWSMachine",
+            "metadata": {"name": m["spec"]["infrastructureRef"]["name"], "namespace": m["metadata"]["namespace"]},
+            "spec": {"cloudInit": {"insecureSkipSecretsManager": true}, "instanceType": "m6i.large"}
+        }));
+    }
+    let size = |refusals: Refusals| {
+        let api = StandIn::start(objects.clone(), refusals);
+        let kubeconfig = api.kubeconfig(dir.path());
+        let out = run_in(
+            dir.path(),
+            &[
+                "size",
+                "--from-cluster",
+                "--kubeconfig",
+                kubeconfig.to_str().expect("path"),
+                "--context",
+                "stand-in",
+                "-o",
+                "json",
+            ],
+        );
+        let doc = json_of(&out, "size");
+        (
+            doc,
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+            api.requests_for("awsmachines"),
+        )
+    };
+    let (doc, _, asked) = size(Refusals::default());
+    assert_eq!(asked.len(), 1, "{asked:?}");
+    let secrets = doc["secrets"].as_array().expect("secrets");
+    assert_eq!(secrets.len(), machines.len(), "{doc}");
+    for s in secrets {
+        let clouds: Vec<&str> = s["clouds"]
+            .as_array()
+            .expect("clouds")
+            .iter()
+            .filter_map(|v| v["cloud"].as_str())
+            .collect();
+        assert_eq!(clouds, ["aws-user-data"], "{s}");
+        let path = s["clouds"][0]["path"].as_str().unwrap_or("");
+        assert!(path.contains("the live AWSMachine"), "{path}");
+    }
+    // Without the infrastructure kind, every platform, and standard error says why.
+    let (doc, err, _) = size(Refusals {
+        unserved: vec!["infrastructure.cluster.x-k8s.io"],
+        ..Refusals::default()
+    });
+    assert!(err.contains("not read"), "{err}");
+    let clouds = doc["secrets"][0]["clouds"]
+        .as_array()
+        .expect("clouds")
+        .len();
+    assert!(clouds > 1, "{doc}");
+}

@@ -80,6 +80,13 @@ const RESOURCES: &[Resource] = &[
         kind: "Provider",
         namespaced: true,
     },
+    Resource {
+        group: "infrastructure.cluster.x-k8s.io",
+        versions: &["v1beta2", "v1beta1"],
+        plural: "awsmachines",
+        kind: "AWSMachine",
+        namespaced: true,
+    },
 ];
 
 /// What the stand-in refuses.

@@ -22,6 +22,10 @@ pub enum Provenance {
     /// reported, and the delivery path they name is measured as well as every target the
     /// user would get without them, never instead.
     Annotations,
+    /// The live objects of the cluster the Secret was read from say so: the infrastructure
+    /// object of the Machine it was written for names the delivery path, and `size` measures
+    /// against it, as for a preview.
+    Live,
 }
 
 /// Where a bootstrap Secret comes from: the object it was rendered from, the path its user
@@ -57,6 +61,27 @@ impl Origin {
             delivery: None,
             findings: Vec::new(),
             provenance: Provenance::Rendered,
+        }
+    }
+
+    /// The origin of a Secret read from a live cluster, whose Machine's infrastructure object
+    /// sends its data by `delivery`.
+    ///
+    /// ```
+    /// use rke2_payload::{Delivery, Origin, Provenance, delivery_for};
+    ///
+    /// let delivery = delivery_for("AWSMachineTemplate", "infrastructure.cluster.x-k8s.io/v1beta2",
+    ///     &serde_json::json!({}), false);
+    /// let origin = Origin::live(delivery.expect("in the table"));
+    /// assert_eq!(origin.provenance, Provenance::Live);
+    /// assert_eq!(origin.delivery.map(|d| d.cloud).as_deref(), Some("aws"));
+    /// ```
+    pub fn live(delivery: Delivery) -> Self {
+        Origin {
+            site: None,
+            delivery: Some(delivery),
+            findings: Vec::new(),
+            provenance: Provenance::Live,
         }
     }
 

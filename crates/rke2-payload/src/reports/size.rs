@@ -249,7 +249,8 @@ pub struct Verdict {
     #[serde(default)]
     pub path: Cow<'static, str>,
     /// Whether the platform and path were read from the infrastructure machine template of
-    /// the manifests the Secret was rendered from (then [`Verdict::path`] says which).
+    /// the manifests the Secret was rendered from, or, for a Secret read from a cluster, from
+    /// its Machine's infrastructure object (then [`Verdict::path`] says which).
     #[serde(default)]
     pub chosen_by_manifests: bool,
 }
@@ -490,7 +491,8 @@ fn gzip_size(payload: &Payload<'_>) -> u64 {
 
 /// The delivery path a Secret's [`Origin`](crate::envelope::Origin) names, when `options`
 /// follow it, and whether it replaces the targets (a preview of this run: the manifests say
-/// which path the data takes) or is measured beside them (`render`'s annotations read back:
+/// which path the data takes; a Secret read from a cluster: its Machine's infrastructure object
+/// says it) or is measured beside them (`render`'s annotations read back:
 /// an input never takes a target away).
 pub(crate) fn delivery_of<'s>(
     secret: &'s BootstrapSecret<'_>,
@@ -500,7 +502,10 @@ pub(crate) fn delivery_of<'s>(
         return None;
     }
     let origin = secret.origin()?;
-    let replaces = origin.provenance == crate::envelope::Provenance::Rendered;
+    let replaces = matches!(
+        origin.provenance,
+        crate::envelope::Provenance::Rendered | crate::envelope::Provenance::Live
+    );
     origin.delivery.as_ref().map(|d| (d, replaces))
 }
 

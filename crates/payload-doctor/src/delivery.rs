@@ -1,0 +1,104 @@
+//! Where a live bootstrap Secret's data goes: the Machine it was written for, that Machine's
+//! infrastructure object, and the delivery path the library's table reads from its fields, so
+//! that `size` of a cluster's Secrets judges the path that cluster uses.
+
+use rke2_payload::{BootstrapSecret, DeclaredFormat, Origin, delivery_for};
+use serde_json::Value;
+
+use crate::inventory::{Inventory, Kind};
+use crate::view;
+
+/// A Machine's `infrastructureRef`: kind, group (v1beta2 `apiGroup`, v1beta1 `apiVersion`'s)
+/// and name.
+fn infrastructure_ref(machine: &Value) -> Option<(&str, &str, &str)> {
+    let reference = view::at(machine, &["spec", "infrastructureRef"])?;
+    let kind = reference.get("kind")?.as_str()?;
+    let name = reference.get("name")?.as_str()?;
+    let group = reference
+        .get("apiGroup")
+        .and_then(Value::as_str)
+        .or_else(|| {
+            let api = reference.get("apiVersion")?.as_str()?;
+            Some(api.rsplit_once('/').map_or("", |(g, _)| g))
+        })
+        .unwrap_or("");
+    Some((kind, group, name))
+}
+
+/// The infrastructure kinds the Machines of the inventory name, as kubectl takes them
+/// (`AWSMachine.infrastructure.cluster.x-k8s.io`), each once, in name order.
+///
+/// ```
+/// use payload_doctor::{Inventory, infrastructure_kinds};
+///
+/// let mut inventory = Inventory::new(Default::default());
+/// inventory.read("machines.json", br#"{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine",
+///   "metadata": {"name": "m", "namespace": "ns"},
+///   "spec": {"clusterName": "c", "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "AWSMachine", "name": "m"}}}"#)?;
+/// assert_eq!(infrastructure_kinds(&inventory), ["AWSMachine.infrastructure.cluster.x-k8s.io"]);
+/// # Ok::<(), payload_doctor::DoctorError>(())
+/// ```
+pub fn infrastructure_kinds(inventory: &Inventory) -> Vec<String> {
+    let mut kinds: Vec<String> = inventory
+        .of(Kind::Machine)
+        .iter()
+        .filter_map(infrastructure_ref)
+        .filter(|(kind, group, _)| !kind.is_empty() && group.starts_with("infrastructure."))
+        .map(|(kind, group, _)| format!("{kind}.{group}"))
+        .collect();
+    kinds.sort();
+    kinds.dedup();
+    kinds
+}
+
+/// Where `secret`'s data goes, read from the live objects: the Machine whose bootstrap data it
+/// is (`spec.bootstrap.dataSecretName`), that Machine's infrastructure object, and the entry of
+/// the delivery table its kind and fields select. `None` when any of them is not in the
+/// inventory or the table does not know the kind.
+///
+/// ```
+/// use payload_doctor::{Inventory, live_origin};
+/// use rke2_payload::{BootstrapSecret, SecretId};
+///
+/// let mut inventory = Inventory::new(Default::default());
+/// inventory.read("dump.json", br#"{"kind": "List", "items": [
+///   {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Machine", "metadata": {"name": "m", "namespace": "ns"},
+///    "spec": {"clusterName": "c", "bootstrap": {"dataSecretName": "m-data"},
+///             "infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "AWSMachine", "name": "m"}}},
+///   {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "AWSMachine", "metadata": {"name": "m", "namespace": "ns"},
+///    "spec": {"cloudInit": {"insecureSkipSecretsManager": true}}}]}"#)?;
+/// let id = SecretId { namespace: Some("ns".into()), name: Some("m-data".into()), index: 0 };
+/// let secret = BootstrapSecret::new(id, "cloud-config", b"#cloud-config\n", Some("c"));
+/// let origin = live_origin(&inventory, &secret).expect("a delivery path");
+/// assert_eq!(origin.delivery.map(|d| d.cloud).as_deref(), Some("aws-user-data"));
+/// # Ok::<(), payload_doctor::DoctorError>(())
+/// ```
+pub fn live_origin(inventory: &Inventory, secret: &BootstrapSecret<'_>) -> Option<Origin> {
+    let (namespace, name) = (secret.namespace()?, secret.name()?);
+    let machine = inventory.of(Kind::Machine).iter().find(|m| {
+        view::namespace(m) == Some(namespace)
+            && view::str_at(m, &["spec", "bootstrap", "dataSecretName"]) == Some(name)
+    })?;
+    let (kind, group, infra_name) = infrastructure_ref(machine)?;
+    let infrastructure = inventory.infrastructure.iter().find(|o| {
+        view::namespace(o) == Some(namespace)
+            && view::name(o) == infra_name
+            && view::str_at(o, &["kind"]) == Some(kind)
+            && view::str_at(o, &["apiVersion"])
+                .and_then(|a| a.rsplit_once('/'))
+                .map(|(g, _)| g)
+                == Some(group)
+    })?;
+    let ignition = secret.declared_format().ok() == Some(DeclaredFormat::Ignition);
+    let spec = infrastructure.get("spec").unwrap_or(&Value::Null);
+    let api_version = view::str_at(infrastructure, &["apiVersion"]).unwrap_or("");
+    // The table names templates; a live infrastructure machine's spec is its template's
+    // `spec.template.spec`.
+    let mut delivery = delivery_for(&format!("{kind}Template"), api_version, spec, ignition)?;
+    delivery.reason = format!(
+        "{} (the live {kind} {namespace}/{infra_name} of Machine {})",
+        delivery.reason,
+        view::name(machine)
+    );
+    Some(Origin::live(delivery))
+}
