@@ -115,7 +115,7 @@ fn no_init_machine(
             .needed("RKE2ControlPlane creates the first control-plane Machine once the infrastructure is provisioned and the endpoint is valid");
     }
     if initialized == Some(true) {
-        let seen = if control_planes.iter().all(|m| m.payload.is_some()) {
+        let seen = if control_planes.iter().all(|m| m.payload_read()) {
             "the control plane is initialized; the init Machine is gone (replaced)"
         } else {
             "the control plane is initialized (not every control-plane payload is in the input)"
@@ -184,7 +184,7 @@ pub(crate) fn init_node(c: &ClusterObjects<'_>, initialized: Option<bool>) -> Li
         (initialized != Some(true))
             .then(|| c.control_planes().next())
             .flatten()
-            .filter(|m| m.payload.is_none())
+            .filter(|m| !m.payload_read())
     };
     let Some(init) = by_payload.or_else(by_age) else {
         return if initialized == Some(true) {

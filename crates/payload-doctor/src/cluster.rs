@@ -70,6 +70,16 @@ impl<'a> Machine<'a> {
             .collect()
     }
 
+    /// Whether its payload was in the input and read.
+    pub(crate) fn payload_read(&self) -> bool {
+        self.payload.is_some_and(|p| p.unreadable.is_none())
+    }
+
+    /// Why its payload could not be read, when it was in the input and could not.
+    pub(crate) fn payload_unreadable(&self) -> Option<&'a str> {
+        self.payload.and_then(|p| p.unreadable.as_deref())
+    }
+
     /// Whether its payload is the init data.
     pub(crate) fn is_init(&self) -> bool {
         self.payload

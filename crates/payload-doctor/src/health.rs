@@ -180,14 +180,23 @@ fn quorum_lost(control_planes: &[&Machine<'_>], target: &Machine<'_>) -> Option<
 
 /// The minor versions of Cluster API core CAPRKE2 v0.25 was tested with
 /// (`test/e2e/config/e2e_conf.yaml`).
-const TESTED_CORE: &[&str] = &["v1.12", "v1.13"];
+const TESTED_CORE: &[u64] = &[12, 13];
+
+/// The first minor version of Cluster API core with the v1beta2 API CAPRKE2 v0.25 is built on
+/// (`api/core/v1beta2` appears in v1.11).
+const FIRST_V1BETA2_CORE: u64 = 11;
+
+/// `(major, minor)` of a version (`v1.13.5` → `(1, 13)`).
+fn major_minor(version: &str) -> Option<(u64, u64)> {
+    let mut parts = version.trim().trim_start_matches('v').split('.');
+    let major = parts.next()?.parse().ok()?;
+    let minor = parts.next()?.parse().ok()?;
+    Some((major, minor))
+}
 
 /// `vMAJOR.MINOR` of a version.
 fn minor(version: &str) -> String {
-    let mut parts = version.trim_start_matches('v').splitn(3, '.');
-    let major = parts.next().unwrap_or("");
-    let minor = parts.next().unwrap_or("");
-    format!("v{major}.{minor}")
+    major_minor(version).map_or_else(|| version.to_owned(), |(a, b)| format!("v{a}.{b}"))
 }
 
 /// `provider-versions`: the same for every cluster of the management cluster.
@@ -227,14 +236,26 @@ pub(crate) fn provider_versions(inventory: &Inventory) -> Link {
             };
         }
     }
-    if TESTED_CORE.contains(&minor(version).as_str()) {
-        return link.seen(seen);
-    }
-    Link {
-        state: State::Warning,
-        ..link.seen(seen).needed(format!(
-            "a Cluster API core CAPRKE2 v0.25 was tested with ({}); another is untested, not known broken",
-            TESTED_CORE.join(", ")
-        ))
+    let tested: Vec<String> = TESTED_CORE.iter().map(|m| format!("v1.{m}")).collect();
+    match major_minor(version) {
+        Some((1, m)) if TESTED_CORE.contains(&m) => link.seen(seen),
+        Some((1, m)) if m < FIRST_V1BETA2_CORE => Link {
+            state: State::Broken,
+            ..link.seen(seen).needed(format!(
+                "Cluster API core v1.{FIRST_V1BETA2_CORE} or newer: CAPRKE2 v0.25 is built on the v1beta2 API, which older cores do not serve (tested with {})",
+                tested.join(", ")
+            ))
+        },
+        Some(_) => Link {
+            state: State::Warning,
+            ..link.seen(seen).needed(format!(
+                "a Cluster API core CAPRKE2 v0.25 was tested with ({}); another is untested, not known broken",
+                tested.join(", ")
+            ))
+        },
+        None => Link {
+            state: State::Unknown,
+            ..link.seen(format!("{seen}: not a version this tool reads"))
+        },
     }
 }

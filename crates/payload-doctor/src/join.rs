@@ -70,11 +70,20 @@ pub(crate) fn token(c: &ClusterObjects<'_>) -> Link {
                 .needed("the token of every payload is the cluster's: a node with another one is refused by the supervisor")
         };
     }
-    link.seen(format!(
+    let unreadable = c
+        .machines
+        .iter()
+        .filter(|m| m.payload_unreadable().is_some())
+        .count();
+    let mut seen = format!(
         "{} ({} payload(s) carry it)",
         short(&want),
         with_token.len()
-    ))
+    );
+    if unreadable > 0 {
+        seen.push_str(&format!("; {unreadable} payload(s) could not be read"));
+    }
+    link.seen(seen)
 }
 
 /// `ready-control-plane`; `stuck`: the Machines whose remediation is blocked.
@@ -230,22 +239,18 @@ pub(crate) fn available_server_ips(c: &ClusterObjects<'_>, stuck: &[&str]) -> Li
     }
 }
 
-/// The hosts a join payload may name now: the published targets, and the one the
-/// registration method names (`control-plane-endpoint`: the endpoint host; `address`: the
-/// registration address).
+/// The hosts a join payload may name now: the published targets (`availableServerIPs`, whose
+/// first CAPRKE2 writes into join payloads), the endpoint host and the registration address;
+/// each once.
 fn targets<'a>(c: &ClusterObjects<'a>) -> Vec<&'a str> {
     let mut targets = c.available_server_ips().unwrap_or_default();
-    match c.registration_method() {
-        Some("control-plane-endpoint") => {
-            targets.extend(c.endpoint().map(|(h, _)| h).filter(|h| !h.is_empty()));
-        }
-        Some("address") => targets.extend(
-            c.control_plane
-                .and_then(|r| view::str_at(r, &["spec", "registrationAddress"]))
-                .filter(|a| !a.is_empty()),
-        ),
-        _ => {}
-    }
+    targets.extend(c.endpoint().map(|(h, _)| h));
+    targets.extend(
+        c.control_plane
+            .and_then(|r| view::str_at(r, &["spec", "registrationAddress"])),
+    );
+    let mut seen = std::collections::HashSet::new();
+    targets.retain(|t| !t.is_empty() && seen.insert(*t));
     targets
 }
 
@@ -258,26 +263,55 @@ pub(crate) fn join_target(c: &ClusterObjects<'_>) -> Link {
         .filter(|m| m.joins() && m.node().is_none() && m.deleting().is_none())
         .collect();
     let joins = c.machines.iter().filter(|m| m.joins()).count();
-    if joins == 0 {
+    let unreadable_waiting = c
+        .machines
+        .iter()
+        .any(|m| m.node().is_none() && m.deleting().is_none() && m.payload_unreadable().is_some());
+    if joins == 0 && !unreadable_waiting {
         if let Some(why) = c.inventory.missing(Kind::Secret) {
             return unknown(id, why);
         }
         return Link::new(id, State::NotApplicable).seen("no join payload in the input");
     }
-    if waiting.is_empty() {
+    if waiting.is_empty() && !unreadable_waiting {
         return Link::new(id, State::Holds).seen(format!(
             "{joins} join payloads; every Machine they were written for has its Node"
         ));
     }
     let targets = targets(c);
-    if targets.is_empty() {
+    if targets.is_empty() && !unreadable_waiting {
         return unknown(
             id,
             "no current join target to compare with (availableServerIPs is empty)".to_owned(),
         );
     }
+    // A waiting Machine whose payload cannot be read never boots from it.
+    if let Some(m) = c
+        .machines
+        .iter()
+        .find(|m| m.node().is_none() && m.deleting().is_none() && m.payload_unreadable().is_some())
+    {
+        return Link::new(id, State::Broken)
+            .on(Some(m.reference()), "data.value")
+            .seen(format!(
+                "the payload of Machine {} (Secret {}) cannot be read: {}; the Machine has no Node",
+                m.name(),
+                m.secret.unwrap_or_default(),
+                m.payload_unreadable().unwrap_or_default()
+            ))
+            .needed("a payload the node can read, naming a current join target");
+    }
     for m in &waiting {
-        let server = m.payload.and_then(|p| p.server.as_deref()).unwrap_or("");
+        let Some(server) = m.payload.and_then(|p| p.server.as_deref()) else {
+            return Link::new(id, State::Broken)
+                .on(Some(m.reference()), "config.yaml server")
+                .seen(format!(
+                    "the payload of Machine {} (Secret {}) names no server (its config.yaml has no server key, or could not be read), and the Machine has no Node",
+                    m.name(),
+                    m.secret.unwrap_or_default()
+                ))
+                .needed(format!("server: https://<one of {}>:{JOIN_PORT}", targets.join(", ")));
+        };
         let (host, port) = view::host_port(server);
         if !targets.contains(&host) || port != Some(JOIN_PORT) {
             let role = match m.payload.and_then(|p| p.role) {

@@ -101,7 +101,7 @@ pub const LINKS: [LinkInfo; 13] = [
     },
     LinkInfo {
         id: LinkId::JoinTarget,
-        holds_when: "every join payload of a Machine still waiting for its Node names a current join target (availableServerIPs, the endpoint host or the registration address) on port 9345",
+        holds_when: "the payload of every Machine still waiting for its Node reads, and names a current join target (availableServerIPs, the endpoint host or the registration address) on port 9345",
         source: "CAPRKE2 v0.25.0 bootstrap/internal/controllers/rke2config_controller.go:66,717,867 (server: https://<availableServerIPs[0]>:9345)",
     },
     LinkInfo {
@@ -116,7 +116,7 @@ pub const LINKS: [LinkInfo; 13] = [
     },
     LinkInfo {
         id: LinkId::ProviderVersions,
-        holds_when: "the installed Cluster API core is a version CAPRKE2 v0.25 was tested with (v1.12, v1.13); an untested one is a warning",
+        holds_when: "the installed Cluster API core is a version CAPRKE2 v0.25 was tested with (v1.12, v1.13); another with the v1beta2 API (v1.11, v1.14, …) is a warning, an older one is broken",
         source: "CAPRKE2 v0.25.0 test/e2e/config/e2e_conf.yaml:21-35 (core v1.12.8 and v1.13.2), go.mod (sigs.k8s.io/cluster-api v1.13.2)",
     },
 ];

@@ -502,6 +502,58 @@ fn preflight_and_remediation() {
 }
 
 #[test]
+fn a_core_without_the_v1beta2_api_is_broken() {
+    let mut o = healthy("v1beta2", "");
+    find(&mut o, "Provider", "cluster-api")["version"] = json!("v1.10.7");
+    let d = run(&o);
+    assert_eq!(
+        first(&d),
+        (
+            Some(LinkId::ProviderVersions),
+            Some("cluster-api".to_owned())
+        )
+    );
+    find(&mut o, "Provider", "cluster-api")["version"] = json!("v1.11.0");
+    assert_eq!(
+        link(&run(&o), LinkId::ProviderVersions).state,
+        State::Warning
+    );
+}
+
+#[test]
+fn a_waiting_machine_whose_payload_does_not_read_breaks_its_join() {
+    let mut o = healthy("v1beta2", "internal-only-ips");
+    find(&mut o, "Machine", "demo-md-x")["status"]
+        .as_object_mut()
+        .expect("status")
+        .remove("nodeRef");
+    // A gzip stream cut short: the node cannot read it.
+    let s = find(&mut o, "Secret", "demo-md-x");
+    s["data"]["value"] = json!(rke2_payload::to_base64(&[
+        0x1f, 0x8b, 8, 0, 0, 0, 0, 0, 0, 3, 1
+    ]));
+    let d = run(&o);
+    assert_eq!(
+        first(&d),
+        (Some(LinkId::JoinTarget), Some("demo-md-x".to_owned()))
+    );
+    assert!(link(&d, LinkId::JoinTarget).seen.contains("cannot be read"));
+    // The endpoint host is a join target whatever the registration method.
+    let mut o = healthy("v1beta2", "internal-only-ips");
+    find(&mut o, "Machine", "demo-md-x")["status"]
+        .as_object_mut()
+        .expect("status")
+        .remove("nodeRef");
+    find(&mut o, "Secret", "demo-md-x")["data"]["value"] = json!(b64(&userdata(
+        TOKEN,
+        Some("https://lb.example.com:9345"),
+        true,
+        None
+    )));
+    assert_eq!(first(&run(&o)).0, None);
+}
+
+#[test]
 fn an_untested_core_is_a_warning() {
     let mut o = healthy("v1beta2", "");
     find(&mut o, "Provider", "cluster-api")["version"] = json!("v1.14.0");
