@@ -137,7 +137,7 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  \
         rke2-payload doctor --from-cluster --cluster demo -n fleet\n  \
         rke2-payload doctor --from-cluster --context mgmt -o json\n  \
-        kubectl get clusters,machines,rke2controlplanes,rke2configs,secrets -A -o yaml | rke2-payload doctor\n  \
+        rke2-payload doctor objects.yaml secrets.yaml   # kubectl get … -o yaml, see the README\n  \
         rke2-payload doctor support-bundle/ -o junit > doctor.xml")]
     Doctor(DoctorArgs),
     /// List the built-in table of platforms and their user-data limits.

@@ -225,12 +225,22 @@ pub(crate) fn init_node(c: &ClusterObjects<'_>, initialized: Option<bool>) -> Li
             "; the payload sets no kubelet provider-id and no cloud-provider-name: the Node's providerID comes from a cloud controller manager, or is never set",
         ),
     }
-    if let Some(condition) = view::condition(init.object, &["NodeHealthy", "NodeReady"]) {
-        seen.push_str("; ");
-        seen.push_str(&condition.describe("NodeHealthy"));
+    for kind in ["NodeHealthy", "NodeReady"] {
+        if let Some(condition) = view::condition(init.object, &[kind]) {
+            seen.push_str("; ");
+            seen.push_str(&condition.describe(kind));
+            break;
+        }
     }
+    // Once the control plane is initialized, the init Machine is one control plane among
+    // others: the joins wait on a Ready one (ready-control-plane), not on it.
+    let state = if initialized == Some(true) {
+        State::Warning
+    } else {
+        State::Broken
+    };
     Link {
-        state: State::Broken,
+        state,
         ..link.seen(seen).needed(format!(
             "a Node whose spec.providerID is exactly {provider_id}: every join waits for this control plane to be Ready"
         ))

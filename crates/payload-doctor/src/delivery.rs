@@ -43,7 +43,16 @@ pub fn infrastructure_kinds(inventory: &Inventory) -> Vec<String> {
         .of(Kind::Machine)
         .iter()
         .filter_map(infrastructure_ref)
-        .filter(|(kind, group, _)| !kind.is_empty() && group.starts_with("infrastructure."))
+        // A kind and a group as Kubernetes names them, nothing a command line could take
+        // for an option.
+        .filter(|(kind, group, _)| {
+            kind.chars().next().is_some_and(|c| c.is_ascii_alphabetic())
+                && kind.chars().all(|c| c.is_ascii_alphanumeric())
+                && group.starts_with("infrastructure.")
+                && group
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '.' || c == '-')
+        })
         .map(|(kind, group, _)| format!("{kind}.{group}"))
         .collect();
     kinds.sort();

@@ -4,7 +4,7 @@ use crate::{DoctorOptions, Inventory, LinkId, State, diagnose};
 
 /// Reads any bytes as a dump and walks the chain: never panics; every cluster has every link
 /// once, in chain order; `first_broken` is the first broken one; no secret value the input
-/// holds (a payload's token, a `-token` Secret's) is in what a link saw.
+/// holds (a payload's token, a `-token` Secret's) is in what a link saw, needs or read.
 pub fn doctor(data: &[u8]) {
     let mut inventory = Inventory::new(Default::default());
     // A dump that does not read is the command's exit 2; what it read so far still walks.
@@ -22,11 +22,13 @@ pub fn doctor(data: &[u8]) {
         );
         for link in &c.links {
             for secret in &inventory.secrets {
-                assert!(
-                    !link.seen.contains(secret.as_str()),
-                    "{} shows a secret",
-                    link.id
-                );
+                for text in [&link.seen, &link.needed, &link.field] {
+                    assert!(
+                        !text.contains(secret.as_str()),
+                        "{} shows a secret",
+                        link.id
+                    );
+                }
             }
         }
     }

@@ -140,8 +140,8 @@ pub struct Inventory {
     /// Infrastructure objects (of an `infrastructure.cluster.x-k8s.io` group): where a
     /// Machine's bootstrap data goes.
     pub(crate) infrastructure: Vec<Value>,
-    /// The secret values read (tokens: of the payloads, of the `-token` Secrets), kept only to
-    /// mask them wherever input text reaches the diagnosis; zeroed on drop.
+    /// The secret values read (tokens: of the payloads, of the `-token` Secrets), kept in
+    /// memory only to mask them wherever input text reaches the diagnosis; zeroed on drop.
     pub(crate) secrets: Vec<zeroize::Zeroizing<String>>,
     decode: DecodeOptions,
 }
@@ -246,11 +246,14 @@ impl Inventory {
         }
     }
 
-    /// `text` with every secret value read masked.
+    /// `text` with every secret value read masked, the longest first (a token inside a
+    /// longer one never leaves a part of the longer one shown).
     pub(crate) fn mask(&self, text: &mut String) {
-        for secret in &self.secrets {
-            if text.contains(secret.as_str()) {
-                *text = text.replace(secret.as_str(), rke2_payload::PLACEHOLDER);
+        let mut secrets: Vec<&str> = self.secrets.iter().map(|s| s.as_str()).collect();
+        secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
+        for secret in secrets {
+            if text.contains(secret) {
+                *text = text.replace(secret, rke2_payload::PLACEHOLDER);
             }
         }
     }

@@ -165,24 +165,48 @@ pub(crate) fn registration_address(c: &ClusterObjects<'_>) -> Link {
     };
     let ready: Vec<_> = c.control_planes().filter(|m| m.is_ready()).collect();
     let wanted = types.join(" or ");
-    for m in &ready {
-        let addresses = m.addresses();
-        if !addresses
+    let has_address = |m: &crate::cluster::Machine<'_>| {
+        m.addresses()
             .iter()
             .any(|(t, a)| types.contains(t) && !a.is_empty())
-        {
-            let kinds: Vec<String> = addresses.iter().map(|(t, a)| format!("{t} {a}")).collect();
-            return Link::new(id, State::Broken)
-                .on(Some(m.reference()), "status.addresses")
-                .seen(if kinds.is_empty() {
-                    "no address".to_owned()
-                } else {
-                    kinds.join(", ")
-                })
-                .needed(format!(
-                    "an {wanted} address on every Ready control-plane Machine (registrationMethod {method}); without one RKE2ControlPlane fails its status update (\"ready but they have no IP Address available\", in the controller's log only) and availableServerIPs stays empty"
-                ));
+    };
+    let describe = |m: &crate::cluster::Machine<'_>| {
+        let addresses: Vec<String> = m
+            .addresses()
+            .iter()
+            .map(|(t, a)| format!("{t} {a}"))
+            .collect();
+        if addresses.is_empty() {
+            "no address".to_owned()
+        } else {
+            addresses.join(", ")
         }
+    };
+    let without: Vec<_> = ready.iter().filter(|m| !has_address(m)).collect();
+    // A Ready Machine without the address is passed over; only when none has one does the
+    // RKE2ControlPlane publish no join target.
+    if let Some(first) = without.first() {
+        let all = without.len() == ready.len();
+        let state = if all { State::Broken } else { State::Warning };
+        let needed = if all {
+            format!(
+                "an {wanted} address on the Ready control-plane Machines (registrationMethod {method}); with none, RKE2ControlPlane fails its status update (\"ready but they have no IP Address available\", in the controller's log only) and availableServerIPs stays empty"
+            )
+        } else {
+            format!(
+                "an {wanted} address on every Ready control-plane Machine (registrationMethod {method}): one without is never a join target"
+            )
+        };
+        return Link::new(id, state)
+            .on(Some(first.reference()), "status.addresses")
+            .seen(format!(
+                "{} of {} Ready control-plane Machines without an {wanted} address; {}: {}",
+                without.len(),
+                ready.len(),
+                first.name(),
+                describe(first)
+            ))
+            .needed(needed);
     }
     let state = if ready.is_empty() {
         State::Unknown

@@ -8,8 +8,9 @@
 //! It walks the chain in the controllers' order ([`LINKS`]) and says of each link whether it
 //! holds, is broken, is worth a warning, cannot be decided, or does not apply, naming the
 //! object and field it read, what it saw, what the controller needs and where upstream needs
-//! it. It reads `v1beta1` and `v1beta2` objects alike. No secret is kept: a token only as its
-//! SHA-256.
+//! it. It reads `v1beta1` and `v1beta2` objects alike. Nothing secret is shown: a token only
+//! as its SHA-256 (the tokens read are kept in memory only to mask them wherever input text
+//! reaches a link, and zeroed when dropped).
 //!
 //! ```
 //! use payload_doctor::{DoctorOptions, Inventory, LinkId, State, diagnose};
@@ -197,9 +198,12 @@ pub fn diagnose(inventory: &Inventory, options: &DoctorOptions) -> Diagnosis {
             let objects = cluster::ClusterObjects::gather(inventory, namespace, name);
             let mut links = walk(&objects);
             links.push(versions.clone());
-            // Input text reaches `seen` (condition messages, addresses): no secret read does.
+            // Input text reaches what a link says (condition messages, addresses, names): no
+            // secret read does.
             for link in &mut links {
                 inventory.mask(&mut link.seen);
+                inventory.mask(&mut link.needed);
+                inventory.mask(&mut link.field);
             }
             ClusterChain {
                 namespace: namespace.to_owned(),

@@ -421,6 +421,24 @@ fn ready_machines_without_the_address_the_method_reads() {
 }
 
 #[test]
+fn one_ready_machine_without_the_address_is_passed_over_not_a_break() {
+    // Upstream skips a Ready Machine without the address type; the others are join targets.
+    let mut o = healthy("v1beta2", "internal-only-ips");
+    find(&mut o, "Machine", "demo-cp-c")["status"]["addresses"] =
+        json!([{"type": "ExternalIP", "address": "203.0.113.9"}]);
+    find(&mut o, "RKE2ControlPlane", NAME)["status"]["availableServerIPs"] =
+        json!(["10.0.0.10", "10.0.0.11"]);
+    let d = run(&o);
+    assert_eq!(first(&d).0, None);
+    let l = link(&d, LinkId::RegistrationAddress);
+    assert_eq!(l.state, State::Warning);
+    assert_eq!(
+        l.object.as_ref().map(|o| o.name.as_str()),
+        Some("demo-cp-c")
+    );
+}
+
+#[test]
 fn no_available_server_ips_with_a_ready_machine() {
     let mut o = healthy("v1beta2", "control-plane-endpoint");
     find(&mut o, "RKE2ControlPlane", NAME)["status"]["availableServerIPs"] = json!([]);

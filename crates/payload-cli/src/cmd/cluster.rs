@@ -235,8 +235,8 @@ impl Drop for Kubectl {
 /// The cluster's bootstrap Secrets read whole, each with the delivery path the infrastructure
 /// object of its Machine names (`size --from-cluster` measures against that path, as for a
 /// preview, instead of every platform). The Machines and then each infrastructure kind they
-/// name are read with a `kubectl get` of their own; a kind that cannot be read leaves its
-/// Secrets without a path, and standard error says so.
+/// name are read with a `kubectl get` of their own; a kind that cannot be read (for any reason:
+/// they only add paths) leaves its Secrets without a path, and standard error says so.
 pub(crate) fn live_secrets(
     args: &InputArgs,
     options: &rke2_payload::DecodeOptions,
@@ -264,16 +264,19 @@ pub(crate) fn live_secrets(
                 inventory.read(&name, &bytes)?;
                 Ok(true)
             }
-            Err(error) => match kubectl.said().and_then(payload_doctor::kubectl_unread) {
-                Some(why) => {
-                    eprintln!(
-                        "rke2-payload: {resource} not read ({}): its Secrets are measured against every platform",
-                        rke2_payload::terminal_safe(why.sentence())
-                    );
-                    Ok(false)
-                }
-                None => Err(anyhow::Error::new(error).context(format!("running {name}"))),
-            },
+            // What is read here only adds delivery paths: whatever keeps a kind from being
+            // read, its Secrets are measured against every platform, and standard error says
+            // why.
+            Err(error) => {
+                let why = kubectl
+                    .said()
+                    .map_or_else(|| error.to_string(), str::to_owned);
+                eprintln!(
+                    "rke2-payload: {resource} not read ({}): its Secrets are measured against every platform",
+                    rke2_payload::terminal_safe(&why)
+                );
+                Ok(false)
+            }
         }
     };
     if read(
@@ -285,9 +288,10 @@ pub(crate) fn live_secrets(
             read(&mut inventory, &kind, None)?;
         }
     }
+    // No bootstrap Secret is an error, as it is for every reader: a gate never passes on
+    // nothing.
     let secrets = match rke2_payload::Envelope::parse(&bytes, options) {
         Ok(envelope) => envelope.secrets,
-        Err(e) if e.holds_no_bootstrap_secret() => Vec::new(),
         Err(e) => {
             return Err(
                 anyhow::Error::new(e).context(format!("reading {}", crate::cli::FROM_CLUSTER))

@@ -31,10 +31,28 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
         .with_namespace(args.namespace.clone())
         .with_cluster(args.cluster.clone());
     let diagnosis = diagnose(&inventory, &options);
-    if diagnosis.clusters.is_empty() && diagnosis.skipped_clusters.is_empty() {
-        anstream::eprintln!(
-            "no RKE2 cluster in the input ({} objects of other kinds passed over)",
-            inventory.others()
+    // A gate never passes on nothing: no RKE2 cluster is an input error.
+    if diagnosis.clusters.is_empty() {
+        anyhow::bail!(
+            "no RKE2 cluster in the input{} ({} cluster(s) of another control plane left alone, {} object(s) of other kinds passed over{})",
+            match (&args.namespace, &args.cluster) {
+                (None, None) => String::new(),
+                (ns, name) => format!(
+                    " matching {}{}",
+                    ns.as_deref().map_or(String::new(), |n| format!("-n {n} ")),
+                    name.as_deref()
+                        .map_or(String::new(), |c| format!("--cluster {c}"))
+                )
+                .trim_end()
+                .to_owned(),
+            },
+            diagnosis.skipped_clusters.len(),
+            inventory.others(),
+            if diagnosis.unread.is_empty() {
+                String::new()
+            } else {
+                format!("; {} kind(s) could not be read", diagnosis.unread.len())
+            }
         );
     }
     let mut out = raw_stdout();

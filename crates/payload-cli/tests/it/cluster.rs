@@ -255,7 +255,9 @@ fn no_input_on_a_terminal_is_a_hint_and_exit_2() {
         return;
     }
     let plugin = assert_cmd::cargo::cargo_bin("kubectl-rke2_payload");
-    for sub in ["inspect", "lint", "decode", "size", "redact", "encode"] {
+    for sub in [
+        "inspect", "lint", "decode", "size", "redact", "encode", "doctor",
+    ] {
         let mut child = std::process::Command::new("script")
             .args(["-qec", &format!("{} {sub}", plugin.display()), "/dev/null"])
             .stdin(std::process::Stdio::piped())

@@ -319,7 +319,7 @@ fn what_the_user_may_not_read_is_unknown_with_kubectls_sentence() {
 }
 
 #[test]
-fn a_dump_that_does_not_read_is_exit_2_and_no_cluster_is_said() {
+fn a_dump_that_does_not_read_or_holds_no_rke2_cluster_is_exit_2() {
     let dir = scratch();
     let bad = dir.path().join("bad.yaml");
     std::fs::write(&bad, "kind: List\nitems: [\n").expect("write");
@@ -332,9 +332,20 @@ fn a_dump_that_does_not_read_is_exit_2_and_no_cluster_is_said() {
         "apiVersion: v1\nkind: ConfigMap\nmetadata: {name: x}\n",
     )
     .expect("write");
+    // No RKE2 cluster (none in the input, or none the selection names) is an input error: a
+    // gate never passes on nothing.
     let out = cmd().arg("doctor").arg(&empty).output().expect("run");
-    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no RKE2 cluster in the input"));
+    let out = cmd()
+        .args(["doctor", "--cluster", "no-such-cluster"])
+        .arg(dumps().join("healthy-v1beta2.yaml"))
+        .output()
+        .expect("run");
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("matching --cluster no-such-cluster"), "{err}");
 }
 
 #[test]
@@ -360,6 +371,26 @@ fn size_from_the_cluster_measures_the_path_each_machine_s_infrastructure_names()
     let size = |refusals: Refusals| {
         let api = StandIn::start(objects.clone(), refusals);
         let kubeconfig = api.kubeconfig(dir.path());
+        // A namespace with no bootstrap Secret is an input error, as for every reader.
+        let none = run_in(
+            dir.path(),
+            &[
+                "size",
+                "--from-cluster",
+                "--kubeconfig",
+                kubeconfig.to_str().expect("path"),
+                "--context",
+                "stand-in",
+                "-n",
+                "nowhere",
+            ],
+        );
+        assert_eq!(
+            none.status.code(),
+            Some(2),
+            "{}",
+            String::from_utf8_lossy(&none.stderr)
+        );
         let out = run_in(
             dir.path(),
             &[
