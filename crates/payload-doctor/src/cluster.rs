@@ -277,6 +277,25 @@ fn bootstrap_secret<'a>(
         .map(view::name)
 }
 
+/// Whether an `RKE2ControlPlane` owned by or labelled with the cluster `namespace/name`, or a
+/// Machine of it bootstrapped by an `RKE2Config`, is in the input.
+fn names_rke2(inventory: &Inventory, namespace: &str, name: &str) -> bool {
+    let in_ns = |v: &&Value| view::namespace(v) == Some(namespace);
+    inventory
+        .of(Kind::Rke2ControlPlane)
+        .iter()
+        .filter(in_ns)
+        .any(|r| {
+            view::owners(r).any(|(kind, owner)| kind == "Cluster" && owner == name)
+                || view::label(r, rke2_payload::CLUSTER_NAME_LABEL) == Some(name)
+        })
+        || inventory.of(Kind::Machine).iter().filter(in_ns).any(|m| {
+            machine_cluster(m) == Some(name)
+                && view::str_at(m, &["spec", "bootstrap", "configRef", "kind"])
+                    == Some("RKE2Config")
+        })
+}
+
 /// A cluster's namespace and name.
 pub(crate) type ClusterName<'a> = (&'a str, &'a str);
 
@@ -295,9 +314,15 @@ pub(crate) fn clusters(inventory: &Inventory) -> (Vec<ClusterName<'_>>, Vec<Othe
             continue;
         };
         match view::str_at(cluster, &["spec", "controlPlaneRef", "kind"]) {
-            Some("RKE2ControlPlane") | None => {
+            Some("RKE2ControlPlane") => {
                 ours.insert((namespace, name));
             }
+            // No reference (yet): RKE2's when an RKE2ControlPlane or an RKE2Config of the
+            // input says so.
+            None if names_rke2(inventory, namespace, name) => {
+                ours.insert((namespace, name));
+            }
+            None => others.push((namespace, name, "no control plane".to_owned())),
             Some(kind) => others.push((namespace, name, kind.to_owned())),
         }
     }

@@ -83,6 +83,7 @@ mod tests {
           {"apiVersion": "v1", "kind": "Secret", "metadata": {"name": "demo-token", "namespace": "ns"},
            "data": {"value": "c2VjcmV0LXRva2VuLTEyMzQ="}},
           {"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster", "metadata": {"name": "demo", "namespace": "ns"},
+           "spec": {"controlPlaneRef": {"apiGroup": "controlplane.cluster.x-k8s.io", "kind": "RKE2ControlPlane", "name": "demo"}},
            "status": {"conditions": [{"type": "InfrastructureReady", "status": "False", "reason": "X",
              "message": "token secret-token-1234 refused"}]}}]}"#;
         super::doctor(dump);

@@ -121,7 +121,8 @@ impl ClusterChain {
     }
 }
 
-/// A cluster left alone: its control plane is not an `RKE2ControlPlane`.
+/// A cluster left alone: its control plane is not an `RKE2ControlPlane` (or it names none, and
+/// nothing of RKE2 in the input belongs to it).
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[non_exhaustive]
 pub struct SkippedCluster {
@@ -129,7 +130,7 @@ pub struct SkippedCluster {
     pub namespace: String,
     /// Its name.
     pub name: String,
-    /// The kind of its control plane (`KubeadmControlPlane`, …).
+    /// The kind of its control plane (`KubeadmControlPlane`, …), or `no control plane`.
     pub control_plane: String,
 }
 

@@ -52,7 +52,9 @@ fn read(link: &Link) -> String {
 /// use payload_doctor::{DoctorOptions, Inventory, diagnose};
 ///
 /// let dump = br#"{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-///   "metadata": {"name": "demo", "namespace": "fleet"}, "status": {"infrastructureReady": false}}"#;
+///   "metadata": {"name": "demo", "namespace": "fleet"},
+///   "spec": {"controlPlaneRef": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "RKE2ControlPlane", "name": "demo"}},
+///   "status": {"infrastructureReady": false}}"#;
 /// let mut inventory = Inventory::new(Default::default());
 /// inventory.read("dump.json", dump)?;
 /// let diagnosis = diagnose(&inventory, &DoctorOptions::default());
@@ -173,7 +175,9 @@ pub fn yaml(out: &mut impl Write, diagnosis: &Diagnosis) -> Result<()> {
 /// use payload_doctor::{DoctorOptions, Inventory, diagnose};
 ///
 /// let dump = br#"{"apiVersion": "cluster.x-k8s.io/v1beta1", "kind": "Cluster",
-///   "metadata": {"name": "demo", "namespace": "fleet"}, "status": {"infrastructureReady": false}}"#;
+///   "metadata": {"name": "demo", "namespace": "fleet"},
+///   "spec": {"controlPlaneRef": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "RKE2ControlPlane", "name": "demo"}},
+///   "status": {"infrastructureReady": false}}"#;
 /// let mut inventory = Inventory::new(Default::default());
 /// inventory.read("dump.json", dump)?;
 /// let diagnosis = diagnose(&inventory, &DoctorOptions::default());
