@@ -201,20 +201,7 @@ fn through_kubectl_each_dump_gives_the_same_answer_with_one_get_per_kind() {
     let dir = scratch();
     for e in expectations() {
         let api = StandIn::start(objects_of(&dumps().join(&e.dump)), Refusals::default());
-        let kubeconfig = api.kubeconfig(dir.path());
-        let out = run_in(
-            dir.path(),
-            &[
-                "doctor",
-                "--from-cluster",
-                "--kubeconfig",
-                kubeconfig.to_str().expect("path"),
-                "--context",
-                "stand-in",
-                "-o",
-                "json",
-            ],
-        );
+        let out = api.run(dir.path(), &["doctor", "-o", "json"]);
         let how = format!("{} through kubectl", e.dump);
         check(&json_of(&out, &how), out.status.code(), &e, &how);
         for plural in [
@@ -253,19 +240,7 @@ fn what_the_user_may_not_read_is_unknown_with_kubectls_sentence() {
         },
     );
     let kubeconfig = api.kubeconfig(dir.path());
-    let out = run_in(
-        dir.path(),
-        &[
-            "doctor",
-            "--from-cluster",
-            "--kubeconfig",
-            kubeconfig.to_str().expect("path"),
-            "--context",
-            "stand-in",
-            "-o",
-            "json",
-        ],
-    );
+    let out = api.run(dir.path(), &["doctor", "-o", "json"]);
     let doc = json_of(&out, "refused");
     // Nothing is broken by what could not be read: exit 0, the links say unknown.
     assert_eq!(out.status.code(), Some(0), "{doc}");
@@ -370,40 +345,15 @@ fn size_from_the_cluster_measures_the_path_each_machine_s_infrastructure_names()
     }
     let size = |refusals: Refusals| {
         let api = StandIn::start(objects.clone(), refusals);
-        let kubeconfig = api.kubeconfig(dir.path());
         // A namespace with no bootstrap Secret is an input error, as for every reader.
-        let none = run_in(
-            dir.path(),
-            &[
-                "size",
-                "--from-cluster",
-                "--kubeconfig",
-                kubeconfig.to_str().expect("path"),
-                "--context",
-                "stand-in",
-                "-n",
-                "nowhere",
-            ],
-        );
+        let none = api.run(dir.path(), &["size", "-n", "nowhere"]);
         assert_eq!(
             none.status.code(),
             Some(2),
             "{}",
             String::from_utf8_lossy(&none.stderr)
         );
-        let out = run_in(
-            dir.path(),
-            &[
-                "size",
-                "--from-cluster",
-                "--kubeconfig",
-                kubeconfig.to_str().expect("path"),
-                "--context",
-                "stand-in",
-                "-o",
-                "json",
-            ],
-        );
+        let out = api.run(dir.path(), &["size", "-o", "json"]);
         let doc = json_of(&out, "size");
         (
             doc,

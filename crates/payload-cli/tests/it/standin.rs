@@ -134,6 +134,17 @@ impl StandIn {
         path
     }
 
+    /// Runs the tool's `args[0]` subcommand with `--from-cluster` against the stand-in (its
+    /// kubeconfig written in `home`, context `stand-in`), then the rest of `args`.
+    pub(crate) fn run(&self, home: &std::path::Path, args: &[&str]) -> std::process::Output {
+        let kubeconfig = self.kubeconfig(home);
+        let kubeconfig = kubeconfig.to_str().expect("a UTF-8 path");
+        let mut all = vec![args[0], "--from-cluster", "--kubeconfig", kubeconfig];
+        all.extend(["--context", "stand-in"]);
+        all.extend(&args[1..]);
+        run_in(home, &all)
+    }
+
     /// The requests for `plural` (`secrets`, `machines`), in order.
     pub(crate) fn requests_for(&self, plural: &str) -> Vec<String> {
         let needle = format!("/{plural}");
