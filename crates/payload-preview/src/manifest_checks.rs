@@ -4,6 +4,8 @@
 use rke2_payload::{Check, Finding};
 use serde_json::Value;
 
+mod semver;
+
 use crate::manifests::{
     INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
 };
@@ -42,6 +44,16 @@ pub(crate) fn findings(m: &Manifests) -> Vec<Finding> {
     }
     for c in m.of_kind("Cluster") {
         cluster(m, c, &mut out);
+        semantic_version(c, &["spec", "topology", "version"], &mut out);
+    }
+    for o in m
+        .of_kind("MachineDeployment")
+        .chain(m.of_kind("MachinePool"))
+    {
+        semantic_version(o, &["spec", "template", "spec", "version"], &mut out);
+    }
+    for o in m.of_kind("Machine") {
+        semantic_version(o, &["spec", "version"], &mut out);
     }
     failure_domains(m, &mut out);
     schemas(m, &mut out);
@@ -261,9 +273,38 @@ pub(crate) fn version_matches_crd(v: &str) -> bool {
     })
 }
 
+/// `manifest-version-not-semver`: a version Cluster API's webhooks refuse (`semver`), at
+/// `path` of `object`; an RKE2ControlPlane's is copied into every Machine's `spec.version`.
+fn semantic_version(object: &Object, path: &[&str], out: &mut Vec<Finding>) {
+    let version = string(&object.value, path);
+    if version.is_empty() || version.contains("${") {
+        return;
+    }
+    if let Some(why) = semver::refusal(&version) {
+        finding(
+            out,
+            Check::ManifestVersionNotSemver,
+            object,
+            format!(
+                "{} {} is not a version Cluster API accepts ({why}): its webhooks refuse {}",
+                path.join("."),
+                safe(&version),
+                match object.kind() {
+                    "RKE2ControlPlane" => "every Machine it copies the version into",
+                    "Cluster" => "the Cluster",
+                    _ => "the object",
+                }
+            ),
+        );
+    }
+}
+
 fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
     let v = &rcp.value;
     let version = string(v, &["spec", "version"]);
+    if version_matches_crd(&version) {
+        semantic_version(rcp, &["spec", "version"], out);
+    }
     if !version.contains("${") && !version_matches_crd(&version) {
         finding(
             out,

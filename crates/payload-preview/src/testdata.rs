@@ -18,6 +18,48 @@ pub(crate) fn repository(what: &str) -> Option<PathBuf> {
     }
 }
 
+/// Builds the Go program of `tests/go/<program>` into `dir` (GOPATH mode, offline, against
+/// the sources Debian installs under `/usr/share/gocode`; `package` names the Debian package
+/// whose absence the error blames).
+#[cfg(test)]
+pub(crate) fn build_go(dir: &Path, program: &str, package: &str) -> Result<PathBuf, String> {
+    use std::process::{Command, Stdio};
+    let source = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/go")
+        .join(program);
+    let binary = dir.join(program);
+    let mut gopath = std::ffi::OsString::from("/usr/share/gocode:");
+    gopath.push(dir.join("gopath"));
+    if let Some(own) = std::env::var_os("GOPATH") {
+        gopath.push(":");
+        gopath.push(own);
+    }
+    let mut command = Command::new("go");
+    command
+        .arg("build")
+        .arg("-o")
+        .arg(&binary)
+        .arg(".")
+        .current_dir(&source)
+        .env("GO111MODULE", "off")
+        .env("GOPATH", gopath)
+        .env("GOFLAGS", "")
+        .stdin(Stdio::null());
+    if std::env::var_os("GOCACHE").is_none() && std::env::var_os("HOME").is_none() {
+        command.env("GOCACHE", dir.join("cache"));
+    }
+    let output = command
+        .output()
+        .map_err(|e| format!("`go` cannot be run ({e}); install golang-go"))?;
+    if !output.status.success() {
+        return Err(format!(
+            "`go build` fails (install {package}): {}",
+            String::from_utf8_lossy(&output.stderr).trim()
+        ));
+    }
+    Ok(binary)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

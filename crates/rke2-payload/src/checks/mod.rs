@@ -260,6 +260,10 @@ checks! {
     ManifestVersionPattern = "manifest-version-pattern", Error,
         "the RKE2ControlPlane version does not match the CRD's pattern",
         "The RKE2ControlPlane CRD requires `spec.version` to match `(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$` (for example `v1.32.5+rke2r1`), so the API server rejects the object. The version is also spliced verbatim into the install command.";
+    /// `manifest-version-not-semver`.
+    ManifestVersionNotSemver = "manifest-version-not-semver", Error,
+        "a version Cluster API's webhooks refuse (not semver)",
+        "Cluster API's admission webhooks require a Machine's, a MachineDeployment's, a MachinePool's and a topology Cluster's version to start with `v` and to be a strict semantic version (`github.com/blang/semver/v4`): `v1.34.2+rke2r1+rke2r1` (Turtles' `KUBERNETES_VERSION` in CAPRKE2's templates) is refused, and an RKE2ControlPlane copies its `spec.version` into every Machine. No Machine is ever created.";
     /// `manifest-registration-address-missing`.
     ManifestRegistrationAddressMissing = "manifest-registration-address-missing", Error,
         "registrationMethod address without a registrationAddress",
@@ -462,6 +466,7 @@ impl Finding {
                 Check::ManifestRenderFails
                     | Check::ManifestMissingKey
                     | Check::ManifestVersionPattern
+                    | Check::ManifestVersionNotSemver
                     | Check::ManifestUnsubstitutedVariable
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid

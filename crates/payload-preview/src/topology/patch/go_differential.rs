@@ -302,40 +302,9 @@ fn say(line: &str) {
     let _ = writeln!(std::io::stderr(), "{line}");
 }
 
-/// Builds the Go applier into `dir` (GOPATH mode, offline, against Debian's Go sources).
+/// Builds the Go applier into `dir`.
 fn build_go(dir: &Path) -> Result<PathBuf, String> {
-    let source = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/go/jsonpatch");
-    let binary = dir.join("jsonpatch");
-    let mut gopath = std::ffi::OsString::from("/usr/share/gocode:");
-    gopath.push(dir.join("gopath"));
-    if let Some(own) = std::env::var_os("GOPATH") {
-        gopath.push(":");
-        gopath.push(own);
-    }
-    let mut command = Command::new("go");
-    command
-        .arg("build")
-        .arg("-o")
-        .arg(&binary)
-        .arg(".")
-        .current_dir(&source)
-        .env("GO111MODULE", "off")
-        .env("GOPATH", gopath)
-        .env("GOFLAGS", "")
-        .stdin(Stdio::null());
-    if std::env::var_os("GOCACHE").is_none() && std::env::var_os("HOME").is_none() {
-        command.env("GOCACHE", dir.join("cache"));
-    }
-    let output = command
-        .output()
-        .map_err(|e| format!("`go` cannot be run ({e}); install golang-go"))?;
-    if !output.status.success() {
-        return Err(format!(
-            "`go build` fails (install golang-github-evanphx-json-patch-dev): {}",
-            String::from_utf8_lossy(&output.stderr).trim()
-        ));
-    }
-    Ok(binary)
+    crate::testdata::build_go(dir, "jsonpatch", "golang-github-evanphx-json-patch-dev")
 }
 
 /// Runs `cases` ({doc, patch}) through the Go applier.
