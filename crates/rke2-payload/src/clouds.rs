@@ -15,6 +15,11 @@
 //! inline user-data field of their own: their bound is the 1 MiB size cap of the Kubernetes Secret
 //! that carries the bootstrap data.
 
+mod preconditions;
+
+pub use preconditions::{
+    Handling, PROVIDER_HANDLING, Precondition, ProviderHandling, payload_preconditions,
+};
 use serde::{Deserialize, Serialize};
 
 /// What a platform counts against its limit.

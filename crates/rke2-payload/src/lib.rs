@@ -152,7 +152,8 @@ pub mod fuzzing;
 pub use batch::MAX_JOBS;
 pub use checks::{Check, Finding, ManifestSite, Severity};
 pub use clouds::{
-    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, delivery_for, find_cloud,
+    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, Handling, PROVIDER_HANDLING,
+    Precondition, ProviderHandling, delivery_for, find_cloud, payload_preconditions,
 };
 pub use codec::dataurl::DataUrlError;
 pub use codec::gzip::GzipError;

@@ -349,3 +349,72 @@ fn a_clusterclass_input_is_gated_like_a_classic_one() {
         );
     }
 }
+
+/// The ids of the findings of `lint -o json` on `manifests`, and its exit code.
+fn lint_ids(manifests: &str) -> (Option<i32>, Vec<String>) {
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], manifests);
+    let doc: Value = serde_json::from_str(&out).unwrap_or_else(|_| panic!("{out}{err}"));
+    let mut ids: Vec<String> = doc["manifests"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .chain(
+            doc["secrets"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .flat_map(|s| s["findings"].as_array().into_iter().flatten()),
+        )
+        .filter_map(|f| f["id"].as_str().map(str::to_owned))
+        .collect();
+    ids.sort();
+    ids.dedup();
+    (code, ids)
+}
+
+#[test]
+fn a_provider_that_cannot_deliver_the_payload_fails_the_gate() {
+    // CAPD parses the data as YAML: gzip never boots a node.
+    let capd = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "  gzipUserData: true\n",
+        "",
+    );
+    let (code, ids) = lint_ids(&capd);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(
+        ids.contains(&"provider-refuses-payload".to_owned()),
+        "{ids:?}"
+    );
+    let plain = cluster("DockerMachineTemplate", "      {}\n", "", "");
+    assert!(
+        !lint_ids(&plain)
+            .1
+            .contains(&"provider-refuses-payload".to_owned())
+    );
+    // CAPA stages Ignition in S3: an AWSCluster without a bucket creates no instance.
+    let ignition = "  agentConfig: {format: ignition}\n";
+    let aws = cluster("AWSMachineTemplate", "      instanceType: m6i.large\n", ignition, "")
+        .replacen(
+            "  controlPlaneRef:",
+            "  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: AWSCluster, name: demo}\n  controlPlaneRef:",
+            1,
+        )
+        + "---\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nkind: AWSCluster\nmetadata: {name: demo, namespace: capi}\nspec: {region: eu-west-1}\n";
+    let (code, ids) = lint_ids(&aws);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(
+        ids.contains(&"provider-refuses-payload".to_owned()),
+        "{ids:?}"
+    );
+    let with_bucket = aws.replace(
+        "spec: {region: eu-west-1}",
+        "spec: {region: eu-west-1, s3Bucket: {name: boot-data}}",
+    );
+    assert!(
+        !lint_ids(&with_bucket)
+            .1
+            .contains(&"provider-refuses-payload".to_owned())
+    );
+}

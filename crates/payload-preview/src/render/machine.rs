@@ -381,6 +381,18 @@ impl<'a, 'm> Machine<'a, 'm> {
             .and_then(Value::as_bool)
             .unwrap_or(false);
         let value = rke2_payload::compress(&userdata, format, gzip);
+        let mut findings = self.findings;
+        if let Some(machine) = job.machine {
+            let cluster = self.ctx.c.cluster;
+            findings.extend(preconditions(
+                m,
+                machine,
+                cluster,
+                format,
+                gzip,
+                &self.owner,
+            ));
+        }
         PreviewSecret {
             name: job.name.clone(),
             namespace: job.source.namespace().to_owned(),
@@ -396,7 +408,7 @@ impl<'a, 'm> Machine<'a, 'm> {
                 rke2_payload::terminal_safe(&job.source.source)
             ),
             generated: self.generated,
-            findings: self.findings,
+            findings,
             site: Some(job.source.site()),
             delivery: job
                 .machine
@@ -416,10 +428,13 @@ fn reused_ca() -> Result<(String, String), KeyError> {
     .clone()
 }
 
-/// The path the machine's bootstrap data takes, from the infrastructure (template) that
-/// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
-/// not there, its kind's default path.
-fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<rke2_payload::Delivery> {
+/// The infrastructure (template) `machine`'s `infrastructureRef` names: its kind, API version
+/// (`group/` for a v1beta2 reference, which carries no version), the reference, and the object
+/// when the input holds it.
+fn infrastructure<'m>(
+    m: &'m Manifests,
+    machine: &Object,
+) -> Option<(String, String, Ref, Option<&'m Object>)> {
     let (field, r) = crate::manifests::INFRASTRUCTURE_REFS
         .iter()
         .find_map(|path| {
@@ -438,16 +453,85 @@ fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<rke2_payl
         .objects
         .iter()
         .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace);
+    Some((kind, api, r, infra))
+}
+
+/// The machine spec of an infrastructure object: a template's `spec.template.spec`, else
+/// `spec`.
+fn machine_spec<'m>(kind: &str, infra: Option<&'m Object>) -> Option<&'m Value> {
+    infra.and_then(|o| {
+        if kind.ends_with("Template") {
+            o.get(&["spec", "template", "spec"])
+        } else {
+            o.get(&["spec"])
+        }
+    })
+}
+
+/// `provider-refuses-payload`: the preconditions of the machine's infrastructure provider
+/// (the library's table) that this payload breaks, judged on the template in the input (or its
+/// kind's defaults) and the cluster's infrastructure object when the input holds it.
+fn preconditions(
+    m: &Manifests,
+    machine: &Object,
+    cluster: Option<&Object>,
+    format: Format,
+    gzip: bool,
+    owner: &str,
+) -> Vec<Finding> {
+    let Some((kind, api, _, infra)) = infrastructure(m, machine) else {
+        return Vec::new();
+    };
     let null = Value::Null;
-    let spec = infra
-        .and_then(|o| {
-            if kind.ends_with("Template") {
-                o.get(&["spec", "template", "spec"])
-            } else {
-                o.get(&["spec"])
-            }
+    let spec = machine_spec(&kind, infra).unwrap_or(&null);
+    let cluster_spec = cluster
+        .and_then(|c| {
+            let r = Ref::at(&c.value, &["spec", "infrastructureRef"], c.namespace())?;
+            let kind = string(c.get(&["spec", "infrastructureRef"])?, &["kind"]);
+            m.objects
+                .iter()
+                .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace)
         })
-        .unwrap_or(&null);
+        .and_then(|o| o.get(&["spec"]));
+    let ignition = format == Format::Ignition;
+    // The table names templates (and pools); a Machine's own infrastructure object is its
+    // template's kind without the suffix.
+    let mut found =
+        rke2_payload::payload_preconditions(&kind, &api, spec, cluster_spec, ignition, gzip);
+    if found.is_empty() && !kind.ends_with("Template") {
+        let template = format!("{kind}Template");
+        found = rke2_payload::payload_preconditions(
+            &template,
+            &api,
+            spec,
+            cluster_spec,
+            ignition,
+            gzip,
+        );
+    }
+    found
+        .into_iter()
+        .map(|p| {
+            Finding::new(
+                Check::ProviderRefusesPayload,
+                format!(
+                    "{owner}: {} ({}; {})",
+                    p.message,
+                    rke2_payload::terminal_safe(&p.field),
+                    p.source
+                ),
+            )
+        })
+        .collect()
+}
+
+/// The path the machine's bootstrap data takes, from the infrastructure (template) that
+/// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
+/// not there, its kind's default path.
+fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<rke2_payload::Delivery> {
+    let (kind, api, r, infra) = infrastructure(m, machine)?;
+    let null = Value::Null;
+    let spec = machine_spec(&kind, infra).unwrap_or(&null);
     let found = rke2_payload::delivery_for(&kind, &api, spec, ignition)
         .or_else(|| rke2_payload::delivery_for(&format!("{kind}Template"), &api, spec, ignition))?;
     let safe = rke2_payload::terminal_safe;

@@ -260,6 +260,10 @@ checks! {
     ManifestVersionPattern = "manifest-version-pattern", Error,
         "the RKE2ControlPlane version does not match the CRD's pattern",
         "The RKE2ControlPlane CRD requires `spec.version` to match `(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$` (for example `v1.32.5+rke2r1`), so the API server rejects the object. The version is also spliced verbatim into the install command.";
+    /// `provider-refuses-payload`.
+    ProviderRefusesPayload = "provider-refuses-payload", Error,
+        "the infrastructure provider cannot deliver this payload",
+        "What the infrastructure provider does with the bootstrap data decides whether it reaches the node at all: CAPD parses it as a YAML cloud-config and CAPHV YAML-merges it with its own, so gzipped data (`gzipUserData: true`) and, on CAPHV, Ignition never boot a node; CAPA stages an Ignition payload in S3 and creates no instance when the AWSCluster names no `s3Bucket` (unless `ignition.storageType: UnencryptedUserData`). The finding names the provider, the field and the provider's source.";
     /// `manifest-version-not-semver`.
     ManifestVersionNotSemver = "manifest-version-not-semver", Error,
         "a version Cluster API's webhooks refuse (not semver)",
