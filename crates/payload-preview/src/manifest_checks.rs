@@ -77,6 +77,7 @@ fn schemas(m: &Manifests, out: &mut Vec<Finding>) {
     for o in &m.objects {
         let api_version = str_at(&o.value, &["apiVersion"]).unwrap_or("");
         let Some(schema) = crate::crds::crd_schema(api_version, o.kind()) else {
+            not_served(o, api_version, out);
             continue;
         };
         for v in schema.admit(&o.value) {
@@ -115,6 +116,30 @@ fn schemas(m: &Manifests, out: &mut Vec<Finding>) {
 /// the value (`manifest-unsubstituted-variable`), the RKE2ControlPlane version's pattern
 /// (`manifest-version-pattern`) or its absence (`manifest-render-fails`, which says that no
 /// bootstrap data is written).
+/// `manifest-api-version-not-served`: an object of a kind the CRDs carry, in a version they do
+/// not serve: `kubectl apply` says "no matches for kind" and nothing is created.
+fn not_served(o: &Object, api_version: &str, out: &mut Vec<Finding>) {
+    let Some((group, version)) = api_version.split_once('/') else {
+        return;
+    };
+    let Some(served) = crate::crds::served_versions(group, o.kind()) else {
+        return;
+    };
+    finding(
+        out,
+        Check::ManifestApiVersionNotServed,
+        o,
+        format!(
+            "apiVersion {} is not served: the CRD of {} serves {} only, so the API server has no kind {} in {}",
+            safe(api_version),
+            o.kind(),
+            served.join(" and "),
+            o.kind(),
+            safe(version)
+        ),
+    );
+}
+
 fn reported_elsewhere(o: &Object, v: &crate::crds::Violation) -> bool {
     use crate::crds::{PathSeg, Problem};
     let mut value = Some(&o.value);

@@ -418,3 +418,27 @@ fn a_provider_that_cannot_deliver_the_payload_fails_the_gate() {
             .contains(&"provider-refuses-payload".to_owned())
     );
 }
+
+#[test]
+fn an_api_version_the_crds_do_not_serve_is_refused_before_rendering() {
+    let served = cluster("DockerMachineTemplate", "      {}\n", "", "");
+    assert!(
+        !lint_ids(&served)
+            .1
+            .contains(&"manifest-api-version-not-served".to_owned())
+    );
+    let old = served.replacen(
+        "apiVersion: controlplane.cluster.x-k8s.io/v1beta2",
+        "apiVersion: controlplane.cluster.x-k8s.io/v1alpha1",
+        1,
+    );
+    let (code, ids) = lint_ids(&old);
+    assert_eq!(code, Some(1));
+    assert!(
+        ids.contains(&"manifest-api-version-not-served".to_owned()),
+        "{ids:?}"
+    );
+    let (code, _, err) = run(&["render", "-"], &old);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("v1alpha1 is not served"), "{err}");
+}

@@ -212,6 +212,23 @@ pub(crate) fn crd_schema(api_version: &str, kind: &str) -> Option<&'static CrdSc
         .as_ref()
 }
 
+/// The versions the CRDs this crate carries serve for `kind` of `group` (the API server's
+/// `versions` with `served: true`: only those are embedded), or `None` when the group or the
+/// kind is not one of them.
+///
+/// CAPRKE2 v0.25 and Cluster API serve `v1beta1` and `v1beta2`: an object of another version
+/// (CAPHV's templates still write `controlplane.cluster.x-k8s.io/v1alpha1`) is refused with "no
+/// matches for kind".
+pub(crate) fn served_versions(group: &str, kind: &str) -> Option<Vec<&'static str>> {
+    let index = GROUPS.iter().position(|(name, _)| *name == group)?;
+    let versions: Vec<&'static str> = group_slots(index)
+        .iter()
+        .filter(|slot| slot.kind == kind)
+        .map(|slot| slot.version.as_str())
+        .collect();
+    (!versions.is_empty()).then_some(versions)
+}
+
 /// Every (apiVersion, kind) covered, in the generated files' order.
 #[cfg(test)]
 pub(crate) fn covered() -> Vec<(String, String)> {

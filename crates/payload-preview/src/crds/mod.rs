@@ -32,5 +32,5 @@ mod embedded;
 #[cfg(test)]
 mod tests;
 
-pub(crate) use embedded::crd_schema;
+pub(crate) use embedded::{crd_schema, served_versions};
 pub(crate) use payload_kube_schema::{PathSeg, Problem, VariableSchema, Violation};

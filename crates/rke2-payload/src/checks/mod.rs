@@ -260,6 +260,10 @@ checks! {
     ManifestVersionPattern = "manifest-version-pattern", Error,
         "the RKE2ControlPlane version does not match the CRD's pattern",
         "The RKE2ControlPlane CRD requires `spec.version` to match `(v\\d\\.\\d{2}\\.\\d+\\+rke2r\\d)|^$` (for example `v1.32.5+rke2r1`), so the API server rejects the object. The version is also spliced verbatim into the install command.";
+    /// `manifest-api-version-not-served`.
+    ManifestApiVersionNotServed = "manifest-api-version-not-served", Error,
+        "an object of an API version its CRD does not serve",
+        "The CRDs of Cluster API v1.13/v1.14 and CAPRKE2 v0.25 serve `v1beta1` and `v1beta2`. An object of another version (CAPHV's RKE2 template still writes `controlplane.cluster.x-k8s.io/v1alpha1`) is refused by `kubectl apply` (\"no matches for kind\"), so nothing of it is ever created.";
     /// `provider-refuses-payload`.
     ProviderRefusesPayload = "provider-refuses-payload", Error,
         "the infrastructure provider cannot deliver this payload",
@@ -471,6 +475,7 @@ impl Finding {
                     | Check::ManifestMissingKey
                     | Check::ManifestVersionPattern
                     | Check::ManifestVersionNotSemver
+                    | Check::ManifestApiVersionNotServed
                     | Check::ManifestUnsubstitutedVariable
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid
