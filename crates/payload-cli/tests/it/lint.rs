@@ -889,3 +889,56 @@ fn jinja_syntax_is_jinja_s_own_verdict() {
         assert_eq!(flagged, verdict(&text) != "ok", "{body}: {doc}");
     }
 }
+
+/// A bootstrap Secret of cluster `demo` in `default` whose `config.yaml` holds `config`.
+fn secret_with_config(name: &str, config: &str) -> String {
+    let indented: String = config.lines().map(|l| format!("        {l}\n")).collect();
+    format!(
+        "apiVersion: v1\nkind: Secret\nmetadata:\n  name: {name}\n  namespace: default\n  labels: {{cluster.x-k8s.io/cluster-name: demo}}\ntype: cluster.x-k8s.io/secret\nstringData:\n  format: cloud-config\n  value: |\n    #cloud-config\n    write_files:\n    - path: /etc/rancher/rke2/config.yaml\n      permissions: '0600'\n      content: |\n{indented}    runcmd:\n    - 'curl -sfL https://get.rke2.io | INSTALL_RKE2_VERSION=v1.32.5+rke2r1 sh -s - server'\n    - 'systemctl enable --now rke2-server.service'\n"
+    )
+}
+
+/// The check ids `lint -o json` finds on `input`, with its exit code.
+fn ids_of(input: &str) -> (Option<i32>, Vec<String>) {
+    let out = cmd()
+        .args(["lint", "-o", "json", "-"])
+        .write_stdin(input.to_owned())
+        .output()
+        .expect("run");
+    let doc: serde_json::Value = serde_json::from_slice(&out.stdout)
+        .unwrap_or_else(|e| panic!("{e}: {}", String::from_utf8_lossy(&out.stderr)));
+    let ids = doc["secrets"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+        .filter_map(|f| f["id"].as_str().map(str::to_owned))
+        .collect();
+    (out.status.code(), ids)
+}
+
+#[test]
+fn overlapping_pod_and_service_cidrs_are_an_error() {
+    let init = "token: abcdef0123456789\ntls-san:\n  - lb.example.com\n";
+    // A pod network over RKE2's default service network.
+    let pods = format!("{init}cluster-cidr: 10.43.0.0/16\n");
+    let (code, ids) = ids_of(&secret_with_config("cp-a", &pods));
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(ids.contains(&"cidr-overlap".to_owned()), "{ids:?}");
+    let apart = format!("{init}cluster-cidr: 10.44.0.0/16\nservice-cidr: 10.45.0.0/16\n");
+    assert!(
+        !ids_of(&secret_with_config("cp-a", &apart))
+            .1
+            .contains(&"cidr-overlap".to_owned())
+    );
+    // Dual stack: the IPv6 networks are compared with each other only.
+    let dual = format!(
+        "{init}cluster-cidr: 10.42.0.0/16,2001:cafe:42::/56\nservice-cidr: 10.43.0.0/16,2001:cafe:42::/112\n"
+    );
+    let (_, ids) = ids_of(&secret_with_config("cp-a", &dual));
+    assert_eq!(
+        ids.iter().filter(|i| *i == "cidr-overlap").count(),
+        1,
+        "{ids:?}"
+    );
+}

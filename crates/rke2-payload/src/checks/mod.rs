@@ -204,6 +204,10 @@ checks! {
     TokenCaHash = "token-ca-hash", Error,
         "a K10 token's CA hash does not match the cluster's server CA",
         "A secure token (K10<hash>::user:password) pins the server CA by hash; an agent whose token names another CA refuses the server.";
+    /// `cidr-overlap`.
+    CidrOverlap = "cidr-overlap", Error,
+        "the pod and service CIDRs overlap",
+        "RKE2 refuses to start when `cluster-cidr` and `service-cidr` overlap (defaults 10.42.0.0/16 and 10.43.0.0/16, compared per address family, dual-stack lists included): the node never becomes Ready.";
     /// `size-over-limit`.
     SizeOverLimit = "size-over-limit", Error,
         "the payload does not fit the cloud's user-data limit",

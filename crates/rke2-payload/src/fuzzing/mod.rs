@@ -219,6 +219,7 @@ pub fn inspect(data: &[u8]) {
         .iter()
         .map(|(secret, facts)| Member {
             name: secret.name(),
+            namespace: secret.namespace(),
             cluster: secret.cluster(),
             facts,
         })

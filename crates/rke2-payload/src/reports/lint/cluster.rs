@@ -51,6 +51,7 @@ impl ClusterFacts {
 /// One Secret as the cluster checks see it.
 pub(crate) struct Member<'a> {
     pub(crate) name: Option<&'a str>,
+    pub(crate) namespace: Option<&'a str>,
     pub(crate) cluster: Option<&'a str>,
     pub(crate) facts: &'a ClusterFacts,
 }
@@ -59,11 +60,16 @@ pub(crate) struct Member<'a> {
 pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
     let mut out = Vec::new();
     // One pass to group: a fleet dump has thousands of clusters.
-    let mut clusters: std::collections::BTreeMap<Option<&str>, Vec<(usize, &Member<'_>)>> =
+    type Key<'k> = (Option<&'k str>, Option<&'k str>);
+    let mut clusters: std::collections::BTreeMap<Key<'_>, Vec<(usize, &Member<'_>)>> =
         std::collections::BTreeMap::new();
     for (i, m) in members.iter().enumerate() {
-        clusters.entry(m.cluster).or_default().push((i, m));
+        clusters
+            .entry((m.namespace, m.cluster))
+            .or_default()
+            .push((i, m));
     }
+    // A cluster is its namespace and name: the same name in two namespaces is two clusters.
     for members in clusters.into_values() {
         let Some((_, init)) = members
             .iter()

@@ -386,6 +386,7 @@ impl Linter {
                 let r = &read[i];
                 r.kept.as_ref().ok().map(|kept| Member {
                     name: r.name.as_deref(),
+                    namespace: r.namespace.as_deref(),
                     cluster: r.cluster.as_deref(),
                     facts: &kept.cluster,
                 })

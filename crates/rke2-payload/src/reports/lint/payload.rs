@@ -33,6 +33,7 @@ pub(crate) fn lint_payload(
     tls_san(facts, &mut out);
     install_step(facts, &mut out);
     provider_id(facts, &mut out);
+    cidrs(facts, &mut out);
     ingress(facts, &mut out);
     jinja(payload, &mut out);
     bare_kubectl(facts, &mut out);
@@ -216,6 +217,95 @@ fn provider_id(facts: &Facts, out: &mut Vec<Finding>) {
             )
             .at_path(rke2::CONFIG_PATH),
         );
+    }
+}
+
+/// RKE2's defaults for `cluster-cidr` and `service-cidr`.
+const DEFAULT_CIDRS: (&str, &str) = ("10.42.0.0/16", "10.43.0.0/16");
+
+/// A CIDR as (address family is v6, first address, prefix length), read by the standard
+/// library's address parser.
+fn cidr(text: &str) -> Option<(bool, u128, u32)> {
+    let (address, prefix) = text.trim().split_once('/')?;
+    let prefix: u32 = prefix.parse().ok()?;
+    match address.parse::<std::net::IpAddr>().ok()? {
+        std::net::IpAddr::V4(a) if prefix <= 32 => Some((false, u128::from(u32::from(a)), prefix)),
+        std::net::IpAddr::V6(a) if prefix <= 128 => Some((true, u128::from(a), prefix)),
+        _ => None,
+    }
+}
+
+/// Whether two networks of one family share an address: their first addresses agree on the
+/// shorter prefix.
+fn overlap(a: (bool, u128, u32), b: (bool, u128, u32)) -> bool {
+    if a.0 != b.0 {
+        return false;
+    }
+    let bits: u32 = if a.0 { 128 } else { 32 };
+    let prefix = a.2.min(b.2);
+    let mask = if prefix == 0 {
+        0
+    } else {
+        let all: u128 = if bits == 128 {
+            u128::MAX
+        } else {
+            (1u128 << bits) - 1
+        };
+        (all >> (bits - prefix)) << (bits - prefix)
+    };
+    a.1 & mask == b.1 & mask
+}
+
+#[cfg(test)]
+mod cidr_tests {
+    use super::{cidr, overlap};
+
+    fn overlaps(a: &str, b: &str) -> bool {
+        overlap(cidr(a).expect("a CIDR"), cidr(b).expect("a CIDR"))
+    }
+
+    #[test]
+    fn networks_overlap_on_the_shorter_prefix_within_a_family() {
+        assert!(!overlaps("10.42.0.0/16", "10.43.0.0/16"));
+        assert!(overlaps("10.42.0.0/15", "10.43.0.0/16"));
+        assert!(overlaps("10.0.0.0/8", "10.43.12.0/24"));
+        assert!(overlaps("0.0.0.0/0", "192.168.0.0/16"));
+        assert!(!overlaps("10.42.0.0/16", "fd00::/8"));
+        assert!(overlaps("2001:cafe:42::/56", "2001:cafe:42::/112"));
+        assert!(!overlaps("2001:cafe:42::/56", "2001:cafe:43::/112"));
+        assert!(cidr("10.42.0.0/33").is_none() && cidr("nonsense").is_none());
+    }
+}
+
+/// `cidr-overlap`: the pod and service networks (RKE2's defaults for the one not set) share
+/// addresses, family by family.
+fn cidrs(facts: &Facts, out: &mut Vec<Finding>) {
+    let Some(config) = facts.config.as_ref() else {
+        return;
+    };
+    if config.cluster_cidr.is_none() && config.service_cidr.is_none() {
+        return;
+    }
+    let pods = config.cluster_cidr.as_deref().unwrap_or(DEFAULT_CIDRS.0);
+    let services = config.service_cidr.as_deref().unwrap_or(DEFAULT_CIDRS.1);
+    for p in pods.split(',') {
+        for s in services.split(',') {
+            if let (Some(a), Some(b)) = (cidr(p), cidr(s))
+                && overlap(a, b)
+            {
+                out.push(
+                    Finding::new(
+                        Check::CidrOverlap,
+                        format!(
+                            "cluster-cidr {} and service-cidr {} overlap: RKE2 refuses to start",
+                            p.trim(),
+                            s.trim()
+                        ),
+                    )
+                    .at_path(rke2::CONFIG_PATH),
+                );
+            }
+        }
     }
 }
 
