@@ -362,3 +362,53 @@ fn strict_masks_free_text_whole_and_keeps_every_payload_readable() {
     assert!(text.contains(" (1 line)"), "{text}");
     assert!(!text.contains("tailscale"), "{text}");
 }
+
+#[test]
+fn a_boolean_flag_is_shown_in_redact_and_diff_and_a_secret_beside_it_is_not() {
+    // `anonymous-auth` holds `auth`, a secret word: its value `true` (every CAPRKE2 Docker
+    // template), a switch with no value and the options after it are public all the same.
+    let userdata = |on: &str, timeout: &str| {
+        format!(
+            "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: |\n    token: a3e30ef46c156fb7b1fa288ed16d6ffe\n    kube-apiserver-arg: [anonymous-auth={on}, request-timeout={timeout}, oidc-client-secret=Zq9Xk2mPqR7s]\n    kubelet-arg: \"anonymous-auth={on},read-only-port=0\"\n- path: /etc/default/kube-apiserver\n  content: |\n    KUBE_API_ARGS=\"--anonymous-auth={on} --profiling=false\"\n- path: /usr/local/bin/apiserver.sh\n  content: |\n    exec kube-apiserver \\\n      --anonymous-auth \\\n      --profiling=false \\\n      --token \\\n      Hj4kL9pQwe\nruncmd:\n- kube-apiserver --anonymous-auth={on} --enable-bootstrap-token-auth --v=2\n- [kube-apiserver, --anonymous-auth, --v=2, --token, --Xy7Pq2LmZZ]\n"
+        )
+    };
+    let planted = [
+        "a3e30ef46c156fb7b1fa288ed16d6ffe",
+        "Zq9Xk2mPqR7s",
+        "Hj4kL9pQwe",
+        "Xy7Pq2LmZZ",
+    ];
+    let secret = secret_of("demo-control-plane-abc", &userdata("true", "60s"));
+    let text = redacted_userdata(&["redact", "-"], &secret);
+    assert_eq!(
+        seen(text.as_bytes(), &planted),
+        Vec::<String>::new(),
+        "{text}"
+    );
+    for line in [
+        "kube-apiserver-arg: [anonymous-auth=true, request-timeout=60s, oidc-client-secret=REDACTED]",
+        "kubelet-arg: \"anonymous-auth=true,read-only-port=0\"",
+        "KUBE_API_ARGS=\"--anonymous-auth=true --profiling=false\"",
+        "  --anonymous-auth \\\n      --profiling=false \\\n      --token \\\n      REDACTED",
+        "- kube-apiserver --anonymous-auth=true --enable-bootstrap-token-auth --v=2",
+        "[kube-apiserver, --anonymous-auth, --v=2, --token, REDACTED]",
+    ] {
+        assert!(text.contains(line), "{line:?} not in:\n{text}");
+    }
+    // diff: a list is shown item by item, each judged alone.
+    let other = secret_of("demo-control-plane-abc", &userdata("false", "30s"));
+    let dir = scratch();
+    let (a, b) = (dir.path().join("a.yaml"), dir.path().join("b.yaml"));
+    std::fs::write(&a, &secret).expect("write");
+    std::fs::write(&b, &other).expect("write");
+    let out = cmd().arg("diff").arg(&a).arg(&b).output().expect("run");
+    assert_eq!(out.status.code(), Some(1));
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(seen(&out.stdout, &planted), Vec::<String>::new(), "{shown}");
+    assert!(
+        shown.contains(
+            "kube-apiserver-arg: anonymous-auth=true, request-timeout=60s, oidc-client-secret=sha256:"
+        ) && shown.contains("→ anonymous-auth=false, request-timeout=30s, oidc-client-secret=sha256:"),
+        "{shown}"
+    );
+}

@@ -116,9 +116,69 @@ const REFERENCE_WORDS: &[&str] = &[
 
 /// Whether a name (of a variable, option or key) says its value is a secret.
 pub(crate) fn secret_name(name: &str) -> bool {
+    let Some(parts) = name_parts(name) else {
+        return false;
+    };
+    let Some(last) = parts.last() else {
+        return false;
+    };
+    // A flag that turns one off (`--no-auth-warning`, sudo's `NOPASSWD`).
+    if parts.len() > 1 && parts[0] == "no"
+        || parts.len() == 1 && (last == "nopasswd" || last == "nopass")
+    {
+        return false;
+    }
+    // A Vault AppRole `secret_id` is the credential itself.
+    if last == "id" && parts.len() > 1 && parts[parts.len() - 2] == "secret" {
+        return true;
+    }
+    if REFERENCE_WORDS.contains(&last.as_str()) {
+        return false;
+    }
+    if last == "key" && parts.len() > 1 && KEY_KINDS.contains(&parts[parts.len() - 2].as_str()) {
+        return true;
+    }
+    let joined: String = parts.concat();
+    parts.iter().any(|p| SECRET_WORDS.contains(&p.as_str()))
+        || SECRET_WORDS
+            .iter()
+            .any(|w| w.len() >= 6 && joined.ends_with(w))
+}
+
+/// Whether an option whose name [`secret_name`] calls secret may be a switch, a boolean flag
+/// given with no value or with `true`/`false` (`--anonymous-auth`,
+/// `--enable-bootstrap-token-auth`, `--authentication-token-webhook`): its name speaks of a
+/// secret without naming one — the secret word is not its last part, or that part is `auth`
+/// after another (a way to authenticate, as often as a credential). A name that names the
+/// secret itself (`--token`, `--auth-token`, `--password`, `--client-secret`, `--api-key`,
+/// `--auth`, `--secret-id`) always takes a value, as Go's flag parsers read it: the next word,
+/// whatever it is.
+pub(crate) fn may_be_switch(name: &str) -> bool {
+    let Some(parts) = name_parts(name) else {
+        return true;
+    };
+    let Some(last) = parts.last() else {
+        return true;
+    };
+    let before = parts.len().checked_sub(2).map(|i| parts[i].as_str());
+    let names_secret = (SECRET_WORDS.contains(&last.as_str())
+        && !(last == "auth" && before.is_some()))
+        || SECRET_WORDS
+            .iter()
+            .any(|w| w.len() >= 6 && last.ends_with(w))
+        || last == "key" && before.is_some_and(|b| KEY_KINDS.contains(&b))
+        || last == "id" && before == Some("secret");
+    !names_secret
+}
+
+/// A name's parts, lower case: split at `-`, `_`, `.`, `/` and lower→upper case changes
+/// (`passwordHash`, `apiKey`), a last `data` or `value` dropped (`client-key-data`,
+/// `token-data`: the data of a key or token is the secret itself). `None` for no name or one
+/// too long to be one.
+fn name_parts(name: &str) -> Option<Vec<String>> {
     let name = name.trim_start_matches('-');
     if name.is_empty() || name.len() > 64 {
-        return false;
+        return None;
     }
     // Parts: split at separators and at lower→upper case changes (`passwordHash`, `apiKey`).
     let mut parts: Vec<String> = Vec::new();
@@ -145,30 +205,13 @@ pub(crate) fn secret_name(name: &str) -> bool {
     if parts.len() > 1 && parts.last().is_some_and(|p| p == "data" || p == "value") {
         parts.pop();
     }
-    let Some(last) = parts.last() else {
-        return false;
-    };
-    // A flag that turns one off (`--no-auth-warning`, sudo's `NOPASSWD`).
-    if parts.len() > 1 && parts[0] == "no"
-        || parts.len() == 1 && (last == "nopasswd" || last == "nopass")
-    {
-        return false;
-    }
-    // A Vault AppRole `secret_id` is the credential itself.
-    if last == "id" && parts.len() > 1 && parts[parts.len() - 2] == "secret" {
-        return true;
-    }
-    if REFERENCE_WORDS.contains(&last.as_str()) {
-        return false;
-    }
-    if last == "key" && parts.len() > 1 && KEY_KINDS.contains(&parts[parts.len() - 2].as_str()) {
-        return true;
-    }
-    let joined: String = parts.concat();
-    parts.iter().any(|p| SECRET_WORDS.contains(&p.as_str()))
-        || SECRET_WORDS
-            .iter()
-            .any(|w| w.len() >= 6 && joined.ends_with(w))
+    Some(parts)
+}
+
+/// Whether a flag's value is a boolean as Kubernetes' flag parsing takes one (`true`, `false`,
+/// any case).
+pub(crate) fn boolean(value: &str) -> bool {
+    value.eq_ignore_ascii_case("true") || value.eq_ignore_ascii_case("false")
 }
 
 /// Whether a value is no secret at all: empty, a shell variable or command substitution
@@ -513,6 +556,24 @@ fn assignments(text: &str, spans: &mut Vec<Range<usize>>) {
             _ if yaml && matches!(first, Some(b'&' | b'*' | b'#')) => None,
             _ if yaml && !matches!(first, Some(b'"' | b'\'')) => yaml_plain(text, at),
             _ => value_in(text, at, sep == b':'),
+        };
+        // A switch's boolean in a quoted list of options (`ARGS="--anonymous-auth=true --v=2"`):
+        // the boolean is its value, the options after it are their own.
+        let range = match range {
+            Some(r) if opened.is_some() && sep == b'=' && name.starts_with("--") => {
+                let v = &text[r.clone()];
+                match v.split_once([' ', '\t']) {
+                    Some((first, rest))
+                        if boolean(first)
+                            && rest.trim_start().starts_with("--")
+                            && may_be_switch(name) =>
+                    {
+                        Some(r.start..r.start + first.len())
+                    }
+                    _ => Some(r),
+                }
+            }
+            r => r,
         };
         // In an option list (`-o username=u,password=p,vers=3.0`: the name follows a comma) the
         // value ends at the next `,name=`.
@@ -981,6 +1042,43 @@ mod tests {
             "a short user name"
         );
         assert!(found("curl -u admin https://x").is_empty());
+    }
+
+    #[test]
+    fn a_switch_is_no_secret_a_secret_name_is() {
+        // `auth` as the last of several parts, or a secret word before the last part: a switch.
+        for name in [
+            "--anonymous-auth",
+            "--enable-bootstrap-token-auth",
+            "authentication-token-webhook",
+        ] {
+            assert!(secret_name(name), "{name}");
+            assert!(may_be_switch(name), "{name}");
+        }
+        // A name that names the secret itself always takes a value.
+        for name in [
+            "--token",
+            "--auth",
+            "--auth-token",
+            "--password",
+            "--oidc-client-secret",
+            "--api-key",
+            "--secret-id",
+            "DB_PASSWORD",
+        ] {
+            assert!(!may_be_switch(name), "{name}");
+        }
+        assert!(boolean("TRUE") && boolean("false") && !boolean("yes") && !boolean("true,"));
+        // In a quoted list of options a switch's boolean is its value alone.
+        assert_eq!(
+            found(r#"ARGS="--anonymous-auth=true --profiling=false""#),
+            ["true"]
+        );
+        assert_eq!(
+            found(r#"ARGS="--anonymous-auth=true Zq9Xk2mPq""#),
+            ["true Zq9Xk2mPq"]
+        );
+        assert_eq!(found(r#"ARGS="--auth-token=true --v=2""#), ["true --v=2"]);
     }
 
     #[test]

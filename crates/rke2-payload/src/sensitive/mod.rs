@@ -12,7 +12,7 @@ mod rke2_flags;
 mod value;
 
 pub(crate) use classify::{classify, secret_key_name};
-pub(crate) use detect::{credential_spans, secret_name};
+pub(crate) use detect::{boolean, credential_spans, may_be_switch, secret_name};
 pub(crate) use redactor::Redactor;
 pub(crate) use value::SecretValue;
 

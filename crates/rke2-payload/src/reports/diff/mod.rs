@@ -752,8 +752,7 @@ fn config_keys(l: &Read, r: &Read, mask: &Mask, out: &mut Vec<Change>) {
             if secret || mask.knows(&text) {
                 fingerprint(text.as_bytes())
             } else {
-                // A credential inside an ordinary value (an argument, a URL) is masked too.
-                mask.value(&text)
+                config_value(v, mask)
             }
         };
         match (l.config.get(key), r.config.get(key)) {
@@ -781,6 +780,28 @@ fn config_keys(l: &Read, r: &Read, mask: &Mask, out: &mut Vec<Change>) {
             )),
             (None, None) => {}
         }
+    }
+}
+
+/// A `config.yaml` value of a key not secret, as the report shows it: a credential inside
+/// (an argument, a URL) masked, a list item by item (`kube-apiserver-arg: [a=b,
+/// anonymous-auth=true]`: each argument judged alone, as `redact` judges it, not the items
+/// joined into one text), a known secret item by its fingerprint.
+fn config_value(v: &Value, mask: &Mask) -> String {
+    match v {
+        Value::Array(items) => items
+            .iter()
+            .map(|item| {
+                let text = value_text(item);
+                if mask.knows(&text) {
+                    fingerprint(text.as_bytes())
+                } else {
+                    config_value(item, mask)
+                }
+            })
+            .collect::<Vec<_>>()
+            .join(", "),
+        other => mask.value(&value_text(other)),
     }
 }
 
@@ -1222,5 +1243,36 @@ fn sizes(l: &Read, r: &Read, ignore_ca: bool, out: &mut Vec<Change>) {
             "no longer fits".to_owned()
         });
         out.push(c);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_config_list_is_shown_item_by_item() {
+        let mask = Mask {
+            known: Redactor::default(),
+            shapes: Redactor::default(),
+        };
+        let args = serde_json::json!([
+            "anonymous-auth=true",
+            "request-timeout=60s",
+            "oidc-client-secret=Zq9Xk2mPqR7s"
+        ]);
+        let shown = config_value(&args, &mask);
+        // Joined first, `true,` would have read as the value of `anonymous-auth`.
+        assert!(
+            shown.starts_with(
+                "anonymous-auth=true, request-timeout=60s, oidc-client-secret=sha256:"
+            ),
+            "{shown}"
+        );
+        assert!(!shown.contains("Zq9Xk2mPqR7s"), "{shown}");
+        assert_eq!(
+            config_value(&serde_json::json!("anonymous-auth=true"), &mask),
+            "anonymous-auth=true"
+        );
     }
 }

@@ -272,6 +272,17 @@ pub(crate) fn secret_key(name: &str) -> bool {
         || lower.ends_with("registration-key")
 }
 
+/// Whether an option whose name says secret (`--anonymous-auth`) is a switch where it stands:
+/// the word after it is another long option (`--anonymous-auth --v=2`), so it has no value,
+/// and its name does not name the secret itself ([`super::may_be_switch`]; `--token --v=2`
+/// sets the token to `--v=2`, as Go's flag parsers read it).
+pub(crate) fn switch(option: &str, next: &str) -> bool {
+    let long_option = next
+        .strip_prefix("--")
+        .is_some_and(|n| n.starts_with(|c: char| c.is_ascii_alphabetic()));
+    long_option && super::may_be_switch(option)
+}
+
 /// One scalar to write again.
 #[derive(Debug, Clone)]
 pub(crate) struct Change {

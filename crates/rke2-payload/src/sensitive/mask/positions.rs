@@ -384,7 +384,10 @@ fn option_values(prog: &str, args: &[Word], spans: &mut Vec<Range<usize>>) {
             p if p.starts_with("ldap") => matches!(t, "-w" | "-y"),
             p if p.starts_with("snmp") => matches!(t, "-A" | "-X"),
             _ => false,
-        } || (prog != "openssl" && long_secret_option(t));
+        } || (prog != "openssl"
+            && long_secret_option(t)
+            // A switch followed by another option (`--anonymous-auth --v=2`) has no value.
+            && !value_of(i).is_some_and(|v| super::switch(t, &v.text)));
         if takes && let Some(v) = value_of(i) {
             match v.text.find(':').filter(|_| t.ends_with("creds")) {
                 // `--src-creds user:password`: the password.
@@ -985,6 +988,30 @@ mod tests {
             ["$6$salt$hash"]
         );
         assert!(masked("systemctl restart rke2-server").is_empty());
+    }
+
+    #[test]
+    fn a_switch_takes_no_value() {
+        // A switch whose name holds a secret word, then another option: no value.
+        assert!(masked("kube-apiserver --anonymous-auth --profiling=false --v=2").is_empty());
+        assert!(masked("kube-apiserver --enable-bootstrap-token-auth --v=2").is_empty());
+        assert!(masked("kube-apiserver --anonymous-auth true --v=2").is_empty());
+        // A value that is no option is still the secret's; a name that names the secret takes
+        // the next word whatever it is.
+        assert_eq!(masked("tool --anonymous-auth Zq9Xk2mPq"), ["Zq9Xk2mPq"]);
+        assert_eq!(masked("tool --token --v=2"), ["--v=2"]);
+        assert_eq!(masked("tool --auth --v=2"), ["--v=2"]);
+        assert_eq!(masked("tool --password --Zq9Xk2mPq"), ["--Zq9Xk2mPq"]);
+        assert_eq!(
+            argv(&[
+                "kube-apiserver",
+                "--anonymous-auth",
+                "--v=2",
+                "--token",
+                "x1y2z3"
+            ]),
+            [(4, 0)]
+        );
     }
 
     #[test]

@@ -47,19 +47,40 @@ impl Masker {
     fn rke2_args(&mut self, node: &Node, out: &mut Vec<Change>) {
         match node {
             Node::Scalar { value, .. } => {
-                let new = match value.split_once('=') {
-                    // A boolean, a number, a duration or a path says nothing secret
-                    // (`anonymous-auth=true`).
-                    Some((name, v)) if secret_key(name) && !v.is_empty() && !flag_value(v) => {
-                        self.known.add(v);
-                        format!("{name}={PLACEHOLDER}")
-                    }
-                    _ => self.free_words(value),
-                };
+                let new = self.rke2_arg(value);
                 self.set(node, new, out);
             }
             Node::Seq(items) => items.iter().for_each(|i| self.rke2_args(i, out)),
             Node::Map(_) => self.mask_all(node, out),
+        }
+    }
+
+    /// One `kubelet-arg` item (`name=value`), the value of a secret name masked.
+    fn rke2_arg(&mut self, item: &str) -> String {
+        let mut out = String::new();
+        let mut rest = item;
+        loop {
+            match rest.split_once('=') {
+                // A boolean, a number, a duration or a path says nothing secret
+                // (`anonymous-auth=true`).
+                Some((name, v)) if secret_key(name) && !v.is_empty() && !flag_value(v) => {
+                    // RKE2 splits a list flag's text at commas: in
+                    // `anonymous-auth=true,read-only-port=0` the boolean is the switch's whole
+                    // value, and what follows the comma an item of its own.
+                    if let Some((first, tail)) = v.split_once(',')
+                        && crate::sensitive::boolean(first)
+                        && crate::sensitive::may_be_switch(name)
+                    {
+                        out.push_str(&rest[..name.len() + 1 + first.len() + 1]);
+                        rest = tail;
+                        continue;
+                    }
+                    self.known.add(v);
+                    out.push_str(&format!("{name}={PLACEHOLDER}"));
+                }
+                _ => out.push_str(&self.free_words(rest)),
+            }
+            return out;
         }
     }
 

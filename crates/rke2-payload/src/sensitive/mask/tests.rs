@@ -180,3 +180,32 @@ fn known_values_are_found_leftmost_longest_long_or_periodic() {
         &masked.text[..80]
     );
 }
+
+#[test]
+fn a_boolean_argument_is_shown_a_secret_one_is_not() {
+    let config = "kube-apiserver-arg: [anonymous-auth=true, request-timeout=60s, oidc-client-secret=Zq8vK2mLp4XwT9nB]\nkubelet-arg: anonymous-auth=True,read-only-port=0\nkube-proxy-arg: anonymous-auth=true,oidc-client-secret=Zq8vK2mLp4XwT9nC\nkube-scheduler-arg: oidc-client-secret=true,Zq8vK2mLp4XwT9nD\n";
+    let text = format!(
+        "#cloud-config\nwrite_files:\n- path: /etc/rancher/rke2/config.yaml\n  content: {}\n",
+        tree::quoted(config)
+    );
+    let out = masked(&text);
+    assert!(!out.contains("Zq8vK2mLp4XwT9n"), "{out}");
+    let docs = tree::parse(&out).expect("parses");
+    let out = docs[0]
+        .get("write_files")
+        .and_then(|f| match f {
+            Node::Seq(items) => items[0].get("content").and_then(Node::as_str),
+            _ => None,
+        })
+        .expect("content")
+        .to_owned();
+    for kept in [
+        "kube-apiserver-arg: [anonymous-auth=true, request-timeout=60s, oidc-client-secret=REDACTED]",
+        "kubelet-arg: anonymous-auth=True,read-only-port=0",
+        "kube-proxy-arg: anonymous-auth=true,oidc-client-secret=REDACTED",
+        // A name that names the secret: its whole text is the value.
+        "kube-scheduler-arg: oidc-client-secret=REDACTED",
+    ] {
+        assert!(out.contains(kept), "{kept:?} not in {out}");
+    }
+}

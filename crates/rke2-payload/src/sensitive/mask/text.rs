@@ -69,25 +69,29 @@ fn own_spans(text: &str, depth: usize) -> Vec<Range<usize>> {
     };
     let mut block = public.iter().peekable();
     // `--password \` at a line's end: the value is the next line's first word.
-    let mut continued = false;
+    let mut continued: Option<&str> = None;
     for (start, line) in lines(text) {
-        if std::mem::take(&mut continued) {
+        if let Some(option) = continued.take() {
             let body = line.trim_start();
             let word = body.split([' ', '\t']).next().unwrap_or("");
             let at = start + line.len() - body.len();
             let value = word.trim_matches(['"', '\'']);
-            if !value.is_empty() && !super::words::reference(value) && value != "\\" {
+            // `--anonymous-auth \` then `--profiling=false \` or `true`: a switch, no secret.
+            let switch = super::switch(option, value)
+                || crate::sensitive::boolean(value) && crate::sensitive::may_be_switch(option);
+            if !value.is_empty() && !super::words::reference(value) && value != "\\" && !switch {
                 let lead = word.len() - word.trim_start_matches(['"', '\'']).len();
                 spans.push(at + lead..at + lead + value.len());
             }
         }
         if let Some(before) = line.trim_end().strip_suffix('\\') {
             let option = before.split_whitespace().last().unwrap_or("");
-            continued = option.starts_with('-')
+            continued = (option.starts_with('-')
                 && !option.contains('=')
                 && super::secret_key(option.trim_start_matches('-'))
                 && !option.ends_with("stdin")
-                && !option.ends_with("-file");
+                && !option.ends_with("-file"))
+            .then_some(option);
         }
         super::positions::line(line, start, &mut spans);
         // Every word not public by a positive rule, outside certificates and public keys.
@@ -371,6 +375,19 @@ mod tests {
         assert_eq!(
             masked("docker login \\\n  --password \\\n  lemonade \\\n  r.example.com\n"),
             ["lemonade"]
+        );
+    }
+
+    #[test]
+    fn a_switch_on_its_own_line_takes_no_value() {
+        assert!(
+            masked("kube-apiserver \\\n  --anonymous-auth \\\n  --profiling=false \\\n  --v=2\n")
+                .is_empty()
+        );
+        assert!(masked("kube-apiserver \\\n  --anonymous-auth \\\n  true\n").is_empty());
+        assert_eq!(
+            masked("run \\\n  --token \\\n  --v=2 \\\n  --anonymous-auth \\\n  lemonade\n"),
+            ["--v=2", "lemonade"]
         );
     }
 
