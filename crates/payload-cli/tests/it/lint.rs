@@ -942,3 +942,15 @@ fn overlapping_pod_and_service_cidrs_are_an_error() {
         "{ids:?}"
     );
 }
+
+#[test]
+fn a_secret_without_the_format_key_capr_ke2_always_writes_is_a_warning() {
+    let config = "token: abcdef0123456789\nserver: https://10.0.0.1:9345\n";
+    let with = secret_with_config("w", config);
+    assert!(!ids_of(&with).1.contains(&"format-missing".to_owned()));
+    let without = with.replace("  format: cloud-config\n", "");
+    let (code, ids) = ids_of(&without);
+    assert!(ids.contains(&"format-missing".to_owned()), "{ids:?}");
+    // A warning: exit 0 unless --deny warnings.
+    assert_eq!(code, Some(0), "{ids:?}");
+}

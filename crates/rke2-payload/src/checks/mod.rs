@@ -84,6 +84,10 @@ checks! {
     FormatEmpty = "format-empty", Warning,
         "the `format` key is empty",
         "An empty `format` means the defaulting webhook was bypassed when the RKE2Config was created. CAPRKE2 then renders cloud-config; set `spec.format` explicitly so providers and tools agree.";
+    /// `format-missing`.
+    FormatMissing = "format-missing", Warning,
+        "the Secret has no `format` key",
+        "CAPRKE2 always writes both `value` and `format` into a bootstrap Secret (`rke2config_controller.go:1040-1061`): a Secret without `format` was not written by it, or was edited since. Cluster API and the providers then take the data for cloud-config, which an Ignition payload is not.";
     /// `secret-unreadable`.
     SecretUnreadable = "secret-unreadable", Error,
         "the Secret or its value cannot be read",

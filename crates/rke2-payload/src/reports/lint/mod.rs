@@ -283,7 +283,14 @@ impl Linter {
                 .as_ref()
                 .filter(|o| !o.targets.is_empty() || super::size::delivery_of(secret, o).is_some())
                 .map(|o| measure(secret, &payload, Some(&facts), o));
-            let found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
+            let mut found = lint_payload(&facts, &payload, size.as_ref(), &self.options);
+            // A Secret (not bare user data) without the `format` key CAPRKE2 always writes.
+            if !secret.is_bare() && payload.declared_format() == crate::payload::DeclaredFormat::Missing {
+                found.push(Finding::new(
+                    Check::FormatMissing,
+                    "the Secret has no `format` key, which CAPRKE2 always writes: it was not written by CAPRKE2, or was edited; Cluster API and the providers take the data for cloud-config",
+                ));
+            }
             Ok::<_, Error>(Kept {
                 cluster: Arc::new(ClusterFacts::of(&facts)),
                 found: found.into(),
