@@ -417,6 +417,33 @@ fn double_gzip(m: &Manifests, owner: &Object, r: &Ref, out: &mut Vec<Finding>) {
     }
 }
 
+/// `manifest-provider-id-literal`: a kubelet `provider-id` written out in a config every
+/// replica shares (an RKE2ControlPlane, its template, an RKE2ConfigTemplate; a rollout makes a
+/// second Machine even of one replica): every Node registers the same providerID, so Cluster
+/// API matches one Machine at most and every other waits for its Node forever. A value the
+/// node fills in at boot (`{{ ds.meta_data.instance_id }}` under `## template: jinja`, `$(…)`,
+/// `${…}`) is per machine.
+fn literal_provider_id(object: &Object, agent: &Value, at_path: &str, out: &mut Vec<Finding>) {
+    if object.kind() == "RKE2Config" {
+        return;
+    }
+    let literal = strings(agent, &["kubelet", "extraArgs"])
+        .into_iter()
+        .filter_map(|arg| arg.strip_prefix("provider-id=").map(str::to_owned))
+        .find(|value| !value.is_empty() && !value.contains("{{") && !value.contains('$'));
+    if let Some(value) = literal {
+        finding(
+            out,
+            Check::ManifestProviderIdLiteral,
+            object,
+            format!(
+                "{at_path}.agentConfig.kubelet.extraArgs sets provider-id={} for every Machine made from it: each Node registers that one providerID, so at most one Machine ever gets its Node (fill it in at boot, e.g. from the instance metadata under ## template: jinja)",
+                safe(&value)
+            ),
+        );
+    }
+}
+
 /// Checks of an `RKE2ConfigSpec` (in an RKE2ControlPlane, a template or an RKE2Config).
 fn config_spec(
     _m: &Manifests,
@@ -427,6 +454,7 @@ fn config_spec(
 ) {
     let Some(spec) = spec else { return };
     let agent = spec.get("agentConfig").unwrap_or(&Value::Null);
+    literal_provider_id(object, agent, at_path, out);
     if !string(agent, &["nodeName"]).is_empty() {
         finding(
             out,

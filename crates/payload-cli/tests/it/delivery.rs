@@ -442,3 +442,28 @@ fn an_api_version_the_crds_do_not_serve_is_refused_before_rendering() {
     assert_eq!(code, Some(1), "{err}");
     assert!(err.contains("v1alpha1 is not served"), "{err}");
 }
+
+#[test]
+fn a_literal_provider_id_every_replica_shares_is_an_error() {
+    let literal = "      kubelet: {extraArgs: [\"provider-id=aws:///eu-west-1a/i-0abc\"]}\n";
+    let shared = cluster("DockerMachineTemplate", "      {}\n", "", "").replace(
+        "      agentConfig: {}\n",
+        &format!("      agentConfig:\n  {literal}"),
+    );
+    let (code, ids) = lint_ids(&shared);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(
+        ids.contains(&"manifest-provider-id-literal".to_owned()),
+        "{ids:?}"
+    );
+    // Filled in at boot from the instance metadata: per machine.
+    let per_machine = shared.replace(
+        "provider-id=aws:///eu-west-1a/i-0abc",
+        "provider-id=aws:///{{ ds.meta_data.placement.availability_zone }}/{{ ds.meta_data.instance_id }}",
+    );
+    assert!(
+        !lint_ids(&per_machine)
+            .1
+            .contains(&"manifest-provider-id-literal".to_owned())
+    );
+}

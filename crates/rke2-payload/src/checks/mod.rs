@@ -288,6 +288,10 @@ checks! {
     ManifestRegistrationAddressNotInTlsSan = "manifest-registration-address-not-in-tls-san", Warning,
         "the registration address is not a TLS SAN",
         "CAPRKE2 adds the control-plane endpoint host to `tls-san`, but not `registrationAddress`. When they differ, the supervisor's certificate does not name the address joining nodes dial, and they refuse it. Add the address to `serverConfig.tlsSan`.";
+    /// `manifest-provider-id-literal`.
+    ManifestProviderIdLiteral = "manifest-provider-id-literal", Error,
+        "a literal kubelet provider-id in a config every replica shares",
+        "A kubelet `provider-id=` written out in an RKE2ControlPlane, its template or an RKE2ConfigTemplate is the same for every Machine made from it (a rollout makes a second Machine even of one replica). Every Node then registers that one providerID, Cluster API matches at most one Machine to it, and the others wait for their Node forever; on the first control plane that blocks every join. Fill it in at boot (instance metadata under `## template: jinja`) or leave it to the cloud provider.";
     /// `manifest-node-name-ignored`.
     ManifestNodeNameIgnored = "manifest-node-name-ignored", Warning,
         "agentConfig.nodeName is set but never used",
