@@ -12,7 +12,7 @@ use crate::view;
 pub(crate) const CONTROL_PLANE_LABEL: &str = "cluster.x-k8s.io/control-plane";
 
 /// A Machine and its bootstrap data.
-#[derive(Debug)]
+// No `Debug`: it holds input objects, which are never printed whole.
 pub(crate) struct Machine<'a> {
     pub(crate) object: &'a Value,
     pub(crate) control_plane: bool,
@@ -98,7 +98,7 @@ impl<'a> Machine<'a> {
 }
 
 /// One cluster's objects.
-#[derive(Debug)]
+// No `Debug`: it holds input objects (the `-token` Secret), which are never printed whole.
 pub(crate) struct ClusterObjects<'a> {
     pub(crate) namespace: &'a str,
     pub(crate) name: &'a str,

@@ -6,7 +6,6 @@ use std::collections::{BTreeMap, HashMap};
 
 use rke2_payload::{DecodeOptions, Envelope, InspectOptions, Inspector, Role};
 use serde_json::Value;
-use sha2::Digest as _;
 
 use crate::DoctorError;
 use crate::view;
@@ -126,8 +125,26 @@ pub(crate) struct PayloadFacts {
     pub(crate) unreadable: Option<String>,
 }
 
+/// The secret values an inventory keeps to mask them: zeroed on drop, and never in `Debug`
+/// (which says how many there are).
+#[derive(Default)]
+pub(crate) struct Secrets(Vec<zeroize::Zeroizing<String>>);
+
+impl Secrets {
+    pub(crate) fn iter(&self) -> impl Iterator<Item = &str> {
+        self.0.iter().map(|s| s.as_str())
+    }
+}
+
+impl std::fmt::Debug for Secrets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "<{} secret value(s)>", self.0.len())
+    }
+}
+
 /// The objects the doctor reads, by kind, and what it knows of the kinds it could not read.
-#[derive(Debug, Default)]
+/// Its `Debug` shows counts, never an object: the objects are the input, Secrets included.
+#[derive(Default)]
 pub struct Inventory {
     pub(crate) objects: BTreeMap<Kind, Vec<Value>>,
     /// The kinds read through kubectl (present even when none came back).
@@ -142,8 +159,27 @@ pub struct Inventory {
     pub(crate) infrastructure: Vec<Value>,
     /// The secret values read (tokens: of the payloads, of the `-token` Secrets), kept in
     /// memory only to mask them wherever input text reaches the diagnosis; zeroed on drop.
-    pub(crate) secrets: Vec<zeroize::Zeroizing<String>>,
+    pub(crate) secrets: Secrets,
     decode: DecodeOptions,
+}
+
+impl std::fmt::Debug for Inventory {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let counts: BTreeMap<&str, usize> = self
+            .objects
+            .iter()
+            .map(|(kind, objects)| (kind.kind(), objects.len()))
+            .collect();
+        f.debug_struct("Inventory")
+            .field("objects", &counts)
+            .field("read", &self.read)
+            .field("unread", &self.unread)
+            .field("payloads", &self.payloads.len())
+            .field("infrastructure", &self.infrastructure.len())
+            .field("others", &self.others)
+            .field("secrets", &self.secrets)
+            .finish_non_exhaustive()
+    }
 }
 
 impl Inventory {
@@ -176,6 +212,11 @@ impl Inventory {
             source: Box::new(source),
         };
         let objects = rke2_payload::objects(bytes).map_err(input)?;
+        // The Secrets' reader parses the input again: only when it holds a bootstrap Secret (of
+        // six `kubectl get`s, one does).
+        let bootstrap = objects
+            .iter()
+            .any(|o| rke2_payload::classify(o) == rke2_payload::ObjectClass::BootstrapSecret);
         for object in objects {
             self.keep_token(&object);
             match Kind::of(&object) {
@@ -183,6 +224,9 @@ impl Inventory {
                 None if is_infrastructure(&object) => self.infrastructure.push(object),
                 None => self.others += 1,
             }
+        }
+        if !bootstrap {
+            return Ok(());
         }
         let envelope = match Envelope::parse(bytes, &self.decode) {
             Ok(envelope) => envelope,
@@ -241,15 +285,17 @@ impl Inventory {
 
     fn keep_secret(&mut self, value: &str) {
         let value = value.trim();
-        if value.len() >= 4 && !self.secrets.iter().any(|s| s.as_str() == value) {
-            self.secrets.push(zeroize::Zeroizing::new(value.to_owned()));
+        if value.len() >= 4 && !self.secrets.iter().any(|s| s == value) {
+            self.secrets
+                .0
+                .push(zeroize::Zeroizing::new(value.to_owned()));
         }
     }
 
     /// `text` with every secret value read masked, the longest first (a token inside a
     /// longer one never leaves a part of the longer one shown).
     pub(crate) fn mask(&self, text: &mut String) {
-        let mut secrets: Vec<&str> = self.secrets.iter().map(|s| s.as_str()).collect();
+        let mut secrets: Vec<&str> = self.secrets.iter().collect();
         secrets.sort_by_key(|s| std::cmp::Reverse(s.len()));
         for secret in secrets {
             if text.contains(secret) {
@@ -311,14 +357,6 @@ fn is_infrastructure(object: &Value) -> bool {
     view::str_at(object, &["apiVersion"])
         .and_then(|a| a.rsplit_once('/'))
         .is_some_and(|(group, _)| group.starts_with("infrastructure."))
-}
-
-/// The hex SHA-256 of `bytes`, as the library fingerprints a token.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
-    sha2::Sha256::digest(bytes)
-        .iter()
-        .map(|b| format!("{b:02x}"))
-        .collect()
 }
 
 /// What kubectl's standard error says of a kind it did not read: a refusal (RBAC: the server's

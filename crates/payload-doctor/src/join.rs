@@ -6,7 +6,9 @@ use serde_json::Value;
 
 use crate::chain::{missing, secret_ref, unknown};
 use crate::cluster::ClusterObjects;
-use crate::inventory::{Kind, sha256_hex};
+use rke2_payload::codec::sha256_hex;
+
+use crate::inventory::Kind;
 use crate::link::{Link, LinkId, State};
 use crate::view;
 

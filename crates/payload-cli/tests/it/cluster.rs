@@ -243,15 +243,7 @@ fn as_a_kubectl_plugin_it_is_named_kubectl_rke2_payload() {
 #[test]
 fn no_input_on_a_terminal_is_a_hint_and_exit_2() {
     // `script` gives the command a terminal for standard input (util-linux).
-    let have_script = std::process::Command::new("script")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        have_script || std::env::var_os("CI").is_none(),
-        "script (util-linux) is missing under CI"
-    );
-    if !have_script {
+    if !have_tool("script", &["--version"], "Debian's bsdutils") {
         return;
     }
     let plugin = assert_cmd::cargo::cargo_bin("kubectl-rke2_payload");

@@ -9,6 +9,23 @@ use std::process::Command as Process;
 use assert_cmd::Command;
 use serde_json::Value;
 
+/// Whether `program` runs here (`args` exit 0); under CI it must (`.ci/run` installs it, from
+/// `package`). Otherwise the caller skips, and standard error says so.
+pub(crate) fn have_tool(program: &str, args: &[&str], package: &str) -> bool {
+    let found = Process::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    assert!(
+        found || std::env::var_os("CI").is_none(),
+        "{program} is missing under CI ({package})"
+    );
+    if !found {
+        eprintln!("{program} is not installed: the tests that need it are skipped");
+    }
+    found
+}
+
 /// The project's `testdata/`.
 pub(crate) fn testdata() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../testdata")

@@ -13,18 +13,11 @@ use serde_json::{Value, json};
 
 /// Whether kubectl is here; under CI it must be (`.ci/run` installs it).
 pub(crate) fn have_kubectl() -> bool {
-    let found = std::process::Command::new("kubectl")
-        .args(["version", "--client"])
-        .output()
-        .is_ok_and(|o| o.status.success());
-    assert!(
-        found || std::env::var_os("CI").is_none(),
-        "kubectl is missing under CI (Debian's kubernetes-client)"
-    );
-    if !found {
-        eprintln!("kubectl is not installed: the --from-cluster tests are skipped");
-    }
-    found
+    crate::common::have_tool(
+        "kubectl",
+        &["version", "--client"],
+        "Debian's kubernetes-client",
+    )
 }
 
 /// A resource the stand-in serves: its group, the versions it serves (the preferred first),

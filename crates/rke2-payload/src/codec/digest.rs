@@ -12,8 +12,16 @@ impl std::fmt::Debug for LineFingerprint<'_> {
     }
 }
 
-/// Hex SHA-256 of bytes.
-pub(crate) fn sha256_hex(bytes: &[u8]) -> String {
+/// Lowercase hex SHA-256 of `bytes`: how every report fingerprints a secret value (a token's
+/// `token_sha256`, a file's content).
+///
+/// ```
+/// assert_eq!(
+///     rke2_payload::codec::sha256_hex(b"abc"),
+///     "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"
+/// );
+/// ```
+pub fn sha256_hex(bytes: &[u8]) -> String {
     hex(&Sha256::digest(bytes))
 }
 

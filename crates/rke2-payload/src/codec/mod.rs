@@ -9,7 +9,9 @@
 //! way: base64 as the API server decodes it ([`decode_base64`]; `to_base64`, at the crate root,
 //! encodes), a parser's message without the input it quotes ([`parser_message`]), YAML read as
 //! YAML 1.1 readers read it ([`yaml11_document`]), a file's contents as a `data:` URL as
-//! Butane writes it ([`file_data_url`]) and a time as RFC 3339 text ([`rfc3339`]).
+//! Butane writes it ([`file_data_url`]), a time as RFC 3339 text ([`rfc3339`]) and a value's
+//! fingerprint as every report writes it ([`sha256_hex`], which the doctor compares a cluster's
+//! `-token` Secret with).
 
 pub(crate) mod b64;
 pub(crate) mod dataurl;
@@ -22,6 +24,7 @@ pub(crate) mod yaml;
 pub(crate) mod yaml11;
 
 pub use dataurl::{FileDataUrl, file_data_url};
+pub use digest::sha256_hex;
 pub use text::parser_message;
 pub use time::rfc3339;
 
