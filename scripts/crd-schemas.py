@@ -3,10 +3,10 @@
 
 Writes crates/payload-preview/src/crds/<group>.json: for each served version of each
 CRD below, its `openAPIV3Schema` with the prose removed (description, example, title,
-externalDocs) and the CEL rules (x-kubernetes-validations) dropped but counted. Only structural
-facts stay: types, properties, required, enum, pattern, format, bounds, items,
-additionalProperties, nullable, anyOf/allOf/oneOf/not, default and the x-kubernetes-* markers
-the validator reads. The root `status` is replaced by a schema that accepts anything: both
+externalDocs). Only the facts the validator reads stay: types, properties, required, enum,
+pattern, format, bounds, items, additionalProperties, nullable, anyOf/allOf/oneOf/not, default,
+the x-kubernetes-* markers, and the CEL rules (x-kubernetes-validations: each rule with the
+message the API server answers when it fails, its fieldPath and reason; counted per schema). The root `status` is replaced by a schema that accepts anything: both
 sources serve it as a subresource, so the API server ignores it on create and update.
 
 Regenerate (after `git clone` of both repositories, bare or not):
@@ -63,7 +63,9 @@ PLAIN_KEYS = {
     "x-kubernetes-embedded-resource", "x-kubernetes-list-type", "x-kubernetes-list-map-keys",
     "x-kubernetes-map-type",
 }
-DROPPED_KEYS = {"description", "example", "title", "externalDocs", "x-kubernetes-validations"}
+DROPPED_KEYS = {"description", "example", "title", "externalDocs"}
+# Kept of each CEL rule.
+RULE_KEYS = ("rule", "message", "messageExpression", "fieldPath", "reason", "optionalOldSelf")
 
 
 def git(repo, *args):
@@ -72,13 +74,20 @@ def git(repo, *args):
 
 
 def strip(schema, counter, where):
-    """The schema without prose; CEL rules counted into counter."""
+    """The schema without prose; CEL rules kept and counted into counter."""
     if not isinstance(schema, dict):
         raise SystemExit("%s: a schema that is not a mapping" % where)
     out = {}
     for key, value in schema.items():
         if key == "x-kubernetes-validations":
             counter[0] += len(value)
+            rules = []
+            for rule in value:
+                unknown = set(rule) - set(RULE_KEYS)
+                if unknown or "rule" not in rule:
+                    raise SystemExit("%s: a CEL rule with keys %r (teach the script about them)" % (where, sorted(rule)))
+                rules.append({k: rule[k] for k in RULE_KEYS if k in rule})
+            out[key] = rules
         elif key in DROPPED_KEYS:
             continue
         elif key in SCHEMA_KEYS:

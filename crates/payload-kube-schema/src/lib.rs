@@ -71,8 +71,15 @@
 //!   loosely as ObjectMeta; before defaulting, the API server drops null fields that are not
 //!   nullable and have no default ([`Schema::prune_nulls`]).
 //!
-//! Not checked: CEL rules (`x-kubernetes-validations`; counted, [`Schema::cel_rules`]),
-//! validating webhooks, immutability and cross-object rules.
+//! - **CEL rules** (`x-kubernetes-validations`) of a CRD schema are compiled with it and run on
+//!   the value at their node after the other checks, unless those found a problem of type,
+//!   enum, bounds or a missing field (the API server's CEL validator skips them then: its
+//!   `hasBlockingErr`). A rule fails when it evaluates to `false` ([`Problem::Rule`]); one the
+//!   `cel` crate cannot evaluate (a Kubernetes CEL library function it lacks) is passed over, a
+//!   transition rule (`oldSelf`) is not run on a create, `messageExpression` is not evaluated.
+//!   The rules of a ClusterClass variable's schema are counted, not run.
+//!
+//! Not checked: validating webhooks, immutability and cross-object rules.
 //!
 //! No message quotes a value of the input: a problem says the type found or a length, and the
 //! schema's own facts. A field name that is not in the schema is part of the path (it is the
@@ -93,8 +100,8 @@ mod tests;
 use std::fmt::Write as _;
 
 pub use schema::{
-    Dialect, MAX_DEPTH, MAX_NODES, MAX_STEPS, MAX_VIOLATIONS, Schema, SchemaCompileError,
-    VariableSchema,
+    Dialect, MAX_DEPTH, MAX_NODES, MAX_RULE_BYTES, MAX_STEPS, MAX_VIOLATIONS, Schema,
+    SchemaCompileError, VariableSchema,
 };
 
 /// One step of a path into a JSON value: a field of an object or an item of an array.
@@ -162,6 +169,13 @@ pub enum Problem {
         /// The format: "date-time", "int32", …
         format: String,
     },
+    /// A CEL rule of the schema (`x-kubernetes-validations`) that evaluates to `false` here.
+    Rule {
+        /// The rule, as the schema writes it.
+        rule: String,
+        /// The schema's message for it, when it has one.
+        message: Option<String>,
+    },
     /// Anything else (`anyOf` with no match, duplicates in a set, budgets).
     Other {
         /// One clause saying what is wrong.
@@ -214,6 +228,14 @@ impl Problem {
             Self::Required { .. } => "is required".to_owned(),
             Self::Bounds { what } => format!("must be {what}"),
             Self::Format { format } => format!("must be in the format {format}"),
+            Self::Rule {
+                rule,
+                message: Some(message),
+            } => format!("{message} (rule: {rule})"),
+            Self::Rule {
+                rule,
+                message: None,
+            } => format!("fails the rule {rule}"),
             Self::Other { what } => what.clone(),
         }
     }

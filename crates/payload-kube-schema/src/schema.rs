@@ -7,6 +7,7 @@
 mod compile;
 mod defaults;
 mod formats;
+mod rules;
 mod validate;
 mod values;
 
@@ -18,6 +19,9 @@ use serde_json::Value;
 use compile::compile;
 use defaults::{default_value, prune_nulls};
 use validate::validate;
+
+pub use rules::MAX_RULE_BYTES;
+pub(crate) use rules::{Outcome, Rule};
 #[cfg(test)]
 pub(crate) use values::nearest;
 
@@ -79,6 +83,17 @@ pub enum SchemaCompileError {
         /// The pattern.
         pattern: String,
         /// The engine's reason.
+        reason: String,
+    },
+    /// A CEL rule (`x-kubernetes-validations`) that cannot be compiled: it does not parse, or
+    /// it is longer or more deeply nested than the bounds ([`MAX_RULE_BYTES`]).
+    #[error("{at}: the CEL rule `{rule}` {reason}")]
+    Rule {
+        /// Where in the schema.
+        at: String,
+        /// The rule.
+        rule: String,
+        /// Why it cannot be compiled.
         reason: String,
     },
     /// A schema larger or deeper than the bounds.
@@ -205,6 +220,8 @@ pub(crate) struct Node {
     not: Option<Box<Node>>,
     /// `default`.
     default: Option<Value>,
+    /// `x-kubernetes-validations`, compiled (CRDs only).
+    rules: Vec<Rule>,
 }
 
 impl Node {
@@ -241,6 +258,7 @@ impl Node {
             one_of: Vec::new(),
             not: None,
             default: None,
+            rules: Vec::new(),
         }
     }
 
@@ -350,7 +368,9 @@ impl Schema {
         Ok(schema)
     }
 
-    /// How many CEL rules (`x-kubernetes-validations`) the schema has; they are not checked.
+    /// How many CEL rules (`x-kubernetes-validations`) the schema has. In [`Dialect::Crd`] they
+    /// are compiled and run by [`Schema::validate`]; in [`Dialect::ClusterApiVariable`] they are
+    /// counted only (a ClusterClass's rules are the input's, not run).
     pub fn cel_rules(&self) -> usize {
         self.cel_rules
     }
@@ -359,7 +379,29 @@ impl Schema {
     /// validation does it, after defaulting (a missing `required` field with a `default` is not
     /// missing), then unknown fields (those the structural part of the schema does not declare
     /// and does not keep). At most [`MAX_VIOLATIONS`] are listed, then one that counts the rest;
-    /// past [`MAX_STEPS`] the check stops with one that says so. CEL rules are not checked.
+    /// past [`MAX_STEPS`] the check stops with one that says so. The CEL rules of a
+    /// [`Dialect::Crd`] schema are run on the values at their nodes ([`Problem::Rule`]) unless
+    /// a problem of type, enum, bounds or a missing field was found, as the API server skips
+    /// them then; a rule that evaluates to anything but `false` is not a problem (see the
+    /// crate documentation).
+    ///
+    /// ```
+    /// use payload_kube_schema::{Problem, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::custom_resource(&json!({"type": "object", "properties": {
+    ///     "spec": {"type": "object", "properties": {
+    ///         "data": {"type": "string"}, "config": {"type": "string"}},
+    ///         "x-kubernetes-validations": [{
+    ///             "rule": "!has(self.data) || !has(self.config)",
+    ///             "message": "Only config or data could be populated at once"}]},
+    /// }}))?;
+    /// assert!(schema.validate(&json!({"spec": {"data": "a"}})).is_empty());
+    /// let problems = schema.validate(&json!({"spec": {"data": "a", "config": "b"}}));
+    /// assert!(matches!(problems[0].problem, Problem::Rule { .. }));
+    /// assert_eq!(problems[0].message(), "spec: Only config or data could be populated at once (rule: !has(self.data) || !has(self.config))");
+    /// # Ok::<(), payload_kube_schema::SchemaCompileError>(())
+    /// ```
     pub fn validate(&self, value: &Value) -> Vec<Violation> {
         validate(&self.root, value)
     }

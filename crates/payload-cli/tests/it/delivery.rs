@@ -467,3 +467,40 @@ fn a_literal_provider_id_every_replica_shares_is_an_error() {
             .contains(&"manifest-provider-id-literal".to_owned())
     );
 }
+
+#[test]
+fn a_manifest_the_crds_cel_rules_refuse_fails_lint_and_render() {
+    // CAPRKE2's CRDs: additionalUserData takes config or data, not both.
+    let both = "  agentConfig:\n    additionalUserData:\n      config: \"#cloud-config\\nruncmd: [date]\\n\"\n      data: {a: b}\n";
+    let refused = cluster("DockerMachineTemplate", "      {}\n", both, "");
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], &refused);
+    assert_eq!(code, Some(1), "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let found: Vec<&Value> = doc["manifests"]
+        .as_array()
+        .expect("manifest findings")
+        .iter()
+        .filter(|f| f["id"] == "manifest-schema" && f["severity"] == "error")
+        .collect();
+    assert!(
+        found.iter().any(|f| f["message"]
+            .as_str()
+            .is_some_and(|m| m.contains("spec.agentConfig.additionalUserData")
+                && m.contains("Only config or data could be populated at once"))
+            && f["manifest"]["line"] == 16),
+        "{out}"
+    );
+    let (code, _, err) = run(&["render", "-"], &refused);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(err.contains("Only config or data"), "{err}");
+    // One of the two is admitted.
+    let one = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "  agentConfig:\n    additionalUserData:\n      config: \"#cloud-config\\nruncmd: [date]\\n\"\n",
+        "",
+    );
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], &one);
+    assert!(!out.contains("Only config or data"), "{out}{err}");
+    assert_ne!(code, Some(2), "{err}");
+}

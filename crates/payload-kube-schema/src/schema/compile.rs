@@ -4,7 +4,9 @@
 use regex::{Regex, RegexBuilder};
 use serde_json::{Map, Value};
 
-use super::{Additional, Dialect, ListType, MAX_DEPTH, MAX_NODES, Node, SchemaCompileError, Ty};
+use super::{
+    Additional, Dialect, ListType, MAX_DEPTH, MAX_NODES, Node, Rule, SchemaCompileError, Ty,
+};
 
 /// The compiled size limit of one pattern.
 const REGEX_SIZE_LIMIT: usize = 1 << 21;
@@ -15,7 +17,7 @@ struct Compiler {
     dialect: Dialect,
     /// Nodes compiled so far.
     nodes: usize,
-    /// `x-kubernetes-validations` rules met (not checked).
+    /// `x-kubernetes-validations` rules met (compiled in a CRD, counted in a variable).
     cel_rules: usize,
 }
 
@@ -232,6 +234,18 @@ impl Compiler {
         node.default = schema.get("default").filter(|d| !d.is_null()).cloned();
         if let Some(Value::Array(rules)) = schema.get("x-kubernetes-validations") {
             self.cel_rules += rules.len();
+            if crd {
+                node.rules = rules
+                    .iter()
+                    .enumerate()
+                    .map(|(i, rule)| {
+                        Rule::compile(
+                            rule,
+                            &child_at(at, &format!("x-kubernetes-validations[{i}]")),
+                        )
+                    })
+                    .collect::<Result<_, _>>()?;
+            }
         }
         self.read_properties(&mut node, schema, at, depth, structural)?;
         node.additional = match schema.get("additionalProperties") {

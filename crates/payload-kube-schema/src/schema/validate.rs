@@ -7,7 +7,7 @@ use serde_json::{Map, Value};
 
 use super::formats::format_ok;
 use super::values::{canonical, count, found, is_integer, json_eq, nearest, show_number};
-use super::{Additional, ListType, MAX_DEPTH, MAX_STEPS, MAX_VIOLATIONS, Node, Ty};
+use super::{Additional, ListType, MAX_DEPTH, MAX_STEPS, MAX_VIOLATIONS, Node, Outcome, Ty};
 use crate::{PathSeg, Problem, Violation};
 
 /// Validates `value` against the schema rooted at `root`.
@@ -18,8 +18,28 @@ pub(crate) fn validate(root: &Node, value: &Value) -> Vec<Violation> {
         path: Vec::new(),
         steps: 0,
         exhausted: false,
+        rules: Vec::new(),
     };
     run.check(root, value, 0);
+    // The API server runs the CEL rules only when no problem of type, enum, bounds or a
+    // missing field was found (apiextensions-apiserver's `hasBlockingErr`).
+    let blocked = run.out.iter().any(|v| {
+        matches!(
+            v.problem,
+            Problem::Type { .. }
+                | Problem::Enum { .. }
+                | Problem::Bounds { .. }
+                | Problem::Required { .. }
+        )
+    });
+    if !blocked {
+        for violation in std::mem::take(&mut run.rules) {
+            run.errors += 1;
+            if run.out.len() < MAX_VIOLATIONS {
+                run.out.push(violation);
+            }
+        }
+    }
     let dropped = run.errors.saturating_sub(run.out.len());
     if run.exhausted {
         run.out.push(Violation {
@@ -70,6 +90,8 @@ struct Run {
     steps: u64,
     /// The step budget ran out.
     exhausted: bool,
+    /// The CEL rules that failed, said after the other checks (if no problem blocks them).
+    rules: Vec<Violation>,
 }
 
 impl Run {
@@ -152,6 +174,33 @@ impl Run {
             Value::Bool(_) | Value::Null => {}
         }
         self.check_junctors(node, value, depth);
+        self.check_rules(node, value);
+    }
+
+    /// The CEL rules of a structural node (a node inside a junctor declares none the API
+    /// server runs). Each run is one step.
+    fn check_rules(&mut self, node: &Node, value: &Value) {
+        if !node.structural {
+            return;
+        }
+        for rule in &node.rules {
+            self.steps += 1;
+            if self.steps > MAX_STEPS {
+                self.exhausted = true;
+                return;
+            }
+            if rule.run(value) == Outcome::Fails && self.rules.len() < MAX_VIOLATIONS {
+                let mut path = self.path.clone();
+                path.extend(rule.field_path.iter().cloned());
+                self.rules.push(Violation {
+                    path,
+                    problem: Problem::Rule {
+                        rule: rule.source.clone(),
+                        message: rule.message.clone(),
+                    },
+                });
+            }
+        }
     }
 
     /// `allOf`, `anyOf`, `oneOf` and `not`.

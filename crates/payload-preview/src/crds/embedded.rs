@@ -46,7 +46,7 @@ struct Slot {
     schema: Value,
     /// Where it came from.
     origin: Origin,
-    /// CEL rules the extractor dropped.
+    /// CEL rules the extractor kept.
     cel_rules: usize,
     /// "group/version Kind from Project tag".
     label: String,
@@ -70,7 +70,7 @@ pub(crate) struct CrdSchema {
     label: String,
     /// Where it came from.
     origin: Origin,
-    /// CEL rules of the CRD, not checked.
+    /// CEL rules of the CRD (run by the compiled schema).
     cel_rules: usize,
     /// The group (`cluster.x-k8s.io`).
     group: &'static str,
@@ -94,7 +94,7 @@ impl CrdSchema {
     /// …) as the API server would see them with strict field validation: schema violations and
     /// fields the schema does not declare (which the API server itself prunes silently). The
     /// root `metadata` is checked loosely as ObjectMeta; `status` is not checked (a
-    /// subresource: the API server ignores it on create and update). CEL rules are not checked.
+    /// subresource: the API server ignores it on create and update), then the CRD's CEL rules.
     pub(crate) fn validate(&self, object: &Value) -> Vec<Violation> {
         self.root.validate(object)
     }
@@ -110,8 +110,8 @@ impl CrdSchema {
         &self.origin
     }
 
-    /// How many CEL rules (`x-kubernetes-validations`) the CRD has for this version, which are
-    /// not checked.
+    /// How many CEL rules (`x-kubernetes-validations`) the CRD has for this version, as the
+    /// extractor counted them.
     #[cfg(test)]
     pub(crate) fn cel_rules(&self) -> usize {
         self.cel_rules

@@ -19,8 +19,9 @@
 //!   what the mutating webhooks of Cluster API and CAPRKE2 set (`admission.rs`), then the
 //!   schema.
 //!
-//! Not checked: CEL rules (`x-kubernetes-validations`; counted by the extractor), validating
-//! webhooks, immutability and cross-object rules.
+//! The CRDs' CEL rules (`x-kubernetes-validations`, kept by the extractor) are run by the schema
+//! engine on the admitted object. Not checked: validating webhooks (their pure checks are
+//! manifest checks of their own), immutability and cross-object rules.
 //!
 //! No message quotes a value of the input: a problem says the type found or a length, and the
 //! schema's own facts. A field name that is not in the schema is part of the path (it is the

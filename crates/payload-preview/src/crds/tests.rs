@@ -550,3 +550,65 @@ fn what_the_webhooks_set_is_there_before_the_schema_is_checked() {
         ["spec.selector: must be of type object, not a string"]
     );
 }
+
+#[test]
+fn the_crds_cel_rules_are_run_on_the_admitted_object() {
+    let schema = crd_schema("controlplane.cluster.x-k8s.io/v1beta2", "RKE2ControlPlane").unwrap();
+    assert_eq!(schema.cel_rules(), 2);
+    let mut both = control_plane();
+    both["spec"]["agentConfig"]["additionalUserData"] =
+        json!({"data": {"a": "b"}, "config": "#cloud-config\n"});
+    both["spec"]["files"][0] = json!({"path": "/etc/x", "contentFrom": {
+        "secret": {"name": "s", "key": "k"}, "configMap": {"name": "c", "key": "k"}}});
+    let problems = schema.admit(&both);
+    let messages: Vec<String> = problems.iter().map(Violation::message).collect();
+    assert_eq!(
+        messages,
+        [
+            "spec.agentConfig.additionalUserData: Only config or data could be populated at once (rule: !has(self.data) || !has(self.config))",
+            "spec.files[0].contentFrom: Only configMap or secret can be populated at once (rule: !(has(self.secret) && has(self.configMap)))",
+        ],
+        "{problems:#?}"
+    );
+    assert!(
+        problems
+            .iter()
+            .all(|v| matches!(v.problem, Problem::Rule { .. }))
+    );
+    // One of each is admitted.
+    let mut one = control_plane();
+    one["spec"]["agentConfig"]["additionalUserData"] = json!({"config": "#cloud-config\n"});
+    assert!(schema.admit(&one).is_empty(), "{:#?}", schema.admit(&one));
+    // A type error blocks the rules, as the API server's hasBlockingErr does.
+    both["spec"]["replicas"] = json!("three");
+    let blocked = schema.admit(&both);
+    assert!(
+        !blocked
+            .iter()
+            .any(|v| matches!(v.problem, Problem::Rule { .. })),
+        "{blocked:#?}"
+    );
+}
+
+#[test]
+fn a_reserved_health_check_condition_is_refused_by_the_cluster_crds_rule() {
+    let schema = crd_schema("cluster.x-k8s.io/v1beta2", "ClusterClass").unwrap();
+    let class = json!({
+        "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "ClusterClass",
+        "metadata": {"name": "k", "namespace": "default"},
+        "spec": {"controlPlane": {
+            "templateRef": {"apiVersion": "controlplane.cluster.x-k8s.io/v1beta2", "kind": "RKE2ControlPlaneTemplate", "name": "t"},
+            "healthCheck": {"checks": {"unhealthyMachineConditions": [
+                {"type": "Ready", "status": "False", "timeoutSeconds": 300}]}}},
+            "infrastructure": {"templateRef": {"apiVersion": "infrastructure.cluster.x-k8s.io/v1beta2", "kind": "DockerClusterTemplate", "name": "i"}}}
+    });
+    let problems = schema.admit(&class);
+    assert!(
+        problems.iter().any(
+            |v| matches!(&v.problem, Problem::Rule { rule, .. } if rule.contains("'Ready'"))
+                && v.pointer()
+                    == "spec.controlPlane.healthCheck.checks.unhealthyMachineConditions[0].type"
+        ),
+        "{problems:#?}"
+    );
+}
