@@ -510,8 +510,9 @@ pub(crate) struct LintArgs {
     /// Warn when a CA expires within this many days.
     #[arg(long, value_name = "DAYS", default_value_t = 30)]
     pub(crate) cert_expiry_days: i64,
-    /// cloud-init's JSON schema for cloud-config (default: the one the cloud-init package
-    /// installed, if any; `none` to use only the tool's own rules).
+    /// cloud-init's JSON schema for cloud-config: a file, `installed` for the one the cloud-init
+    /// package installed, `none` to use only the tool's own rules (default: the schema of
+    /// cloud-init 26.2 bundled with the tool, so the verdict does not depend on the runner).
     #[arg(long, value_name = "FILE")]
     pub(crate) cloud_init_schema: Option<std::path::PathBuf>,
     /// The file standard input stands for, as the SARIF, GitHub and GitLab reports locate

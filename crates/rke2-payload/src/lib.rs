@@ -174,7 +174,9 @@ pub use options::DecodeOptions;
 pub use payload::{Compression, DeclaredFormat, Format, Payload, UserDataKind};
 pub use redact::{RedactError, RedactOptions, Refusal, redact, redact_selected};
 #[cfg(feature = "cloud-init-schema")]
-pub use reports::cloud_init_schema::{CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError};
+pub use reports::cloud_init_schema::{
+    BUNDLED_CLOUD_INIT_VERSION, CLOUD_INIT_SCHEMA_PATHS, CloudInitSchema, SchemaError,
+};
 pub use reports::diff::{
     Area, Change, ChangeKind, DIFF_SCHEMA, DiffOptions, DiffReport, Ignore, PairDiff, PairedBy,
     Side, diff,

@@ -39,13 +39,26 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         .with_targets(targets)
         .with_headroom_percent(args.headroom)
         .with_contributors(false);
+    // The bundled schema unless told otherwise: the verdict must not depend on the cloud-init
+    // the runner happens to have installed.
     let cloud_init_schema = match &args.cloud_init_schema {
         Some(path) if path.as_os_str() == "none" => None,
+        Some(path) if path.as_os_str() == "installed" => Some(std::sync::Arc::new(
+            rke2_payload::CloudInitSchema::find().ok_or_else(|| {
+                anyhow::anyhow!(
+                    "cloud-init schema: none is installed (looked at {})",
+                    rke2_payload::CLOUD_INIT_SCHEMA_PATHS.join(", ")
+                )
+            })?,
+        )),
         Some(path) => Some(std::sync::Arc::new(
             rke2_payload::CloudInitSchema::load(path)
                 .map_err(|e| anyhow::anyhow!("cloud-init schema: {e}"))?,
         )),
-        None => rke2_payload::CloudInitSchema::find().map(std::sync::Arc::new),
+        None => Some(std::sync::Arc::new(
+            rke2_payload::CloudInitSchema::bundled()
+                .map_err(|e| anyhow::anyhow!("the bundled cloud-init schema: {e}"))?,
+        )),
     };
     let linter = Linter::new(
         LintOptions::new()

@@ -103,7 +103,11 @@ checks! {
     /// `cloud-config-schema`.
     CloudConfigSchema = "cloud-config-schema", Warning,
         "keys or values cloud-init would reject",
-        "A key or value of the wrong type or shape for cloud-init's schema (for example a `write_files` entry without `path`). cloud-init warns and may skip the module; check the named key.";
+        "A key or value of the wrong type or shape for cloud-init's schema (for example a `write_files` entry without `path`). cloud-init warns and may skip the module; check the named key. Judged against the schema of the cloud-init release bundled with the tool (named in the message), or the one `--cloud-init-schema` gives.";
+    /// `cloud-config-deprecated`.
+    CloudConfigDeprecated = "cloud-config-deprecated", Info,
+        "a key or value form cloud-init accepts but marks deprecated",
+        "cloud-init's schema accepts the key or value form (for example `ssh-authorized-keys` for `ssh_authorized_keys`) and logs a deprecation at boot; the module still runs. The message says since which cloud-init release and what replaces it.";
     /// `file-content-undecodable`.
     FileContentUndecodable = "file-content-undecodable", Warning,
         "a file's content does not decode as its encoding says",

@@ -1,13 +1,24 @@
-//! cloud-init's own JSON schema for cloud-config, when the `cloud-init` package has installed it.
+//! cloud-init's own JSON schema for cloud-config: the one bundled with the tool (a named
+//! cloud-init release, [`BUNDLED_CLOUD_INIT_VERSION`]), or a file given (the one a `cloud-init`
+//! package installed, say), so that a verdict does not depend on what the machine running the
+//! tool has installed.
 //!
-//! Without it, the `cloud-config-schema` check relies on the project's own rules for the modules
-//! CAPRKE2 uses (the document layer's cloud-config reader).
+//! Without one, the `cloud-config-schema` check relies on the project's own rules for the
+//! modules CAPRKE2 uses (the document layer's cloud-config reader).
 
 use std::path::Path;
 
 use serde_json::Value;
 
 use crate::checks::{Check, Finding};
+
+/// The cloud-init release whose schema is bundled ([`CloudInitSchema::bundled`]).
+pub const BUNDLED_CLOUD_INIT_VERSION: &str = "26.2";
+
+/// The bundled schema: cloud-init's `schema-cloud-config-v1.json` at
+/// [`BUNDLED_CLOUD_INIT_VERSION`], its documentation prose removed by
+/// `scripts/cloud-init-schema.py` (which records the tag and commit in the file).
+const BUNDLED: &str = include_str!("data/cloud-init-schema.json");
 
 /// Where Debian's and Fedora's `cloud-init` packages install the schema.
 pub const CLOUD_INIT_SCHEMA_PATHS: &[&str] = &[
@@ -139,17 +150,46 @@ impl CloudInitSchema {
     /// # Errors
     /// [`SchemaError`] when the file cannot be read, is not JSON, or is not a schema.
     pub fn load(path: &Path) -> Result<Self, SchemaError> {
-        let shown = || path.display().to_string();
+        let shown = path.display().to_string();
         let text = std::fs::read_to_string(path).map_err(|error| SchemaError::Read {
-            path: shown(),
+            path: shown.clone(),
             error,
         })?;
-        let schema: Value = serde_json::from_str(&text).map_err(|e| SchemaError::NotJson {
-            path: shown(),
+        Self::compile(&text, shown, cloud_init_version(path))
+    }
+
+    /// The schema bundled with the tool: cloud-init [`BUNDLED_CLOUD_INIT_VERSION`]'s, whatever
+    /// the machine has installed. Findings name it `cloud-init 26.2's schema (bundled)`.
+    ///
+    /// ```
+    /// use rke2_payload::CloudInitSchema;
+    ///
+    /// let schema = CloudInitSchema::bundled()?;
+    /// assert_eq!(schema.version(), Some(rke2_payload::BUNDLED_CLOUD_INIT_VERSION));
+    /// assert!(schema.validate("#cloud-config\nruncmd: [date]\n").is_empty());
+    /// let findings = schema.validate("#cloud-config\nusers: 5\n");
+    /// assert!(findings[0].message.starts_with("cloud-init 26.2's schema (bundled) rejects /users"));
+    /// # Ok::<(), rke2_payload::SchemaError>(())
+    /// ```
+    ///
+    /// # Errors
+    /// [`SchemaError`] only if the bundled file does not compile, which a test rules out.
+    pub fn bundled() -> Result<Self, SchemaError> {
+        Self::compile(
+            BUNDLED,
+            "bundled".to_owned(),
+            Some(BUNDLED_CLOUD_INIT_VERSION.to_owned()),
+        )
+    }
+
+    /// Compiles a schema's text; `path` names it in errors and findings.
+    fn compile(text: &str, path: String, version: Option<String>) -> Result<Self, SchemaError> {
+        let schema: Value = serde_json::from_str(text).map_err(|e| SchemaError::NotJson {
+            path: path.clone(),
             message: e.to_string(),
         })?;
         let not_a_schema = |message: String| SchemaError::NotASchema {
-            path: shown(),
+            path: path.clone(),
             message,
         };
         // What a deprecated subschema's `$ref`s point to: the root's definitions.
@@ -209,8 +249,8 @@ impl CloudInitSchema {
             .map_err(|e| not_a_schema(e.to_string()))?;
         Ok(CloudInitSchema {
             validator,
-            path: path.display().to_string(),
-            version: cloud_init_version(path),
+            path,
+            version,
         })
     }
 
@@ -223,7 +263,7 @@ impl CloudInitSchema {
             .find_map(|p| Self::load(p).ok())
     }
 
-    /// The file it was loaded from.
+    /// The file it was loaded from (`bundled` for [`CloudInitSchema::bundled`]).
     pub fn path(&self) -> &str {
         &self.path
     }
@@ -296,7 +336,7 @@ impl CloudInitSchema {
                     .map(|n| format!(": {n}"))
                     .unwrap_or_default();
                 out.push(Finding::located(
-                    Check::CloudConfigSchema,
+                    Check::CloudConfigDeprecated,
                     format!(
                         "{source} accepts {} but marks it deprecated{since} (cloud-init warns, not an error){note}",
                         shown_path(path)
@@ -504,7 +544,8 @@ mod tests {
         assert!(
             problems
                 .iter()
-                .all(|p| p.severity == Check::CloudConfigSchema.severity())
+                .all(|p| p.check == Check::CloudConfigDeprecated
+                    && p.severity == Check::CloudConfigDeprecated.severity())
         );
         // A value neither branch takes is still a rejection, and nothing is deprecated there.
         let problems = schema.validate("#cloud-config\nusers: [{name: a, uid: [1]}]\n");
@@ -516,6 +557,38 @@ mod tests {
             schema
                 .validate("#cloud-config\nusers: [{name: a, uid: 1}]\n")
                 .is_empty()
+        );
+    }
+
+    #[test]
+    fn the_bundled_schema_is_cloud_init_s_and_names_its_release() {
+        let schema = super::CloudInitSchema::bundled().expect("the bundled schema compiles");
+        let text: serde_json::Value =
+            serde_json::from_str(super::BUNDLED).expect("the bundled schema is JSON");
+        assert_eq!(
+            text["x-rke2-payload-source"]["tag"],
+            super::BUNDLED_CLOUD_INIT_VERSION
+        );
+        assert_eq!(schema.path(), "bundled");
+        // The hyphenated key CAPRKE2's vSphere template uses: accepted, deprecated.
+        let found = schema.validate(
+            "#cloud-config\nusers:\n- name: capv\n  ssh-authorized-keys: [ssh-ed25519 AAAA x]\n",
+        );
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert_eq!(found[0].check, Check::CloudConfigDeprecated);
+        assert!(
+            found[0].message.contains("/users/0/ssh-authorized-keys")
+                && found[0].message.contains("since cloud-init 18.3"),
+            "{}",
+            found[0].message
+        );
+        // Real rejections still are.
+        let found = schema.validate("#cloud-config\nwrite_files: [{content: x}]\n");
+        assert!(
+            found.iter().any(|f| f.check == Check::CloudConfigSchema
+                && f.message
+                    .contains("26.2's schema (bundled) rejects /write_files/0")),
+            "{found:?}"
         );
     }
 }
