@@ -987,3 +987,55 @@ fn a_secret_without_the_format_key_capr_ke2_always_writes_is_a_warning() {
     // A warning: exit 0 unless --deny warnings.
     assert_eq!(code, Some(0), "{ids:?}");
 }
+
+/// A join payload cut short on a base64 boundary still decodes: cut before its `server` line it
+/// must not read as a first control plane, and cut anywhere before the install step it must
+/// fail the gate.
+#[test]
+fn a_payload_cut_short_is_not_an_init_node_and_fails() {
+    use base64::Engine as _;
+    let b64 = base64::engine::general_purpose::STANDARD;
+    let join = userdata(JOIN);
+    for (marker, role) in [("server:", Value::Null), ("runcmd:", Value::from("server"))] {
+        let at = join.find(marker).expect(marker);
+        // A whole number of base64 quanta: the value decodes cleanly.
+        let kept = &join.as_bytes()[..at / 3 * 3];
+        let cut = format!(
+            "apiVersion: v1\nkind: Secret\ntype: cluster.x-k8s.io/secret\nmetadata: {{name: demo-cp-x, namespace: default, labels: {{cluster.x-k8s.io/cluster-name: demo}}}}\ndata:\n  format: {}\n  value: {}\n",
+            b64.encode("cloud-config"),
+            b64.encode(kept)
+        );
+        let (code, doc) = lint(&cut, &[]);
+        assert_eq!(code, 1, "{marker}: {doc}");
+        let secret = &doc["secrets"][0];
+        assert_eq!(secret["role"], role, "{marker}: {doc}");
+        let ids: Vec<&str> = secret["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .filter_map(|f| f["id"].as_str())
+            .collect();
+        assert!(ids.contains(&"rke2-not-started"), "{marker}: {ids:?}");
+        assert!(!ids.contains(&"server-missing"), "{marker}: {ids:?}");
+    }
+    // The whole payload: started, no such finding.
+    let (_, doc) = lint(&secret("w", "cloud-config", &join), &[]);
+    assert!(!doc.to_string().contains("rke2-not-started"), "{doc}");
+}
+
+#[test]
+fn a_version_that_is_no_release_is_shown_as_written() {
+    let worker = userdata(WORKER);
+    let odd = worker.replace(
+        "INSTALL_RKE2_VERSION=v1.32.5+rke2r1",
+        "INSTALL_RKE2_VERSION=v1.34.2+rke2r1+rke2r1",
+    );
+    assert_ne!(odd, worker, "the fixture installs v1.32.5+rke2r1");
+    let (_, doc) = lint(&secret("w", "cloud-config", &odd), &[]);
+    let text = doc.to_string();
+    assert!(
+        text.contains("INSTALL_RKE2_VERSION=v1.34.2+rke2r1+rke2r1 is not an RKE2 release of the form v1.32.5+rke2r1"),
+        "{text}"
+    );
+    assert!(!text.contains("sha256:"), "{text}");
+}

@@ -140,6 +140,10 @@ checks! {
     Rke2ConfigMissing = "rke2-config-missing", Error,
         "no /etc/rancher/rke2/config.yaml in the payload",
         "Every CAPRKE2 payload writes /etc/rancher/rke2/config.yaml; without it RKE2 starts unconfigured: no token, no server to join.";
+    /// `rke2-not-started`.
+    Rke2NotStarted = "rke2-not-started", Error,
+        "the payload never installs or starts RKE2",
+        "Every CAPRKE2 payload ends with the install step and the commands (or systemd units) that enable and start rke2-server or rke2-agent. A payload that writes the RKE2 config but none of these was cut short (a value truncated on a base64 boundary still decodes) or assembled by hand: the machine boots and never becomes a node. Render the bootstrap data again.";
     /// `server-port`.
     ServerPort = "server-port", Error,
         "the join URL is not https://<host>:9345",
@@ -158,7 +162,7 @@ checks! {
         "The serving certificate of a control plane lists its tls-san entries. When the shared address (controlPlaneEndpoint host or registration address) is missing, nodes that join through it fail TLS verification. Add it to serverConfig.tlsSan.";
     /// `version-format`.
     VersionFormat = "version-format", Warning,
-        "an online install without a vX.Y.Z+rke2rN version",
+        "an online install without a release version (v1.32.5+rke2r1)",
         "INSTALL_RKE2_VERSION must be an RKE2 release such as v1.31.4+rke2r1; when it is empty the node installs whatever is latest at boot, so nodes of one cluster drift apart.";
     /// `provider-id-missing`.
     ProviderIdMissing = "provider-id-missing", Warning,

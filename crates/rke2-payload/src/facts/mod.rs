@@ -30,6 +30,8 @@ pub(crate) struct Facts {
     pub(crate) install: Option<Install>,
     /// What the node becomes.
     pub(crate) role: Option<Role>,
+    /// Whether the payload installs or starts RKE2 ([`rke2::starts`]).
+    pub(crate) starts_rke2: bool,
     /// Certificates and private keys.
     pub(crate) material: Material,
     /// Every known secret value of the payload, to hide from text shown to people.
@@ -103,6 +105,7 @@ impl Facts {
             config: None,
             install: None,
             role: None,
+            starts_rke2: false,
             material: Material::default(),
             redactor,
             findings,
@@ -160,11 +163,18 @@ impl Facts {
             i.command = redactor.redact_all(&i.command);
             i
         });
-        let role = document
-            .as_ref()
-            .and_then(|d| rke2::role(config.as_ref(), install.as_ref(), d));
         let mut material = pki::scan(files);
         findings.append(&mut material.problems);
+        let ca = material
+            .certificates
+            .iter()
+            .any(|c| c.purpose.as_deref() == Some("server-ca"));
+        let role = document
+            .as_ref()
+            .and_then(|d| rke2::role(config.as_ref(), install.as_ref(), d, ca));
+        self.starts_rke2 = document
+            .as_ref()
+            .is_some_and(|d| rke2::starts(install.as_ref(), d));
         (self.config, self.install, self.role, self.material) = (config, install, role, material);
     }
 

@@ -528,11 +528,28 @@ pub(crate) fn install(commands: &[Command]) -> Option<Install> {
     })
 }
 
-/// The node's role: from the install step and the services enabled, then from `config.yaml`.
+/// Whether the payload installs or starts RKE2 at all: an install step, or a command that
+/// enables or starts `rke2-server` or `rke2-agent`. A CAPRKE2 payload always does; one that
+/// does not was cut short or written by hand.
+pub(crate) fn starts(install: Option<&Install>, document: &Document) -> bool {
+    install.is_some()
+        || document.commands().iter().any(|c| {
+            (c.line.contains("rke2-server") || c.line.contains("rke2-agent"))
+                && (c.line.contains("enable") || c.line.contains("start"))
+                && !c.line.contains("mask")
+        })
+}
+
+/// The node's role: from the install step and the services enabled, then from `config.yaml`
+/// and whether the payload carries the cluster CA (`ca`). A config without `server` is the
+/// first control plane only on positive evidence (a service or install of the server type,
+/// the CA, or server-only keys): a join payload cut short before its `server` line is not
+/// read as one (`None`).
 pub(crate) fn role(
     config: Option<&Rke2Config>,
     install: Option<&Install>,
     document: &Document,
+    ca: bool,
 ) -> Option<Role> {
     let enables = |service: &str| {
         document.commands().iter().any(|c| {
@@ -559,11 +576,12 @@ pub(crate) fn role(
             let server_keys = !config.tls_san.is_empty()
                 || !config.cni.is_empty()
                 || config.cluster_cidr.is_some();
-            Some(match (joins, server_keys) {
-                (false, _) => Role::Init,
-                (true, true) => Role::Server,
-                (true, false) => Role::Agent,
-            })
+            match (joins, server_keys || ca) {
+                (false, true) => Some(Role::Init),
+                (false, false) => None,
+                (true, true) => Some(Role::Server),
+                (true, false) => Some(Role::Agent),
+            }
         }
     }
 }

@@ -76,6 +76,19 @@ fn config_present(facts: &Facts, payload: &Payload<'_>, out: &mut Vec<Finding>) 
             ),
         ));
     }
+    // RKE2's config is written but nothing installs or starts RKE2: cut short, or by hand. A
+    // user data that is not a cloud-config (a script) or an Ignition config fetched at boot
+    // may start it in ways not read here.
+    let not_read = matches!(
+        payload.content(),
+        UserDataKind::OtherCloudInit | UserDataKind::Unrecognised
+    ) || fetched;
+    if readable && (config_found || config_written) && !facts.starts_rke2 && !not_read {
+        out.push(Finding::new(
+            Check::Rke2NotStarted,
+            "the payload writes RKE2's config but never installs or starts RKE2 (no install step, no command or unit that enables rke2-server or rke2-agent): it was cut short or assembled by hand, and the machine never becomes a node",
+        ));
+    }
     if payload.compression() == Compression::Gzip {
         out.push(Finding::new(Check::PayloadNotUtf8,
             "data.value is raw gzip, not text: pass it to a base64-taking argument (user_data_base64), never through base64decode()",
@@ -192,7 +205,7 @@ fn install_step(facts: &Facts, out: &mut Vec<Finding>) {
             match &install.version {
                 Some(v) if is_rke2_version(v) => {}
                 Some(v) => out.push(Finding::new(Check::VersionFormat,
-                    format!("INSTALL_RKE2_VERSION={v} is not of the form vX.Y.Z+rke2rN"),
+                    format!("INSTALL_RKE2_VERSION={v} is not an RKE2 release of the form v1.32.5+rke2r1"),
                 )),
                 None => out.push(Finding::new(Check::VersionFormat,
                     "INSTALL_RKE2_VERSION is missing or empty: the node installs whatever release is latest at boot",
