@@ -5,6 +5,7 @@ use rke2_payload::{Check, Finding};
 use serde_json::Value;
 
 mod semver;
+mod webhooks;
 
 use crate::manifests::{
     INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
@@ -57,6 +58,7 @@ pub(crate) fn findings(m: &Manifests) -> Vec<Finding> {
     }
     failure_domains(m, &mut out);
     schemas(m, &mut out);
+    webhooks::check(m, &mut out);
     for o in m.objects.iter().filter(|o| {
         matches!(
             o.kind(),

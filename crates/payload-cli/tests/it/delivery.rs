@@ -504,3 +504,30 @@ fn a_manifest_the_crds_cel_rules_refuse_fails_lint_and_render() {
     assert!(!out.contains("Only config or data"), "{out}{err}");
     assert_ne!(code, Some(2), "{err}");
 }
+
+#[test]
+fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
+    let zero = cluster("DockerMachineTemplate", "      {}\n", "", "").replacen(
+        "  replicas: 1\n",
+        "  replicas: 0\n",
+        1,
+    );
+    let (code, ids) = lint_ids(&zero);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(
+        ids.contains(&"manifest-webhook-refuses".to_owned()),
+        "{ids:?}"
+    );
+    let (code, _, err) = run(&["render", "-"], &zero);
+    assert_eq!(code, Some(1), "{err}");
+    assert!(
+        err.contains("spec.replicas: cannot be less than or equal to 0"),
+        "{err}"
+    );
+    let one = cluster("DockerMachineTemplate", "      {}\n", "", "");
+    assert!(
+        !lint_ids(&one)
+            .1
+            .contains(&"manifest-webhook-refuses".to_owned())
+    );
+}

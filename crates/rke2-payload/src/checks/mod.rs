@@ -296,6 +296,10 @@ checks! {
     ManifestRegistrationAddressNotInTlsSan = "manifest-registration-address-not-in-tls-san", Warning,
         "the registration address is not a TLS SAN",
         "CAPRKE2 adds the control-plane endpoint host to `tls-san`, but not `registrationAddress`. When they differ, the supervisor's certificate does not name the address joining nodes dial, and they refuse it. Add the address to `serverConfig.tlsSan`.";
+    /// `manifest-webhook-refuses`.
+    ManifestWebhookRefuses = "manifest-webhook-refuses", Error,
+        "CAPRKE2's admission webhook refuses the object",
+        "CAPRKE2's validating webhooks check each RKE2ControlPlane, RKE2ControlPlaneTemplate and RKE2Config as it is created: a private registry config with neither credentials nor TLS settings, a gzip file encoding with the Ignition format, Multus without a CNI, zero or fewer control-plane replicas. The API server refuses the object and nothing is created. The message names the field and the webhook's reason.";
     /// `manifest-provider-id-literal`.
     ManifestProviderIdLiteral = "manifest-provider-id-literal", Error,
         "a literal kubelet provider-id in a config every replica shares",
@@ -500,6 +504,7 @@ impl Finding {
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid
                     | Check::ManifestSchema
+                    | Check::ManifestWebhookRefuses
             )
     }
 
