@@ -1039,3 +1039,43 @@ fn a_version_that_is_no_release_is_shown_as_written() {
     );
     assert!(!text.contains("sha256:"), "{text}");
 }
+
+/// CAPZ writes `/etc/kubernetes/azure.json` empty, then with its content: intended, an info;
+/// two different contents stay a warning.
+#[test]
+fn a_placeholder_written_empty_then_filled_is_an_info() {
+    let worker = userdata(WORKER);
+    let with = |first: &str, second: &str| {
+        worker.replace(
+            "write_files:\n",
+            &format!(
+                "write_files:\n-   path: /etc/kubernetes/azure.json\n    content: {first}\n-   path: /etc/kubernetes/azure.json\n{second}"
+            ),
+        )
+    };
+    let severity = |text: &str| {
+        let (_, doc) = lint(&secret("w", "cloud-config", text), &[]);
+        doc["secrets"][0]["findings"]
+            .as_array()
+            .expect("findings")
+            .iter()
+            .find(|f| f["id"] == "duplicate-path")
+            .map(|f| {
+                (
+                    f["severity"].as_str().unwrap_or("").to_owned(),
+                    f["message"].as_str().unwrap_or("").to_owned(),
+                )
+            })
+    };
+    let (level, message) = severity(&with(
+        "''",
+        "    content: '{\"cloud\": \"AzurePublicCloud\"}'\n",
+    ))
+    .expect("found");
+    assert_eq!(level, "info", "{message}");
+    assert!(message.contains("empty first"), "{message}");
+    let (level, _) = severity(&with("a", "    content: b\n    append: true\n")).expect("found");
+    assert_eq!(level, "info");
+    let (level, _) = severity(&with("a", "    content: b\n")).expect("found");
+    assert_eq!(level, "warning");
+}

@@ -199,7 +199,7 @@ checks! {
     /// `duplicate-path`.
     DuplicatePath = "duplicate-path", Warning,
         "two files are written to the same path",
-        "cloud-init writes both entries and the last one wins; with different contents one of them is lost. An info when both contents are the same.";
+        "cloud-init writes both entries and the last one wins; with different contents one of them is lost. An info when both contents are the same, when the first is empty (a placeholder the second fills) or when the second appends (`append: true`).";
     /// `cert-expiry`.
     CertExpiry = "cert-expiry", Error,
         "a certificate in the payload is expired or expires soon",

@@ -449,21 +449,26 @@ fn files(facts: &Facts, payload: &Payload<'_>, out: &mut Vec<Finding>) {
             match seen.get(file.path.as_str()) {
                 Some(first) => {
                     let same = first.sha256() == file.sha256();
+                    // Written empty first (a placeholder a later entry fills, as CAPZ's
+                    // azure.json), or appended to: no content is lost.
+                    let intended = file.append || (first.size() == 0 && first.bytes().is_some());
+                    let message = if same {
+                        "written twice with the same content"
+                    } else if file.append {
+                        "written, then appended to"
+                    } else if intended {
+                        "written empty first, then with content: the content wins"
+                    } else {
+                        "written twice with different content: the last one wins"
+                    };
                     out.push(
-                        Finding::new(
-                            Check::DuplicatePath,
-                            if same {
-                                "written twice with the same content"
+                        Finding::new(Check::DuplicatePath, message)
+                            .with_severity(if same || intended {
+                                Severity::Info
                             } else {
-                                "written twice with different content: the last one wins"
-                            },
-                        )
-                        .with_severity(if same {
-                            Severity::Info
-                        } else {
-                            Severity::Warning
-                        })
-                        .at_path(file.path.clone()),
+                                Severity::Warning
+                            })
+                            .at_path(file.path.clone()),
                     );
                 }
                 None => {
