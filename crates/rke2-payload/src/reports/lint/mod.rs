@@ -252,6 +252,13 @@ struct Read1 {
     preview: Vec<Finding>,
     /// The entry of the delivery table its infrastructure template sends it by (a preview's).
     delivery: Option<String>,
+    /// Whether its provider refuses the payload itself for being gzip: the provider on its
+    /// delivery path parses the data as YAML ([`Delivery::parsed_as_yaml`]) and the preview
+    /// found it refuses the payload (`provider-refuses-payload`), so `gzip-unsafe`, the
+    /// transport's generic reason, would tell the same fact wrongly.
+    ///
+    /// [`Delivery::parsed_as_yaml`]: crate::clouds::Delivery::parsed_as_yaml
+    gzip_refused_by_provider: bool,
     /// The object it was rendered from (a preview's).
     rendered_from: Option<crate::checks::ManifestSite>,
 }
@@ -313,6 +320,13 @@ impl Linter {
             delivery: origin
                 .and_then(|o| o.delivery.as_ref())
                 .map(|d| d.cloud.clone()),
+            gzip_refused_by_provider: origin.is_some_and(|o| {
+                o.delivery.as_ref().is_some_and(|d| d.parsed_as_yaml)
+                    && o
+                        .findings
+                        .iter()
+                        .any(|f| f.check == Check::ProviderRefusesPayload)
+            }),
             rendered_from: origin.and_then(|o| o.site.clone()),
         }
     }
@@ -463,8 +477,10 @@ impl Linter {
             }
         }
         // CAPD sets the provider ID of its containers itself.
+        // A provider that parses the data refuses gzip itself: one fact, one finding.
         let by_provider = |f: &Finding| {
-            f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker")
+            (f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker"))
+                || (f.check == Check::GzipUnsafe && r.gzip_refused_by_provider)
         };
         LintedSecret {
             role: kept.cluster.role,
