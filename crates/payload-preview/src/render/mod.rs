@@ -793,6 +793,9 @@ impl PreviewSecret {
             let mut from = json!({"file": site.file, "object": site.object, "line": site.line});
             if let Some(d) = &self.delivery {
                 from["delivery"] = json!({"cloud": d.cloud, "reason": d.reason});
+                if d.parsed_as_yaml {
+                    from["delivery"]["parsed_as_yaml"] = Value::Bool(true);
+                }
             }
             annotations.insert(
                 RENDERED_FROM_ANNOTATION.to_owned(),
