@@ -18,9 +18,8 @@
 mod preconditions;
 
 pub use preconditions::{
-    CLUSTER_REQUIREMENTS, ClusterInfrastructure, ClusterRequirement, Handling,
-    PROVIDER_HANDLING, Precondition, ProviderHandling, cluster_requirements,
-    payload_preconditions,
+    CLUSTER_REQUIREMENTS, ClusterInfrastructure, ClusterRequirement, Handling, PROVIDER_HANDLING,
+    Precondition, ProviderHandling, cluster_requirements, payload_preconditions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -1094,7 +1093,10 @@ mod tests {
         );
         assert_eq!(image_name("localhost:5000/aws-machine"), "aws-machine");
         assert_eq!(image_name("aws-machine@sha256:ab"), "aws-machine");
-        assert_eq!(image_name("example.com/aws-machine-fork:v1"), "aws-machine-fork");
+        assert_eq!(
+            image_name("example.com/aws-machine-fork:v1"),
+            "aws-machine-fork"
+        );
     }
 
     #[test]
@@ -1117,8 +1119,13 @@ mod tests {
         let other = serde_json::json!({"source": {"image": "example.com/my-machine:v1"}});
         assert!(delivery_for("TerraformMachineTemplate", INFRA, &other, false).is_none());
         assert!(
-            delivery_for("TerraformMachineTemplate", INFRA, &serde_json::json!({}), false)
-                .is_none()
+            delivery_for(
+                "TerraformMachineTemplate",
+                INFRA,
+                &serde_json::json!({}),
+                false
+            )
+            .is_none()
         );
         let pool = serde_json::json!({"source": {"image": "x/aws-machinepool:v1"}});
         assert_eq!(
@@ -1183,9 +1190,11 @@ mod tests {
         )
         .expect("routed");
         assert!(!d.parsed_as_yaml);
-        assert!(!delivery_for("AWSMachineTemplate", group, &spec, false)
-            .expect("routed")
-            .parsed_as_yaml);
+        assert!(
+            !delivery_for("AWSMachineTemplate", group, &spec, false)
+                .expect("routed")
+                .parsed_as_yaml
+        );
         // Written only when true, read back as false when absent.
         let json = serde_json::to_string(&delivery_for("AWSMachineTemplate", group, &spec, false))
             .expect("json");

@@ -11,11 +11,7 @@ use serde_json::Value;
 /// any `metadata` fields after the name), whose control plane and one MachineDeployment run on
 /// the infrastructure machine template `machine_kind` with `spec.template.spec` `machine_spec`
 /// (flow YAML); `rcp_extra` goes into the RKE2ControlPlane's spec (two spaces in).
-fn manifests(
-    infra_cluster: (&str, &str, &str),
-    machine: (&str, &str),
-    rcp_extra: &str,
-) -> String {
+fn manifests(infra_cluster: (&str, &str, &str), machine: (&str, &str), rcp_extra: &str) -> String {
     let (cluster_kind, cluster_spec, cluster_meta) = infra_cluster;
     let (machine_kind, machine_spec) = machine;
     format!(
@@ -187,8 +183,10 @@ fn a_terraform_cluster_not_told_rke2_opens_no_supervisor_port() {
     let kubeadm = captf(", distribution: kubeadm", "");
     let (_, found) = lint(&kubeadm, &[]);
     assert!(
-        found.iter().any(|(id, m)| id == "manifest-infrastructure-not-rke2"
-            && m.contains("spec.variables.distribution is kubeadm, not rke2")),
+        found
+            .iter()
+            .any(|(id, m)| id == "manifest-infrastructure-not-rke2"
+                && m.contains("spec.variables.distribution is kubeadm, not rke2")),
         "{found:?}"
     );
     let rke2 = captf(", distribution: rke2", "");
@@ -210,19 +208,13 @@ fn size_judges_the_path_captf_s_aws_machine_module_picks() {
     let (code, clouds) = judged(&captf(", distribution: rke2", ""));
     assert_eq!(code, Some(0), "{clouds:?}");
     assert!(!clouds.is_empty());
-    assert!(
-        clouds.iter().all(|c| c == &["captf-aws-s3"]),
-        "{clouds:?}"
-    );
+    assert!(clouds.iter().all(|c| c == &["captf-aws-s3"]), "{clouds:?}");
     let inline = captf(
         ", distribution: rke2",
         ", variables: {bootstrap_delivery: inline}",
     );
     let (_, clouds) = judged(&inline);
-    assert!(
-        clouds.iter().all(|c| c == &["aws-user-data"]),
-        "{clouds:?}"
-    );
+    assert!(clouds.iter().all(|c| c == &["aws-user-data"]), "{clouds:?}");
     let (_, out, _) = run(&["size", "-"], &inline);
     assert!(
         out.contains("TerraformMachineTemplate capi/demo-cp") && out.contains("inline"),
@@ -247,7 +239,10 @@ fn big_file(bytes: usize) -> String {
 
 #[test]
 fn a_linode_cluster_with_an_object_store_takes_what_the_metadata_cannot() {
-    let machine = ("LinodeMachineTemplate", "{region: us-ord, type: g6-standard-2}");
+    let machine = (
+        "LinodeMachineTemplate",
+        "{region: us-ord, type: g6-standard-2}",
+    );
     let without = manifests(
         ("LinodeCluster", "{region: us-ord}", ""),
         machine,
@@ -289,7 +284,10 @@ fn a_linode_cluster_with_an_object_store_takes_what_the_metadata_cannot() {
     assert_eq!(code, Some(1), "{clouds:?}");
     assert_eq!(
         clouds,
-        [vec!["linode".to_owned()], vec!["linode-object-store".to_owned()]],
+        [
+            vec!["linode".to_owned()],
+            vec!["linode-object-store".to_owned()]
+        ],
         "{clouds:?}"
     );
 }

@@ -165,7 +165,10 @@ pub struct Precondition {
 }
 
 /// The entries of [`PROVIDER_HANDLING`] for a kind of `group` (empty: any group).
-fn handlings<'k>(kind: &'k str, group: &'k str) -> impl Iterator<Item = &'static ProviderHandling> + 'k {
+fn handlings<'k>(
+    kind: &'k str,
+    group: &'k str,
+) -> impl Iterator<Item = &'static ProviderHandling> + 'k {
     PROVIDER_HANDLING
         .iter()
         .filter(move |p| p.kinds.contains(&kind) && (p.group == group || group.is_empty()))
@@ -522,7 +525,17 @@ mod tests {
         assert_eq!(gzip[0].provider, "CAPK");
         assert_eq!(gzip[0].field, "gzipUserData");
         // Ignition JSON has no #cloud-config header: CAPK passes it on unchanged.
-        assert!(check("KubevirtMachineTemplate", GROUP, &json!({}), None, true, false).is_empty());
+        assert!(
+            check(
+                "KubevirtMachineTemplate",
+                GROUP,
+                &json!({}),
+                None,
+                true,
+                false
+            )
+            .is_empty()
+        );
         let managed = json!({
             "metadata": {"annotations": {"cluster.x-k8s.io/managed-by": "hypershift"}},
             "spec": {}
@@ -553,13 +566,21 @@ mod tests {
             .len(),
             1
         );
-        assert!(super::parses_yaml("KubevirtMachineTemplate", "infrastructure.cluster.x-k8s.io", None));
+        assert!(super::parses_yaml(
+            "KubevirtMachineTemplate",
+            "infrastructure.cluster.x-k8s.io",
+            None
+        ));
         assert!(!super::parses_yaml(
             "KubevirtMachineTemplate",
             "infrastructure.cluster.x-k8s.io",
             Some(infra)
         ));
-        assert!(!super::parses_yaml("AWSMachineTemplate", "infrastructure.cluster.x-k8s.io", None));
+        assert!(!super::parses_yaml(
+            "AWSMachineTemplate",
+            "infrastructure.cluster.x-k8s.io",
+            None
+        ));
     }
 
     #[test]
@@ -571,15 +592,24 @@ mod tests {
         assert_eq!(broken.len(), 1);
         assert_eq!(broken[0].provider, "CAPTF");
         assert_eq!(broken[0].field, "spec.variables.distribution");
-        assert!(broken[0].message.contains("not set (default kubeadm)"), "{}", broken[0].message);
+        assert!(
+            broken[0].message.contains("not set (default kubeadm)"),
+            "{}",
+            broken[0].message
+        );
         assert!(broken[0].message.contains("9345"), "{}", broken[0].message);
         let kubeadm = json!({"source": {"image": image}, "variables": {"distribution": "kubeadm"}});
         let said = cluster_requirements("TerraformCluster", API, &kubeadm);
-        assert!(said[0].message.contains("is kubeadm, not rke2"), "{}", said[0].message);
+        assert!(
+            said[0].message.contains("is kubeadm, not rke2"),
+            "{}",
+            said[0].message
+        );
         let rke2 = json!({"source": {"image": image}, "variables": {"distribution": "rke2"}});
         assert!(cluster_requirements("TerraformCluster", API, &rke2).is_empty());
         // The value may come from a ConfigMap or Secret the input does not show.
-        let from = json!({"source": {"image": image}, "variablesFrom": [{"configMapRef": {"name": "v"}}]});
+        let from =
+            json!({"source": {"image": image}, "variablesFrom": [{"configMapRef": {"name": "v"}}]});
         assert!(cluster_requirements("TerraformCluster", API, &from).is_empty());
         // A module of one's own may declare no such variable.
         let own = json!({"source": {"image": "example.com/my-cluster:v1"}});

@@ -322,8 +322,7 @@ impl Linter {
                 .map(|d| d.cloud.clone()),
             gzip_refused_by_provider: origin.is_some_and(|o| {
                 o.delivery.as_ref().is_some_and(|d| d.parsed_as_yaml)
-                    && o
-                        .findings
+                    && o.findings
                         .iter()
                         .any(|f| f.check == Check::ProviderRefusesPayload)
             }),
@@ -574,5 +573,46 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n);
         assert!(Check::from_id("server-port").is_some());
+    }
+
+    /// A preview's gzipped cloud-config on CAPD's path: `gzip-unsafe` is the transport's
+    /// verdict, and gives way to the provider's own refusal when the preview found it.
+    #[test]
+    fn a_provider_s_refusal_of_gzip_is_not_told_twice() {
+        use crate::envelope::{BootstrapSecret, Origin};
+        use crate::error::SecretId;
+        let userdata = b"#cloud-config\nruncmd: [reboot]\n";
+        let value = crate::encode::compress(userdata, crate::payload::Format::CloudConfig, true);
+        let delivery = crate::clouds::delivery_for(
+            "DockerMachineTemplate",
+            "infrastructure.cluster.x-k8s.io/v1beta2",
+            &serde_json::json!({}),
+            false,
+        );
+        assert!(delivery.as_ref().is_some_and(|d| d.parsed_as_yaml));
+        let linter = Linter::new(
+            LintOptions::new().with_size(Some(crate::reports::size::SizeOptions::new())),
+        );
+        let ids = |findings: Vec<Finding>| {
+            let id = SecretId {
+                namespace: Some("capi".into()),
+                name: Some("w".into()),
+                index: 0,
+            };
+            let origin = Origin::rendered(None)
+                .with_delivery(delivery.clone())
+                .with_findings(findings);
+            let secret =
+                BootstrapSecret::new(id, "cloud-config", &value, Some("demo")).with_origin(origin);
+            let linted = linter.lint(&secret).expect("lints");
+            linted.findings.iter().map(|f| f.check).collect::<Vec<_>>()
+        };
+        let refused = Finding::new(Check::ProviderRefusesPayload, "CAPD parses it as YAML");
+        let told = ids(vec![refused]);
+        assert!(told.contains(&Check::ProviderRefusesPayload), "{told:?}");
+        assert!(!told.contains(&Check::GzipUnsafe), "{told:?}");
+        // Without the provider's refusal the transport's verdict stands.
+        let alone = ids(Vec::new());
+        assert!(alone.contains(&Check::GzipUnsafe), "{alone:?}");
     }
 }
