@@ -582,7 +582,7 @@ mod tests {
         use crate::envelope::{BootstrapSecret, Origin};
         use crate::error::SecretId;
         let userdata = b"#cloud-config\nruncmd: [reboot]\n";
-        let value = crate::encode::compress(userdata, crate::payload::Format::CloudConfig, true);
+        let value = crate::codec::gzip::deflate(userdata, 6);
         let delivery = crate::clouds::delivery_for(
             "DockerMachineTemplate",
             "infrastructure.cluster.x-k8s.io/v1beta2",
