@@ -525,6 +525,7 @@ fn config_spec(
 
 fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
     let v = &c.value;
+    infrastructure_for_rke2(m, c, out);
     // RKE2's own values (6443, cluster.local) change nothing.
     for (field, default) in [
         ("apiServerPort", "6443"),
@@ -570,6 +571,40 @@ fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
                 "spec.controlPlaneEndpoint has no host and port, and the input's infrastructure cluster sets none: RKE2ControlPlane creates no Machine until the infrastructure provider fills it in".to_owned(),
             );
         }
+    }
+}
+
+/// `manifest-infrastructure-not-rke2`: the infrastructure object of a Cluster whose control
+/// plane is an RKE2ControlPlane, judged by the library's table of what such an object must say
+/// for RKE2 (`cluster_requirements`). A fact of the infrastructure, not of any payload.
+fn infrastructure_for_rke2(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
+    let v = &c.value;
+    if string(v, &["spec", "controlPlaneRef", "kind"]) != "RKE2ControlPlane" {
+        return;
+    }
+    let Some(r) = Ref::at(v, &["spec", "infrastructureRef"], c.namespace()) else {
+        return;
+    };
+    let kind = string(v, &["spec", "infrastructureRef", "kind"]);
+    let Some(infra) = m
+        .objects
+        .iter()
+        .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace)
+    else {
+        return;
+    };
+    let api_version = str_at(&infra.value, &["apiVersion"]).unwrap_or("");
+    let spec = infra.get(&["spec"]).unwrap_or(&Value::Null);
+    for broken in rke2_payload::cluster_requirements(&kind, api_version, spec) {
+        finding(
+            out,
+            Check::ManifestInfrastructureNotRke2,
+            infra,
+            format!(
+                "{} ({}: {})",
+                broken.message, broken.provider, broken.source
+            ),
+        );
     }
 }
 

@@ -18,7 +18,8 @@
 mod preconditions;
 
 pub use preconditions::{
-    Handling, PROVIDER_HANDLING, Precondition, ProviderHandling, payload_preconditions,
+    CLUSTER_REQUIREMENTS, ClusterInfrastructure, ClusterRequirement, Handling, PROVIDER_HANDLING,
+    Precondition, ProviderHandling, cluster_requirements, payload_preconditions,
 };
 use serde::{Deserialize, Serialize};
 
@@ -271,6 +272,20 @@ pub const CLOUDS: &[Cloud] = &[
         path: "the Linode's metadata user data (CAPL moves larger data to its object store when one is configured).",
     },
     Cloud {
+        id: "linode-object-store",
+        name: "Akamai / Linode instances with a Cluster Object Store (CAPL, LinodeCluster spec.objectStore)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Raw,
+        gzip_cloud_config: GzipSafety::Unknown,
+        gzip_ignition: GzipSafety::Unsafe,
+        provider_workaround: "CAPL sends a payload under 16,384 bytes as it is and uploads a larger one to the LinodeCluster's object store, giving the instance a cloud-config #include of a presigned URL.",
+        source: "linode/cluster-api-provider-linode v0.10.10 internal/controller/linodemachine_controller_helpers.go:1226-1272 (size < 16,384 sent directly; else, with spec.objectStore set, uploaded by services.CreateObject behind internal/controller/cloud-init.tmpl)",
+        confidence: Confidence::ProviderCode,
+        provider_gzips: false,
+        note: "Object storage takes far more, so the 1 MiB bootstrap Secret binds; the pointer is a cloud-config #include, which Ignition does not read, so an Ignition payload keeps the linode limit.",
+        path: "the Linode's metadata user data under 16,384 bytes; above, an object in the LinodeCluster's object store that a cloud-config #include pointer names (bounded by the Secret's size).",
+    },
+    Cloud {
         id: "cloudstack",
         name: "Apache CloudStack (CAPC)",
         limit_bytes: 32_768,
@@ -411,6 +426,20 @@ pub const CLOUDS: &[Cloud] = &[
         path: "no user data: CAPD parses the bootstrap data and runs it in the container with docker exec.",
     },
     Cloud {
+        id: "captf-aws-s3",
+        name: "AWS EC2 by CAPTF's aws-machine module, S3 delivery (TerraformMachine, bootstrap_delivery: s3)",
+        limit_bytes: 1_048_576,
+        counted: Counted::Base64,
+        gzip_cloud_config: GzipSafety::Safe,
+        gzip_ignition: GzipSafety::Safe,
+        provider_workaround: "The aws-machine module (default bootstrap_delivery: s3) writes the payload to the cluster's bootstrap bucket and gives the instance a small user-data stub that fetches it (a boothook that gunzips gzip, or an Ignition config.replace pointer).",
+        source: "captf-io/terraform-aws-machine a0da0b8e variables.tf:66-76 (bootstrap_delivery, default s3), locals_bootstrap.tf:35-52 (the stub), bootstrap_object.tf:19-30 (aws_s3_object, content_base64); captf-io/cluster-api-provider-terraform 16ca67d3 internal/contract/inputs.go:122-124 (bootstrap_data is the base64 of the Secret's value)",
+        confidence: Confidence::Inferred,
+        provider_gzips: false,
+        note: "S3 takes far more: the bound is the Kubernetes Secret in which CAPTF keeps the module's inputs, where the payload travels as its base64 text (bootstrap_data) beside the other inputs, so this counts the base64 text against 1 MiB.",
+        path: "an S3 object in the cluster's bootstrap bucket that a user-data stub fetches; the payload's base64 reaches the module as the variable bootstrap_data, kept in CAPTF's inputs Secret.",
+    },
+    Cloud {
         id: "kubernetes-secret",
         name: "Kubernetes Secret (bound for every bootstrap data Secret)",
         limit_bytes: 1_048_576,
@@ -426,7 +455,8 @@ pub const CLOUDS: &[Cloud] = &[
     },
 ];
 
-/// A condition on a field of an infrastructure machine template's machine spec.
+/// A condition on a field of an infrastructure machine template's machine spec, or of the
+/// cluster's infrastructure object's spec.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum When {
     /// Always.
@@ -435,6 +465,9 @@ enum When {
     True(&'static [&'static str]),
     /// The field is this string.
     Is(&'static [&'static str], &'static str),
+    /// The cluster's infrastructure object (when the input holds it) sets this field (a path of
+    /// keys of its `spec`) to anything but null.
+    ClusterSets(&'static [&'static str]),
 }
 
 /// One row of the delivery table: an infrastructure machine kind (and API group), the
@@ -444,6 +477,9 @@ struct Route {
     kind: &'static str,
     group: &'static str,
     ignition: Option<bool>,
+    /// The module a CAPTF machine template runs: the last path component of the repository of
+    /// its `source.image` (`None`: any, or a kind that runs no module).
+    module: Option<&'static str>,
     when: When,
     cloud: &'static str,
     /// What selects the path, in words.
@@ -458,6 +494,7 @@ impl Route {
             kind,
             group: CAPA,
             ignition: None,
+            module: None,
             when: When::Always,
             cloud,
             why,
@@ -592,11 +629,53 @@ const ROUTES: &[Route] = &[
         "digitalocean",
         "CAPDO puts the payload into the droplet's user_data",
     ),
+    Route {
+        ignition: Some(false),
+        when: When::ClusterSets(&["objectStore"]),
+        ..Route::by_kind(
+            "LinodeMachineTemplate",
+            "linode-object-store",
+            "the LinodeCluster sets spec.objectStore, so CAPL uploads a payload of 16,384 bytes or more there behind a #include pointer",
+        )
+    },
     Route::by_kind(
         "LinodeMachineTemplate",
         "linode",
         "CAPL puts the payload into the Linode's metadata",
     ),
+    Route {
+        module: Some("aws-machine"),
+        when: When::Is(&["variables", "bootstrap_delivery"], "inline"),
+        ..Route::by_kind(
+            "TerraformMachineTemplate",
+            "aws-user-data",
+            "the aws-machine module's variables.bootstrap_delivery is inline, so the payload goes into EC2 user data (a plain cloud-config gzipped by the module first)",
+        )
+    },
+    Route {
+        module: Some("aws-machine"),
+        ..Route::by_kind(
+            "TerraformMachineTemplate",
+            "captf-aws-s3",
+            "the aws-machine module's default bootstrap_delivery (s3) stages the payload in the cluster's bootstrap bucket behind a user-data stub",
+        )
+    },
+    Route {
+        module: Some("aws-machinepool"),
+        ..Route::by_kind(
+            "TerraformMachinePoolTemplate",
+            "captf-aws-s3",
+            "the aws-machinepool module stages the payload in the cluster's bootstrap bucket (pools have no inline delivery)",
+        )
+    },
+    Route {
+        module: Some("aws-machinepool"),
+        ..Route::by_kind(
+            "TerraformMachinePool",
+            "captf-aws-s3",
+            "the aws-machinepool module stages the payload in the cluster's bootstrap bucket (pools have no inline delivery)",
+        )
+    },
     Route::by_kind(
         "KubevirtMachineTemplate",
         "kubevirt",
@@ -643,13 +722,20 @@ pub struct Delivery {
     pub cloud: String,
     /// What selected it: the template and the field, in one sentence.
     pub reason: String,
+    /// Whether the provider on this path parses the bootstrap data as YAML before any machine
+    /// sees it ([`Handling::ParsesYaml`] in [`PROVIDER_HANDLING`], its condition met): a gzipped
+    /// payload is then the provider's refusal (`provider-refuses-payload`), not the transport's
+    /// (`gzip-unsafe`).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub parsed_as_yaml: bool,
 }
 
 /// The delivery path of a payload carried by an infrastructure machine template (or machine
 /// pool) of kind `kind` and API version `api_version` (its group decides between providers
 /// that share a kind name), whose machine spec is `spec` (`spec.template.spec` of a template,
 /// `spec` of a pool), for an Ignition payload or a cloud-config one. `None` for a kind the
-/// table does not know.
+/// table does not know. The paths that depend on the cluster's infrastructure object take
+/// their default here: [`delivery_in_cluster`] reads it.
 ///
 /// ```
 /// use rke2_payload::delivery_for;
@@ -668,27 +754,69 @@ pub fn delivery_for(
     spec: &serde_json::Value,
     ignition: bool,
 ) -> Option<Delivery> {
+    delivery_in_cluster(kind, api_version, spec, None, ignition)
+}
+
+/// [`delivery_for`], with the cluster's infrastructure object when the input holds it
+/// (`cluster`): some paths depend on it (a LinodeCluster's `spec.objectStore` takes a payload
+/// that CAPL's metadata cannot), and so does whether the provider parses the data
+/// ([`Delivery::parsed_as_yaml`]: CAPK does not for an externally managed KubevirtCluster).
+///
+/// ```
+/// use rke2_payload::{ClusterInfrastructure, delivery_in_cluster};
+/// use serde_json::json;
+///
+/// let api = "infrastructure.cluster.x-k8s.io/v1alpha2";
+/// let store = json!({"objectStore": {"credentialsRef": {"name": "bucket"}}});
+/// let cluster = ClusterInfrastructure::new(&store, false);
+/// let d = delivery_in_cluster("LinodeMachineTemplate", api, &json!({}), Some(cluster), false).unwrap();
+/// assert_eq!(d.cloud, "linode-object-store");
+/// let d = delivery_in_cluster("LinodeMachineTemplate", api, &json!({}), None, false).unwrap();
+/// assert_eq!(d.cloud, "linode");
+/// ```
+pub fn delivery_in_cluster(
+    kind: &str,
+    api_version: &str,
+    spec: &serde_json::Value,
+    cluster: Option<ClusterInfrastructure<'_>>,
+    ignition: bool,
+) -> Option<Delivery> {
     let group = api_version.rsplit_once('/').map_or("", |(g, _)| g);
-    let at = |path: &[&str]| {
-        let mut here = spec;
-        for key in path {
-            here = here.get(*key)?;
-        }
-        Some(here)
-    };
+    fn at<'v>(root: &'v serde_json::Value, path: &[&str]) -> Option<&'v serde_json::Value> {
+        path.iter().try_fold(root, |here, key| here.get(*key))
+    }
+    let module = at(spec, &["source", "image"])
+        .and_then(serde_json::Value::as_str)
+        .map(image_name);
     ROUTES
         .iter()
         .filter(|r| r.kind == kind && (r.group == group || group.is_empty()))
         .filter(|r| r.ignition.is_none_or(|i| i == ignition))
+        .filter(|r| r.module.is_none_or(|m| module == Some(m)))
         .find(|r| match r.when {
             When::Always => true,
-            When::True(path) => at(path).and_then(serde_json::Value::as_bool) == Some(true),
-            When::Is(path, value) => at(path).and_then(serde_json::Value::as_str) == Some(value),
+            When::True(path) => at(spec, path).and_then(serde_json::Value::as_bool) == Some(true),
+            When::Is(path, value) => {
+                at(spec, path).and_then(serde_json::Value::as_str) == Some(value)
+            }
+            When::ClusterSets(path) => {
+                cluster.is_some_and(|c| at(c.spec, path).is_some_and(|v| !v.is_null()))
+            }
         })
         .map(|r| Delivery {
             cloud: r.cloud.to_owned(),
             reason: r.why.to_owned(),
+            parsed_as_yaml: preconditions::parses_yaml(kind, group, cluster),
         })
+}
+
+/// The name of an OCI image reference's repository, its last path component:
+/// `aws-machine` of `ghcr.io/captf-io/module-images/aws-machine:v0.1.0-opentofu@sha256:…`
+/// (the digest, then the tag, cut off; a registry's port is before the last `/`).
+fn image_name(reference: &str) -> &str {
+    let repository = reference.split_once('@').map_or(reference, |(r, _)| r);
+    let last = repository.rsplit('/').next().unwrap_or(repository);
+    last.split_once(':').map_or(last, |(name, _)| name)
 }
 
 /// Looks a platform up by id (ASCII case-insensitive).
@@ -953,5 +1081,126 @@ mod tests {
         let aws = json(get("aws-user-data"));
         assert!(aws.contains("\"limit_bytes\":16384"), "{aws}");
         assert!(aws.contains("\"counted\":\"raw\""), "{aws}");
+    }
+
+    const INFRA: &str = "infrastructure.cluster.x-k8s.io/v1alpha1";
+
+    #[test]
+    fn an_image_reference_names_its_repository() {
+        assert_eq!(
+            image_name("ghcr.io/captf-io/module-images/aws-machine:v0.1.0-opentofu@sha256:ab"),
+            "aws-machine"
+        );
+        assert_eq!(image_name("localhost:5000/aws-machine"), "aws-machine");
+        assert_eq!(image_name("aws-machine@sha256:ab"), "aws-machine");
+        assert_eq!(
+            image_name("example.com/aws-machine-fork:v1"),
+            "aws-machine-fork"
+        );
+    }
+
+    #[test]
+    fn captf_s_aws_machine_module_stages_in_s3_unless_delivery_is_inline() {
+        let image = "ghcr.io/captf-io/module-images/aws-machine:v0.1.0-terraform";
+        let default = serde_json::json!({"source": {"image": image}});
+        for ignition in [false, true] {
+            let d = delivery_for("TerraformMachineTemplate", INFRA, &default, ignition)
+                .expect("routed");
+            assert_eq!(d.cloud, "captf-aws-s3");
+            assert!(!d.parsed_as_yaml);
+        }
+        let inline = serde_json::json!({
+            "source": {"image": image},
+            "variables": {"bootstrap_delivery": "inline"}
+        });
+        let d = delivery_for("TerraformMachineTemplate", INFRA, &inline, false).expect("routed");
+        assert_eq!(d.cloud, "aws-user-data");
+        // A module the table does not know, or none named: no path, every cloud is judged.
+        let other = serde_json::json!({"source": {"image": "example.com/my-machine:v1"}});
+        assert!(delivery_for("TerraformMachineTemplate", INFRA, &other, false).is_none());
+        assert!(
+            delivery_for(
+                "TerraformMachineTemplate",
+                INFRA,
+                &serde_json::json!({}),
+                false
+            )
+            .is_none()
+        );
+        let pool = serde_json::json!({"source": {"image": "x/aws-machinepool:v1"}});
+        assert_eq!(
+            delivery_for("TerraformMachinePool", INFRA, &pool, false).map(|d| d.cloud),
+            Some("captf-aws-s3".to_owned())
+        );
+        // The inputs Secret holds the payload's base64 text.
+        let captf = get("captf-aws-s3");
+        assert_eq!(captf.counted, Counted::Base64);
+        assert_eq!(captf.max_raw_bytes(), 786_432);
+    }
+
+    #[test]
+    fn a_linode_cluster_with_an_object_store_takes_a_cloud_config_past_the_metadata_limit() {
+        let api = "infrastructure.cluster.x-k8s.io/v1alpha2";
+        let spec = serde_json::json!({"region": "us-ord"});
+        let store = serde_json::json!({"objectStore": {"credentialsRef": {"name": "b"}}});
+        let none = serde_json::json!({"objectStore": null});
+        let with = Some(ClusterInfrastructure::new(&store, false));
+        let cloud = |cluster, ignition| {
+            delivery_in_cluster("LinodeMachineTemplate", api, &spec, cluster, ignition)
+                .map(|d| d.cloud)
+        };
+        assert_eq!(cloud(with, false).as_deref(), Some("linode-object-store"));
+        // The pointer is a cloud-config #include: Ignition keeps the metadata limit.
+        assert_eq!(cloud(with, true).as_deref(), Some("linode"));
+        assert_eq!(cloud(None, false).as_deref(), Some("linode"));
+        assert_eq!(
+            cloud(Some(ClusterInfrastructure::new(&none, false)), false).as_deref(),
+            Some("linode")
+        );
+        // delivery_for is the path without the cluster.
+        assert_eq!(
+            delivery_for("LinodeMachineTemplate", api, &spec, false).map(|d| d.cloud),
+            Some("linode".to_owned())
+        );
+        assert!(get("linode-object-store").limit_bytes > get("linode").limit_bytes);
+    }
+
+    #[test]
+    fn a_path_whose_provider_parses_yaml_says_so() {
+        let group = "infrastructure.cluster.x-k8s.io/v1beta2";
+        let spec = serde_json::json!({});
+        for kind in [
+            "DockerMachineTemplate",
+            "HarvesterMachineTemplate",
+            "KubevirtMachineTemplate",
+        ] {
+            let d = delivery_for(kind, group, &spec, false).expect(kind);
+            assert!(d.parsed_as_yaml, "{kind}");
+        }
+        let managed = serde_json::json!({
+            "metadata": {"annotations": {"cluster.x-k8s.io/managed-by": ""}},
+            "spec": {}
+        });
+        let d = delivery_in_cluster(
+            "KubevirtMachineTemplate",
+            group,
+            &spec,
+            Some(ClusterInfrastructure::of(&managed)),
+            false,
+        )
+        .expect("routed");
+        assert!(!d.parsed_as_yaml);
+        assert!(
+            !delivery_for("AWSMachineTemplate", group, &spec, false)
+                .expect("routed")
+                .parsed_as_yaml
+        );
+        // Written only when true, read back as false when absent.
+        let json = serde_json::to_string(&delivery_for("AWSMachineTemplate", group, &spec, false))
+            .expect("json");
+        assert!(!json.contains("parsed_as_yaml"), "{json}");
+        let back: Delivery =
+            serde_json::from_str(r#"{"cloud":"docker","reason":"r"}"#).expect("reads");
+        assert!(!back.parsed_as_yaml);
     }
 }

@@ -152,8 +152,9 @@ pub mod fuzzing;
 pub use batch::MAX_JOBS;
 pub use checks::{Check, Finding, ManifestSite, Severity};
 pub use clouds::{
-    CLOUDS, Cloud, Confidence, Counted, Delivery, GzipSafety, Handling, PROVIDER_HANDLING,
-    Precondition, ProviderHandling, delivery_for, find_cloud, payload_preconditions,
+    CLOUDS, CLUSTER_REQUIREMENTS, Cloud, ClusterInfrastructure, ClusterRequirement, Confidence,
+    Counted, Delivery, GzipSafety, Handling, PROVIDER_HANDLING, Precondition, ProviderHandling,
+    cluster_requirements, delivery_for, delivery_in_cluster, find_cloud, payload_preconditions,
 };
 pub use codec::dataurl::DataUrlError;
 pub use codec::gzip::GzipError;

@@ -19,6 +19,7 @@ mod json_types;
 mod kubectl;
 mod lint;
 mod main_branch;
+mod providers;
 mod readme;
 mod redact_corpus;
 mod release;

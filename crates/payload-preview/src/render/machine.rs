@@ -410,9 +410,9 @@ impl<'a, 'm> Machine<'a, 'm> {
             generated: self.generated,
             findings,
             site: Some(job.source.site()),
-            delivery: job
-                .machine
-                .and_then(|machine| delivery(m, machine, format == Format::Ignition)),
+            delivery: job.machine.and_then(|machine| {
+                delivery(m, machine, self.ctx.c.cluster, format == Format::Ignition)
+            }),
         }
     }
 }
@@ -484,27 +484,19 @@ fn preconditions(
     };
     let null = Value::Null;
     let spec = machine_spec(&kind, infra).unwrap_or(&null);
-    let cluster_spec = cluster
-        .and_then(|c| {
-            let r = Ref::at(&c.value, &["spec", "infrastructureRef"], c.namespace())?;
-            let kind = string(c.get(&["spec", "infrastructureRef"])?, &["kind"]);
-            m.objects
-                .iter()
-                .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace)
-        })
-        .and_then(|o| o.get(&["spec"]));
+    let cluster_infra = cluster_infrastructure(m, cluster);
     let ignition = format == Format::Ignition;
     // The table names templates (and pools); a Machine's own infrastructure object is its
     // template's kind without the suffix.
     let mut found =
-        rke2_payload::payload_preconditions(&kind, &api, spec, cluster_spec, ignition, gzip);
+        rke2_payload::payload_preconditions(&kind, &api, spec, cluster_infra, ignition, gzip);
     if found.is_empty() && !kind.ends_with("Template") {
         let template = format!("{kind}Template");
         found = rke2_payload::payload_preconditions(
             &template,
             &api,
             spec,
-            cluster_spec,
+            cluster_infra,
             ignition,
             gzip,
         );
@@ -525,15 +517,45 @@ fn preconditions(
         .collect()
 }
 
+/// The infrastructure object `cluster`'s `spec.infrastructureRef` names, when the input holds
+/// it, as the library's tables read it.
+fn cluster_infrastructure<'m>(
+    m: &'m Manifests,
+    cluster: Option<&Object>,
+) -> Option<rke2_payload::ClusterInfrastructure<'m>> {
+    let c = cluster?;
+    let r = Ref::at(&c.value, &["spec", "infrastructureRef"], c.namespace())?;
+    let kind = string(c.get(&["spec", "infrastructureRef"])?, &["kind"]);
+    m.objects
+        .iter()
+        .find(|o| o.kind() == kind && o.name() == r.name && o.namespace() == r.namespace)
+        .map(|o| rke2_payload::ClusterInfrastructure::of(&o.value))
+}
+
 /// The path the machine's bootstrap data takes, from the infrastructure (template) that
 /// `machine`'s `infrastructureRef` names: read from the template in the input, or, when it is
-/// not there, its kind's default path.
-fn delivery(m: &Manifests, machine: &Object, ignition: bool) -> Option<rke2_payload::Delivery> {
+/// not there, its kind's default path; and from `cluster`'s infrastructure object, where the
+/// path depends on it.
+fn delivery(
+    m: &Manifests,
+    machine: &Object,
+    cluster: Option<&Object>,
+    ignition: bool,
+) -> Option<rke2_payload::Delivery> {
     let (kind, api, r, infra) = infrastructure(m, machine)?;
     let null = Value::Null;
     let spec = machine_spec(&kind, infra).unwrap_or(&null);
-    let found = rke2_payload::delivery_for(&kind, &api, spec, ignition)
-        .or_else(|| rke2_payload::delivery_for(&format!("{kind}Template"), &api, spec, ignition))?;
+    let cluster_infra = cluster_infrastructure(m, cluster);
+    let found = rke2_payload::delivery_in_cluster(&kind, &api, spec, cluster_infra, ignition)
+        .or_else(|| {
+            rke2_payload::delivery_in_cluster(
+                &format!("{kind}Template"),
+                &api,
+                spec,
+                cluster_infra,
+                ignition,
+            )
+        })?;
     let safe = rke2_payload::terminal_safe;
     let reason = match infra {
         Some(o) => format!("{}: {}", o.title(), found.reason),

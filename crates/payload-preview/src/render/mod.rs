@@ -793,6 +793,9 @@ impl PreviewSecret {
             let mut from = json!({"file": site.file, "object": site.object, "line": site.line});
             if let Some(d) = &self.delivery {
                 from["delivery"] = json!({"cloud": d.cloud, "reason": d.reason});
+                if d.parsed_as_yaml {
+                    from["delivery"]["parsed_as_yaml"] = Value::Bool(true);
+                }
             }
             annotations.insert(
                 RENDERED_FROM_ANNOTATION.to_owned(),
@@ -946,5 +949,72 @@ mod tests {
             assert!(!shown.contains("PRIVATE KEY"), "{shown}");
             assert!(!shown.contains("RKE2ControlPlane\\nmetadata"), "{shown}");
         }
+    }
+
+    /// The manifest findings of `check` the preview of `text` carries (the preview's, and those
+    /// its Secrets carry), each once.
+    fn of(text: &str, check: Check) -> Vec<String> {
+        let source = Source {
+            name: "c.yaml",
+            bytes: text.as_bytes(),
+        };
+        let preview = render(&[source], &RenderOptions::new().with_seed(1)).expect("renders");
+        preview
+            .findings
+            .iter()
+            .chain(preview.secrets.iter().flat_map(|s| s.findings.iter()))
+            .filter(|f| f.check == check)
+            .map(|f| f.message.clone())
+            .collect::<std::collections::BTreeSet<String>>()
+            .into_iter()
+            .collect()
+    }
+
+    const TERRAFORM: &str = "apiVersion: cluster.x-k8s.io/v1beta2
+kind: Cluster
+metadata: {name: demo, namespace: capi}
+spec:
+  controlPlaneEndpoint: {host: demo.example.com, port: 6443}
+  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: TerraformCluster, name: demo}
+  controlPlaneRef: {apiGroup: controlplane.cluster.x-k8s.io, kind: CONTROL_PLANE, name: demo-cp}
+---
+apiVersion: infrastructure.cluster.x-k8s.io/v1alpha1
+kind: TerraformCluster
+metadata: {name: demo, namespace: capi}
+spec: {source: {image: ghcr.io/captf-io/module-images/oci-cluster:v0.1.0-terraform}, variables: {compartment_id: x}}
+---
+apiVersion: controlplane.cluster.x-k8s.io/v1beta2
+kind: RKE2ControlPlane
+metadata: {name: demo-cp, namespace: capi}
+spec:
+  version: v1.32.5+rke2r1
+  replicas: 1
+  machineTemplate:
+    spec:
+      infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: TerraformMachineTemplate, name: demo-cp}
+";
+
+    #[test]
+    fn an_rke2_cluster_s_infrastructure_is_judged_once_on_its_object() {
+        let rke2 = TERRAFORM.replace("CONTROL_PLANE", "RKE2ControlPlane");
+        let found = of(&rke2, Check::ManifestInfrastructureNotRke2);
+        assert_eq!(found.len(), 1, "{found:?}");
+        assert!(
+            found[0].starts_with("TerraformCluster capi/demo: spec.variables.distribution is not set (default kubeadm), not rke2")
+                && found[0].contains("CAPTF: captf-io/terraform-aws-cluster"),
+            "{}",
+            found[0]
+        );
+        // Only a cluster whose control plane is CAPRKE2's.
+        let other = TERRAFORM.replace("CONTROL_PLANE", "KubeadmControlPlane");
+        assert!(of(&other, Check::ManifestInfrastructureNotRke2).is_empty());
+        // A hostile value is shown escaped.
+        let hostile = rke2.replace("compartment_id: x", "distribution: \"k\\u001b[2J\"");
+        let found = of(&hostile, Check::ManifestInfrastructureNotRke2);
+        assert!(
+            found[0].contains("is k\\x1b[2J, not rke2") && !found[0].contains('\u{1b}'),
+            "{}",
+            found[0]
+        );
     }
 }

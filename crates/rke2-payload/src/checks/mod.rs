@@ -283,7 +283,11 @@ checks! {
     /// `provider-refuses-payload`.
     ProviderRefusesPayload = "provider-refuses-payload", Error,
         "the infrastructure provider cannot deliver this payload",
-        "What the infrastructure provider does with the bootstrap data decides whether it reaches the node at all: CAPD parses it as a YAML cloud-config and CAPHV YAML-merges it with its own, so gzipped data (`gzipUserData: true`) and, on CAPHV, Ignition never boot a node; CAPA stages an Ignition payload in S3 and creates no instance when the AWSCluster names no `s3Bucket` (unless `ignition.storageType: UnencryptedUserData`). The finding names the provider, the field and the provider's source.";
+        "What the infrastructure provider does with the bootstrap data decides whether it reaches the node at all: CAPD parses it as a YAML cloud-config and CAPHV YAML-merges it with its own, so gzipped data (`gzipUserData: true`) and, on CAPHV, Ignition never boot a node; CAPK parses it as YAML to add its SSH user unless the KubevirtCluster is externally managed, so gzip stops its reconcile; CAPA stages an Ignition payload in S3 and creates no instance when the AWSCluster names no `s3Bucket` (unless `ignition.storageType: UnencryptedUserData`). The finding names the provider, the field and the provider's source.";
+    /// `manifest-infrastructure-not-rke2`.
+    ManifestInfrastructureNotRke2 = "manifest-infrastructure-not-rke2", Error,
+        "the cluster's infrastructure is not set up for RKE2",
+        "Some infrastructure providers build the cluster for one control plane or another by a setting whose default is kubeadm's: CAPTF's reference cluster modules (TerraformCluster `spec.variables.distribution`, default `kubeadm`) open the RKE2 supervisor port 9345 on the load balancer and the firewall only for `rke2`. Under an RKE2ControlPlane the first server starts, and no other node can ever reach it to join. The payload is not at fault; set the field the finding names.";
     /// `manifest-version-not-semver`.
     ManifestVersionNotSemver = "manifest-version-not-semver", Error,
         "a version Cluster API's webhooks refuse (not semver)",

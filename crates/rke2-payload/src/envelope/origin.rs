@@ -125,6 +125,7 @@ impl Origin {
             delivery: delivery.map(|d| Delivery {
                 cloud: d.cloud,
                 reason: terminal_safe(&d.reason).into_owned(),
+                parsed_as_yaml: d.parsed_as_yaml,
             }),
             findings,
             provenance: Provenance::Annotations,

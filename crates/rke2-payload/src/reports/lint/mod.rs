@@ -252,6 +252,13 @@ struct Read1 {
     preview: Vec<Finding>,
     /// The entry of the delivery table its infrastructure template sends it by (a preview's).
     delivery: Option<String>,
+    /// Whether its provider refuses the payload itself for being gzip: the provider on its
+    /// delivery path parses the data as YAML ([`Delivery::parsed_as_yaml`]) and the preview
+    /// found it refuses the payload (`provider-refuses-payload`), so `gzip-unsafe`, the
+    /// transport's generic reason, would tell the same fact wrongly.
+    ///
+    /// [`Delivery::parsed_as_yaml`]: crate::clouds::Delivery::parsed_as_yaml
+    gzip_refused_by_provider: bool,
     /// The object it was rendered from (a preview's).
     rendered_from: Option<crate::checks::ManifestSite>,
 }
@@ -313,6 +320,12 @@ impl Linter {
             delivery: origin
                 .and_then(|o| o.delivery.as_ref())
                 .map(|d| d.cloud.clone()),
+            gzip_refused_by_provider: origin.is_some_and(|o| {
+                o.delivery.as_ref().is_some_and(|d| d.parsed_as_yaml)
+                    && o.findings
+                        .iter()
+                        .any(|f| f.check == Check::ProviderRefusesPayload)
+            }),
             rendered_from: origin.and_then(|o| o.site.clone()),
         }
     }
@@ -463,8 +476,10 @@ impl Linter {
             }
         }
         // CAPD sets the provider ID of its containers itself.
+        // A provider that parses the data refuses gzip itself: one fact, one finding.
         let by_provider = |f: &Finding| {
-            f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker")
+            (f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker"))
+                || (f.check == Check::GzipUnsafe && r.gzip_refused_by_provider)
         };
         LintedSecret {
             role: kept.cluster.role,
@@ -558,5 +573,46 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n);
         assert!(Check::from_id("server-port").is_some());
+    }
+
+    /// A preview's gzipped cloud-config on CAPD's path: `gzip-unsafe` is the transport's
+    /// verdict, and gives way to the provider's own refusal when the preview found it.
+    #[test]
+    fn a_provider_s_refusal_of_gzip_is_not_told_twice() {
+        use crate::envelope::{BootstrapSecret, Origin};
+        use crate::error::SecretId;
+        let userdata = b"#cloud-config\nruncmd: [reboot]\n";
+        let value = crate::codec::gzip::deflate(userdata, 6);
+        let delivery = crate::clouds::delivery_for(
+            "DockerMachineTemplate",
+            "infrastructure.cluster.x-k8s.io/v1beta2",
+            &serde_json::json!({}),
+            false,
+        );
+        assert!(delivery.as_ref().is_some_and(|d| d.parsed_as_yaml));
+        let linter = Linter::new(
+            LintOptions::new().with_size(Some(crate::reports::size::SizeOptions::new())),
+        );
+        let ids = |findings: Vec<Finding>| {
+            let id = SecretId {
+                namespace: Some("capi".into()),
+                name: Some("w".into()),
+                index: 0,
+            };
+            let origin = Origin::rendered(None)
+                .with_delivery(delivery.clone())
+                .with_findings(findings);
+            let secret =
+                BootstrapSecret::new(id, "cloud-config", &value, Some("demo")).with_origin(origin);
+            let linted = linter.lint(&secret).expect("lints");
+            linted.findings.iter().map(|f| f.check).collect::<Vec<_>>()
+        };
+        let refused = Finding::new(Check::ProviderRefusesPayload, "CAPD parses it as YAML");
+        let told = ids(vec![refused]);
+        assert!(told.contains(&Check::ProviderRefusesPayload), "{told:?}");
+        assert!(!told.contains(&Check::GzipUnsafe), "{told:?}");
+        // Without the provider's refusal the transport's verdict stands.
+        let alone = ids(Vec::new());
+        assert!(alone.contains(&Check::GzipUnsafe), "{alone:?}");
     }
 }

@@ -1,7 +1,7 @@
 //! The checks of one payload: a check group per function, called from a short list.
 
 use crate::checks::{Check, Finding, Severity};
-use crate::clouds::Counted;
+use crate::clouds::{Counted, GzipSafety};
 use crate::document::File;
 use crate::facts::Facts;
 use crate::facts::rke2::{self, Role};
@@ -538,8 +538,14 @@ fn size_checks(size: &PayloadSize, out: &mut Vec<Finding>) {
                 ),
             ));
         }
+        // The transport (or a provider that gzips again) breaks a gzipped payload: decided on
+        // the table's entry, the advice is what to say.
+        let gzip_breaks = size.compression == Compression::Gzip
+            && crate::clouds::find_cloud(&v.cloud)
+                .is_some_and(|c| c.gzip_cloud_config == GzipSafety::Unsafe || c.provider_gzips);
         if v.fits
-            && let Some(advice) = v.advice.iter().find(|a| a.contains("gzip"))
+            && gzip_breaks
+            && let Some(advice) = v.advice.first()
         {
             out.push(Finding::new(
                 Check::GzipUnsafe,
