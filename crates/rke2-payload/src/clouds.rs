@@ -260,15 +260,15 @@ pub const CLOUDS: &[Cloud] = &[
     Cloud {
         id: "linode",
         name: "Akamai / Linode instances (CAPL)",
-        limit_bytes: 16_384,
+        limit_bytes: 16_383,
         counted: Counted::Raw,
         gzip_cloud_config: GzipSafety::Safe,
         gzip_ignition: GzipSafety::Safe,
         provider_workaround: "CAPL sends small payloads as they are, gzips larger ones when GZIP_COMPRESSION_ENABLED is set, or uploads them to the Cluster Object Store behind a #include stub.",
-        source: "linode/cluster-api-provider-linode internal/controller/linodemachine_controller_helpers.go",
+        source: "linode/cluster-api-provider-linode v0.10.10 internal/controller/linodemachine_controller_helpers.go:1226-1272 (sent as it is only when smaller than 16,384 bytes)",
         confidence: Confidence::ProviderCode,
         provider_gzips: false,
-        note: "The Linode API text contradicts itself (65,535 unencoded bytes vs about 16 KB encoded), so this uses the 16,384 decoded bytes CAPL enforces.",
+        note: "The Linode API text contradicts itself (65,535 unencoded bytes vs about 16 KB encoded), so this uses what CAPL enforces: it sends the data directly only below 16,384 decoded bytes.",
         path: "the Linode's metadata user data (CAPL moves larger data to its object store when one is configured).",
     },
     Cloud {

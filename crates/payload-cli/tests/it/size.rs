@@ -14,7 +14,7 @@ const RULES: &[(&str, u64, bool)] = &[
     ("hetzner", 32_768, false),
     ("oci", 32_000, true),
     ("cloudstack", 32_768, true),
-    ("linode", 16_384, false),
+    ("linode", 16_383, false),
 ];
 
 fn b64_len(n: u64) -> u64 {
