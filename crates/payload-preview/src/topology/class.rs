@@ -8,7 +8,8 @@
 //!   the variables' schemas and their defaults (`ValidateClusterClassVariables`,
 //!   `internal/topology/variables/clusterclass_variable_validation.go:257-260`, the API
 //!   server's `ValidateDefaults`), and the patches (`core/webhooks/admission/patch_validation.go`:
-//!   the op, `add`/`replace`/`remove`, and a path under `/spec` at 325-341, array indexes at
+//!   a path under `/spec` at 334-341 (the op, `add`/`replace`/`remove`, at 325-332, is the
+//!   CRD's enum too, and reported as `manifest-schema`), array indexes at
 //!   529-558, `value`/`valueFrom` at 356-410, a `valueFrom.variable` the class defines at
 //!   425-451); it does not look the templates up, nor apply a patch;
 //! - at reconcile, the ClusterClass controller gets each referenced template
@@ -171,10 +172,15 @@ fn variables(class: &Object, out: &mut Vec<Finding>) {
             .in_manifest(class.field_site(path))
         };
         match VariableSchema::compile(openapi) {
-            Err(e) => out.push(refused(
-                format!("its schema does not compile ({})", safe(&e.to_string())),
-                &at,
-            )),
+            Err(e) => {
+                // The error says where in the schema, nothing at its root.
+                let e = e.to_string();
+                let e = e.strip_prefix(": ").unwrap_or(&e);
+                out.push(refused(
+                    format!("its schema does not compile ({})", safe(e)),
+                    &at,
+                ));
+            }
             Ok(schema) => {
                 for d in schema.invalid_defaults() {
                     let mut path = at.to_vec();
@@ -254,12 +260,8 @@ fn json_patch_refusals(jp: &Value, defined: &[&str]) -> Vec<String> {
     let mut out = Vec::new();
     let op = str_at(jp, &["op"]).unwrap_or("");
     let path = str_at(jp, &["path"]).unwrap_or("");
-    if !matches!(op, "add" | "replace" | "remove") {
-        out.push(format!(
-            "op {} is not add, replace or remove",
-            shown(op, 20)
-        ));
-    }
+    // An op other than add, replace or remove: the CRD's enum refuses it first
+    // (`manifest-schema`).
     if !path.starts_with("/spec") {
         out.push(format!("path {} is not under /spec", shown(path, 80)));
     }
