@@ -300,4 +300,80 @@ spec:
         );
         assert!(found[0].2.ends_with("(written by patch node-name of ClusterClass fleet/rke2)"));
     }
+
+    /// A Cluster of the class (in its own file) at `version`.
+    fn cluster(version: &str) -> String {
+        format!(
+            "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {{name: demo, namespace: fleet}}\nspec:\n  controlPlaneEndpoint: {{host: demo.example.com, port: 6443}}\n  topology:\n    classRef: {{name: rke2}}\n    version: {version}\n    controlPlane: {{replicas: 1}}\n    workers:\n      machineDeployments:\n      - {{class: general, name: md-0}}\n"
+        )
+    }
+
+    /// The findings of the class and the Cluster, each file named as such.
+    fn findings_of(class: &str, cluster: &str) -> Vec<(Check, String, String)> {
+        let sources = [
+            Source {
+                name: "class.yaml",
+                bytes: class.as_bytes(),
+            },
+            Source {
+                name: "cluster.yaml",
+                bytes: cluster.as_bytes(),
+            },
+        ];
+        let preview = render(&sources, &RenderOptions::new().with_seed(1)).expect("renders");
+        assert!(preview.classes.is_empty(), "the Cluster uses the class");
+        placed(&preview)
+    }
+
+    #[test]
+    fn findings_about_an_expanded_object_are_placed_where_its_author_wrote_the_value() {
+        // A value a patch wrote: at the JSON patch in the class, not at the Cluster.
+        let text = class("worker", &CNI.replace("canal", "flannel"), CNI_PATCH);
+        let found = findings_of(&text, &cluster("v1.34.1+rke2r1"));
+        let schema: Vec<&(Check, String, String)> = found
+            .iter()
+            .filter(|(c, _, _)| *c == Check::ManifestSchema)
+            .collect();
+        assert_eq!(schema.len(), 1, "{found:?}");
+        assert_eq!(
+            schema[0].1,
+            format!("class.yaml:{}", line_of(&text, "serverConfig/cni,"))
+        );
+        assert!(schema[0].2.contains("(written by patch cni of ClusterClass fleet/rke2)"));
+        // A patch that fails for this Cluster: at the JSON patch.
+        let patch = CNI_PATCH.replace("serverConfig/cni", "serverConfig/cnii");
+        let text = class("worker", CNI, &patch);
+        let found = findings_of(&text, &cluster("v1.34.1+rke2r1"));
+        assert_eq!(
+            found,
+            [(
+                Check::TopologyExpansionFails,
+                format!("class.yaml:{}", line_of(&text, "serverConfig/cnii")),
+                "Cluster fleet/demo: patch cni of ClusterClass fleet/rke2 on RKE2ControlPlaneTemplate fleet/cp: path /spec/template/spec/serverConfig/cnii does not exist in the template; the cluster is not expanded".to_owned()
+            )]
+        );
+        // What the controller sets from the Cluster (the version): at the Cluster's field;
+        // what the template holds (the registration method): at the template's field.
+        let text = class("worker", CNI, CNI_PATCH).replace(
+            "      serverConfig:\n        cni: calico\n",
+            "      registrationMethod: address\n      serverConfig:\n        cni: calico\n",
+        );
+        let cluster = cluster("v1.34.1");
+        let found = findings_of(&text, &cluster);
+        let at = |check: Check| {
+            let hits: Vec<&(Check, String, String)> =
+                found.iter().filter(|(c, _, _)| *c == check).collect();
+            assert_eq!(hits.len(), 1, "{check:?} in {found:?}");
+            assert!(hits[0].2.starts_with("RKE2ControlPlane fleet/demo-"), "{}", hits[0].2);
+            hits[0].1.clone()
+        };
+        assert_eq!(
+            at(Check::ManifestVersionPattern),
+            format!("cluster.yaml:{}", line_of(&cluster, "version: v1.34.1"))
+        );
+        assert_eq!(
+            at(Check::ManifestRegistrationAddressMissing),
+            format!("class.yaml:{}", line_of(&text, "registrationMethod: address"))
+        );
+    }
 }
