@@ -271,7 +271,9 @@ fn finding(out: &mut Vec<Finding>, check: Check, object: &Object, message: Strin
 
 /// The steps of a dotted path of keys (`spec.agentConfig.nodeName`).
 fn dotted(path: &str) -> Vec<PathSeg> {
-    path.split('.').map(|k| PathSeg::Key(k.to_owned())).collect()
+    path.split('.')
+        .map(|k| PathSeg::Key(k.to_owned()))
+        .collect()
 }
 
 /// A finding about the field at `path` (dotted keys) of `object`: on an object the topology

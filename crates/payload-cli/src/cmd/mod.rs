@@ -290,11 +290,7 @@ pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
     let preview = payload_preview::render(&sources, &render_options())
         .with_context(|| format!("rendering the manifests of {name}"))?;
     if preview.secrets.is_empty() {
-        return Err(nothing_rendered(
-            name,
-            &preview.findings,
-            &preview.classes,
-        ));
+        return Err(nothing_rendered(name, &preview.findings, &preview.classes));
     }
     Ok(preview.to_yaml().into_bytes())
 }

@@ -64,7 +64,10 @@ fn line_of(text: &str, needle: &str) -> u64 {
 fn line_above(text: &str, needle: &str, key: &str) -> u64 {
     let below = line_of(text, needle) as usize;
     let lines: Vec<&str> = text.lines().take(below).collect();
-    let at = lines.iter().rposition(|l| l.contains(key)).expect("the key");
+    let at = lines
+        .iter()
+        .rposition(|l| l.contains(key))
+        .expect("the key");
     at as u64 + 1
 }
 
@@ -127,8 +130,11 @@ fn a_clusterclass_alone_is_linted_not_refused() {
         "{err}"
     );
     // A file that does not read is still exit 2.
-    std::fs::write(repo.path().join("classes/broken.yaml"), "kind: ClusterClass\n: [\n")
-        .expect("write");
+    std::fs::write(
+        repo.path().join("classes/broken.yaml"),
+        "kind: ClusterClass\n: [\n",
+    )
+    .expect("write");
     let (code, _, err) = run_in(repo.path(), &["lint", "classes"]);
     assert_eq!(code, Some(2), "{err}");
 }
@@ -221,7 +227,10 @@ fn an_expanded_object_s_finding_is_placed_at_the_patch_that_wrote_it() {
     std::fs::write(repo.path().join("cluster.yaml"), cluster).expect("cluster");
     // The JSON patch's item starts at its `op`, the line above its `path`.
     let patch_line = line_of(&class, "path: /spec/template/spec/serverConfig/cni") - 1;
-    let (code, out, err) = run_in(repo.path(), &["lint", "classes", "cluster.yaml", "-o", "json"]);
+    let (code, out, err) = run_in(
+        repo.path(),
+        &["lint", "classes", "cluster.yaml", "-o", "json"],
+    );
     assert_eq!(code, Some(1), "{out}{err}");
     let doc: Value = serde_json::from_str(&out).expect("json");
     let schema: Vec<&Value> = doc["manifests"]
@@ -233,11 +242,17 @@ fn an_expanded_object_s_finding_is_placed_at_the_patch_that_wrote_it() {
     assert_eq!(schema.len(), 1, "{out}");
     // The generated object's name stays in the message; the place is the patch.
     let message = schema[0]["message"].as_str().expect("message");
-    assert!(message.starts_with("RKE2ControlPlane default/demo-"), "{message}");
+    assert!(
+        message.starts_with("RKE2ControlPlane default/demo-"),
+        "{message}"
+    );
     assert!(message.contains("(written by patch cni of ClusterClass default/rke2-aws)"));
     assert_eq!(schema[0]["manifest"]["file"], "classes/class.yaml", "{out}");
     assert_eq!(schema[0]["manifest"]["line"], patch_line, "{out}");
-    let (_, out, err) = run_in(repo.path(), &["lint", "classes", "cluster.yaml", "-o", "sarif"]);
+    let (_, out, err) = run_in(
+        repo.path(),
+        &["lint", "classes", "cluster.yaml", "-o", "sarif"],
+    );
     let places = sarif_places(&out);
     assert!(
         places.contains(&(

@@ -103,12 +103,7 @@ pub(crate) fn invalid_defaults(root: &Node) -> Vec<InvalidDefault> {
 
 /// Every `default` of the structural part under `node`, each checked against its own schema
 /// once defaulted further.
-fn walk_defaults(
-    node: &Node,
-    at: &mut Vec<String>,
-    out: &mut Vec<InvalidDefault>,
-    depth: usize,
-) {
+fn walk_defaults(node: &Node, at: &mut Vec<String>, out: &mut Vec<InvalidDefault>, depth: usize) {
     if depth > MAX_DEPTH {
         return;
     }

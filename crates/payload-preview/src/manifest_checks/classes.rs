@@ -179,7 +179,10 @@ spec:
         assert_eq!(found.len(), 1, "{found:?}");
         let (check, at, message) = &found[0];
         assert_eq!(*check, Check::ManifestMissingReference);
-        assert_eq!(*at, format!("class.yaml:{}", line_of(&text, "name: wroker")));
+        assert_eq!(
+            *at,
+            format!("class.yaml:{}", line_of(&text, "name: wroker"))
+        );
         assert!(
             message.starts_with("ClusterClass fleet/rke2: spec.workers.machineDeployments[0].bootstrap.templateRef names RKE2ConfigTemplate fleet/wroker, which is not in the input"),
             "{message}"
@@ -221,7 +224,10 @@ spec:
         let found = placed(&lint(&text));
         let at = |needle: &str| format!("class.yaml:{}", line_of(&text, needle));
         let expected = [
-            (at("/metadata/labels/x"), "path /metadata/labels/x is not under /spec"),
+            (
+                at("/metadata/labels/x"),
+                "path /metadata/labels/x is not under /spec",
+            ),
             (
                 at("files/1"),
                 "path /spec/template/spec/files/1 indexes an array, which remove may not",
@@ -298,7 +304,11 @@ spec:
             found[0].1,
             format!("class.yaml:{}", line_of(&text, "agentConfig/nodeName"))
         );
-        assert!(found[0].2.ends_with("(written by patch node-name of ClusterClass fleet/rke2)"));
+        assert!(
+            found[0]
+                .2
+                .ends_with("(written by patch node-name of ClusterClass fleet/rke2)")
+        );
     }
 
     /// A Cluster of the class (in its own file) at `version`.
@@ -339,7 +349,11 @@ spec:
             schema[0].1,
             format!("class.yaml:{}", line_of(&text, "serverConfig/cni,"))
         );
-        assert!(schema[0].2.contains("(written by patch cni of ClusterClass fleet/rke2)"));
+        assert!(
+            schema[0]
+                .2
+                .contains("(written by patch cni of ClusterClass fleet/rke2)")
+        );
         // A patch that fails for this Cluster: at the JSON patch.
         let patch = CNI_PATCH.replace("serverConfig/cni", "serverConfig/cnii");
         let text = class("worker", CNI, &patch);
@@ -364,7 +378,11 @@ spec:
             let hits: Vec<&(Check, String, String)> =
                 found.iter().filter(|(c, _, _)| *c == check).collect();
             assert_eq!(hits.len(), 1, "{check:?} in {found:?}");
-            assert!(hits[0].2.starts_with("RKE2ControlPlane fleet/demo-"), "{}", hits[0].2);
+            assert!(
+                hits[0].2.starts_with("RKE2ControlPlane fleet/demo-"),
+                "{}",
+                hits[0].2
+            );
             hits[0].1.clone()
         };
         assert_eq!(
@@ -373,7 +391,10 @@ spec:
         );
         assert_eq!(
             at(Check::ManifestRegistrationAddressMissing),
-            format!("class.yaml:{}", line_of(&text, "registrationMethod: address"))
+            format!(
+                "class.yaml:{}",
+                line_of(&text, "registrationMethod: address")
+            )
         );
     }
 }

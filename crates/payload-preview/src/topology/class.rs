@@ -35,7 +35,10 @@ const SYNTHETIC_VERSION: &str = "v1.34.1+rke2r1";
 /// Where a ClusterClass names its templates, v1beta2 (`templateRef`) then v1beta1 (`ref`),
 /// under the class's `spec` (the worker classes' are under each item of their list).
 const CLASS_REFS: [(&[&str], &[&str]); 3] = [
-    (&["infrastructure", "templateRef"], &["infrastructure", "ref"]),
+    (
+        &["infrastructure", "templateRef"],
+        &["infrastructure", "ref"],
+    ),
     (&["controlPlane", "templateRef"], &["controlPlane", "ref"]),
     (
         &["controlPlane", "machineInfrastructure", "templateRef"],
@@ -43,7 +46,10 @@ const CLASS_REFS: [(&[&str], &[&str]); 3] = [
     ),
 ];
 const WORKER_REFS: [(&[&str], &[&str]); 2] = [
-    (&["bootstrap", "templateRef"], &["template", "bootstrap", "ref"]),
+    (
+        &["bootstrap", "templateRef"],
+        &["template", "bootstrap", "ref"],
+    ),
     (
         &["infrastructure", "templateRef"],
         &["template", "infrastructure", "ref"],
@@ -83,7 +89,12 @@ fn references(m: &Manifests, class: &Object, out: &mut Vec<Finding>) {
     }
     for list in ["machineDeployments", "machinePools"] {
         let workers = spec.pointer(&format!("/workers/{list}"));
-        for (i, w) in workers.and_then(Value::as_array).into_iter().flatten().enumerate() {
+        for (i, w) in workers
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
             let at = [key("workers"), key(list), PathSeg::Index(i)];
             for (v2, v1) in WORKER_REFS {
                 refs.extend(ref_path(w, &at, v2, v1));

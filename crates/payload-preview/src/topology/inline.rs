@@ -37,7 +37,10 @@ impl<'a> Expander<'a> {
                 PathSeg::Index(index),
             ];
             path.extend_from_slice(at);
-            plan.class.places.is_some().then(|| plan.class.field_site(&path))
+            plan.class
+                .places
+                .is_some()
+                .then(|| plan.class.field_site(&path))
         };
         let json_patch = |j: usize, k: usize| {
             [
@@ -88,12 +91,13 @@ impl<'a> Expander<'a> {
                 if let Err(e) = patch::apply(&mut item.template, &ops) {
                     return fail(self, e.what, &json_patch(j, e.op));
                 }
-                item.patched.extend(ops.iter().enumerate().map(|(k, op)| Patched {
-                    path: patch::tokens(&op.path).unwrap_or_default(),
-                    patch: patch_name.clone(),
-                    class: class_title.to_owned(),
-                    site: site(&json_patch(j, k)),
-                }));
+                item.patched
+                    .extend(ops.iter().enumerate().map(|(k, op)| Patched {
+                        path: patch::tokens(&op.path).unwrap_or_default(),
+                        patch: patch_name.clone(),
+                        class: class_title.to_owned(),
+                        site: site(&json_patch(j, k)),
+                    }));
                 item.template = kept(before, &item.template);
             }
         }

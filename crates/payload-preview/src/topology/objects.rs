@@ -182,16 +182,28 @@ impl<'a> Expander<'a> {
             let mut i = object_from_template(cluster, &w.infra, &w.infra_name, ns, l.clone());
             b.patched = patched_in_object(&w.bootstrap_patched);
             i.patched = patched_in_object(&w.infra_patched);
-            b.derived = w.bootstrap_written.clone().and_then(|t| derived(t, false, Vec::new()));
-            i.derived = w.infra_written.clone().and_then(|t| derived(t, false, Vec::new()));
+            b.derived = w
+                .bootstrap_written
+                .clone()
+                .and_then(|t| derived(t, false, Vec::new()));
+            i.derived = w
+                .infra_written
+                .clone()
+                .and_then(|t| derived(t, false, Vec::new()));
             (b, i)
         } else {
             let mut b = template_copy(cluster, &w.bootstrap, &w.bootstrap_name, ns, l.clone());
             let mut i = template_copy(cluster, &w.infra, &w.infra_name, ns, l.clone());
             b.patched.clone_from(&w.bootstrap_patched);
             i.patched.clone_from(&w.infra_patched);
-            b.derived = w.bootstrap_written.clone().and_then(|t| derived(t, true, Vec::new()));
-            i.derived = w.infra_written.clone().and_then(|t| derived(t, true, Vec::new()));
+            b.derived = w
+                .bootstrap_written
+                .clone()
+                .and_then(|t| derived(t, true, Vec::new()));
+            i.derived = w
+                .infra_written
+                .clone()
+                .and_then(|t| derived(t, true, Vec::new()));
             (b, i)
         };
         let mut template_spec = json!({
@@ -278,11 +290,12 @@ fn derived(
     copy: bool,
     from_cluster: Vec<(Vec<String>, rke2_payload::ManifestSite)>,
 ) -> Option<std::sync::Arc<Derived>> {
-    Some(std::sync::Arc::new(Derived {
+    let derived = Derived {
         template,
         copy,
         from_cluster,
-    }))
+    };
+    Some(std::sync::Arc::new(derived))
 }
 
 /// What the patches wrote into a template, where it lands in the object the template stands
