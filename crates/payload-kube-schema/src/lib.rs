@@ -100,8 +100,8 @@ mod tests;
 use std::fmt::Write as _;
 
 pub use schema::{
-    Dialect, MAX_DEPTH, MAX_NODES, MAX_RULE_BYTES, MAX_STEPS, MAX_VIOLATIONS, Schema,
-    SchemaCompileError, VariableSchema,
+    Dialect, InvalidDefault, MAX_DEPTH, MAX_NODES, MAX_RULE_BYTES, MAX_STEPS, MAX_VIOLATIONS,
+    Schema, SchemaCompileError, VariableSchema,
 };
 
 /// One step of a path into a JSON value: a field of an object or an item of an array.

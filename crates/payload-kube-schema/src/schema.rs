@@ -17,7 +17,7 @@ use regex::Regex;
 use serde_json::Value;
 
 use compile::compile;
-use defaults::{default_value, prune_nulls};
+use defaults::{default_value, invalid_defaults, prune_nulls};
 use validate::validate;
 
 pub use rules::MAX_RULE_BYTES;
@@ -450,6 +450,40 @@ impl Schema {
     pub fn prune_nulls(&self, value: &mut Value) {
         prune_nulls(&self.root, value, 0);
     }
+
+    /// Every `default` of the schema's structural part (the root's, its `properties`', `items`'
+    /// and `additionalProperties`', not those inside `allOf`, `anyOf`, `oneOf` or `not`) that its
+    /// own schema refuses once defaulted further, as the API server's `ValidateDefaults` finds
+    /// them: each with where the default is written in the schema.
+    ///
+    /// ```
+    /// use payload_kube_schema::{Dialect, Schema};
+    /// use serde_json::json;
+    ///
+    /// let schema = Schema::compile(&json!({"type": "object", "properties": {
+    ///     "cni": {"type": "string", "enum": ["calico", "cilium"], "default": "flannel"},
+    ///     "port": {"type": "integer", "default": 6443},
+    /// }}), Dialect::Crd)?;
+    /// let invalid = schema.invalid_defaults();
+    /// assert_eq!(invalid.len(), 1);
+    /// assert_eq!(invalid[0].at, ["properties", "cni"]);
+    /// assert_eq!(invalid[0].violation.problem.describe(), "must be one of: calico, cilium");
+    /// # Ok::<(), payload_kube_schema::SchemaCompileError>(())
+    /// ```
+    pub fn invalid_defaults(&self) -> Vec<InvalidDefault> {
+        invalid_defaults(&self.root)
+    }
+}
+
+/// A `default` its own schema refuses ([`Schema::invalid_defaults`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct InvalidDefault {
+    /// Where the default's schema is, as keys of the schema's JSON from the root
+    /// (`["properties", "cni"]`; empty for the root's own `default`).
+    pub at: Vec<String>,
+    /// What is wrong with the default (its path is inside the default's value).
+    pub violation: Violation,
 }
 
 /// A ClusterClass variable's schema (the `openAPIV3Schema` of `spec.variables[].schema` in
@@ -511,5 +545,11 @@ impl VariableSchema {
     /// of objects that exist, recursively, through `additionalProperties` and array items.
     pub fn default_value(&self, value: Option<Value>) -> Option<Value> {
         self.schema.default_value(value)
+    }
+
+    /// The defaults of the schema that it refuses, as the ClusterClass webhook finds them
+    /// ([`Schema::invalid_defaults`]).
+    pub fn invalid_defaults(&self) -> Vec<InvalidDefault> {
+        self.schema.invalid_defaults()
     }
 }

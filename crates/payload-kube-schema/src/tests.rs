@@ -63,6 +63,64 @@ fn variable_top_level_and_nested_defaults() {
 }
 
 #[test]
+fn invalid_defaults_are_found_where_they_are_written() {
+    // Each default checked against its own schema, defaulted further; a valid one is not
+    // reported, nor is a default inside a junctor (not structural).
+    let schema = variable(json!({
+        "type": "object",
+        "default": {"replicas": 0},
+        "properties": {
+            "replicas": {"type": "integer", "minimum": 1},
+            "cni": {"type": "string", "enum": ["calico", "cilium"], "default": "calico"},
+            "sans": {"type": "array", "items": {"type": "string", "default": 7}},
+            "labels": {"type": "object", "additionalProperties": {
+                "type": "object",
+                "properties": {"v": {"type": "string", "maxLength": 2}},
+                "default": {"v": "long"},
+            }},
+            "nested": {"type": "object", "default": {}, "properties": {
+                "port": {"type": "integer", "default": "6443"},
+            }},
+        },
+        "anyOf": [{"properties": {"cni": {"default": 1}}}],
+    }));
+    let found: Vec<(String, String)> = schema
+        .invalid_defaults()
+        .into_iter()
+        .map(|d| (d.at.join("."), d.violation.message()))
+        .collect();
+    // The root's default is defaulted further (its `nested` gets `{}`, then the wrong port),
+    // as the API server does before it checks it.
+    let expected = [
+        ("", "replicas: must be at least 1"),
+        ("", "nested.port: must be of type integer, not a string"),
+        (
+            "properties.sans.items",
+            "(root): must be of type string, not an integer",
+        ),
+        (
+            "properties.labels.additionalProperties",
+            "v: must be at most 2 characters (found 4)",
+        ),
+        (
+            "properties.nested",
+            "port: must be of type integer, not a string",
+        ),
+        (
+            "properties.nested.properties.port",
+            "(root): must be of type integer, not a string",
+        ),
+    ];
+    let expected: Vec<(String, String)> = expected
+        .iter()
+        .map(|(a, m)| ((*a).to_owned(), (*m).to_owned()))
+        .collect();
+    assert_eq!(found, expected);
+    let clean = variable(json!({"type": "string", "default": "calico", "enum": ["calico"]}));
+    assert!(clean.invalid_defaults().is_empty());
+}
+
+#[test]
 fn variable_value_checks() {
     let schema = variable(json!({
         "type": "object",

@@ -4,9 +4,13 @@
 use rke2_payload::{Check, Finding};
 use serde_json::Value;
 
+mod classes;
 mod semver;
 mod webhooks;
 
+pub(crate) use classes::{Classes, classes};
+
+use crate::crds::PathSeg;
 use crate::manifests::{
     INFRASTRUCTURE_REFS, Manifests, Object, Ref, at, flag, str_at, string, strings,
 };
@@ -267,6 +271,64 @@ fn finding(out: &mut Vec<Finding>, check: Check, object: &Object, message: Strin
     ));
 }
 
+/// The steps of a dotted path of keys (`spec.agentConfig.nodeName`).
+fn dotted(path: &str) -> Vec<PathSeg> {
+    path.split('.')
+        .map(|k| PathSeg::Key(k.to_owned()))
+        .collect()
+}
+
+/// A finding about the field at `path` (dotted keys) of `object`: on an object the topology
+/// expansion made, placed where its author wrote the value (the patch, the Cluster's topology
+/// or the class's template, [`Object::field_site`]); on others, at the object.
+fn placed_finding(
+    out: &mut Vec<Finding>,
+    check: Check,
+    object: &Object,
+    path: &str,
+    message: String,
+) {
+    if object.made_for.is_none() {
+        return finding(out, check, object, message);
+    }
+    out.push(
+        Finding::new(check, format!("{}: {message}", object.title()))
+            .in_manifest(object.field_site(&dotted(path))),
+    );
+}
+
+/// A finding about a value at `path` (dotted keys) of a config spec: on an object the
+/// topology expansion made of a class's template, only when a patch wrote it, naming the patch
+/// and placed at it (the template itself is checked as it is written); on others, as
+/// [`finding`].
+fn value_finding(
+    out: &mut Vec<Finding>,
+    check: Check,
+    object: &Object,
+    path: &str,
+    message: String,
+) {
+    if object.derived.is_none() {
+        return finding(out, check, object, message);
+    }
+    let steps = dotted(path);
+    let Some(p) = object.patched.iter().rev().find(|p| p.covers(&steps)) else {
+        return;
+    };
+    out.push(
+        Finding::new(
+            check,
+            format!(
+                "{}: {message} (written by patch {} of {})",
+                object.title(),
+                crate::topology::shown(&p.patch, 60),
+                p.class
+            ),
+        )
+        .in_manifest(object.field_site(&steps)),
+    );
+}
+
 fn safe(s: &str) -> std::borrow::Cow<'_, str> {
     rke2_payload::terminal_safe(s)
 }
@@ -308,10 +370,11 @@ fn semantic_version(object: &Object, path: &[&str], out: &mut Vec<Finding>) {
         return;
     }
     if let Some(why) = semver::refusal(&version) {
-        finding(
+        placed_finding(
             out,
             Check::ManifestVersionNotSemver,
             object,
+            &path.join("."),
             format!(
                 "{} {} is not a version Cluster API accepts ({why}): its webhooks refuse {}",
                 path.join("."),
@@ -333,10 +396,11 @@ fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
         semantic_version(rcp, &["spec", "version"], out);
     }
     if !version.contains("${") && !version_matches_crd(&version) {
-        finding(
+        placed_finding(
             out,
             Check::ManifestVersionPattern,
             rcp,
+            "spec.version",
             format!(
                 "spec.version {} does not match the CRD's pattern (v\\d\\.\\d{{2}}\\.\\d+\\+rke2r\\d), so the API server rejects the object",
                 safe(&version)
@@ -346,10 +410,11 @@ fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
     let method = string(v, &["spec", "registrationMethod"]);
     let address = string(v, &["spec", "registrationAddress"]);
     if method == "address" && address.is_empty() {
-        finding(
+        placed_finding(
             out,
             Check::ManifestRegistrationAddressMissing,
             rcp,
+            "spec.registrationMethod",
             "spec.registrationMethod is address but spec.registrationAddress is empty: no node can join".to_owned(),
         );
     }
@@ -359,10 +424,11 @@ fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
             .map(|c| string(&c.value, &["spec", "controlPlaneEndpoint", "host"]))
             .collect::<Vec<_>>();
         if !sans.contains(&address) && !endpoint.contains(&address) {
-            finding(
+            placed_finding(
                 out,
                 Check::ManifestRegistrationAddressNotInTlsSan,
                 rcp,
+                "spec.registrationAddress",
                 format!(
                     "spec.registrationAddress {} is not in spec.serverConfig.tlsSan (CAPRKE2 adds only the endpoint host), so joining nodes reject the supervisor's certificate",
                     safe(&address)
@@ -434,10 +500,11 @@ fn literal_provider_id(object: &Object, agent: &Value, at_path: &str, out: &mut 
         .filter_map(|arg| arg.strip_prefix("provider-id=").map(str::to_owned))
         .find(|value| !value.is_empty() && !value.contains("{{") && !value.contains('$'));
     if let Some(value) = literal {
-        finding(
+        value_finding(
             out,
             Check::ManifestProviderIdLiteral,
             object,
+            &format!("{at_path}.agentConfig.kubelet.extraArgs"),
             format!(
                 "{at_path}.agentConfig.kubelet.extraArgs sets provider-id={} for every Machine made from it: each Node registers that one providerID, so at most one Machine ever gets its Node (fill it in at boot, e.g. from the instance metadata under ## template: jinja)",
                 safe(&value)
@@ -458,10 +525,11 @@ fn config_spec(
     let agent = spec.get("agentConfig").unwrap_or(&Value::Null);
     literal_provider_id(object, agent, at_path, out);
     if !string(agent, &["nodeName"]).is_empty() {
-        finding(
+        value_finding(
             out,
             Check::ManifestNodeNameIgnored,
             object,
+            &format!("{at_path}.agentConfig.nodeName"),
             format!(
                 "{at_path}.agentConfig.nodeName is set, but CAPRKE2 never writes it into config.yaml; the node keeps its hostname"
             ),
@@ -481,10 +549,11 @@ fn config_spec(
             })
             .collect();
         if !dropped.is_empty() {
-            finding(
+            value_finding(
                 out,
                 Check::ManifestAdditionalUserDataDropped,
                 object,
+                &format!("{at_path}.agentConfig.additionalUserData.config"),
                 format!(
                     "{at_path}.agentConfig.additionalUserData.config sets {}, which CAPRKE2 drops (it writes its own); use {at_path}.files and preRKE2Commands/postRKE2Commands instead",
                     dropped.join(", ")
@@ -500,10 +569,11 @@ fn config_spec(
             .collect();
         dropped.sort_unstable();
         if !dropped.is_empty() {
-            finding(
+            value_finding(
                 out,
                 Check::ManifestAdditionalUserDataDropped,
                 object,
+                &format!("{at_path}.agentConfig.additionalUserData.data"),
                 format!(
                     "{at_path}.agentConfig.additionalUserData.data sets {}, which CAPRKE2 drops",
                     dropped.join(", ")
@@ -512,10 +582,11 @@ fn config_spec(
         }
     }
     if flag(agent, &["airGapped"]) && string(agent, &["airGappedChecksum"]).is_empty() {
-        finding(
+        value_finding(
             out,
             Check::ManifestAirGapNoChecksum,
             object,
+            &format!("{at_path}.agentConfig.airGapped"),
             format!(
                 "{at_path}.agentConfig.airGapped is set without airGappedChecksum, so the node installs whatever artifacts the image holds, unchecked"
             ),

@@ -70,8 +70,22 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     );
     let report = match secrets_or_findings(&args.input)? {
         // Manifests of which nothing renders: their findings are the report.
-        Door::Nothing { findings, .. } if !findings.is_empty() => linter.lint_unrendered(findings),
-        Door::Nothing { name, findings } => return Err(nothing_rendered(&name, &findings)),
+        Door::Nothing {
+            findings, classes, ..
+        } if !findings.is_empty() || !classes.is_empty() => {
+            if !classes.is_empty() {
+                eprintln!(
+                    "rke2-payload: {} checked on its own: no Cluster of the input uses it, so nothing is rendered",
+                    payload_printer::style::safe(&classes.join(", "))
+                );
+            }
+            linter.lint_unrendered(findings)
+        }
+        Door::Nothing {
+            name,
+            findings,
+            classes,
+        } => return Err(nothing_rendered(&name, &findings, &classes)),
         Door::Secrets { input, .. } => {
             match linter.lint_stream(input, &selector, args.input.jobs) {
                 Ok(report) => report,

@@ -199,7 +199,11 @@ pub(crate) fn secrets_and_refusals(
     let refusals = door.refusals();
     match door {
         Door::Secrets { input, .. } => Ok((input, refusals)),
-        Door::Nothing { name, findings } => Err(nothing_rendered(&name, &findings)),
+        Door::Nothing {
+            name,
+            findings,
+            classes,
+        } => Err(nothing_rendered(&name, &findings, &classes)),
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     }
 }
@@ -286,17 +290,31 @@ pub(crate) fn rendered(name: &str, bytes: &[u8]) -> Result<Vec<u8>> {
     let preview = payload_preview::render(&sources, &render_options())
         .with_context(|| format!("rendering the manifests of {name}"))?;
     if preview.secrets.is_empty() {
-        return Err(nothing_rendered(name, &preview.findings));
+        return Err(nothing_rendered(name, &preview.findings, &preview.classes));
     }
     Ok(preview.to_yaml().into_bytes())
 }
 
-/// The error of manifests of which nothing renders, naming the first error found.
-pub(crate) fn nothing_rendered(name: &str, findings: &[rke2_payload::Finding]) -> anyhow::Error {
+/// The error of manifests of which nothing renders, naming the first error found, else the
+/// ClusterClasses no Cluster uses (`classes`).
+pub(crate) fn nothing_rendered(
+    name: &str,
+    findings: &[rke2_payload::Finding],
+    classes: &[String],
+) -> anyhow::Error {
     let why = findings
         .iter()
         .find(|f| f.severity == rke2_payload::Severity::Error)
-        .map_or_else(|| "nothing to render".to_owned(), |f| f.message.clone());
+        .map(|f| f.message.clone())
+        .or_else(|| {
+            (!classes.is_empty()).then(|| {
+                format!(
+                    "no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
+                    classes.join(", ")
+                )
+            })
+        })
+        .unwrap_or_else(|| "nothing to render".to_owned());
     anyhow::anyhow!("rendering the manifests of {name}: nothing was rendered: {why}")
 }
 

@@ -76,6 +76,12 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         );
     }
     if preview.secrets.is_empty() {
+        if !preview.classes.is_empty() {
+            bail!(
+                "nothing was rendered: no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
+                safe(&preview.classes.join(", "))
+            );
+        }
         bail!("nothing was rendered (see the findings above)");
     }
     // What CAPRKE2 (or the API server) refuses: the preview is written, and it fails.

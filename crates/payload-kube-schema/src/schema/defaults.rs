@@ -2,7 +2,7 @@
 
 use serde_json::Value;
 
-use super::{Additional, MAX_DEPTH, Node};
+use super::{Additional, InvalidDefault, MAX_DEPTH, Node};
 
 /// See [`Schema::default_value`](super::Schema::default_value).
 pub(crate) fn default_value(root: &Node, value: Option<Value>) -> Option<Value> {
@@ -90,5 +90,47 @@ fn apply_defaults(node: &Node, value: &mut Value, depth: usize) {
             }
         }
         _ => {}
+    }
+}
+
+/// See [`Schema::invalid_defaults`](super::Schema::invalid_defaults).
+pub(crate) fn invalid_defaults(root: &Node) -> Vec<InvalidDefault> {
+    let mut out = Vec::new();
+    let mut at = Vec::new();
+    walk_defaults(root, &mut at, &mut out, 0);
+    out
+}
+
+/// Every `default` of the structural part under `node`, each checked against its own schema
+/// once defaulted further.
+fn walk_defaults(node: &Node, at: &mut Vec<String>, out: &mut Vec<InvalidDefault>, depth: usize) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    if let Some(default) = &node.default {
+        let value = default_value(node, Some(default.clone())).unwrap_or(Value::Null);
+        out.extend(
+            super::validate(node, &value)
+                .into_iter()
+                .map(|violation| InvalidDefault {
+                    at: at.clone(),
+                    violation,
+                }),
+        );
+    }
+    for (name, child) in &node.properties {
+        at.extend(["properties".to_owned(), name.clone()]);
+        walk_defaults(child, at, out, depth + 1);
+        at.truncate(at.len() - 2);
+    }
+    if let Some(items) = &node.items {
+        at.push("items".to_owned());
+        walk_defaults(items, at, out, depth + 1);
+        at.pop();
+    }
+    if let Additional::Schema(additional) = &node.additional {
+        at.push("additionalProperties".to_owned());
+        walk_defaults(additional, at, out, depth + 1);
+        at.pop();
     }
 }

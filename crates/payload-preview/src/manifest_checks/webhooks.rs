@@ -152,6 +152,7 @@ mod tests {
                     places: None,
                     made_for: None,
                     patched: Vec::new(),
+                    derived: None,
                 })
                 .collect(),
         };

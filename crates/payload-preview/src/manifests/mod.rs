@@ -21,6 +21,56 @@ pub(crate) struct Object {
     pub(crate) made_for: Option<String>,
     /// For an object the expansion made: the values ClusterClass patches wrote, in order.
     pub(crate) patched: Vec<Patched>,
+    /// For an object the expansion made of a class's template: that template as the input
+    /// writes it, and what the controller set from the Cluster.
+    pub(crate) derived: Option<Arc<Derived>>,
+}
+
+/// Where the fields of an object the topology expansion made of a ClusterClass's template are
+/// written in the input: in the template, unless a patch wrote them ([`Patched::site`]) or the
+/// controller set them from the Cluster's topology.
+#[derive(Debug, Clone)]
+pub(crate) struct Derived {
+    /// The class's template, as the input writes it.
+    pub(crate) template: Object,
+    /// Whether the object is a copy of the template (its fields at the same paths: a
+    /// MachineDeployment's templates), or the object the template stands for (its `spec` is
+    /// the template's `spec.template.spec`, its labels and annotations the template's
+    /// `spec.template.metadata`).
+    pub(crate) copy: bool,
+    /// The fields the controller sets from the Cluster (the object's path, unescaped), and
+    /// where the Cluster writes what they are set from.
+    pub(crate) from_cluster: Vec<(Vec<String>, rke2_payload::ManifestSite)>,
+}
+
+impl Derived {
+    /// The path in the template of the object's field at `path`; `None` when the field is not
+    /// the template's (the object's name, the controller's labels).
+    fn template_path(&self, path: &[PathSeg]) -> Option<Vec<PathSeg>> {
+        if self.copy {
+            return Some(path.to_vec());
+        }
+        let key = |k: &str| PathSeg::Key(k.to_owned());
+        match path {
+            [PathSeg::Key(spec), rest @ ..] if spec == "spec" => Some(
+                [key("spec"), key("template"), key("spec")]
+                    .into_iter()
+                    .chain(rest.iter().cloned())
+                    .collect(),
+            ),
+            [PathSeg::Key(meta), PathSeg::Key(field), rest @ ..]
+                if meta == "metadata" && (field == "labels" || field == "annotations") =>
+            {
+                Some(
+                    [key("spec"), key("template"), key("metadata"), key(field)]
+                        .into_iter()
+                        .chain(rest.iter().cloned())
+                        .collect(),
+                )
+            }
+            _ => None,
+        }
+    }
 }
 
 /// A value a ClusterClass patch wrote (added, replaced or removed) into an object the
@@ -34,17 +84,25 @@ pub(crate) struct Patched {
     pub(crate) patch: String,
     /// `ClusterClass namespace/name`.
     pub(crate) class: String,
+    /// Where the JSON patch that wrote it is written in the ClusterClass (its item of
+    /// `spec.patches[].definitions[].jsonPatches`), when the class was read with places.
+    pub(crate) site: Option<rke2_payload::ManifestSite>,
 }
 
 impl Patched {
     /// Whether the value at `path` was written by this patch: the patch wrote it or a value
     /// that holds it, or wrote into it.
     pub(crate) fn covers(&self, path: &[PathSeg]) -> bool {
-        self.path.iter().zip(path).all(|(step, seg)| match seg {
-            PathSeg::Key(key) => step == key,
-            PathSeg::Index(i) => step == "-" || step.parse::<usize>().is_ok_and(|n| n == *i),
-        })
+        covers(&self.path, path)
     }
+}
+
+/// Whether `steps` (unescaped keys, indexes, `-`) and `path` agree as far as both go.
+fn covers(steps: &[String], path: &[PathSeg]) -> bool {
+    steps.iter().zip(path).all(|(step, seg)| match seg {
+        PathSeg::Key(key) => step == key,
+        PathSeg::Index(i) => step == "-" || step.parse::<usize>().is_ok_and(|n| n == *i),
+    })
 }
 
 impl std::fmt::Debug for Object {
@@ -86,8 +144,12 @@ impl Object {
         at(&self.value, path)
     }
 
-    /// Where it is written, for a finding about it.
+    /// Where it is written, for a finding about it: for an object the topology expansion made
+    /// of a class's template, that template.
     pub(crate) fn site(&self) -> rke2_payload::ManifestSite {
+        if let Some(d) = &self.derived {
+            return d.template.site();
+        }
         rke2_payload::ManifestSite::new(
             rke2_payload::terminal_safe(&self.source),
             self.title(),
@@ -96,8 +158,29 @@ impl Object {
     }
 
     /// Where one of its fields is written, for a finding about that field: the field's line
-    /// when the object has places, the object's otherwise.
+    /// when the object has places, the object's otherwise. For an object the topology
+    /// expansion made, where its author wrote the value: the patch that wrote it last, the
+    /// Cluster's field the controller set it from, or the class's template.
     pub(crate) fn field_site(&self, path: &[PathSeg]) -> rke2_payload::ManifestSite {
+        if self.made_for.is_some() {
+            let patch = self.patched.iter().rev().find(|p| p.covers(path));
+            if let Some(site) = patch.and_then(|p| p.site.clone()) {
+                return site;
+            }
+            if let Some(d) = &self.derived {
+                if let Some((_, site)) = d
+                    .from_cluster
+                    .iter()
+                    .find(|(prefix, _)| prefix.len() <= path.len() && covers(prefix, path))
+                {
+                    return site.clone();
+                }
+                return match d.template_path(path) {
+                    Some(in_template) => d.template.field_site(&in_template),
+                    None => d.template.site(),
+                };
+            }
+        }
         let mut site = self.site();
         if let Some(places) = &self.places {
             let steps: Vec<FieldStep<'_>> = path

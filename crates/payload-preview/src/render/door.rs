@@ -30,6 +30,10 @@ pub enum Door {
         name: String,
         /// The preview's findings.
         findings: Vec<Finding>,
+        /// The ClusterClasses no Cluster of the sources uses, checked on their own
+        /// ([`Preview::classes`](super::Preview::classes)): with none, nothing was checked
+        /// either.
+        classes: Vec<String>,
     },
 }
 
@@ -140,6 +144,7 @@ pub fn open(
         return Ok(Door::Nothing {
             name,
             findings: answered.preview.findings,
+            classes: answered.preview.classes,
         });
     }
     let input = Input::secrets(std::mem::take(&mut answered.secrets));

@@ -229,6 +229,9 @@ pub struct Preview {
     /// Every finding about the manifests (each once), including those of objects that were
     /// not rendered.
     pub findings: Vec<Finding>,
+    /// The ClusterClasses no Cluster of the input uses (`ClusterClass namespace/name`): checked
+    /// on their own (their findings are in `findings`), nothing rendered for them.
+    pub classes: Vec<String>,
 }
 
 const NAME_ALPHABET: &[u8] = b"bcdfghjklmnpqrstvwxz2456789";
@@ -332,6 +335,7 @@ fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
                     places,
                     made_for: None,
                     patched: Vec::new(),
+                    derived: None,
                 });
             }
         }
@@ -501,6 +505,8 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
     let mut manifests = parse(sources)?;
     // ClusterClass topologies become the objects the topology controller makes.
     let topology_findings = expand_topology(&mut manifests, options)?;
+    // Each ClusterClass on its own, those no Cluster uses too.
+    let classes = crate::manifest_checks::classes(&manifests, options.seed);
     let renderable = manifests.objects.iter().any(|o| {
         matches!(
             o.kind(),
@@ -508,7 +514,7 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         )
     });
     if !renderable {
-        return nothing_to_render(&manifests, topology_findings);
+        return nothing_to_render(&manifests, topology_findings, classes);
     }
     let now = options.now.unwrap_or(if options.seed.is_some() {
         SEEDED_NOW
@@ -528,12 +534,14 @@ pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview
         preview: Preview::default(),
     };
     let mut global = topology_findings;
+    global.extend(classes.findings);
     global.extend(unsubstituted(&manifests));
     for cluster in cluster::clusters(&manifests) {
         let ctx = cluster::ClusterContext::new(&manifests, cluster, options, &mut renderer.rng);
         renderer.render_cluster(&ctx)?;
     }
     let mut preview = renderer.preview;
+    preview.classes = classes.alone;
     // What concerns objects rather than one Secret: the manifest checks, and what kept an
     // object from rendering (already in `preview.findings`).
     let object_findings: Vec<Finding> = std::mem::take(&mut preview.findings)
@@ -579,17 +587,32 @@ fn expand_topology(
     Ok(expansion.findings)
 }
 
-/// The answer when no object renders: what kept a topology from expanding, else the error
-/// naming the kinds the input holds.
+/// The answer when no object renders: what kept a topology from expanding and what is wrong
+/// with the ClusterClasses checked on their own, else the error naming the kinds the input
+/// holds.
 fn nothing_to_render(
     manifests: &Manifests,
     topology_findings: Vec<Finding>,
+    classes: crate::manifest_checks::Classes,
 ) -> Result<Preview, RenderError> {
-    if !topology_findings.is_empty() {
+    if !topology_findings.is_empty() || !classes.alone.is_empty() {
         let titles: Vec<(String, &Object)> =
             manifests.objects.iter().map(|o| (o.title(), o)).collect();
-        let mut preview = Preview::default();
-        for f in topology_findings {
+        let mut preview = Preview {
+            classes: classes.alone,
+            ..Preview::default()
+        };
+        // A class on its own is linted as the input writes it: every manifest check runs.
+        let checked = if preview.classes.is_empty() {
+            Vec::new()
+        } else {
+            crate::manifest_checks::findings(manifests)
+        };
+        for f in topology_findings
+            .into_iter()
+            .chain(classes.findings)
+            .chain(checked)
+        {
             push_unique(&mut preview.findings, locate(f, &titles));
         }
         return Ok(preview);

@@ -7,17 +7,21 @@ use serde_json::{Map, Value};
 
 use super::variables::merge;
 use super::{Expander, Item, Plan, Role, Unexpandable, patch, shown};
+use crate::crds::PathSeg;
 use crate::manifests::{Patched, str_at};
 
 impl<'a> Expander<'a> {
-    /// One patch on every item; `false` (with a finding) when it fails.
+    /// One patch (the `index`th of the class) on every item; `false` (with a finding placed at
+    /// the patch) when it fails.
     pub(super) fn apply_patch(
         &mut self,
         p: &Value,
-        class_title: &str,
+        index: usize,
+        plan: &Plan,
         globals: &Map<String, Value>,
         items: &mut [Item],
     ) -> bool {
+        let class_title = plan.class_title.as_str();
         let patch_name = str_at(p, &["name"]).unwrap_or("").to_owned();
         let enabled_if = str_at(p, &["enabledIf"]).unwrap_or("");
         let defs: Vec<&Value> = p
@@ -25,23 +29,46 @@ impl<'a> Expander<'a> {
             .and_then(Value::as_array)
             .map(|d| d.iter().collect())
             .unwrap_or_default();
+        // Where the patch, one of its definitions or one of their JSON patches is written.
+        let site = |at: &[PathSeg]| {
+            let mut path = vec![
+                PathSeg::Key("spec".into()),
+                PathSeg::Key("patches".into()),
+                PathSeg::Index(index),
+            ];
+            path.extend_from_slice(at);
+            plan.class
+                .places
+                .is_some()
+                .then(|| plan.class.field_site(&path))
+        };
+        let json_patch = |j: usize, k: usize| {
+            [
+                PathSeg::Key("definitions".into()),
+                PathSeg::Index(j),
+                PathSeg::Key("jsonPatches".into()),
+                PathSeg::Index(k),
+            ]
+        };
         for item in items.iter_mut() {
-            let matching: Vec<&&Value> = defs
+            let matching: Vec<(usize, &&Value)> = defs
                 .iter()
-                .filter(|d| selects(d.get("selector").unwrap_or(&Value::Null), item))
+                .enumerate()
+                .filter(|(_, d)| selects(d.get("selector").unwrap_or(&Value::Null), item))
                 .collect();
             if matching.is_empty() {
                 continue;
             }
             let vars = merge(globals, &item.vars);
-            let fail = |this: &mut Self, what: String| {
-                this.fail(
+            let fail = |this: &mut Self, what: String, at: &[PathSeg]| {
+                this.fail_at(
                     Check::TopologyExpansionFails,
                     format!(
                         "patch {} of {class_title} on {}: {what}; the cluster is not expanded",
                         shown(&patch_name, 60),
                         item.title
                     ),
+                    site(at),
                 );
                 false
             };
@@ -49,23 +76,28 @@ impl<'a> Expander<'a> {
                 match template_value(enabled_if, &vars) {
                     Ok(Value::Bool(true)) => {}
                     Ok(_) => continue,
-                    Err(e) => return fail(self, format!("enabledIf fails: {e}")),
+                    Err(e) => {
+                        let at = [PathSeg::Key("enabledIf".into())];
+                        return fail(self, format!("enabledIf fails: {e}"), &at);
+                    }
                 }
             }
-            for d in matching {
+            for (j, d) in matching {
                 let ops = match json_patches(d, &vars) {
                     Ok(ops) => ops,
-                    Err(what) => return fail(self, what),
+                    Err((k, what)) => return fail(self, what, &json_patch(j, k)),
                 };
                 let before = item.template.clone();
                 if let Err(e) = patch::apply(&mut item.template, &ops) {
-                    return fail(self, e.what);
+                    return fail(self, e.what, &json_patch(j, e.op));
                 }
-                item.patched.extend(ops.iter().map(|op| Patched {
-                    path: patch::tokens(&op.path).unwrap_or_default(),
-                    patch: patch_name.clone(),
-                    class: class_title.to_owned(),
-                }));
+                item.patched
+                    .extend(ops.iter().enumerate().map(|(k, op)| Patched {
+                        path: patch::tokens(&op.path).unwrap_or_default(),
+                        patch: patch_name.clone(),
+                        class: class_title.to_owned(),
+                        site: site(&json_patch(j, k)),
+                    }));
                 item.template = kept(before, &item.template);
             }
         }
@@ -74,8 +106,8 @@ impl<'a> Expander<'a> {
 }
 
 /// The operations of a patch definition's `jsonPatches`, with the values of `add` and
-/// `replace`; the failure of the first whose value cannot be had.
-fn json_patches(definition: &Value, vars: &Value) -> Result<Vec<patch::Op>, String> {
+/// `replace`; the index and failure of the first whose value cannot be had.
+fn json_patches(definition: &Value, vars: &Value) -> Result<Vec<patch::Op>, (usize, String)> {
     let mut ops = Vec::new();
     for (j, jp) in definition
         .get("jsonPatches")
@@ -89,7 +121,12 @@ fn json_patches(definition: &Value, vars: &Value) -> Result<Vec<patch::Op>, Stri
         let value = if op == "add" || op == "replace" {
             match patch_value(jp, vars) {
                 Ok(v) => Some(v),
-                Err(e) => return Err(format!("jsonPatches[{j}] ({op} {}): {e}", shown(&path, 80))),
+                Err(e) => {
+                    return Err((
+                        j,
+                        format!("jsonPatches[{j}] ({op} {}): {e}", shown(&path, 80)),
+                    ));
+                }
             }
         } else {
             None

@@ -216,6 +216,8 @@ impl<'a> Expander<'a> {
             infra: Value::Null,
             bootstrap_patched: Vec::new(),
             infra_patched: Vec::new(),
+            bootstrap_written: None,
+            infra_written: None,
             class_value: wc.value.clone(),
             pool,
         };

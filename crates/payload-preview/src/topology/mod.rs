@@ -31,6 +31,7 @@
 //! the templates the patches apply to (`items.rs`); the patches (`inline.rs`, with `patch.rs`
 //! for JSON patches); the objects made of the patched templates (`objects.rs`).
 
+pub(crate) mod class;
 mod inline;
 mod items;
 mod naming;
@@ -104,16 +105,7 @@ fn shorten(s: &str, max: usize) -> String {
 /// # Errors
 /// [`Unexpandable`] when a ClusterClass a Cluster uses has an external patch.
 pub(crate) fn expand(m: &Manifests, seed: Option<u64>) -> Result<Expansion, Unexpandable> {
-    let mut rng = match seed {
-        Some(s) => StdRng::seed_from_u64(s ^ 0x746f_706f_6c6f_6779),
-        None => {
-            use rand::TryRng as _;
-            let mut bytes = [0u8; 32];
-            // Without the system's randomness the names are still valid, only predictable.
-            let _ = rand::rngs::SysRng.try_fill_bytes(&mut bytes);
-            StdRng::from_seed(bytes)
-        }
-    };
+    let mut rng = rng(seed);
     let mut out = Expansion::default();
     for (i, cluster) in m.objects.iter().enumerate() {
         if !is_topology_cluster(cluster) {
@@ -122,6 +114,7 @@ pub(crate) fn expand(m: &Manifests, seed: Option<u64>) -> Result<Expansion, Unex
         let mut e = Expander {
             m,
             cluster,
+            subject: cluster.title(),
             rng: &mut rng,
             findings: Vec::new(),
         };
@@ -134,6 +127,20 @@ pub(crate) fn expand(m: &Manifests, seed: Option<u64>) -> Result<Expansion, Unex
     Ok(out)
 }
 
+/// The random source of the generated names and uids: seeded, or the system's.
+pub(crate) fn rng(seed: Option<u64>) -> StdRng {
+    match seed {
+        Some(s) => StdRng::seed_from_u64(s ^ 0x746f_706f_6c6f_6779),
+        None => {
+            use rand::TryRng as _;
+            let mut bytes = [0u8; 32];
+            // Without the system's randomness the names are still valid, only predictable.
+            let _ = rand::rngs::SysRng.try_fill_bytes(&mut bytes);
+            StdRng::from_seed(bytes)
+        }
+    }
+}
+
 /// A template a patch may change, and what it is for.
 struct Item {
     /// `infrastructureCluster`, `controlPlane`, `controlPlaneMachine`, `md`, `mp`.
@@ -142,6 +149,8 @@ struct Item {
     /// The variables only this item sees (builtins and overrides).
     vars: Map<String, Value>,
     title: String,
+    /// The template as the input writes it.
+    written: Object,
     /// What the patches wrote into the template, in order.
     patched: Vec<Patched>,
 }
@@ -159,16 +168,26 @@ enum Role {
 struct Expander<'a> {
     m: &'a Manifests,
     cluster: &'a Object,
+    /// What the findings are about: the Cluster's title, or for a class expanded on its own,
+    /// the class's.
+    subject: String,
     rng: &'a mut StdRng,
     findings: Vec<Finding>,
 }
 
 impl<'a> Expander<'a> {
     fn fail(&mut self, check: Check, what: String) {
-        self.findings.push(Finding::new(
-            check,
-            format!("{}: {what}", self.cluster.title()),
-        ));
+        self.fail_at(check, what, None);
+    }
+
+    /// A finding placed at `site` (where its author wrote what is wrong), or, without one, at
+    /// the object its message names.
+    fn fail_at(&mut self, check: Check, what: String, site: Option<rke2_payload::ManifestSite>) {
+        let finding = Finding::new(check, format!("{}: {what}", self.subject));
+        self.findings.push(match site {
+            Some(site) => finding.in_manifest(site),
+            None => finding,
+        });
     }
 
     /// The expansion of the Cluster: its class and templates, the names and builtins, the
@@ -202,8 +221,8 @@ impl<'a> Expander<'a> {
         let Some(mut workers) = self.workers(&plan, &definitions, &mut items) else {
             return Ok(None);
         };
-        for p in &patches {
-            if !self.apply_patch(p, &plan.class_title, &global_vars, &mut items) {
+        for (i, p) in patches.iter().enumerate() {
+            if !self.apply_patch(p, i, &plan, &global_vars, &mut items) {
                 return Ok(None);
             }
         }
@@ -225,6 +244,8 @@ struct Plan {
     ns: String,
     /// `ClusterClass namespace/name`, for messages.
     class_title: String,
+    /// The class, as the input writes it (where its patches are).
+    class: Object,
     /// The class's `spec`.
     spec: Value,
     class_name: String,
@@ -265,6 +286,9 @@ struct Worker {
     infra: Value,
     bootstrap_patched: Vec<Patched>,
     infra_patched: Vec<Patched>,
+    /// The class's bootstrap and infrastructure templates, as the input writes them.
+    bootstrap_written: Option<Object>,
+    infra_written: Option<Object>,
     class_value: Value,
     pool: bool,
 }
@@ -277,6 +301,7 @@ impl Item {
             template: template.value.clone(),
             vars,
             title: template.title(),
+            written: template.clone(),
             patched: Vec::new(),
         }
     }

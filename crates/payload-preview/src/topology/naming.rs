@@ -51,15 +51,7 @@ impl<'a> Expander<'a> {
         let cv = &self.cluster.value;
         let ns = self.cluster.namespace().to_owned();
         let topo = cv.pointer("/spec/topology").cloned().unwrap_or(Value::Null);
-        let class_name = str_at(&topo, &["classRef", "name"])
-            .or_else(|| str_at(&topo, &["class"]))
-            .unwrap_or("")
-            .to_owned();
-        let class_ns = str_at(&topo, &["classRef", "namespace"])
-            .or_else(|| str_at(&topo, &["classNamespace"]))
-            .filter(|n| !n.is_empty())
-            .unwrap_or(&ns)
-            .to_owned();
+        let (class_ns, class_name) = class_of(self.cluster);
         let Some(class) = self
             .m
             .of_kind("ClusterClass")
@@ -80,6 +72,7 @@ impl<'a> Expander<'a> {
             topo,
             ns,
             class_title: class.title(),
+            class: class.clone(),
             spec: class.get(&["spec"]).cloned().unwrap_or(Value::Null),
             class_name,
             class_ns,
@@ -270,6 +263,20 @@ impl<'a> Expander<'a> {
             &h[20..32]
         )
     }
+}
+
+/// The namespace and name of the ClusterClass a topology Cluster names (v1beta2 `classRef`,
+/// v1beta1 `class` and `classNamespace`; the Cluster's namespace when it names none).
+pub(super) fn class_of(cluster: &Object) -> (String, String) {
+    let topo = cluster.get(&["spec", "topology"]).unwrap_or(&Value::Null);
+    let name = str_at(topo, &["classRef", "name"])
+        .or_else(|| str_at(topo, &["class"]))
+        .unwrap_or("");
+    let namespace = str_at(topo, &["classRef", "namespace"])
+        .or_else(|| str_at(topo, &["classNamespace"]))
+        .filter(|n| !n.is_empty())
+        .unwrap_or(cluster.namespace());
+    (namespace.to_owned(), name.to_owned())
 }
 
 /// The largest char boundary of `s` at or below `max`.

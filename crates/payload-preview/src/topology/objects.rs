@@ -10,7 +10,8 @@ use super::{
     CLUSTER_NAME_LABEL, ControlPlaneMeta, DEPLOYMENT_LABEL, Expander, Item, Names, OWNED_LABEL,
     POOL_LABEL, Plan, Role, Worker,
 };
-use crate::manifests::{Object, Patched, str_at};
+use crate::crds::PathSeg;
+use crate::manifests::{Derived, Object, Patched, str_at};
 
 impl<'a> Expander<'a> {
     /// The labels the controller sets on what it makes for the Cluster, and `extra`.
@@ -49,6 +50,7 @@ impl<'a> Expander<'a> {
                         self.labels(&[]),
                     );
                     o.patched = patched_in_object(&item.patched);
+                    o.derived = derived(item.written, false, Vec::new());
                     infra_cluster = Some(o);
                 }
                 Role::ControlPlane => {
@@ -57,6 +59,7 @@ impl<'a> Expander<'a> {
                     let mut o =
                         object_from_template(cluster, &item.template, &names.cp, &plan.ns, l);
                     o.patched = patched_in_object(&item.patched);
+                    o.derived = derived(item.written, false, self.set_from_cluster());
                     cp = Some(o);
                 }
                 Role::ControlPlaneMachine => {
@@ -64,6 +67,7 @@ impl<'a> Expander<'a> {
                     let mut o =
                         template_copy(cluster, &item.template, &name, &plan.ns, self.labels(&[]));
                     o.patched = item.patched;
+                    o.derived = derived(item.written, true, Vec::new());
                     cp_machine = Some(o);
                 }
                 Role::Deployment(w, bootstrap) | Role::Pool(w, bootstrap) => {
@@ -71,9 +75,11 @@ impl<'a> Expander<'a> {
                         if bootstrap {
                             worker.bootstrap = item.template;
                             worker.bootstrap_patched = item.patched;
+                            worker.bootstrap_written = Some(item.written);
                         } else {
                             worker.infra = item.template;
                             worker.infra_patched = item.patched;
+                            worker.infra_written = Some(item.written);
                         }
                     }
                 }
@@ -126,6 +132,30 @@ impl<'a> Expander<'a> {
         );
     }
 
+    /// The control plane's fields the controller sets from the Cluster's topology after the
+    /// patches ([`Expander::set_control_plane`]), with where the Cluster writes each.
+    fn set_from_cluster(&self) -> Vec<(Vec<String>, rke2_payload::ManifestSite)> {
+        let key = |k: &str| PathSeg::Key(k.to_owned());
+        let topology = [key("spec"), key("topology")];
+        let at = |rest: &[&str]| {
+            let mut path = topology.to_vec();
+            path.extend(rest.iter().map(|k| key(k)));
+            self.cluster.field_site(&path)
+        };
+        let owned = |path: &[&str]| path.iter().map(|s| (*s).to_owned()).collect::<Vec<_>>();
+        vec![
+            (owned(&["spec", "version"]), at(&["version"])),
+            (
+                owned(&["spec", "replicas"]),
+                at(&["controlPlane", "replicas"]),
+            ),
+            (
+                owned(&["spec", "machineTemplate", "metadata"]),
+                at(&["controlPlane", "metadata"]),
+            ),
+        ]
+    }
+
     /// The Cluster's API version (v1beta2 when it says none).
     fn cluster_api(&self) -> &'a str {
         str_at(&self.cluster.value, &["apiVersion"]).unwrap_or("cluster.x-k8s.io/v1beta2")
@@ -152,12 +182,28 @@ impl<'a> Expander<'a> {
             let mut i = object_from_template(cluster, &w.infra, &w.infra_name, ns, l.clone());
             b.patched = patched_in_object(&w.bootstrap_patched);
             i.patched = patched_in_object(&w.infra_patched);
+            b.derived = w
+                .bootstrap_written
+                .clone()
+                .and_then(|t| derived(t, false, Vec::new()));
+            i.derived = w
+                .infra_written
+                .clone()
+                .and_then(|t| derived(t, false, Vec::new()));
             (b, i)
         } else {
             let mut b = template_copy(cluster, &w.bootstrap, &w.bootstrap_name, ns, l.clone());
             let mut i = template_copy(cluster, &w.infra, &w.infra_name, ns, l.clone());
             b.patched.clone_from(&w.bootstrap_patched);
             i.patched.clone_from(&w.infra_patched);
+            b.derived = w
+                .bootstrap_written
+                .clone()
+                .and_then(|t| derived(t, true, Vec::new()));
+            i.derived = w
+                .infra_written
+                .clone()
+                .and_then(|t| derived(t, true, Vec::new()));
             (b, i)
         };
         let mut template_spec = json!({
@@ -233,7 +279,23 @@ fn generated(cluster: &Object, value: Value) -> Object {
         places: None,
         made_for: Some(cluster.title()),
         patched: Vec::new(),
+        derived: None,
     }
+}
+
+/// Where an object made of `template` is written ([`Derived`]); `copy` when it is a copy of
+/// the template.
+fn derived(
+    template: Object,
+    copy: bool,
+    from_cluster: Vec<(Vec<String>, rke2_payload::ManifestSite)>,
+) -> Option<std::sync::Arc<Derived>> {
+    let derived = Derived {
+        template,
+        copy,
+        from_cluster,
+    };
+    Some(std::sync::Arc::new(derived))
 }
 
 /// What the patches wrote into a template, where it lands in the object the template stands

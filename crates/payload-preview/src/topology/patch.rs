@@ -10,6 +10,8 @@ use serde_json::Value;
 pub(crate) struct PatchError {
     /// What went wrong, one clause (no value of the document is quoted).
     pub(crate) what: String,
+    /// The index of the operation that failed, in the list [`apply`] was given.
+    pub(crate) op: usize,
 }
 
 impl std::fmt::Display for PatchError {
@@ -34,6 +36,7 @@ pub(crate) fn tokens(pointer: &str) -> Result<Vec<String>, PatchError> {
     let Some(rest) = pointer.strip_prefix('/') else {
         return Err(PatchError {
             what: format!("path {} does not start with /", super::shown(pointer, 60)),
+            op: 0,
         });
     };
     Ok(rest
@@ -48,6 +51,7 @@ fn missing(path: &str) -> PatchError {
             "path {} does not exist in the template",
             super::shown(path, 80)
         ),
+        op: 0,
     }
 }
 
@@ -67,6 +71,7 @@ fn index(token: &str, len: usize, append: bool, path: &str) -> Result<usize, Pat
                 super::shown(token, 20),
                 super::shown(path, 80)
             ),
+            op: 0,
         });
     }
     usize::try_from(n).map_err(|_| missing(path))
@@ -76,8 +81,8 @@ fn index(token: &str, len: usize, append: bool, path: &str) -> Result<usize, Pat
 /// patch applies whole or not at all).
 pub(crate) fn apply(doc: &mut Value, ops: &[Op]) -> Result<(), PatchError> {
     let mut work = doc.clone();
-    for op in ops {
-        apply_one(&mut work, op)?;
+    for (i, op) in ops.iter().enumerate() {
+        apply_one(&mut work, op).map_err(|e| PatchError { op: i, ..e })?;
     }
     *doc = work;
     Ok(())
@@ -139,6 +144,7 @@ fn apply_one(doc: &mut Value, op: &Op) -> Result<(), PatchError> {
                     "op {} is not add, replace or remove",
                     super::shown(other, 20)
                 ),
+                op: 0,
             });
         }
     }

@@ -239,11 +239,15 @@ checks! {
     /// `topology-expansion-fails`.
     TopologyExpansionFails = "topology-expansion-fails", Error,
         "Cluster API cannot expand this ClusterClass topology",
-        "The topology controller stops for this Cluster (an unknown class, a template the class names that is missing, a patch whose path does not exist for replace or remove, a template that fails), so it creates no control plane or workers and no bootstrap data is written. The message names the patch, class or template to fix.";
+        "The topology controller stops for this Cluster (an unknown class, a template the class names that is missing, a patch whose path does not exist for replace or remove, a template that fails), so it creates no control plane or workers and no bootstrap data is written. The message names the patch, class or template to fix, and a patch's failure is placed at the JSON patch in the ClusterClass. A ClusterClass no Cluster of the input uses is expanded with its variables' defaults (when every required variable has one), so its patches are applied as for any Cluster of it.";
     /// `topology-variable-invalid`.
     TopologyVariableInvalid = "topology-variable-invalid", Error,
         "a topology variable is missing, undefined or fails its schema",
         "The Cluster webhook rejects a Cluster whose topology sets a variable the ClusterClass does not define, lacks a required one, or sets a value its openAPIV3Schema does not allow, so the Cluster is never created. The message names the variable and the field.";
+    /// `topology-class-refused`.
+    TopologyClassRefused = "topology-class-refused", Error,
+        "the ClusterClass webhook refuses this ClusterClass",
+        "Cluster API's ClusterClass webhook checks a class before it is created: each variable's openAPIV3Schema must compile and every default in it must be a value the schema allows; each JSON patch must be add, replace or remove on a path under /spec, index an array only as 0 or - to add (never to replace or remove), set one of value and valueFrom, and take valueFrom.variable from a variable the class defines or a builtin. A class that breaks one is refused, and no Cluster can use it. The finding is placed at the variable's schema or the JSON patch; `lint` checks a class on its own, without a Cluster.";
     /// `manifest-schema`.
     ManifestSchema = "manifest-schema", Error,
         "a manifest does not match its CRD's schema",
@@ -251,7 +255,7 @@ checks! {
     /// `manifest-missing-reference`.
     ManifestMissingReference = "manifest-missing-reference", Warning,
         "a manifest names an object the input does not hold",
-        "The manifests reference a Secret, ConfigMap, template or Cluster that is not in the input, so `render` stands in a placeholder of a realistic size (or of `--placeholder-bytes`) for it. Sizes are estimates until the real object is added to the input; CAPRKE2 itself fails to render until the object exists.";
+        "The manifests reference a Secret, ConfigMap, template or Cluster that is not in the input, so `render` stands in a placeholder of a realistic size (or of `--placeholder-bytes`) for it. Sizes are estimates until the real object is added to the input; CAPRKE2 itself fails to render until the object exists. A template a ClusterClass names that is not in the input is reported at the class's reference: the ClusterClass controller fails on it and no Cluster of the class is expanded until it exists.";
     /// `manifest-missing-key`.
     ManifestMissingKey = "manifest-missing-key", Error,
         "a referenced Secret or ConfigMap lacks the key CAPRKE2 reads",
@@ -507,6 +511,7 @@ impl Finding {
                     | Check::ManifestUnsubstitutedVariable
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid
+                    | Check::TopologyClassRefused
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
             )
