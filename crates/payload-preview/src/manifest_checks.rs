@@ -754,6 +754,90 @@ fn failure_domains(m: &Manifests, out: &mut Vec<Finding>) {
 mod tests {
     use super::*;
 
+    fn manifests(text: &str) -> Manifests {
+        let objects = rke2_payload::objects(text.as_bytes()).expect("YAML");
+        Manifests {
+            objects: objects
+                .into_iter()
+                .map(|value| Object {
+                    source: "t.yaml".to_owned(),
+                    value,
+                    line: None,
+                    places: None,
+                    made_for: None,
+                    patched: Vec::new(),
+                })
+                .collect(),
+        }
+    }
+
+    const CONTROL_PLANE: &str = "kind: RKE2ControlPlane
+metadata: {name: cp, namespace: ns}
+spec: {machineTemplate: {spec: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}}
+";
+
+    /// Whether `text`'s control plane is judged to name a missing template, and its candidates.
+    fn missing(text: &str) -> Option<(String, Vec<String>)> {
+        let m = manifests(text);
+        let rcp = m
+            .of_kind("RKE2ControlPlane")
+            .next()
+            .expect("a control plane");
+        missing_infrastructure_template(&m, rcp).map(|t| (t.path.join("."), t.same_kind))
+    }
+
+    #[test]
+    fn a_missing_infrastructure_template_is_judged_only_with_infrastructure_in_the_input() {
+        // Alone (a fragment): not judged.
+        assert!(missing(CONTROL_PLANE).is_none());
+        // With another template of the kind (a typo): missing, the candidate named.
+        let typo = format!(
+            "{CONTROL_PLANE}---\nkind: DockerMachineTemplate\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nmetadata: {{name: cp-machines, namespace: ns}}\n"
+        );
+        assert_eq!(
+            missing(&typo),
+            Some((
+                "spec.machineTemplate.spec.infrastructureRef".to_owned(),
+                vec!["cp-machines".to_owned()]
+            ))
+        );
+        // With the infrastructure cluster only: missing, no candidate.
+        let cluster = format!(
+            "{CONTROL_PLANE}---\nkind: DockerCluster\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nmetadata: {{name: c, namespace: ns}}\n"
+        );
+        assert_eq!(missing(&cluster).map(|(_, c)| c), Some(Vec::new()));
+        // Infrastructure of another namespace says nothing of this one.
+        assert!(
+            missing(&cluster.replace("name: c, namespace: ns", "name: c, namespace: other"))
+                .is_none()
+        );
+        // The template there: nothing missing.
+        assert!(missing(&typo.replace("cp-machines", "cp-machine")).is_none());
+        // A ${VAR} is another check's.
+        assert!(missing(&typo.replace("name: cp-machine}", "name: \"${CP}\"}")).is_none());
+        // v1beta1's field.
+        let v1 = typo.replace(
+            "{machineTemplate: {spec: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}}",
+            "{machineTemplate: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}",
+        );
+        assert_eq!(
+            missing(&v1).map(|(p, _)| p),
+            Some("spec.machineTemplate.infrastructureRef".to_owned())
+        );
+        // The finding is an error located at the reference.
+        let m = manifests(&typo);
+        let mut out = Vec::new();
+        let rcp = m
+            .of_kind("RKE2ControlPlane")
+            .next()
+            .expect("a control plane");
+        infrastructure_ref(&m, rcp, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].check, Check::ManifestInfrastructureTemplateMissing);
+        assert!(out[0].is_refusal());
+        assert!(out[0].manifest.is_some());
+    }
+
     #[test]
     fn label_values_as_kubernetes_validates_them() {
         for ok in ["", "demo", "a", "a.b_c-d", &"x".repeat(63)] {

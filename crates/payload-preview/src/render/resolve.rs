@@ -248,3 +248,33 @@ impl Resolver<'_> {
         );
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placeholder_is_a_function_of_what_it_stands_for_and_its_size() {
+        let m = Manifests::default();
+        let resolver = Resolver {
+            manifests: &m,
+            placeholder_bytes: None,
+            findings: Vec::new(),
+            generated: Vec::new(),
+        };
+        let a = resolver.placeholder("Secret ns/s key", 300);
+        assert_eq!(a.len(), 300);
+        assert!(a.ends_with(b"\n"));
+        assert_eq!(a, resolver.placeholder("Secret ns/s key", 300));
+        assert_ne!(a, resolver.placeholder("Secret ns/s other", 300));
+        assert_ne!(
+            a[..200],
+            resolver.placeholder("Secret ns/s key", 200)[..200]
+        );
+        let sized = Resolver {
+            placeholder_bytes: Some(10),
+            ..resolver
+        };
+        assert_eq!(sized.placeholder("Secret ns/s key", 300).len(), 10);
+    }
+}

@@ -200,3 +200,65 @@ pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member<'a>(name: &'a str, cluster: Option<&'a str>, facts: &'a ClusterFacts) -> Member<'a> {
+        Member {
+            name: Some(name),
+            namespace: Some("ns"),
+            cluster,
+            facts,
+        }
+    }
+
+    #[test]
+    fn egress_required_is_said_once_per_cluster_on_its_first_online_secret() {
+        let online = ClusterFacts {
+            online: true,
+            ..ClusterFacts::default()
+        };
+        let offline = ClusterFacts::default();
+        let members = [
+            member("air", Some("a"), &offline),
+            member("a-1", Some("a"), &online),
+            member("b-1", Some("b"), &online),
+            member("a-2", Some("a"), &online),
+            member("a-3", Some("a"), &online),
+            member("bare-1", None, &online),
+            member("bare-2", None, &online),
+        ];
+        let mut found: Vec<(usize, String)> = lint_cluster(&members)
+            .into_iter()
+            .filter(|(_, f)| f.check == Check::EgressRequired)
+            .map(|(i, f)| (i, f.message))
+            .collect();
+        found.sort();
+        let at: Vec<usize> = found.iter().map(|(i, _)| *i).collect();
+        // Cluster a on a-1 (the air-gapped one needs nothing), b on b-1, each unlabelled alone.
+        assert_eq!(at, [1, 2, 5, 6]);
+        assert!(
+            found[0]
+                .1
+                .contains("the nodes of 3 Secrets of cluster ns/a (this one, a-2, a-3)"),
+            "{}",
+            found[0].1
+        );
+        assert!(found[1].1.ends_with("the node needs internet egress"));
+        // More than a few others are counted, not all named.
+        let many: Vec<String> = (0..9).map(|i| format!("m-{i}")).collect();
+        let members: Vec<Member<'_>> = many.iter().map(|n| member(n, Some("m"), &online)).collect();
+        let found = lint_cluster(&members);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .1
+                .message
+                .contains("(this one, m-1, m-2, m-3, m-4, 4 more)"),
+            "{}",
+            found[0].1.message
+        );
+    }
+}
