@@ -171,7 +171,7 @@ checks! {
     /// `egress-required`.
     EgressRequired = "egress-required", Info,
         "the online install needs get.rke2.io reachable",
-        "The online install downloads its script and artifacts at boot; the node needs internet egress (or a proxy) to get.rke2.io and GitHub.";
+        "The online install downloads its script and artifacts at boot; the node needs internet egress (or a proxy) to get.rke2.io and GitHub. Said once per cluster, on the first of its Secrets that installs online, with how many do.";
     /// `airgap-no-checksum`.
     AirgapNoChecksum = "airgap-no-checksum", Info,
         "the air-gapped install does not verify its artifacts",
