@@ -96,10 +96,11 @@ pub(crate) enum Command {
     /// Reads Cluster, RKE2ControlPlane, RKE2ConfigTemplate / RKE2Config, MachineDeployment and
     /// the Secrets and ConfigMaps they reference (files, directories or standard input) and
     /// writes a List of bootstrap Secrets: the first control plane, a joining one (when there
-    /// is more than one replica, or with --role join) and one per MachineDeployment. What only
-    /// exists at run time is generated (the join token, the CA key pairs; --seed makes them
-    /// repeatable) or taken from the input and flags. Manifest findings go to standard error
-    /// and into an annotation that `lint` reads.
+    /// is more than one replica, or with --role join) and one per MachineDeployment, named as
+    /// the controllers name them. What only exists at run time is generated (the join token,
+    /// the CA key pairs; --seed makes them repeatable) or taken from the input and flags.
+    /// Errors and warnings about the manifests go to standard error (the notes are counted
+    /// there), and all of them into an annotation that `lint` reads.
     #[command(after_help = "Examples:\n  \
         rke2-payload render cluster.yaml | rke2-payload size --cloud aws\n  \
         rke2-payload render templates/ | rke2-payload lint\n  \
@@ -663,7 +664,8 @@ pub(crate) struct RenderArgs {
     /// Read the join token from this file instead of the <cluster>-token Secret or a fresh one.
     #[arg(long, value_name = "FILE")]
     pub(crate) token_file: Option<PathBuf>,
-    /// Make the generated token, CA key pairs, names and placeholders the same on every run.
+    /// Make the generated token and CA key pairs the same on every run (names and placeholders
+    /// always are: they are made from the input alone).
     #[arg(long, value_name = "N")]
     pub(crate) seed: Option<u64>,
     /// The size of each placeholder for a referenced object the input does not hold (default:

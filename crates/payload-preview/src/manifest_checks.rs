@@ -230,9 +230,121 @@ fn flatcar_cloud_config(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
     }
 }
 
-/// An `infrastructureRef` that names a template of a kind the input holds, but not that one
-/// (a typo in the name): Cluster API creates no Machine from it.
+/// The infrastructure template an RKE2ControlPlane or a MachineDeployment names, when the input
+/// does not hold it but holds infrastructure of that namespace.
+pub(crate) struct MissingTemplate {
+    /// The reference's field (`spec.machineTemplate.spec.infrastructureRef`, …).
+    pub(crate) path: &'static [&'static str],
+    /// The kind it names.
+    kind: String,
+    /// The template it names.
+    r: Ref,
+    /// The names of the templates of that kind the namespace holds (a typo's candidates).
+    same_kind: Vec<String>,
+}
+
+/// Whether `o` (an RKE2ControlPlane or a MachineDeployment) names an infrastructure template
+/// the input does not hold. The machines are cloned from it before anything else: CAPRKE2
+/// clones the control plane's before it creates the RKE2Config (v0.25.0
+/// `controlplane/internal/controllers/scale.go:360-377`, then `generateRKE2Config` at :380), and
+/// Cluster API's MachineSet deletes the RKE2Config it made when the clone fails (v1.14.0
+/// `core/reconcilers/machineset/machineset_controller.go:970-998`), so no Machine and no
+/// bootstrap Secret is made. Judged only when the input holds infrastructure of the namespace
+/// (an object of the `infrastructure.cluster.x-k8s.io` group, or of the kind named): a fragment
+/// without any (a control plane linted alone) is rendered as if its template exists.
+pub(crate) fn missing_infrastructure_template(
+    m: &Manifests,
+    o: &Object,
+) -> Option<MissingTemplate> {
+    if !matches!(o.kind(), "RKE2ControlPlane" | "MachineDeployment") {
+        return None;
+    }
+    let (path, r) = INFRASTRUCTURE_REFS
+        .iter()
+        .find_map(|path| Ref::at(&o.value, path, o.namespace()).map(|r| (*path, r)))?;
+    let kind = str_at(&o.value, &[path, &["kind"]].concat()).unwrap_or("");
+    if kind.is_empty() || kind.contains("${") || r.name.contains("${") {
+        return None;
+    }
+    let in_namespace = |t: &&Object| t.namespace() == r.namespace;
+    if m.of_kind(kind)
+        .filter(in_namespace)
+        .any(|t| t.name() == r.name)
+    {
+        return None;
+    }
+    let infrastructure = m.objects.iter().filter(in_namespace).any(|t| {
+        t.kind() == kind
+            || str_at(&t.value, &["apiVersion"])
+                .and_then(|v| v.split_once('/'))
+                .is_some_and(|(group, _)| group == INFRASTRUCTURE_GROUP)
+    });
+    if !infrastructure {
+        return None;
+    }
+    let same_kind = m
+        .of_kind(kind)
+        .filter(in_namespace)
+        .map(|t| safe(t.name()).into_owned())
+        .collect();
+    Some(MissingTemplate {
+        path,
+        kind: kind.to_owned(),
+        r,
+        same_kind,
+    })
+}
+
+/// The API group of the infrastructure providers' kinds.
+const INFRASTRUCTURE_GROUP: &str = "infrastructure.cluster.x-k8s.io";
+
+/// `manifest-infrastructure-template-missing` on an RKE2ControlPlane or a MachineDeployment
+/// ([`missing_infrastructure_template`]), located at the reference; on a MachinePool or a
+/// Machine, `manifest-missing-reference` when the input holds other objects of the kind named
+/// (a typo in the name).
 fn infrastructure_ref(m: &Manifests, o: &Object, out: &mut Vec<Finding>) {
+    if let Some(missing) = missing_infrastructure_template(m, o) {
+        let MissingTemplate {
+            path,
+            kind,
+            r,
+            same_kind,
+        } = missing;
+        let held = if same_kind.is_empty() {
+            format!("the input holds no {}", safe(&kind))
+        } else {
+            format!(
+                "the input holds {} of that kind: {}",
+                same_kind.len(),
+                same_kind.join(", ")
+            )
+        };
+        let consequence = if o.kind() == "RKE2ControlPlane" {
+            "CAPRKE2 clones it before it creates a control plane's RKE2Config, so no control-plane Machine and no control-plane bootstrap Secret is ever made, and the workers wait for a control plane that never initializes: no node boots"
+        } else {
+            "Cluster API's MachineSet clones it for every Machine and deletes the RKE2Config it made when the clone fails, so no worker Machine and no worker bootstrap Secret is ever made"
+        };
+        let segments: Vec<crate::crds::PathSeg> = path
+            .iter()
+            .map(|k| crate::crds::PathSeg::Key((*k).to_owned()))
+            .collect();
+        out.push(
+            Finding::new(
+                Check::ManifestInfrastructureTemplateMissing,
+                format!(
+                    "{}: {} names {} {r}, which is not in the input ({held}); {consequence}",
+                    o.title(),
+                    path.join("."),
+                    safe(&kind),
+                ),
+            )
+            .in_manifest(o.field_site(&segments)),
+        );
+        return;
+    }
+    if !matches!(o.kind(), "MachinePool" | "Machine") {
+        return;
+    }
     for path in INFRASTRUCTURE_REFS {
         let Some(r) = Ref::at(&o.value, path, o.namespace()) else {
             continue;
@@ -597,6 +709,24 @@ fn config_spec(
 fn cluster(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
     let v = &c.value;
     infrastructure_for_rke2(m, c, out);
+    // Cluster API v1.14.0 `core/webhooks/admission/cluster.go:158-159`: the name is a label
+    // value on the Cluster's objects.
+    if !is_label_value(c.name()) && !c.name().contains("${") {
+        finding(
+            out,
+            Check::ManifestClusterNameInvalid,
+            c,
+            format!(
+                "metadata.name is {} characters and {}: Cluster API's webhook refuses a Cluster whose name is not a valid label value (it is the cluster.x-k8s.io/cluster-name label of every object made for it, the bootstrap Secrets among them)",
+                c.name().chars().count(),
+                if c.name().len() > 63 {
+                    "longer than 63"
+                } else {
+                    "not alphanumerics with -, _ and . inside"
+                }
+            ),
+        );
+    }
     // RKE2's own values (6443, cluster.local) change nothing.
     for (field, default) in [
         ("apiServerPort", "6443"),
@@ -679,6 +809,20 @@ fn infrastructure_for_rke2(m: &Manifests, c: &Object, out: &mut Vec<Finding>) {
     }
 }
 
+/// Whether `value` is a valid Kubernetes label value (`IsValidLabelValue` of apimachinery's
+/// `util/validation`): at most 63 characters, empty or alphanumerics with `-`, `_` and `.`
+/// inside.
+fn is_label_value(value: &str) -> bool {
+    let b = value.as_bytes();
+    let edge = |c: &u8| c.is_ascii_alphanumeric();
+    b.len() <= 63
+        && (b.is_empty()
+            || (b.first().is_some_and(edge)
+                && b.last().is_some_and(edge)
+                && b.iter()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, b'-' | b'_' | b'.'))))
+}
+
 /// Failure domains where none is for control planes.
 fn failure_domains(m: &Manifests, out: &mut Vec<Finding>) {
     for o in &m.objects {
@@ -717,6 +861,87 @@ fn failure_domains(m: &Manifests, out: &mut Vec<Finding>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn manifests(text: &str) -> Manifests {
+        Manifests::of_text(text)
+    }
+
+    const CONTROL_PLANE: &str = "kind: RKE2ControlPlane
+metadata: {name: cp, namespace: ns}
+spec: {machineTemplate: {spec: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}}
+";
+
+    /// Whether `text`'s control plane is judged to name a missing template, and its candidates.
+    fn missing(text: &str) -> Option<(String, Vec<String>)> {
+        let m = manifests(text);
+        let rcp = m
+            .of_kind("RKE2ControlPlane")
+            .next()
+            .expect("a control plane");
+        missing_infrastructure_template(&m, rcp).map(|t| (t.path.join("."), t.same_kind))
+    }
+
+    #[test]
+    fn a_missing_infrastructure_template_is_judged_only_with_infrastructure_in_the_input() {
+        // Alone (a fragment): not judged.
+        assert!(missing(CONTROL_PLANE).is_none());
+        // With another template of the kind (a typo): missing, the candidate named.
+        let typo = format!(
+            "{CONTROL_PLANE}---\nkind: DockerMachineTemplate\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nmetadata: {{name: cp-machines, namespace: ns}}\n"
+        );
+        assert_eq!(
+            missing(&typo),
+            Some((
+                "spec.machineTemplate.spec.infrastructureRef".to_owned(),
+                vec!["cp-machines".to_owned()]
+            ))
+        );
+        // With the infrastructure cluster only: missing, no candidate.
+        let cluster = format!(
+            "{CONTROL_PLANE}---\nkind: DockerCluster\napiVersion: infrastructure.cluster.x-k8s.io/v1beta2\nmetadata: {{name: c, namespace: ns}}\n"
+        );
+        assert_eq!(missing(&cluster).map(|(_, c)| c), Some(Vec::new()));
+        // Infrastructure of another namespace says nothing of this one.
+        assert!(
+            missing(&cluster.replace("name: c, namespace: ns", "name: c, namespace: other"))
+                .is_none()
+        );
+        // The template there: nothing missing.
+        assert!(missing(&typo.replace("cp-machines", "cp-machine")).is_none());
+        // A ${VAR} is another check's.
+        assert!(missing(&typo.replace("name: cp-machine}", "name: \"${CP}\"}")).is_none());
+        // v1beta1's field.
+        let v1 = typo.replace(
+            "{machineTemplate: {spec: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}}",
+            "{machineTemplate: {infrastructureRef: {kind: DockerMachineTemplate, name: cp-machine}}}",
+        );
+        assert_eq!(
+            missing(&v1).map(|(p, _)| p),
+            Some("spec.machineTemplate.infrastructureRef".to_owned())
+        );
+        // The finding is an error located at the reference.
+        let m = manifests(&typo);
+        let mut out = Vec::new();
+        let rcp = m
+            .of_kind("RKE2ControlPlane")
+            .next()
+            .expect("a control plane");
+        infrastructure_ref(&m, rcp, &mut out);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].check, Check::ManifestInfrastructureTemplateMissing);
+        assert!(out[0].is_refusal());
+        assert!(out[0].manifest.is_some());
+    }
+
+    #[test]
+    fn label_values_as_kubernetes_validates_them() {
+        for ok in ["", "demo", "a", "a.b_c-d", &"x".repeat(63)] {
+            assert!(is_label_value(ok), "{ok}");
+        }
+        for bad in [&"x".repeat(64), "-a", "a-", "a b", "ä"] {
+            assert!(!is_label_value(bad), "{bad}");
+        }
+    }
 
     #[test]
     fn the_crd_version_pattern() {

@@ -63,18 +63,7 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         SecretFormat::Json => preview.to_json(),
     };
     write_bytes(text.as_bytes(), args.to.to_file.as_deref(), args.to.force)?;
-    for f in &preview.findings {
-        let level = match f.severity {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            _ => "note",
-        };
-        eprintln!(
-            "rke2-payload: {level}: {}: {}",
-            f.check.id(),
-            safe(&f.message)
-        );
-    }
+    tell_findings(&preview.findings);
     if preview.secrets.is_empty() {
         if !preview.classes.is_empty() {
             bail!(
@@ -90,4 +79,54 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// Says on standard error what the manifests' findings are: each error and warning on a line
+/// of its own with where it is (`file:line`), the notes as one line that counts them by check
+/// (`lint` shows them in full, once per object: a CI log that renders every template and then
+/// lints each preview is not told every note twice).
+fn tell_findings(findings: &[rke2_payload::Finding]) {
+    let mut notes: Vec<(&str, usize)> = Vec::new();
+    for f in findings {
+        let level = match f.severity {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            _ => {
+                match notes.iter_mut().find(|(id, _)| *id == f.check.id()) {
+                    Some((_, n)) => *n += 1,
+                    None => notes.push((f.check.id(), 1)),
+                }
+                continue;
+            }
+        };
+        let at = match &f.manifest {
+            Some(site) => match site.line {
+                Some(line) => format!(" ({}:{line})", safe(&site.file)),
+                None => format!(" ({})", safe(&site.file)),
+            },
+            None => String::new(),
+        };
+        eprintln!(
+            "rke2-payload: {level}: {}: {}{at}",
+            f.check.id(),
+            safe(&f.message)
+        );
+    }
+    if !notes.is_empty() {
+        let total: usize = notes.iter().map(|(_, n)| n).sum();
+        let ids: Vec<String> = notes
+            .iter()
+            .map(|(id, n)| {
+                if *n == 1 {
+                    (*id).to_owned()
+                } else {
+                    format!("{id} x{n}")
+                }
+            })
+            .collect();
+        eprintln!(
+            "rke2-payload: {total} note(s) about the manifests ({}): rke2-payload lint shows them",
+            ids.join(", ")
+        );
+    }
 }

@@ -9,7 +9,8 @@ use serde_json::Value;
 
 use crate::common::*;
 
-/// A List of `n` copies of a worker Secret (one `egress-required` note each), named apart.
+/// A List of `n` copies of a worker Secret, named apart, each of a cluster of its own (so one
+/// `egress-required` note each: the note is said once per cluster).
 fn many_workers(n: usize) -> Vec<u8> {
     let text = std::fs::read_to_string(testdata().join("secrets/worker-cloud-config-online.yaml"))
         .expect("fixture");
@@ -18,6 +19,8 @@ fn many_workers(n: usize) -> Vec<u8> {
         .map(|i| {
             let mut s = secret.clone();
             s["metadata"]["name"] = Value::String(format!("demo-md-0-{i:05}"));
+            s["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"] =
+                Value::String(format!("demo-{i:05}"));
             s
         })
         .collect();

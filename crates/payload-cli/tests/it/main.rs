@@ -25,6 +25,7 @@ mod readme;
 mod redact_corpus;
 mod release;
 mod render;
+mod render_names;
 mod replicas;
 mod size;
 mod standin;

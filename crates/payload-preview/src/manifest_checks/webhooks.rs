@@ -141,21 +141,7 @@ mod tests {
     use rke2_payload::Check;
 
     fn refusals(yaml: &str) -> Vec<String> {
-        let objects = rke2_payload::objects(yaml.as_bytes()).expect("objects");
-        let m = crate::manifests::Manifests {
-            objects: objects
-                .into_iter()
-                .map(|value| crate::manifests::Object {
-                    source: "t.yaml".to_owned(),
-                    value,
-                    line: None,
-                    places: None,
-                    made_for: None,
-                    patched: Vec::new(),
-                    derived: None,
-                })
-                .collect(),
-        };
+        let m = crate::manifests::Manifests::of_text(yaml);
         let mut out = Vec::new();
         super::check(&m, &mut out);
         assert!(out.iter().all(|f| f.check == Check::ManifestWebhookRefuses));

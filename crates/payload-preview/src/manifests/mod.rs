@@ -115,6 +115,20 @@ impl std::fmt::Debug for Object {
 }
 
 impl Object {
+    /// An object of file `t.yaml`, with no places (for the unit tests).
+    #[cfg(test)]
+    pub(crate) fn of_value(value: Value) -> Object {
+        Object {
+            source: "t.yaml".to_owned(),
+            value,
+            line: None,
+            places: None,
+            made_for: None,
+            patched: Vec::new(),
+            derived: None,
+        }
+    }
+
     pub(crate) fn kind(&self) -> &str {
         str_at(&self.value, &["kind"]).unwrap_or("")
     }
@@ -315,6 +329,16 @@ pub(crate) struct Manifests {
 }
 
 impl Manifests {
+    /// The objects of a YAML text, each as written in file `t.yaml` without places (for the
+    /// unit tests of the checks).
+    #[cfg(test)]
+    pub(crate) fn of_text(text: &str) -> Manifests {
+        let objects = rke2_payload::objects(text.as_bytes()).expect("YAML");
+        Manifests {
+            objects: objects.into_iter().map(Object::of_value).collect(),
+        }
+    }
+
     pub(crate) fn of_kind<'m>(&'m self, kind: &'m str) -> impl Iterator<Item = &'m Object> + 'm {
         self.objects.iter().filter(move |o| o.kind() == kind)
     }

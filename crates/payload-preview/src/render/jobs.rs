@@ -5,7 +5,7 @@ use rke2_payload::{Check, Finding, Role};
 use serde_json::Value;
 
 use super::cluster::{ClusterContext, cluster_label, control_plane_version, worker_cluster_name};
-use super::{Renderer, RoleChoice, push_unique, random_suffix};
+use super::{Renderer, RoleChoice, push_unique};
 use crate::manifests::{Object, Ref, string};
 
 /// The spec of a worker whose bootstrap config is not in the input.
@@ -46,6 +46,11 @@ impl<'m> Renderer<'m> {
         let Some(rcp) = ctx.c.control_plane else {
             return jobs;
         };
+        // No control-plane Machine is made without its infrastructure template
+        // (`manifest-infrastructure-template-missing`), so no RKE2Config and no Secret.
+        if crate::manifest_checks::missing_infrastructure_template(self.manifests, rcp).is_some() {
+            return jobs;
+        }
         let role = self.options.role;
         let spec = rcp.get(&["spec"]).unwrap_or(&EMPTY);
         let version = control_plane_version(rcp);
@@ -59,7 +64,7 @@ impl<'m> Renderer<'m> {
                 spec,
                 version: version.clone(),
                 source: rcp,
-                name: format!("{}-{}", rcp.name(), random_suffix(&mut self.rng)),
+                name: super::names::control_plane_config(rcp, "init"),
                 machine: Some(rcp),
             });
         }
@@ -69,7 +74,7 @@ impl<'m> Renderer<'m> {
                 spec,
                 version,
                 source: rcp,
-                name: format!("{}-{}", rcp.name(), random_suffix(&mut self.rng)),
+                name: super::names::control_plane_config(rcp, "join"),
                 machine: Some(rcp),
             });
         }
@@ -89,6 +94,8 @@ impl<'m> Renderer<'m> {
             matches!(o.kind(), "MachineDeployment" | "MachinePool")
                 && o.namespace() == ctx.c.namespace
                 && worker_cluster_name(o) == ctx.c.name
+                // Nor a worker Machine without its template.
+                && crate::manifest_checks::missing_infrastructure_template(m, o).is_none()
         }) {
             let config_ref = Ref::at(
                 &w.value,
@@ -126,12 +133,13 @@ impl<'m> Renderer<'m> {
                     (&*EMPTY, w)
                 }
             };
-            let name = format!(
-                "{}-{}-{}",
-                w.name(),
-                random_suffix(&mut self.rng),
-                random_suffix(&mut self.rng)
-            );
+            let name = match super::names::worker_config(w, &ctx.c.name) {
+                Ok(name) => name,
+                Err(why) => {
+                    self.note_unnamed(w, &why);
+                    continue;
+                }
+            };
             jobs.push(Job {
                 role: Role::Agent,
                 spec,
@@ -167,6 +175,23 @@ impl<'m> Renderer<'m> {
                 format!(
                     "{}: spec.template.spec.bootstrap.configRef names {what}; its workers are rendered with an empty RKE2Config",
                     w.title()
+                ),
+            ),
+        );
+    }
+
+    /// The finding of a worker whose Machine name template does not render: its MachineSet
+    /// creates no Machine (Cluster API v1.14.0
+    /// `core/reconcilers/machineset/machineset_controller.go:1234`), so no RKE2Config.
+    fn note_unnamed(&mut self, w: &Object, why: &str) {
+        push_unique(
+            &mut self.preview.findings,
+            Finding::new(
+                Check::ManifestRenderFails,
+                format!(
+                    "{}: spec.machineNaming.template does not render ({}): its MachineSet creates no Machine, so no bootstrap Secret is written for its workers",
+                    w.title(),
+                    rke2_payload::terminal_safe(why)
                 ),
             ),
         );

@@ -83,7 +83,6 @@ impl<'a, 'm> Machine<'a, 'm> {
         let mut resolver = Resolver {
             manifests: r.manifests,
             placeholder_bytes: r.options.placeholder_bytes,
-            rng: &mut r.rng,
             findings: Vec::new(),
             generated: Vec::new(),
         };

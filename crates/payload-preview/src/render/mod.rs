@@ -25,6 +25,7 @@ mod cis;
 mod cluster;
 mod jobs;
 mod machine;
+mod names;
 mod pki;
 mod resolve;
 mod rke2;
@@ -79,7 +80,9 @@ pub struct RenderOptions {
     pub server: Option<String>,
     /// The join token, instead of the `<cluster>-token` Secret or a generated one.
     pub token: Option<String>,
-    /// Makes the generated token, CA key pairs, names and placeholders the same on every run.
+    /// Makes the generated token and CA key pairs the same on every run (and "now" of the CA
+    /// validity 2026-01-01). The names and placeholders need none: they are a function of the
+    /// input, the same on every render of it.
     pub seed: Option<u64>,
     /// The size of every placeholder for an object that is not in the input (default: a
     /// realistic size for what it stands in for; at most [`MAX_PLACEHOLDER`]).
@@ -116,7 +119,7 @@ impl RenderOptions {
         self
     }
 
-    /// With a seed for everything generated.
+    /// With a seed for the generated token and CA key pairs.
     pub fn with_seed(mut self, seed: u64) -> Self {
         self.seed = Some(seed);
         self
@@ -258,6 +261,9 @@ const CA_PURPOSES: [(&str, &str, &str); 4] = [
     ),
 ];
 const LEGACY_ANNOTATION: &str = "controlplane.cluster.x-k8s.io/legacy";
+/// The seed of the names a ClusterClass expansion generates: fixed, so that they are a
+/// function of the input.
+const TOPOLOGY_NAMES_SEED: u64 = 0;
 /// 2026-01-01T00:00:00Z: "now" for a seeded render.
 const SEEDED_NOW: i64 = 1_767_225_600;
 /// A documentation address (RFC 5737) for the join server when only machines would know it.
@@ -504,9 +510,9 @@ pub fn sniff_input<R: std::io::Read>(
 pub fn render(sources: &[Source<'_>], options: &RenderOptions) -> Result<Preview, RenderError> {
     let mut manifests = parse(sources)?;
     // ClusterClass topologies become the objects the topology controller makes.
-    let topology_findings = expand_topology(&mut manifests, options)?;
-    // Each ClusterClass on its own, those no Cluster uses too.
-    let classes = crate::manifest_checks::classes(&manifests, options.seed);
+    let topology_findings = expand_topology(&mut manifests)?;
+    // Each ClusterClass on its own, those no Cluster uses too (named as the expansion names).
+    let classes = crate::manifest_checks::classes(&manifests, Some(TOPOLOGY_NAMES_SEED));
     let renderable = manifests.objects.iter().any(|o| {
         matches!(
             o.kind(),
@@ -565,14 +571,14 @@ struct Renderer<'m> {
 
 /// Replaces each topology Cluster by the objects the topology controller makes of it; the
 /// findings of the expansion.
-fn expand_topology(
-    manifests: &mut Manifests,
-    options: &RenderOptions,
-) -> Result<Vec<Finding>, RenderError> {
+fn expand_topology(manifests: &mut Manifests) -> Result<Vec<Finding>, RenderError> {
     if !crate::topology::has_topology(manifests) {
         return Ok(Vec::new());
     }
-    let expansion = crate::topology::expand(manifests, options.seed).map_err(|u| {
+    // The names the expansion generates are the same on every render of the input, whatever
+    // the seed (which is for the token and the keys): `render` and `lint` of one input, and two
+    // renders of it, name the same Secrets.
+    let expansion = crate::topology::expand(manifests, Some(TOPOLOGY_NAMES_SEED)).map_err(|u| {
         RenderError::Unexpandable {
             class: u.class,
             patch: u.patch,

@@ -1,9 +1,10 @@
 //! Answers the lookups CAPRKE2 makes while rendering (Secrets, ConfigMaps) from the input, and
 //! stands in a placeholder, with a finding that names it, for what the input does not hold.
 
-use rand::Rng as _;
 use rand::rngs::StdRng;
+use rand::{Rng as _, SeedableRng as _};
 use rke2_payload::{Check, Finding};
+use sha2::Digest as _;
 
 use crate::manifests::{Manifests, Ref};
 
@@ -12,7 +13,6 @@ pub(crate) struct Resolver<'m> {
     pub(crate) manifests: &'m Manifests,
     /// The size of every placeholder, when the user set one (else a realistic size per kind).
     pub(crate) placeholder_bytes: Option<usize>,
-    pub(crate) rng: &'m mut StdRng,
     pub(crate) findings: Vec<Finding>,
     /// What was generated rather than read (for the preview annotation).
     pub(crate) generated: Vec<String>,
@@ -36,14 +36,21 @@ impl Resolver<'_> {
     }
 
     /// Text that looks like what it stands in for (base64 lines, which compress as PEM does),
-    /// of the user's size or `realistic` bytes.
-    fn placeholder(&mut self, realistic: usize) -> Vec<u8> {
+    /// of the user's size or `realistic` bytes. Its bytes are a function of `what` (the object
+    /// and key it stands in for) and its size alone: every Secret that reads that key gets the
+    /// same placeholder, and every render of the input too, whatever the seed.
+    fn placeholder(&self, what: &str, realistic: usize) -> Vec<u8> {
         let len = self
             .placeholder_bytes
             .unwrap_or(realistic)
             .min(super::MAX_PLACEHOLDER);
+        let mut hasher = sha2::Sha256::new();
+        hasher.update(what.as_bytes());
+        hasher.update(len.to_le_bytes());
+        let mut seed = [0u8; 32];
+        seed.copy_from_slice(&hasher.finalize());
         let mut raw = vec![0u8; len];
-        self.rng.fill_bytes(&mut raw);
+        StdRng::from_seed(seed).fill_bytes(&mut raw);
         let text = rke2_payload::to_base64(&raw);
         let mut out = Vec::with_capacity(len + len / 64 + 1);
         for line in text.as_bytes().chunks(64) {
@@ -98,11 +105,11 @@ impl Resolver<'_> {
             Ok(Some(bytes)) => bytes,
             Ok(None) => {
                 self.missing_key(owner, field, "Secret", r, key);
-                self.placeholder(realistic)
+                self.placeholder(&format!("Secret {r} {key}"), realistic)
             }
             Err(_) => {
                 self.missing(owner, field, "Secret", r, key, realistic);
-                self.placeholder(realistic)
+                self.placeholder(&format!("Secret {r} {key}"), realistic)
             }
         }
     }
@@ -123,7 +130,10 @@ impl Resolver<'_> {
     pub(crate) fn optional_secret_text(&mut self, r: &Ref, key: &str) -> Option<String> {
         match self.manifests.secret_key(r, key) {
             Ok(bytes) => bytes.map(|b| String::from_utf8_lossy(&b).into_owned()),
-            Err(_) => Some(String::from_utf8_lossy(&self.placeholder(1100)).into_owned()),
+            Err(_) => Some(
+                String::from_utf8_lossy(&self.placeholder(&format!("Secret {r} {key}"), 1100))
+                    .into_owned(),
+            ),
         }
     }
 
@@ -139,11 +149,13 @@ impl Resolver<'_> {
             Ok(Some(text)) => text,
             Ok(None) => {
                 self.missing_key(owner, field, "ConfigMap", r, key);
-                String::from_utf8_lossy(&self.placeholder(realistic)).into_owned()
+                let what = format!("ConfigMap {r} {key}");
+                String::from_utf8_lossy(&self.placeholder(&what, realistic)).into_owned()
             }
             Err(_) => {
                 self.missing(owner, field, "ConfigMap", r, key, realistic);
-                String::from_utf8_lossy(&self.placeholder(realistic)).into_owned()
+                let what = format!("ConfigMap {r} {key}");
+                String::from_utf8_lossy(&self.placeholder(&what, realistic)).into_owned()
             }
         }
     }
@@ -155,7 +167,8 @@ impl Resolver<'_> {
             Err(_) => {
                 let field = "spec.manifestsConfigMapReference";
                 self.missing(owner, field, "ConfigMap", r, "(every key)", 2000);
-                let text = String::from_utf8_lossy(&self.placeholder(2000)).into_owned();
+                let what = format!("ConfigMap {r}");
+                let text = String::from_utf8_lossy(&self.placeholder(&what, 2000)).into_owned();
                 vec![("placeholder.yaml".to_owned(), text)]
             }
         }
@@ -170,7 +183,8 @@ impl Resolver<'_> {
             Err(_) => {
                 let len = if key == "tls.key" { 230 } else { 600 };
                 self.missing(owner, field, "Secret", r, key, len);
-                Some(String::from_utf8_lossy(&self.placeholder(len)).into_owned())
+                let what = format!("Secret {r} {key}");
+                Some(String::from_utf8_lossy(&self.placeholder(&what, len)).into_owned())
             }
         }
     }
@@ -195,12 +209,14 @@ impl Resolver<'_> {
         );
         let (Ok(user), Ok(password), Ok(token)) = (user, password, token) else {
             self.missing(owner, field, "Secret", r, "username, password", 40);
-            let user = String::from_utf8_lossy(&self.placeholder(12))
-                .trim()
-                .to_owned();
-            let password = String::from_utf8_lossy(&self.placeholder(40))
-                .trim()
-                .to_owned();
+            let user =
+                String::from_utf8_lossy(&self.placeholder(&format!("Secret {r} username"), 12))
+                    .trim()
+                    .to_owned();
+            let password =
+                String::from_utf8_lossy(&self.placeholder(&format!("Secret {r} password"), 40))
+                    .trim()
+                    .to_owned();
             return Some(vec![(password, "password"), (user, "username")]);
         };
         let mut out = Vec::new();
@@ -230,5 +246,35 @@ impl Resolver<'_> {
                 "{owner}: spec.privateRegistriesConfig.configs has {count} registries, but CAPRKE2 writes only one of them (a random one) into registries.yaml; the preview keeps the last by name"
             ),
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_placeholder_is_a_function_of_what_it_stands_for_and_its_size() {
+        let m = Manifests::default();
+        let resolver = Resolver {
+            manifests: &m,
+            placeholder_bytes: None,
+            findings: Vec::new(),
+            generated: Vec::new(),
+        };
+        let a = resolver.placeholder("Secret ns/s key", 300);
+        assert_eq!(a.len(), 300);
+        assert!(a.ends_with(b"\n"));
+        assert_eq!(a, resolver.placeholder("Secret ns/s key", 300));
+        assert_ne!(a, resolver.placeholder("Secret ns/s other", 300));
+        assert_ne!(
+            a[..200],
+            resolver.placeholder("Secret ns/s key", 200)[..200]
+        );
+        let sized = Resolver {
+            placeholder_bytes: Some(10),
+            ..resolver
+        };
+        assert_eq!(sized.placeholder("Secret ns/s key", 300).len(), 10);
     }
 }

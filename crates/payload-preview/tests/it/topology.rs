@@ -165,6 +165,11 @@ kind: DockerMachineTemplate
 metadata: {name: cp-machine, namespace: fleet}
 spec: {template: {spec: {customImage: kindest/node:v1.34.0}}}
 ---
+apiVersion: infrastructure.cluster.x-k8s.io/v1beta2
+kind: DockerMachineTemplate
+metadata: {name: worker-machine, namespace: fleet}
+spec: {template: {spec: {}}}
+---
 apiVersion: cluster.x-k8s.io/v1beta2
 kind: MachineDeployment
 metadata: {name: demo-md-0, namespace: fleet}

@@ -179,7 +179,7 @@ checks! {
     /// `egress-required`.
     EgressRequired = "egress-required", Info,
         "the online install needs get.rke2.io reachable",
-        "The online install downloads its script and artifacts at boot; the node needs internet egress (or a proxy) to get.rke2.io and GitHub.";
+        "The online install downloads its script and artifacts at boot; the node needs internet egress (or a proxy) to get.rke2.io and GitHub. Said once per cluster, on the first of its Secrets that installs online, with how many do.";
     /// `airgap-no-checksum`.
     AirgapNoChecksum = "airgap-no-checksum", Info,
         "the air-gapped install does not verify its artifacts",
@@ -256,6 +256,10 @@ checks! {
     ManifestMissingReference = "manifest-missing-reference", Warning,
         "a manifest names an object the input does not hold",
         "The manifests reference a Secret, ConfigMap, template or Cluster that is not in the input, so `render` stands in a placeholder of a realistic size (or of `--placeholder-bytes`) for it. Sizes are estimates until the real object is added to the input; CAPRKE2 itself fails to render until the object exists. A template a ClusterClass names that is not in the input is reported at the class's reference: the ClusterClass controller fails on it and no Cluster of the class is expanded until it exists.";
+    /// `manifest-infrastructure-template-missing`.
+    ManifestInfrastructureTemplateMissing = "manifest-infrastructure-template-missing", Error,
+        "the infrastructure template machines are cloned from is not in the input",
+        "An RKE2ControlPlane or a MachineDeployment names the infrastructure machine template its Machines are cloned from (`spec.machineTemplate.spec.infrastructureRef`, `spec.template.spec.infrastructureRef`), and the input holds infrastructure objects of that namespace but not that template (often a typo: `-controlplane` for `-control-plane`). CAPRKE2 clones the template before it creates a control plane's RKE2Config, and Cluster API's MachineSet deletes the worker's RKE2Config when the clone fails, so no Machine and no bootstrap Secret is ever made; without a control plane the workers wait forever too. `render` writes none of those Secrets. An input with no infrastructure object at all (a control plane linted alone) is not judged. Name the template the input holds, or add it.";
     /// `manifest-missing-key`.
     ManifestMissingKey = "manifest-missing-key", Error,
         "a referenced Secret or ConfigMap lacks the key CAPRKE2 reads",
@@ -296,6 +300,10 @@ checks! {
     ManifestVersionNotSemver = "manifest-version-not-semver", Error,
         "a version Cluster API's webhooks refuse (not semver)",
         "Cluster API's admission webhooks require a Machine's, a MachineDeployment's, a MachinePool's and a topology Cluster's version to start with `v` and to be a strict semantic version (`github.com/blang/semver/v4`): `v1.34.2+rke2r1+rke2r1` (Turtles' `KUBERNETES_VERSION` in CAPRKE2's templates) is refused, and an RKE2ControlPlane copies its `spec.version` into every Machine. No Machine is ever created.";
+    /// `manifest-cluster-name-invalid`.
+    ManifestClusterNameInvalid = "manifest-cluster-name-invalid", Error,
+        "a Cluster name that is not a valid label value",
+        "Cluster API's Cluster webhook refuses a Cluster whose name is not a valid label value (at most 63 characters, alphanumerics with `-`, `_` and `.` inside), because the name is written as the `cluster.x-k8s.io/cluster-name` label on its objects, CAPRKE2's bootstrap Secrets among them. The Cluster is never created and no Machine boots. Shorten the name; the controllers shorten the names they generate from it themselves.";
     /// `manifest-registration-address-missing`.
     ManifestRegistrationAddressMissing = "manifest-registration-address-missing", Error,
         "registrationMethod address without a registrationAddress",
@@ -508,6 +516,8 @@ impl Finding {
                     | Check::ManifestVersionPattern
                     | Check::ManifestVersionNotSemver
                     | Check::ManifestApiVersionNotServed
+                    | Check::ManifestInfrastructureTemplateMissing
+                    | Check::ManifestClusterNameInvalid
                     | Check::ManifestUnsubstitutedVariable
                     | Check::TopologyExpansionFails
                     | Check::TopologyVariableInvalid

@@ -19,6 +19,8 @@ pub(crate) struct ClusterFacts {
     token_ca_hash: Option<String>,
     tls_san: Vec<String>,
     server_ca_sha256: Option<String>,
+    /// Whether RKE2 is installed online (from get.rke2.io) at boot.
+    online: bool,
 }
 
 /// The path of the cluster's server CA on the first control plane.
@@ -44,6 +46,7 @@ impl ClusterFacts {
                 .files()
                 .find(|(f, _)| f.path == SERVER_CA_PATH)
                 .and_then(|(f, _)| f.sha256()),
+            online: facts.install.as_ref().is_some_and(|i| !i.airgapped),
         }
     }
 }
@@ -54,6 +57,64 @@ pub(crate) struct Member<'a> {
     pub(crate) namespace: Option<&'a str>,
     pub(crate) cluster: Option<&'a str>,
     pub(crate) facts: &'a ClusterFacts,
+}
+
+/// How many other Secrets' names `egress-required` lists before it counts the rest.
+const NAMED: usize = 4;
+
+/// `egress-required`, once per cluster: on the first of its Secrets that installs online,
+/// counting and naming the others (a Secret without a cluster label is a cluster of its own).
+fn egress(
+    (namespace, cluster): (Option<&str>, Option<&str>),
+    members: &[(usize, &Member<'_>)],
+    out: &mut Vec<(usize, Finding)>,
+) {
+    use crate::codec::text::terminal_safe;
+    const ONE: &str =
+        "the online install downloads from get.rke2.io at boot: the node needs internet egress";
+    let online: Vec<(usize, &Member<'_>)> = members
+        .iter()
+        .filter(|(_, m)| m.facts.online)
+        .map(|(i, m)| (*i, *m))
+        .collect();
+    let Some(cluster) = cluster else {
+        out.extend(
+            online
+                .iter()
+                .map(|(i, _)| (*i, Finding::new(Check::EgressRequired, ONE))),
+        );
+        return;
+    };
+    let Some(((first, _), others)) = online.split_first() else {
+        return;
+    };
+    if others.is_empty() {
+        out.push((*first, Finding::new(Check::EgressRequired, ONE)));
+        return;
+    }
+    let mut names: Vec<String> = others
+        .iter()
+        .take(NAMED)
+        .map(|(_, m)| terminal_safe(m.name.unwrap_or("(unnamed)")).into_owned())
+        .collect();
+    if others.len() > NAMED {
+        names.push(format!("{} more", others.len() - NAMED));
+    }
+    let cluster = match namespace {
+        Some(ns) => format!("{}/{}", terminal_safe(ns), terminal_safe(cluster)),
+        None => terminal_safe(cluster).into_owned(),
+    };
+    out.push((
+        *first,
+        Finding::new(
+            Check::EgressRequired,
+            format!(
+                "the online install downloads from get.rke2.io at boot: the nodes of {} Secrets of cluster {cluster} (this one, {}) need internet egress",
+                online.len(),
+                names.join(", ")
+            ),
+        ),
+    ));
 }
 
 /// Checks across the payloads of one cluster. Returns (index into `members`, finding).
@@ -70,7 +131,8 @@ pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
             .push((i, m));
     }
     // A cluster is its namespace and name: the same name in two namespaces is two clusters.
-    for members in clusters.into_values() {
+    for (key, members) in clusters {
+        egress(key, &members, &mut out);
         let Some((_, init)) = members
             .iter()
             .find(|(_, m)| m.facts.role == Some(Role::Init) && m.facts.config_found)
@@ -137,4 +199,66 @@ pub(crate) fn lint_cluster(members: &[Member<'_>]) -> Vec<(usize, Finding)> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn member<'a>(name: &'a str, cluster: Option<&'a str>, facts: &'a ClusterFacts) -> Member<'a> {
+        Member {
+            name: Some(name),
+            namespace: Some("ns"),
+            cluster,
+            facts,
+        }
+    }
+
+    #[test]
+    fn egress_required_is_said_once_per_cluster_on_its_first_online_secret() {
+        let online = ClusterFacts {
+            online: true,
+            ..ClusterFacts::default()
+        };
+        let offline = ClusterFacts::default();
+        let members = [
+            member("air", Some("a"), &offline),
+            member("a-1", Some("a"), &online),
+            member("b-1", Some("b"), &online),
+            member("a-2", Some("a"), &online),
+            member("a-3", Some("a"), &online),
+            member("bare-1", None, &online),
+            member("bare-2", None, &online),
+        ];
+        let mut found: Vec<(usize, String)> = lint_cluster(&members)
+            .into_iter()
+            .filter(|(_, f)| f.check == Check::EgressRequired)
+            .map(|(i, f)| (i, f.message))
+            .collect();
+        found.sort();
+        let at: Vec<usize> = found.iter().map(|(i, _)| *i).collect();
+        // Cluster a on a-1 (the air-gapped one needs nothing), b on b-1, each unlabelled alone.
+        assert_eq!(at, [1, 2, 5, 6]);
+        assert!(
+            found[0]
+                .1
+                .contains("the nodes of 3 Secrets of cluster ns/a (this one, a-2, a-3)"),
+            "{}",
+            found[0].1
+        );
+        assert!(found[1].1.ends_with("the node needs internet egress"));
+        // More than a few others are counted, not all named.
+        let many: Vec<String> = (0..9).map(|i| format!("m-{i}")).collect();
+        let members: Vec<Member<'_>> = many.iter().map(|n| member(n, Some("m"), &online)).collect();
+        let found = lint_cluster(&members);
+        assert_eq!(found.len(), 1);
+        assert!(
+            found[0]
+                .1
+                .message
+                .contains("(this one, m-1, m-2, m-3, m-4, 4 more)"),
+            "{}",
+            found[0].1.message
+        );
+    }
 }

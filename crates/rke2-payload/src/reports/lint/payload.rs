@@ -188,7 +188,7 @@ fn tls_san(facts: &Facts, out: &mut Vec<Finding>) {
     }
 }
 
-/// The install step: `airgap-no-checksum`, `egress-required`, `version-format`.
+/// The install step: `airgap-no-checksum`, `version-format`.
 fn install_step(facts: &Facts, out: &mut Vec<Finding>) {
     // The install step.
     if let Some(install) = &facts.install {
@@ -199,9 +199,7 @@ fn install_step(facts: &Facts, out: &mut Vec<Finding>) {
                 ));
             }
         } else {
-            out.push(Finding::new(Check::EgressRequired,
-                "the online install downloads from get.rke2.io at boot: the node needs internet egress",
-            ));
+            // `egress-required` is said once per cluster (`lint::cluster`).
             match &install.version {
                 Some(v) if is_rke2_version(v) => {}
                 Some(v) => out.push(Finding::new(Check::VersionFormat,
