@@ -151,7 +151,7 @@ impl Rule {
             return Outcome::Holds;
         };
         let mut context = cel::Context::default();
-        context.add_variable_from_value("self", to_cel(value));
+        context.add_variable_from_value("self", to_cel(value, 0));
         match program.execute(&context) {
             Ok(cel::Value::Bool(true)) => Outcome::Holds,
             Ok(cel::Value::Bool(false)) => Outcome::Fails,
@@ -160,9 +160,16 @@ impl Rule {
     }
 }
 
+/// How deep below a rule's node a value is handed to CEL; deeper values are null (no rule
+/// of a real CRD looks that far, and the conversion recurses).
+const MAX_VALUE_DEPTH: usize = 64;
+
 /// A JSON value as the API server hands it to CEL: integers as `int`, other numbers as
-/// `double`, objects as maps with string keys.
-fn to_cel(value: &Value) -> cel::Value {
+/// `double`, objects as maps with string keys; `depth` levels below the rule's node.
+fn to_cel(value: &Value, depth: usize) -> cel::Value {
+    if depth > MAX_VALUE_DEPTH {
+        return cel::Value::Null;
+    }
     match value {
         Value::Null => cel::Value::Null,
         Value::Bool(b) => cel::Value::Bool(*b),
@@ -171,16 +178,18 @@ fn to_cel(value: &Value) -> cel::Value {
             None => cel::Value::Float(n.as_f64().unwrap_or(f64::NAN)),
         },
         Value::String(s) => cel::Value::String(Arc::new(s.clone())),
-        Value::Array(items) => cel::Value::List(Arc::new(items.iter().map(to_cel).collect())),
-        Value::Object(map) => object(map),
+        Value::Array(items) => cel::Value::List(Arc::new(
+            items.iter().map(|v| to_cel(v, depth + 1)).collect(),
+        )),
+        Value::Object(map) => object(map, depth),
     }
 }
 
 /// An object as a CEL map.
-fn object(map: &Map<String, Value>) -> cel::Value {
+fn object(map: &Map<String, Value>, depth: usize) -> cel::Value {
     let entries: std::collections::HashMap<String, cel::Value> = map
         .iter()
-        .map(|(key, value)| (key.clone(), to_cel(value)))
+        .map(|(key, value)| (key.clone(), to_cel(value, depth + 1)))
         .collect();
     cel::Value::from(entries)
 }
@@ -240,6 +249,28 @@ mod tests {
         assert!(Rule::compile(&json!({ "rule": deep }), "p").is_err());
         assert!(Rule::compile(&json!({"message": "no rule"}), "p").is_err());
         assert!(Rule::compile(&json!("self"), "p").is_err());
+    }
+
+    #[test]
+    fn a_deep_value_is_cut_not_followed() {
+        let mut deep = json!(1);
+        for _ in 0..200 {
+            deep = json!([deep]);
+        }
+        // Followed to MAX_VALUE_DEPTH levels, then null.
+        let mut here = super::to_cel(&deep, 0);
+        let mut levels = 0;
+        while let cel::Value::List(items) = here {
+            levels += 1;
+            here = items[0].clone();
+        }
+        assert_eq!(levels, super::MAX_VALUE_DEPTH + 1);
+        assert_eq!(here, cel::Value::Null);
+        let value = json!({"data": "x", "extra": deep});
+        assert_eq!(
+            rule("!has(self.data) || !has(self.config)").run(&value),
+            Outcome::Holds
+        );
     }
 
     #[test]
