@@ -380,7 +380,7 @@ impl Schema {
     /// missing), then unknown fields (those the structural part of the schema does not declare
     /// and does not keep). At most [`MAX_VIOLATIONS`] are listed, then one that counts the rest;
     /// past [`MAX_STEPS`] the check stops with one that says so. The CEL rules of a
-    /// [`Dialect::Crd`] schema are run on the values at their nodes ([`Problem::Rule`]) unless
+    /// [`Dialect::Crd`] schema are run on the values at their nodes ([`Problem::Rule`](crate::Problem::Rule)) unless
     /// a problem of type, enum, bounds or a missing field was found, as the API server skips
     /// them then; a rule that evaluates to anything but `false` is not a problem (see the
     /// crate documentation).
