@@ -6,8 +6,11 @@
         > dist/rke2-payload.yaml
 
 Each krew platform takes the archive that scripts/release-archive.sh made for its target (the
-static musl builds on Linux). An archive missing from the checksums is an error naming it. Only
-the standard library: the release job runs it on a bare runner.
+static musl builds on Linux) and installs the program and the licence from it (PLUGIN_FILES);
+krew links the program as `kubectl-rke2_payload`, the name that makes it the plugin. An archive
+missing from the checksums is an error naming it. Only the standard library: the release job
+runs it on a bare runner. The test `the_krew_manifest_passes_krew_s_checks` applies
+krew-index's checks to what this writes.
 """
 
 import argparse
@@ -24,7 +27,13 @@ PLATFORMS = [
 ]
 
 HOMEPAGE = "https://github.com/rke2-payload/rke2-payload"
-SHORT = "Decode, inspect, size and lint CAPRKE2 bootstrap Secrets"
+# At most 50 bytes: `kubectl krew search` cuts it there.
+SHORT = "Decode, size and lint CAPRKE2 bootstrap Secrets"
+
+# What krew installs from an archive's folder, each into the plugin's folder (`to: "."`): the
+# program (`{exe}`: `.exe` on Windows) and the licence file krew-index requires by name.
+PLUGIN_FILES = ["rke2-payload{exe}", "LICENSE"]
+BIN = "rke2-payload{exe}"
 DESCRIPTION = """\
 Reads the bootstrap Secrets that the Cluster API RKE2 bootstrap provider
 (CAPRKE2) writes for every Machine: decodes the cloud-config or Ignition
@@ -85,13 +94,14 @@ def manifest(version, sums, base_url):
             f"    uri: {quoted(base_url.rstrip('/') + '/' + archive)}",
             f"    sha256: {quoted(sums[archive])}",
             "    files:",
-            f"    - from: {quoted(folder + '/kubectl-rke2_payload' + exe)}",
-            '      to: "."',
-            f"    - from: {quoted(folder + '/LICENSE-MIT')}",
-            '      to: "."',
-            f"    - from: {quoted(folder + '/LICENSE-APACHE')}",
-            '      to: "."',
-            f"    bin: {quoted('kubectl-rke2_payload' + exe)}",
+        ]
+        for file in PLUGIN_FILES:
+            lines += [
+                f"    - from: {quoted(folder + '/' + file.format(exe=exe))}",
+                '      to: "."',
+            ]
+        lines += [
+            f"    bin: {quoted(BIN.format(exe=exe))}",
         ]
     if missing:
         sys.exit("no checksum for " + ", ".join(missing))

@@ -141,10 +141,11 @@ fn the_krew_manifest_installs_each_platform_s_archive() {
     assert_eq!(manifest["metadata"]["name"], "rke2-payload");
     let spec = &manifest["spec"];
     assert_eq!(spec["version"], format!("v{VERSION}"));
+    // `kubectl krew search` shows 50 bytes.
     assert!(
         spec["shortDescription"]
             .as_str()
-            .is_some_and(|s| s.len() < 80)
+            .is_some_and(|s| !s.is_empty() && s.len() <= 50)
     );
     assert!(
         spec["homepage"]
@@ -178,7 +179,8 @@ fn the_krew_manifest_installs_each_platform_s_archive() {
         let sum = &sums.iter().find(|(a, _)| *a == name).expect("sum").1;
         assert_eq!(p["sha256"], sum.as_str(), "{os}/{arch}");
         let exe = if os == "windows" { ".exe" } else { "" };
-        let bin = format!("kubectl-rke2_payload{exe}");
+        // The one program of the archive; krew links it as `kubectl-rke2_payload`.
+        let bin = format!("rke2-payload{exe}");
         assert_eq!(p["bin"], bin.as_str(), "{os}/{arch}");
         let folder = format!("rke2-payload-v{VERSION}-{target}");
         let files: Vec<(&str, &str)> = p["files"]
@@ -196,9 +198,12 @@ fn the_krew_manifest_installs_each_platform_s_archive() {
             files.contains(&(format!("{folder}/{bin}").as_str(), ".")),
             "{files:?}"
         );
-        assert!(
-            files.contains(&(format!("{folder}/LICENSE-MIT").as_str(), ".")),
-            "{files:?}"
+        assert_eq!(
+            files,
+            [
+                (format!("{folder}/{bin}").as_str(), "."),
+                (format!("{folder}/LICENSE").as_str(), ".")
+            ],
         );
     }
     seen.sort();
@@ -247,46 +252,38 @@ fn instructions(text: &str) -> Vec<String> {
 }
 
 #[test]
-fn the_container_image_is_the_static_binary_alone() {
+fn the_container_image_is_the_archives_binary_on_a_shell() {
     let text = read("Containerfile");
     let all = instructions(&text);
-    let froms: Vec<usize> = all
-        .iter()
-        .enumerate()
-        .filter(|(_, i)| i.to_ascii_uppercase().starts_with("FROM "))
-        .map(|(n, _)| n)
-        .collect();
-    assert!(froms.len() >= 2, "a build stage, then the image: {all:?}");
-    let last = *froms.last().expect("FROM");
-    assert_eq!(all[last], "FROM scratch");
-    let build = &all[froms[froms.len() - 2]];
-    // Alpine's Rust builds for musl, statically linked: the binary needs nothing from the image.
-    assert!(build.contains("-alpine AS build"), "{build}");
-    let builds = all[..last]
-        .iter()
-        .any(|i| i.starts_with("RUN cargo build --release --locked -p rke2-payload-cli"));
-    assert!(builds, "{all:?}");
-    let image = &all[last + 1..];
-    for i in image {
-        let word = i
-            .split_whitespace()
+    let word = |i: &str| {
+        i.split_whitespace()
             .next()
             .unwrap_or("")
-            .to_ascii_uppercase();
+            .to_ascii_uppercase()
+    };
+    // One stage: Alpine (a shell, for a CI job's script), nothing compiled, nothing run (the
+    // arm64 image is made on an amd64 runner without emulation).
+    let froms: Vec<&String> = all.iter().filter(|i| word(i) == "FROM").collect();
+    assert_eq!(froms.len(), 1, "{all:?}");
+    assert!(froms[0].starts_with("FROM docker.io/library/alpine:3."), "{}", froms[0]);
+    for i in &all {
         assert!(
-            ["LABEL", "COPY", "USER", "ENTRYPOINT"].contains(&word.as_str()),
-            "the image stage runs nothing and has no shell: {i}"
+            ["FROM", "ARG", "LABEL", "COPY", "USER", "CMD"].contains(&word(i).as_str()),
+            "the image runs nothing at build time, and has no ENTRYPOINT (GitLab runs a job's \
+             script through it): {i}"
         );
     }
-    assert!(image.contains(&"COPY --from=build /rke2-payload /rke2-payload".to_owned()));
-    assert_eq!(
-        image.last().map(String::as_str),
-        Some(r#"ENTRYPOINT ["/rke2-payload"]"#)
-    );
+    // The binary on the PATH, the platform's own (the archives' binaries, by TARGETPLATFORM).
+    assert!(all.contains(
+        &"COPY --chmod=0755 ${TARGETPLATFORM}/rke2-payload /usr/local/bin/rke2-payload".to_owned()
+    ));
     assert!(
-        image
-            .iter()
-            .any(|i| i.starts_with("USER ") && !i.contains("USER 0"))
+        all.iter()
+            .any(|i| i.starts_with("USER ") && !i.contains("USER 0") && !i.contains("root"))
+    );
+    assert_eq!(
+        all.last().map(String::as_str),
+        Some(r#"CMD ["rke2-payload", "--help"]"#)
     );
 }
 
@@ -339,6 +336,43 @@ fn the_release_workflow_builds_every_target_with_the_scripts() {
             .expect("an image build")["with"]["file"],
         "Containerfile"
     );
+    // The image from the archives: no QEMU, the context the script makes of them.
+    let image = &jobs["image"];
+    let uses: Vec<&str> = image["steps"]
+        .as_array()
+        .expect("image steps")
+        .iter()
+        .filter_map(|s| s["uses"].as_str())
+        .collect();
+    assert!(!uses.iter().any(|u| u.contains("setup-qemu")), "{uses:?}");
+    assert!(steps("image").contains("bash scripts/image-context.sh dist image"));
+    // Build provenance for the archives and the image.
+    for job in ["release", "image"] {
+        let attests = jobs[job]["steps"]
+            .as_array()
+            .expect("steps")
+            .iter()
+            .any(|s| {
+                s["uses"]
+                    .as_str()
+                    .is_some_and(|u| u.starts_with("actions/attest-build-provenance@"))
+            });
+        assert!(attests, "{job} attests what it publishes");
+    }
+    // Permissions: none by default; writing only where it publishes.
+    assert_eq!(workflow["permissions"], serde_json::json!({}));
+    for (name, job) in jobs.as_object().expect("jobs") {
+        let permissions = job["permissions"].as_object().unwrap_or_else(|| panic!("{name}"));
+        for (scope, level) in permissions {
+            let allowed = match (name.as_str(), scope.as_str()) {
+                (_, _) if level == "read" => true,
+                ("release", "contents" | "id-token" | "attestations") => true,
+                ("image", "packages" | "id-token" | "attestations") => true,
+                _ => false,
+            };
+            assert!(allowed, "{name} asks for {scope}: {level}");
+        }
+    }
     if let Some(actionlint) = validator("actionlint") {
         let out = Process::new(&actionlint)
             .arg(&path)
@@ -350,6 +384,42 @@ fn the_release_workflow_builds_every_target_with_the_scripts() {
             String::from_utf8_lossy(&out.stdout)
         );
     }
+}
+
+#[test]
+fn every_workflow_pins_its_actions_by_commit() {
+    let dir = root().join(".github/workflows");
+    let mut checked = 0;
+    for entry in std::fs::read_dir(&dir).expect("workflows") {
+        let path = entry.expect("entry").path();
+        let text = std::fs::read_to_string(&path).expect("read");
+        let what = path.display().to_string();
+        // Each `uses:` line: owner/repo@<40 hex> # <tag>.
+        for line in text.lines().filter(|l| l.trim_start().trim_start_matches("- ").starts_with("uses:")) {
+            let value = line.split_once("uses:").expect("uses").1.trim();
+            let (action, comment) = value.split_once(" # ").unwrap_or((value, ""));
+            let (_, sha) = action
+                .split_once('@')
+                .unwrap_or_else(|| panic!("{what}: {line}"));
+            assert!(
+                sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
+                "{what}: not pinned by a full commit: {line}"
+            );
+            assert!(comment.starts_with('v'), "{what}: no tag after the commit: {line}");
+            checked += 1;
+        }
+        // The parsed workflow agrees with the lines read.
+        let workflow = yaml(&text, &what);
+        for job in workflow["jobs"].as_object().expect("jobs").values() {
+            for step in job["steps"].as_array().into_iter().flatten() {
+                if let Some(uses) = step["uses"].as_str() {
+                    let sha = uses.rsplit('@').next().unwrap_or("");
+                    assert_eq!(sha.len(), 40, "{what}: {uses}");
+                }
+            }
+        }
+    }
+    assert!(checked >= 10, "{checked}");
 }
 
 #[test]
