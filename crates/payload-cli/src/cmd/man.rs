@@ -23,9 +23,9 @@ fn exit_status(subcommand: Option<&str>) -> Vec<(u8, &'static str)> {
              (manifests CAPRKE2 would refuse), diff (something differs), doctor (a broken link); \
              each page says when.",
         ),
-        Some("size") => Some(
-            "A Secret does not fit a chosen limit (less the headroom), or its --budget.",
-        ),
+        Some("size") => {
+            Some("A Secret does not fit a chosen limit (less the headroom), or its --budget.")
+        }
         Some("lint") => Some("An error finding, or a warning with --deny warnings."),
         Some("render") => Some(
             "A finding says CAPRKE2 or the API server would refuse the manifests (the preview is \
@@ -110,7 +110,9 @@ const ENVIRONMENT: [(&str, &str, Applies); 8] = [
 
 /// Whether a subcommand reads the cluster (it has `--from-cluster`).
 fn reads_cluster(command: &clap::Command) -> bool {
-    command.get_arguments().any(|a| a.get_id() == "from_cluster")
+    command
+        .get_arguments()
+        .any(|a| a.get_id() == "from_cluster")
 }
 
 /// The page of the tool (`None`) or of one subcommand, as roff.
@@ -133,14 +135,18 @@ fn page(subcommand: Option<&str>) -> Result<Vec<u8>> {
         .map(|h| h.to_string())
         .unwrap_or_default();
     // The examples are written below, unfilled: clap_mangen's EXTRA section would fill them.
-    let command = command.after_help(None::<&str>).after_long_help(None::<&str>);
+    let command = command
+        .after_help(None::<&str>)
+        .after_long_help(None::<&str>);
     let mut out = Vec::new();
     clap_mangen::Man::new(command.clone()).render(&mut out)?;
 
     let mut more = Roff::new();
     more.control("SH", ["EXIT STATUS"]);
     for (code, what) in exit_status(subcommand) {
-        more.control("TP", []).text([bold(code.to_string())]).text([roman(what)]);
+        more.control("TP", [])
+            .text([bold(code.to_string())])
+            .text([roman(what)]);
     }
     more.control("SH", ["ENVIRONMENT"]);
     for (name, what, applies) in &ENVIRONMENT {
@@ -160,7 +166,9 @@ fn page(subcommand: Option<&str>) -> Result<Vec<u8>> {
                 Applies::Only(only) => what.push_str(&format!(" ({only})")),
             }
         }
-        more.control("TP", []).text([bold(*name)]).text([roman(what)]);
+        more.control("TP", [])
+            .text([bold(*name)])
+            .text([roman(what)]);
     }
     examples_section(&mut more, &examples);
     more.control("SH", ["SEE ALSO"]);

@@ -75,12 +75,8 @@ fn krew_version(s: &str) -> bool {
             && n.bytes().all(|b| b.is_ascii_digit())
             && (n.len() == 1 || !n.starts_with('0'))
     };
-    let ident = |i: &str| {
-        !i.is_empty()
-            && i
-                .bytes()
-                .all(|b| b.is_ascii_alphanumeric() || b == b'-')
-    };
+    let ident =
+        |i: &str| !i.is_empty() && i.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-');
     numbers.len() == 3
         && numbers.iter().all(number)
         && (pre.is_empty() || pre.split('.').all(ident))
@@ -110,7 +106,9 @@ fn krew_problems(manifest: &Value, file_stem: &str) -> Vec<String> {
         problem(format!("name {name:?} is a reserved Windows name"));
     }
     if name != file_stem {
-        problem(format!("name {name:?} is not the file's name {file_stem:?}"));
+        problem(format!(
+            "name {name:?} is not the file's name {file_stem:?}"
+        ));
     }
     let spec = &manifest["spec"];
     let short = spec["shortDescription"].as_str().unwrap_or("");
@@ -139,7 +137,9 @@ fn krew_problems(manifest: &Value, file_stem: &str) -> Vec<String> {
         }
         let sha = p["sha256"].as_str().unwrap_or("");
         if sha.len() != 64 || !sha.bytes().all(|b| matches!(b, b'0'..=b'9' | b'a'..=b'f')) {
-            problem(format!("platform {i}: sha256 {sha:?} is not ^[a-f0-9]{{64}}$"));
+            problem(format!(
+                "platform {i}: sha256 {sha:?} is not ^[a-f0-9]{{64}}$"
+            ));
         }
         if p["bin"].as_str().is_none_or(str::is_empty) {
             problem(format!("platform {i}: no bin"));
@@ -178,7 +178,9 @@ fn krew_problems(manifest: &Value, file_stem: &str) -> Vec<String> {
             ));
         }
         if labels.keys().any(|k| k != "os" && k != "arch") {
-            problem(format!("platform {i}: selector keys other than os and arch"));
+            problem(format!(
+                "platform {i}: selector keys other than os and arch"
+            ));
         }
         let mut any = false;
         for (os, arch) in KREW_PAIRS {
@@ -319,16 +321,20 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
     let archive = release_archive(target, &dist);
     let bytes = std::fs::read(&archive).expect("archive");
     let sum = sha256_hex(&bytes);
-    let own = std::fs::read_to_string(dist.join(format!(
-        "rke2-payload-v{VERSION}-{target}.tar.gz.sha256"
-    )))
+    let own = std::fs::read_to_string(
+        dist.join(format!("rke2-payload-v{VERSION}-{target}.tar.gz.sha256")),
+    )
     .expect("the .sha256");
     assert!(own.starts_with(&format!("{sum}  ")), "{own}");
 
     // Its checksum, and made-up ones (upper case, as some tools write them) for the others.
     let mut sums = String::new();
     for (n, t) in KREW_TARGETS.iter().enumerate() {
-        let ext = if t.contains("windows") { "zip" } else { "tar.gz" };
+        let ext = if t.contains("windows") {
+            "zip"
+        } else {
+            "tar.gz"
+        };
         let line_sum = if *t == target {
             sum.clone()
         } else {
@@ -389,7 +395,10 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
         assert!(e.name.starts_with(&folder_name), "{}", e.name);
     }
     // One binary: the program, under the name kubectl's plugin is not.
-    let programs: Vec<&TarEntry> = entries.iter().filter(|e| e.mode & 0o111 != 0 && e.kind != b'5').collect();
+    let programs: Vec<&TarEntry> = entries
+        .iter()
+        .filter(|e| e.mode & 0o111 != 0 && e.kind != b'5')
+        .collect();
     assert_eq!(
         programs.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
         [format!("{folder_name}/rke2-payload")],
@@ -401,17 +410,24 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
         .as_array()
         .expect("platforms")
         .iter()
-        .find(|p| p["selector"]["matchLabels"]["os"] == "linux"
-            && p["selector"]["matchLabels"]["arch"] == "amd64")
+        .find(|p| {
+            p["selector"]["matchLabels"]["os"] == "linux"
+                && p["selector"]["matchLabels"]["arch"] == "amd64"
+        })
         .expect("linux/amd64");
     assert_eq!(
         platform["uri"],
-        format!("https://github.com/o/rke2-payload/releases/download/v{VERSION}/{folder_name}.tar.gz")
+        format!(
+            "https://github.com/o/rke2-payload/releases/download/v{VERSION}/{folder_name}.tar.gz"
+        )
     );
     assert_eq!(platform["sha256"], sum.as_str());
     let mut installed: BTreeMap<String, &TarEntry> = BTreeMap::new();
     for f in platform["files"].as_array().expect("files") {
-        let (from, to) = (f["from"].as_str().expect("from"), f["to"].as_str().expect("to"));
+        let (from, to) = (
+            f["from"].as_str().expect("from"),
+            f["to"].as_str().expect("to"),
+        );
         let found = entries
             .iter()
             .find(|e| e.name == from)
@@ -421,12 +437,20 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
         installed.insert(base.to_owned(), found);
     }
     let bin = platform["bin"].as_str().expect("bin");
-    let program = installed.get(bin).unwrap_or_else(|| panic!("bin {bin} is not installed"));
+    let program = installed
+        .get(bin)
+        .unwrap_or_else(|| panic!("bin {bin} is not installed"));
     assert!(program.mode & 0o111 != 0, "{bin} is not executable");
     // validate-krew-manifest's licence check (main.go:167-206).
     let licence_names = [
-        "license", "license.txt", "license.md", "licenses", "licenses.txt", "licenses.md",
-        "copying", "copying.txt",
+        "license",
+        "license.txt",
+        "license.md",
+        "licenses",
+        "licenses.txt",
+        "licenses.md",
+        "copying",
+        "copying.txt",
     ];
     let licence = installed
         .iter()
@@ -445,11 +469,8 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
     std::fs::create_dir_all(&plugin_dir).expect("dir");
     let plugin = plugin_dir.join("kubectl-rke2_payload");
     std::fs::write(&plugin, &program.data).expect("write");
-    std::fs::set_permissions(
-        &plugin,
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .expect("chmod");
+    std::fs::set_permissions(&plugin, std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .expect("chmod");
     let out = Process::new(&plugin).arg("--help").output().expect("runs");
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("Usage: kubectl rke2-payload"),
@@ -465,8 +486,13 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
         .arg(&context)
         .output()
         .expect("image-context.sh");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
-    let containerfile = std::fs::read_to_string(root().join("Containerfile")).expect("Containerfile");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let containerfile =
+        std::fs::read_to_string(root().join("Containerfile")).expect("Containerfile");
     let copies: Vec<&str> = containerfile
         .lines()
         .filter(|l| l.starts_with("COPY "))
@@ -485,8 +511,8 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
 
 #[test]
 fn cargo_binstall_finds_each_archive_and_its_binary() {
-    let text = std::fs::read_to_string(root().join("crates/payload-cli/Cargo.toml"))
-        .expect("Cargo.toml");
+    let text =
+        std::fs::read_to_string(root().join("crates/payload-cli/Cargo.toml")).expect("Cargo.toml");
     // `key = "value"` of one table.
     let table = |name: &str| -> BTreeMap<String, String> {
         let start = text
@@ -514,7 +540,11 @@ fn cargo_binstall_finds_each_archive_and_its_binary() {
         "x86_64-pc-windows-msvc",
     ] {
         let windows = target.contains("windows");
-        let fmt = if windows { "zip" } else { meta["pkg-fmt"].as_str() };
+        let fmt = if windows {
+            "zip"
+        } else {
+            meta["pkg-fmt"].as_str()
+        };
         let suffix = match fmt {
             "tgz" => ".tar.gz",
             "zip" => ".zip",
@@ -543,11 +573,17 @@ fn cargo_binstall_finds_each_archive_and_its_binary() {
     }
     // The plugin's name is not in the archives: cargo-binstall skips a binary only when it
     // needs a feature.
-    let plugin = &text[text.find("name = \"kubectl-rke2_payload\"").expect("the plugin bin")..];
+    let plugin = &text[text
+        .find("name = \"kubectl-rke2_payload\"")
+        .expect("the plugin bin")..];
     let plugin = &plugin[..plugin.find("\n\n").expect("its end")];
-    assert!(plugin.contains("required-features = [\"kubectl-plugin\"]"), "{plugin}");
+    assert!(
+        plugin.contains("required-features = [\"kubectl-plugin\"]"),
+        "{plugin}"
+    );
     assert!(text.contains("default = [\"kubectl-plugin\"]"));
-    let script = std::fs::read_to_string(root().join("scripts/release-archive.sh")).expect("script");
+    let script =
+        std::fs::read_to_string(root().join("scripts/release-archive.sh")).expect("script");
     assert!(script.contains("\n  \"rke2-payload$exe\"\n"));
     assert!(!script.contains("kubectl-rke2_payload$exe"));
 }

@@ -11,7 +11,13 @@ fn subcommands(dir: &Path) -> Vec<String> {
     let mut names: Vec<String> = std::fs::read_dir(dir)
         .expect("the pages")
         .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
-        .filter_map(|n| Some(n.strip_prefix("rke2-payload-")?.strip_suffix(".1")?.to_owned()))
+        .filter_map(|n| {
+            Some(
+                n.strip_prefix("rke2-payload-")?
+                    .strip_suffix(".1")?
+                    .to_owned(),
+            )
+        })
         .collect();
     names.sort();
     names
@@ -151,10 +157,9 @@ fn each_manual_page_renders_with_whole_examples_exit_codes_and_environment() {
         longest = longest.max(examples.iter().map(String::len).max().unwrap_or(0));
         // 0 and 2 always; 1 when the subcommand's code can end in a failed check.
         let codes = terms(&text, "EXIT STATUS");
-        let code = std::fs::read_to_string(
-            root().join(format!("crates/payload-cli/src/cmd/{sub}.rs")),
-        )
-        .unwrap_or_default();
+        let code =
+            std::fs::read_to_string(root().join(format!("crates/payload-cli/src/cmd/{sub}.rs")))
+                .unwrap_or_default();
         let fails = code.contains("Outcome::CheckFailed");
         let want: &[&str] = if fails { &["0", "1", "2"] } else { &["0", "2"] };
         assert_eq!(codes, want, "{sub}");
@@ -162,7 +167,11 @@ fn each_manual_page_renders_with_whole_examples_exit_codes_and_environment() {
         let environment = terms(&text, "ENVIRONMENT");
         assert!(environment.iter().any(|l| l == "NO_COLOR"), "{sub}");
         let from_cluster = String::from_utf8_lossy(
-            &cmd().args([sub.as_str(), "--help"]).output().expect("run").stdout,
+            &cmd()
+                .args([sub.as_str(), "--help"])
+                .output()
+                .expect("run")
+                .stdout,
         )
         .contains("--from-cluster");
         assert_eq!(

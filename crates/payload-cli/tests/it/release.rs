@@ -265,7 +265,11 @@ fn the_container_image_is_the_archives_binary_on_a_shell() {
     // arm64 image is made on an amd64 runner without emulation).
     let froms: Vec<&String> = all.iter().filter(|i| word(i) == "FROM").collect();
     assert_eq!(froms.len(), 1, "{all:?}");
-    assert!(froms[0].starts_with("FROM docker.io/library/alpine:3."), "{}", froms[0]);
+    assert!(
+        froms[0].starts_with("FROM docker.io/library/alpine:3."),
+        "{}",
+        froms[0]
+    );
     for i in &all {
         assert!(
             ["FROM", "ARG", "LABEL", "COPY", "USER", "CMD"].contains(&word(i).as_str()),
@@ -362,7 +366,9 @@ fn the_release_workflow_builds_every_target_with_the_scripts() {
     // Permissions: none by default; writing only where it publishes.
     assert_eq!(workflow["permissions"], serde_json::json!({}));
     for (name, job) in jobs.as_object().expect("jobs") {
-        let permissions = job["permissions"].as_object().unwrap_or_else(|| panic!("{name}"));
+        let permissions = job["permissions"]
+            .as_object()
+            .unwrap_or_else(|| panic!("{name}"));
         for (scope, level) in permissions {
             let allowed = match (name.as_str(), scope.as_str()) {
                 (_, _) if level == "read" => true,
@@ -387,6 +393,60 @@ fn the_release_workflow_builds_every_target_with_the_scripts() {
 }
 
 #[test]
+fn each_maintainer_step_is_one_script_the_recipe_names() {
+    let recipe = read("docs/release.md");
+    for script in [
+        "scripts/publish-crates.sh",
+        "scripts/krew-index-pr.sh",
+        "scripts/push-image.sh",
+        "scripts/image-context.sh",
+    ] {
+        let text = read(script);
+        assert!(
+            text.starts_with("#!/usr/bin/env bash\n") && text.contains("\nset -euo pipefail\n"),
+            "{script}"
+        );
+        assert!(
+            recipe.contains(script),
+            "docs/release.md does not name {script}"
+        );
+        let mode = std::fs::metadata(root().join(script))
+            .expect("meta")
+            .permissions();
+        assert!(
+            std::os::unix::fs::PermissionsExt::mode(&mode) & 0o111 != 0,
+            "{script} is not executable"
+        );
+        let out = Process::new("bash")
+            .args(["-n"])
+            .arg(root().join(script))
+            .output()
+            .expect("bash");
+        assert!(
+            out.status.success(),
+            "{script}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    // The crates in the order they depend on each other: every workspace crate but the floor.
+    let publish = read("scripts/publish-crates.sh");
+    let order = [
+        "rke2-payload-gotmpl",
+        "rke2-payload-kube-schema",
+        "rke2-payload ",
+        "rke2-payload-preview",
+        "rke2-payload-doctor",
+        "rke2-payload-printer",
+        "rke2-payload-cli",
+    ];
+    let at: Vec<usize> = order
+        .iter()
+        .map(|c| publish.find(c).unwrap_or_else(|| panic!("{c}")))
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{at:?}");
+}
+
+#[test]
 fn every_workflow_pins_its_actions_by_commit() {
     let dir = root().join(".github/workflows");
     let mut checked = 0;
@@ -395,7 +455,10 @@ fn every_workflow_pins_its_actions_by_commit() {
         let text = std::fs::read_to_string(&path).expect("read");
         let what = path.display().to_string();
         // Each `uses:` line: owner/repo@<40 hex> # <tag>.
-        for line in text.lines().filter(|l| l.trim_start().trim_start_matches("- ").starts_with("uses:")) {
+        for line in text
+            .lines()
+            .filter(|l| l.trim_start().trim_start_matches("- ").starts_with("uses:"))
+        {
             let value = line.split_once("uses:").expect("uses").1.trim();
             let (action, comment) = value.split_once(" # ").unwrap_or((value, ""));
             let (_, sha) = action
@@ -405,7 +468,10 @@ fn every_workflow_pins_its_actions_by_commit() {
                 sha.len() == 40 && sha.bytes().all(|b| b.is_ascii_hexdigit()),
                 "{what}: not pinned by a full commit: {line}"
             );
-            assert!(comment.starts_with('v'), "{what}: no tag after the commit: {line}");
+            assert!(
+                comment.starts_with('v'),
+                "{what}: no tag after the commit: {line}"
+            );
             checked += 1;
         }
         // The parsed workflow agrees with the lines read.
