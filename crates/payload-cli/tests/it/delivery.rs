@@ -281,17 +281,45 @@ fn a_flatcar_image_with_cloud_config_is_an_error() {
 }
 
 #[test]
-fn registry_credentials_ending_in_a_newline_are_an_error() {
+fn registry_credentials_ending_in_a_newline_are_an_error_where_rke2_pulls_its_images() {
     let registry = "      privateRegistriesConfig:\n        configs:\n          registry.example.com:\n            authSecret: {name: reg-auth, namespace: capi}\n";
-    let mut manifests = cluster("DockerMachineTemplate", "      {}\n", "", registry);
     // `echo admin | base64`: the values end in a line break.
-    manifests.push_str(
-        "---\napiVersion: v1\nkind: Secret\nmetadata: {name: reg-auth, namespace: capi}\ndata:\n  username: YWRtaW4K\n  password: c2VjcmV0Cg==\n",
-    );
-    let (code, out, _) = run(&["lint", "-o", "json", "-"], &manifests);
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("registry-auth-newline"), "{out}");
-    assert!(!out.contains("secret\\n"), "the password never shows");
+    let auth = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: reg-auth, namespace: capi}\ndata:\n  username: YWRtaW4K\n  password: c2VjcmV0Cg==\n";
+    let severity = |manifests: &str| {
+        let (code, out, _) = run(&["lint", "-o", "json", "-"], manifests);
+        assert!(!out.contains("secret\\n"), "the password never shows");
+        let doc: Value = serde_json::from_str(&out).expect("json");
+        let found: Vec<String> = doc["secrets"]
+            .as_array()
+            .expect("secrets")
+            .iter()
+            .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+            .filter(|f| f["id"] == "registry-auth-newline")
+            .filter_map(|f| f["severity"].as_str().map(str::to_owned))
+            .collect();
+        (code, found)
+    };
+    // A registry of the workloads' images: their pulls fail, the node starts.
+    let workloads = cluster("DockerMachineTemplate", "      {}\n", "", registry) + auth;
+    let (code, found) = severity(&workloads);
+    // The username and the password.
+    assert_eq!(found, ["warning", "warning"], "{found:?}");
+    assert_eq!(code, Some(0));
+    // The registry RKE2 pulls its own images from: the node never starts.
+    let system = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "",
+        &registry.replace(
+            "      privateRegistriesConfig:",
+            "      agentConfig: {systemDefaultRegistry: registry.example.com}\n      privateRegistriesConfig:",
+        ),
+    )
+    .replacen("      agentConfig: {}\n", "", 1)
+        + auth;
+    let (code, found) = severity(&system);
+    assert_eq!(found, ["error", "error"], "{found:?}");
+    assert_eq!(code, Some(1));
 }
 
 /// The project's ClusterClass example.
@@ -417,6 +445,17 @@ fn a_provider_that_cannot_deliver_the_payload_fails_the_gate() {
             .1
             .contains(&"provider-refuses-payload".to_owned())
     );
+    // A gate on render or size fails too: the provider delivers nothing, whatever fits.
+    for refused in [&capd, &aws] {
+        for command in ["render", "size"] {
+            let (code, _, err) = run(&[command, "-"], refused);
+            assert_eq!(code, Some(1), "{command}: {err}");
+        }
+    }
+    for fine in [&plain, &with_bucket] {
+        let (code, _, err) = run(&["size", "-"], fine);
+        assert_eq!(code, Some(0), "size: {err}");
+    }
 }
 
 #[test]

@@ -342,7 +342,9 @@ fn a_provider_that_refuses_gzip_is_one_finding_not_two() {
         assert!(!has(&found, "gzip-unsafe"), "{machine:?}: {found:?}");
         // The same from render's output read back with its annotations.
         let (code, rendered, err) = run(&["render", "-"], &gzip);
-        assert_eq!(code, Some(0), "{err}");
+        // Exit 1 (the provider refuses the data), the Secrets CAPRKE2 writes still written.
+        assert_eq!(code, Some(1), "{err}");
+        assert!(rendered.contains("kind: Secret"), "{rendered}");
         let (_, found) = lint(&rendered, &["--from-render"]);
         assert!(has(&found, "provider-refuses-payload"), "{found:?}");
         assert!(!has(&found, "gzip-unsafe"), "{machine:?}: {found:?}");

@@ -656,7 +656,21 @@ fn new_rng(seed: Option<u64>) -> Result<StdRng, RenderError> {
 /// A finding per `${VAR}` left in an object of the input.
 fn unsubstituted(manifests: &Manifests) -> Vec<Finding> {
     let mut out = Vec::new();
-    for object in manifests.objects.iter().filter(|o| o.made_for.is_none()) {
+    // A Secret or ConfigMap no RKE2 object names reaches no bootstrap data: a `${VAR}` there
+    // (an add-on's shell script, written `$${VAR}` for clusterctl) is its own business.
+    let mut named = Vec::new();
+    for o in manifests
+        .objects
+        .iter()
+        .filter(|o| o.kind().starts_with("RKE2"))
+    {
+        referenced_names(&o.value, o.namespace(), &mut named);
+    }
+    for object in manifests.objects.iter().filter(|o| {
+        o.made_for.is_none()
+            && (!matches!(o.kind(), "Secret" | "ConfigMap")
+                || named.contains(&(o.namespace().to_owned(), o.name().to_owned())))
+    }) {
         let mut vars = Vec::new();
         crate::manifests::unsubstituted(&object.value, &mut vars);
         for var in vars {
@@ -671,6 +685,31 @@ fn unsubstituted(manifests: &Manifests) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Every object an RKE2 object may name (`{name: …}` anywhere in it, with its `namespace` when
+/// it says one), as (namespace, name).
+fn referenced_names(value: &Value, namespace: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(name)) = map.get("name") {
+                let ns = map
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or(namespace);
+                out.push((ns.to_owned(), name.clone()));
+            }
+            for v in map.values() {
+                referenced_names(v, namespace, out);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                referenced_names(v, namespace, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Locates every finding, gives each Secret the findings about the objects of its namespace

@@ -217,9 +217,9 @@ checks! {
         "a K10 token's CA hash does not match the cluster's server CA",
         "A secure token (K10<hash>::user:password) pins the server CA by hash; an agent whose token names another CA refuses the server.";
     /// `cidr-overlap`.
-    CidrOverlap = "cidr-overlap", Error,
+    CidrOverlap = "cidr-overlap", Warning,
         "the pod and service CIDRs overlap",
-        "RKE2 refuses to start when `cluster-cidr` and `service-cidr` overlap (defaults 10.42.0.0/16 and 10.43.0.0/16, compared per address family, dual-stack lists included): the node never becomes Ready.";
+        "`cluster-cidr` and `service-cidr` overlap (defaults 10.42.0.0/16 and 10.43.0.0/16, compared per address family, dual-stack lists included). RKE2 starts and the nodes join, but a node whose pod range falls in the service range gives its pods addresses that kube-proxy's service rules capture: traffic to those pods, DNS among it, breaks. Give the two disjoint ranges.";
     /// `size-over-limit`.
     SizeOverLimit = "size-over-limit", Error,
         "the payload does not fit the cloud's user-data limit",
@@ -231,7 +231,7 @@ checks! {
     /// `registry-auth-newline`.
     RegistryAuthNewline = "registry-auth-newline", Error,
         "a registry credential in registries.yaml ends in a line break",
-        "CAPRKE2 copies the registry auth Secret's values into registries.yaml as they are; a value made with `echo x | base64` keeps its line break, so containerd sends a username or password the registry rejects. Store the Secret's values without the trailing newline (`echo -n`, `printf`).";
+        "CAPRKE2 copies the registry auth Secret's values into registries.yaml as they are; a value made with `echo x | base64` keeps its line break, so containerd sends a username or password the registry rejects. An error when that registry is the `system-default-registry` RKE2 pulls its own images from (the node never starts); a warning otherwise (pulls through it fail, containerd falls back to the default endpoint). Store the Secret's values without the trailing newline (`echo -n`, `printf`).";
     /// `manifest-flatcar-cloud-config`.
     ManifestFlatcarCloudConfig = "manifest-flatcar-cloud-config", Error,
         "a Flatcar machine image with a cloud-config bootstrap format",
@@ -505,8 +505,10 @@ impl Finding {
     }
 
     /// Whether the finding says that CAPRKE2 (or the API server, validating its CRDs) refuses
-    /// the object, so that no bootstrap data, or not this one, is written: `render` and `size`
-    /// fail on these as `lint` fails on every error.
+    /// the object, so that no bootstrap data, or not this one, is written, or that the
+    /// infrastructure provider refuses to deliver the data it is written as
+    /// (`provider-refuses-payload`): `render` and `size` fail on these as `lint` fails on every
+    /// error.
     pub fn is_refusal(&self) -> bool {
         self.severity == Severity::Error
             && matches!(
@@ -524,6 +526,7 @@ impl Finding {
                     | Check::TopologyClassRefused
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
+                    | Check::ProviderRefusesPayload
             )
     }
 

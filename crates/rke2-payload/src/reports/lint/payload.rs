@@ -308,7 +308,7 @@ fn cidrs(facts: &Facts, out: &mut Vec<Finding>) {
                     Finding::new(
                         Check::CidrOverlap,
                         format!(
-                            "cluster-cidr {} and service-cidr {} overlap: RKE2 refuses to start",
+                            "cluster-cidr {} and service-cidr {} overlap: pods given addresses in the service range are unreachable (kube-proxy's service rules capture their traffic)",
                             p.trim(),
                             s.trim()
                         ),
@@ -557,6 +557,19 @@ fn size_checks(size: &PayloadSize, out: &mut Vec<Finding>) {
 /// line break, as CAPRKE2 copies it from an auth Secret made with `echo … | base64`.
 fn registry_newlines(facts: &Facts, out: &mut Vec<Finding>) {
     const REGISTRIES: &str = "/etc/rancher/rke2/registries.yaml";
+    // RKE2's own images come from `system-default-registry` when it is set: a login refused
+    // there keeps the node from starting. Another registry's refused login fails the pulls
+    // through it, and containerd falls back to the default endpoint.
+    let system = facts.config.as_ref().and_then(|c| {
+        c.other
+            .iter()
+            .find(|(k, _)| k == "system-default-registry")
+            .and_then(|(_, v)| v.as_str())
+            .map(|s| {
+                let host = s.split_once("://").map_or(s, |(_, h)| h);
+                host.trim_end_matches('/').to_owned()
+            })
+    });
     for (file, _) in facts.files() {
         if file.path != REGISTRIES {
             continue;
@@ -581,14 +594,25 @@ fn registry_newlines(facts: &Facts, out: &mut Vec<Finding>) {
                     .and_then(serde_json::Value::as_str)
                     .is_some_and(|v| v.ends_with('\n') || v.ends_with('\r'))
                 {
+                    let boots_from = system.as_deref() == Some(registry.as_str());
                     out.push(
                         Finding::new(
                             Check::RegistryAuthNewline,
                             format!(
-                                "configs.{}.auth.{key} ends in a line break: the registry rejects the login (make the auth Secret's values without a trailing newline)",
-                                crate::codec::text::terminal_safe(registry)
+                                "configs.{}.auth.{key} ends in a line break: the registry rejects the login{} (make the auth Secret's values without a trailing newline)",
+                                crate::codec::text::terminal_safe(registry),
+                                if boots_from {
+                                    ", and it is the system-default-registry RKE2 pulls its own images from: the node never starts"
+                                } else {
+                                    "; pulls through it fail (containerd falls back to the image's default registry)"
+                                }
                             ),
                         )
+                        .with_severity(if boots_from {
+                            Severity::Error
+                        } else {
+                            Severity::Warning
+                        })
                         .at_path(REGISTRIES),
                     );
                 }
