@@ -53,8 +53,8 @@ pub(crate) enum Command {
     /// Measure each payload against each cloud's user-data limit, on the bytes that cloud counts.
     ///
     /// Exits 1 when any Secret does not fit a chosen limit (less the headroom), or when the
-    /// manifests it previews are refused (by the API server, CAPRKE2 or the infrastructure
-    /// provider, which then delivers nothing): usable as a CI gate.
+    /// manifests it previews are refused (by the API server or CAPRKE2, so nothing is written,
+    /// or by the infrastructure provider, which then delivers nothing): usable as a CI gate.
     #[command(after_help = "Examples:\n  \
         rke2-payload size secret.yaml\n  \
         rke2-payload size list.yaml --cloud aws,openstack --headroom 10\n  \

@@ -505,10 +505,8 @@ impl Finding {
     }
 
     /// Whether the finding says that CAPRKE2 (or the API server, validating its CRDs) refuses
-    /// the object, so that no bootstrap data, or not this one, is written, or that the
-    /// infrastructure provider refuses to deliver the data it is written as
-    /// (`provider-refuses-payload`): `render` and `size` fail on these as `lint` fails on every
-    /// error.
+    /// the object, so that no bootstrap data, or not this one, is written: `render` and `size`
+    /// fail on these as `lint` fails on every error.
     pub fn is_refusal(&self) -> bool {
         self.severity == Severity::Error
             && matches!(
@@ -526,8 +524,17 @@ impl Finding {
                     | Check::TopologyClassRefused
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
-                    | Check::ProviderRefusesPayload
             )
+    }
+
+    /// Whether the finding says that the data never reaches a machine: a refusal
+    /// ([`Finding::is_refusal`]), or the infrastructure provider refusing to deliver the data
+    /// CAPRKE2 wrote (`provider-refuses-payload`). `size`, which answers whether the data
+    /// reaches the machine, fails on these; `render`, which answers what CAPRKE2 writes, only
+    /// on refusals.
+    pub fn is_undeliverable(&self) -> bool {
+        self.is_refusal()
+            || (self.severity == Severity::Error && self.check == Check::ProviderRefusesPayload)
     }
 
     /// The check's stable id.
