@@ -19,7 +19,9 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     let options = DecodeOptions::default();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
     if args.stdin_filename.is_some() && !paths.iter().any(|p| p.as_os_str() == "-") {
-        bail!("--stdin-filename names what standard input stands for, and the input does not read it");
+        bail!(
+            "--stdin-filename names what standard input stands for, and the input does not read it"
+        );
     }
     for file in rke2_payload::input_files(&paths, true)? {
         let bytes = rke2_payload::read_input(&file, &options)?;

@@ -301,7 +301,11 @@ fn the_step_summary_stays_within_github_s_mebibyte_and_says_what_it_left_out() {
     let md = std::fs::read_to_string(&summary).expect("the step summary");
     assert!(md.len() <= LIMIT, "{} bytes", md.len());
     assert!(md.starts_with(&before), "what was there is kept");
-    assert!(md.len() > LIMIT - 2_000, "the room is used: {} bytes", md.len());
+    assert!(
+        md.len() > LIMIT - 2_000,
+        "the room is used: {} bytes",
+        md.len()
+    );
     let rows = md
         .lines()
         .filter(|l| l.starts_with("| ") && !l.starts_with("| level"))

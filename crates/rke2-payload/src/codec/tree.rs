@@ -738,9 +738,9 @@ fn walk_keys(node: &Node, path: &mut String, text: &str, out: &mut Vec<KeyProble
                 }
                 let named = !name.is_empty()
                     && name.len() <= 63
-                    && name
-                        .bytes()
-                        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/'));
+                    && name.bytes().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
+                    });
                 path.push_str(if named { name } else { "…" });
                 walk_keys(value, path, text, out);
                 path.truncate(len);

@@ -394,7 +394,11 @@ fn a_key_that_is_not_a_string_is_named_by_its_field_not_by_serde() {
     for (text, field, line) in [
         (template, "spec.registry.configs has a null key", 5),
         (secret, "metadata.labels has a null key", 5),
-        (list, "items[0].data has a key that is a mapping or a list", 7),
+        (
+            list,
+            "items[0].data has a key that is a mapping or a list",
+            7,
+        ),
     ] {
         let mut errors = vec![crate::objects(text.as_bytes()).expect_err("objects")];
         // The Secret reader reads only Secrets whole.
@@ -406,8 +410,14 @@ fn a_key_that_is_not_a_string_is_named_by_its_field_not_by_serde() {
         for error in errors {
             let message = error.to_string();
             assert!(message.contains(field), "{message}");
-            assert!(message.contains("the keys of an object are strings"), "{message}");
-            assert!(message.contains(&format!("at line {line}, column ")), "{message}");
+            assert!(
+                message.contains("the keys of an object are strings"),
+                "{message}"
+            );
+            assert!(
+                message.contains(&format!("at line {line}, column ")),
+                "{message}"
+            );
             assert!(!message.contains("Option<"), "{message}");
             assert!(!message.contains("deserialize"), "{message}");
         }
@@ -421,7 +431,8 @@ fn a_template_line_that_does_not_read_says_to_substitute_its_variables() {
         .expect_err("not YAML")
         .to_string();
     assert!(
-        message.contains("that line holds a ${…} variable: substitute the template's variables first"),
+        message
+            .contains("that line holds a ${…} variable: substitute the template's variables first"),
         "{message}"
     );
     assert!(!message.contains("REGISTRY"), "{message}");
