@@ -655,6 +655,11 @@ pub(crate) struct RenderArgs {
     /// The List of Secrets as YAML or JSON.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SecretFormat::Yaml)]
     pub(crate) output: SecretFormat,
+    /// The file standard input stands for (`envsubst < t.yaml | rke2-payload render
+    /// --stdin-filename t.yaml`): findings name it, and so do the annotations that `lint
+    /// --from-render` locates findings by.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) stdin_filename: Option<PathBuf>,
     /// Which bootstrap Secrets to render.
     #[arg(long, value_enum, value_name = "ROLE", default_value_t = RenderRole::All)]
     pub(crate) role: RenderRole,

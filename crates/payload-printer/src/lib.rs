@@ -113,13 +113,15 @@
 //! `tool.driver` (`name` `rke2-payload`, `version`, `informationUri`, `rules`: one per check, in
 //! the order of [`rke2_payload::Check::ALL`], with `id`, `name`, descriptions, `help`,
 //! `helpUri`, `defaultConfiguration.level`, and `properties` `tags` `["security"]` and
-//! `security-severity` for the checks whose findings weaken security), `invocations` (one,
+//! `security-severity` for the checks whose findings weaken security), `automationDetails.id`
+//! (`rke2-payload/`, what was linted, `/`: [`sarif::automation_id`]), `invocations` (one,
 //! `executionSuccessful`, and a notification when results were left out), `results` (one per
 //! finding, most severe first, at most [`sarif::MAX_RESULTS`]: `ruleId`, `ruleIndex`, `level`,
 //! `message.text`, `locations` with the file and line and the place inside the payload as a
 //! logical location, `partialFingerprints."rke2PayloadFinding/v1"`, `properties` `secret` or
 //! `object` and `rule`), and `originalUriBaseIds` (`%SRCROOT%`, the repository root) when the
-//! repository is known. Stable: the rule ids, the levels, the fingerprints, the locations.
+//! repository is known. Stable: the rule ids, the levels, the fingerprints, the locations, the
+//! automation id.
 //!
 //! # GitHub ([`github`])
 //!

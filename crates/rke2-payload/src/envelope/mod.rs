@@ -447,7 +447,7 @@ impl<'a> Envelope<'a> {
             envelope.syntax = Some(Syntax::Yaml);
             let docs: Vec<Doc<'a>> =
                 serde_saphyr::from_str_multiple_with_options(text, yaml_options(text, options))
-                    .map_err(|e| yaml_error(&e, 0))?;
+                    .map_err(|e| yaml_error(&e, text, 0))?;
             let mut index = 0;
             for doc in docs {
                 envelope.add(doc, &mut index, &mut others);
@@ -832,11 +832,15 @@ pub(crate) fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr:
     yaml
 }
 
-/// A YAML parse error; `line_offset` places a part of the input within the whole.
-pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
+/// A YAML parse error in `text`; `line_offset` places it within the whole input.
+pub(crate) fn yaml_error(e: &serde_saphyr::Error, text: &str, line_offset: u64) -> Error {
     Error::Syntax {
         syntax: Syntax::Yaml,
-        message: crate::codec::text::parser_message(&e.to_string()),
+        message: key_message(
+            crate::codec::text::parser_message(&e.to_string()),
+            text,
+            e.location().map(|l| l.line() as usize),
+        ),
         at: e.location().map(|l| Position {
             line: l.line() + line_offset,
             column: l.column(),
@@ -846,6 +850,50 @@ pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
                 None
             },
         }),
+    }
+}
+
+/// The reader's message, or, when it refused a key that is not a string (null, a mapping, a
+/// list: an object's keys are names), a sentence naming the mapping that key is in.
+pub(crate) fn key_message(message: String, text: &str, line: Option<usize>) -> String {
+    use crate::codec::text::{COLLECTION_FOR_STRING, NULL_FOR_STRING};
+    let unsubstituted = line
+        .and_then(|l| text.lines().nth(l.checked_sub(1)?))
+        .is_some_and(|l| l.contains("${"));
+    if unsubstituted {
+        // The variables of a template (`${CLUSTER_NAME}`) do not read as YAML everywhere.
+        return format!(
+            "{message} (that line holds a ${{…}} variable: substitute the template's variables first, with clusterctl generate cluster or envsubst)"
+        );
+    }
+    let null = if message.starts_with(NULL_FOR_STRING) {
+        true
+    } else if message.starts_with(COLLECTION_FOR_STRING) {
+        false
+    } else {
+        return message;
+    };
+    let problems = crate::codec::tree::key_problems(text);
+    let found = problems
+        .iter()
+        .find(|p| p.null == null && line.is_some() && p.line == line)
+        .or_else(|| problems.iter().find(|p| p.null == null));
+    let Some(problem) = found else {
+        return message;
+    };
+    let field = if problem.field.is_empty() {
+        "the object".to_owned()
+    } else {
+        problem.field.clone()
+    };
+    if null {
+        format!(
+            "{field} has a null key (empty, ~ or null: what a variable substituted by nothing leaves), and the keys of an object are strings"
+        )
+    } else {
+        format!(
+            "{field} has a key that is a mapping or a list, and the keys of an object are strings"
+        )
     }
 }
 
