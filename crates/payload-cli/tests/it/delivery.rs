@@ -572,3 +572,60 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
             .contains(&"manifest-webhook-refuses".to_owned())
     );
 }
+
+/// CAPRKE2's own private-registries example: its credentials end in a line break and its
+/// client certificate expired in 2023. The pulls through that registry fail; RKE2's own images
+/// come from their default registry, so the nodes start: warnings, not errors.
+#[test]
+fn caprke2_s_private_registries_example_warns_and_boots() {
+    let text = std::fs::read_to_string(testdata().join(
+        "../crates/payload-preview/tests/data/caprke2/v0.25.0-docker-cluster-template-private-registries.yaml",
+    ))
+    .expect("the example");
+    let manifests = [
+        ("${CLUSTER_NAME}", "demo"),
+        ("${NAMESPACE}", "default"),
+        ("${KUBERNETES_VERSION}", "v1.32.5"),
+        ("${CONTROL_PLANE_MACHINE_COUNT}", "1"),
+        ("${WORKER_MACHINE_COUNT}", "1"),
+    ]
+    .iter()
+    .fold(text, |t, (var, value)| t.replace(var, value));
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], &manifests);
+    assert_eq!(code, Some(0), "{err}{out}");
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let severities = |id: &str| -> Vec<String> {
+        doc["secrets"]
+            .as_array()
+            .expect("secrets")
+            .iter()
+            .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+            .filter(|f| f["id"] == id)
+            .filter_map(|f| f["severity"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for id in ["registry-auth-newline", "cert-expiry"] {
+        let found = severities(id);
+        assert!(!found.is_empty(), "{id}: {out}");
+        assert!(found.iter().all(|s| s == "warning"), "{id}: {found:?}");
+    }
+    // Made the registry the workers' RKE2 pulls its own images from: errors on the worker.
+    let system = manifests.replacen(
+        "      agentConfig: {}",
+        "      agentConfig: {systemDefaultRegistry: registry.belgai.de}",
+        1,
+    );
+    assert_ne!(system, manifests);
+    let (code, out, _) = run(&["lint", "-o", "json", "-"], &system);
+    assert_eq!(code, Some(1), "{out}");
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    for secret in doc["secrets"].as_array().expect("secrets") {
+        let worker = secret["role"] == "agent";
+        for f in secret["findings"].as_array().expect("findings") {
+            if f["id"] == "registry-auth-newline" || f["id"] == "cert-expiry" {
+                let expected = if worker { "error" } else { "warning" };
+                assert_eq!(f["severity"], expected, "{secret}");
+            }
+        }
+    }
+}
