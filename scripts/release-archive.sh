@@ -6,8 +6,9 @@
 #
 # The archive `rke2-payload-v<version>-<target>.tar.gz` (`.zip` for Windows) lands in `dist/`
 # (or $DIST_DIR) with its `.sha256`. It holds one folder of the same name with both binaries
-# (`rke2-payload`, `kubectl-rke2_payload`), README.md, CHANGELOG.md, the two licences, the shell
-# completions (completions/) and the manual pages (man/man1/). The target's Rust standard library
+# (`rke2-payload`, `kubectl-rke2_payload`), kubectl's completion script for the plugin
+# (`kubectl_complete-rke2_payload`, `.cmd` on Windows), README.md, CHANGELOG.md, the two licences,
+# the shell completions (completions/) and the manual pages (man/man1/). The target's Rust standard library
 # must be installed (`rustup target add TARGET`) and, for the musl targets, a musl C toolchain
 # (musl-tools).
 set -euo pipefail
@@ -35,6 +36,12 @@ root="$stage/$name"
 mkdir -p "$root/completions" "$root/man/man1"
 cp "$bin_dir/rke2-payload$exe" "$bin_dir/kubectl-rke2_payload$exe" "$root/"
 cp README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE "$root/"
+# kubectl's completion of the plugin: the script kubectl runs from the PATH at
+# `kubectl rke2-payload <TAB>` (a .cmd on Windows).
+case "$target" in
+  *windows*) cp crates/payload-cli/kubectl/kubectl_complete-rke2_payload.cmd "$root/" ;;
+  *) install -m 0755 crates/payload-cli/kubectl/kubectl_complete-rke2_payload "$root/" ;;
+esac
 
 # Completions and manual pages are text, the same for every target: written by the binary just
 # built, or, when this machine cannot run it (a cross build), by one built for the host.

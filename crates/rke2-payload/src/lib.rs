@@ -42,7 +42,7 @@
 //! "#;
 //! let options = DecodeOptions::default();
 //! let envelope = Envelope::parse(secret, &options)?;
-//! // Pick Secrets as kubectl does: -n, --name, -l, --cluster.
+//! // Pick Secrets as kubectl does: -n, --name, -l, --cluster-name.
 //! let selector = Selector::default().with_namespace("default")?.with_name("worker-1")?;
 //! let payload = envelope.select(&selector)?.decode(&options)?;
 //! assert_eq!(payload.format(), Format::CloudConfig);

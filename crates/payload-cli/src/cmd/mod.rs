@@ -133,15 +133,18 @@ pub(crate) fn stdin_is_not_a_terminal() -> Result<()> {
     use std::io::IsTerminal as _;
     if std::io::stdin().is_terminal() {
         anyhow::bail!(
-            "no input: standard input is a terminal; give a FILE, pipe Secrets in (kubectl get secrets -A -o yaml | {} inspect), or read them with --from-cluster",
-            crate::program_name()
+            "no input: standard input is a terminal; give a FILE, pipe Secrets in (kubectl get secrets -A -o yaml | {} {}), or read them with --from-cluster",
+            crate::program_name(),
+            crate::subcommand_name()
         );
     }
     Ok(())
 }
 
-/// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster`).
+/// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster-name`). Every reader
+/// asks for it first: kubectl's flags without --from-cluster are refused here.
 pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
+    cluster::only_from_cluster(args.from_cluster, &args.kubectl)?;
     let mut selector = Selector::default();
     if let Some(namespace) = &args.namespace {
         selector = selector.with_namespace(namespace)?;
@@ -149,7 +152,7 @@ pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
     if let Some(name) = &args.name {
         selector = selector.with_name(name)?;
     }
-    if let Some(cluster) = &args.cluster {
+    if let Some(cluster) = &args.cluster_name {
         selector = selector.with_cluster(cluster)?;
     }
     for labels in &args.selector {
@@ -315,8 +318,9 @@ pub(crate) fn nothing_rendered(
         .or_else(|| {
             (!classes.is_empty()).then(|| {
                 format!(
-                    "no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
-                    classes.join(", ")
+                    "no Cluster of the input uses {} (`{} lint` checks a ClusterClass on its own)",
+                    classes.join(", "),
+                    crate::program_name()
                 )
             })
         })

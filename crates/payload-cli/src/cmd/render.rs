@@ -76,8 +76,9 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     if preview.secrets.is_empty() {
         if !preview.classes.is_empty() {
             bail!(
-                "nothing was rendered: no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
-                safe(&preview.classes.join(", "))
+                "nothing was rendered: no Cluster of the input uses {} (`{} lint` checks a ClusterClass on its own)",
+                safe(&preview.classes.join(", ")),
+                crate::program_name()
             );
         }
         bail!("nothing was rendered (see the findings above)");
@@ -134,8 +135,9 @@ fn tell_findings(findings: &[rke2_payload::Finding]) {
             })
             .collect();
         eprintln!(
-            "rke2-payload: {total} note(s) about the manifests ({}): rke2-payload lint shows them",
-            ids.join(", ")
+            "rke2-payload: {total} note(s) about the manifests ({}): {} lint shows them",
+            ids.join(", "),
+            crate::program_name()
         );
     }
 }

@@ -19,6 +19,7 @@ mod inspect;
 mod jobs;
 mod json_types;
 mod kubectl;
+mod kubectl_rules;
 mod lint;
 mod main_branch;
 mod providers;
