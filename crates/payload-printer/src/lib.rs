@@ -176,8 +176,10 @@ pub mod junit;
 pub mod lint;
 mod placed;
 pub mod sarif;
+pub mod schema;
 pub mod size;
 pub mod style;
+pub mod version;
 
 pub use error::{Error, Result};
 pub use placed::Repository;

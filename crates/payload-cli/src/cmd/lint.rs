@@ -96,7 +96,14 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
     let mut out = raw_stdout();
-    write_report(&mut out, &report, input_file(located), args.output)?;
+    let deny_warnings = args.deny.as_deref() == Some("warnings");
+    write_report(
+        &mut out,
+        &report,
+        input_file(located),
+        args.output,
+        deny_warnings,
+    )?;
     out.flush()?;
     super::report_skipped(&report.skipped);
     let errors: Vec<&str> = report
@@ -105,7 +112,6 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
         .collect();
     unreadable_secrets(path, &errors)?;
-    let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {
         Outcome::CheckFailed
     } else {
@@ -114,14 +120,16 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 }
 
 /// Writes the report in `format`; `input` is the file the input stands for (`None`: standard
-/// input or the cluster, with no name).
+/// input or the cluster, with no name); `deny_warnings` says which Secrets `-o name` lists.
 fn write_report(
     out: &mut impl Write,
     report: &LintReport,
     input: Option<&Path>,
     format: LintFormat,
+    deny_warnings: bool,
 ) -> Result<()> {
     match format {
+        LintFormat::Name => lint::names(out, report, deny_warnings)?,
         LintFormat::Json => lint::json(out, report)?,
         LintFormat::Yaml => lint::yaml(out, report)?,
         LintFormat::Sarif => sarif::write(out, report, input, &repository())?,
@@ -181,6 +189,7 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
         LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => lint::checks_json(&mut out)?,
         LintFormat::Yaml => lint::checks_yaml(&mut out)?,
         LintFormat::Text | LintFormat::Github | LintFormat::Junit => lint::checks_text(&mut out)?,
+        LintFormat::Name => lint::checks_names(&mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Ok)
