@@ -14,7 +14,9 @@ fn main() {
     if let Ok(target) = std::env::var("TARGET") {
         println!("cargo:rustc-env=RKE2_PAYLOAD_TARGET={target}");
     }
-    let given = std::env::var("RKE2_PAYLOAD_COMMIT").ok().filter(|c| !c.is_empty());
+    let given = std::env::var("RKE2_PAYLOAD_COMMIT")
+        .ok()
+        .filter(|c| !c.is_empty());
     let (commit, date) = match given {
         Some(commit) => (
             Some(commit),
@@ -72,7 +74,11 @@ fn from_git() -> (Option<String>, Option<String>) {
 
 /// The trimmed output of a git command run in `dir`, if it succeeds.
 fn git(dir: &Path, args: &[&str]) -> Option<String> {
-    let out = Command::new("git").current_dir(dir).args(args).output().ok()?;
+    let out = Command::new("git")
+        .current_dir(dir)
+        .args(args)
+        .output()
+        .ok()?;
     let text = String::from_utf8(out.stdout).ok()?;
     let text = text.trim();
     (out.status.success() && !text.is_empty()).then(|| text.to_owned())

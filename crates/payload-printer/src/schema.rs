@@ -2,7 +2,7 @@
 //! id, and its JSON Schema.
 //!
 //! [`DOCUMENTS`] names them. With the feature `schema` (off by default: an embedder that
-//! does not publish schemas does not build `schemars`), [`Document::json_schema`] generates each
+//! does not publish schemas does not build `schemars`), `Document::json_schema` generates each
 //! document's JSON Schema (draft 2020-12) from the report types with
 //! [`schemars`](https://docs.rs/schemars), as they serialise. The repository commits them under
 //! `docs/schemas/<name>-v1.json` (a test fails when they differ from what the types generate)
@@ -133,9 +133,8 @@ impl Document {
                 format!("rke2-payload {} ({})", self.command, self.schema).into(),
             );
             map.remove("title");
-            if let Some(serde_json::Value::Object(schema)) = map
-                .get_mut("properties")
-                .and_then(|p| p.get_mut("schema"))
+            if let Some(serde_json::Value::Object(schema)) =
+                map.get_mut("properties").and_then(|p| p.get_mut("schema"))
             {
                 schema.insert("const".to_owned(), self.schema.into());
             }

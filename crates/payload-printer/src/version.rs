@@ -44,7 +44,12 @@ pub struct VersionDocument {
 
 impl VersionDocument {
     /// The document of a build: its version, commit and date (when known) and target.
-    pub fn new(version: &str, commit: Option<&str>, commit_date: Option<&str>, target: &str) -> Self {
+    pub fn new(
+        version: &str,
+        commit: Option<&str>,
+        commit_date: Option<&str>,
+        target: &str,
+    ) -> Self {
         VersionDocument {
             schema: VERSION_SCHEMA,
             version: version.to_owned(),

@@ -83,7 +83,9 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     },
                     // `-o name`: the Secrets that do not fit.
                     SizeFormat::Name => match sizer.measure(secret) {
-                        Ok(report) if report.payload.fits() => Ok((true, Rendered::Bytes(Vec::new()))),
+                        Ok(report) if report.payload.fits() => {
+                            Ok((true, Rendered::Bytes(Vec::new())))
+                        }
                         Ok(_) => Ok((false, Rendered::Bytes(name_line(secret)?))),
                         Err(e) => failed(e),
                     },

@@ -34,8 +34,7 @@ fn generated(name: &str) -> String {
 /// The committed schema of a document.
 fn committed(name: &str) -> Value {
     let path = schemas_dir().join(format!("{name}-v1.json"));
-    let text = std::fs::read_to_string(&path)
-        .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let text = std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     serde_json::from_str(&text).expect("JSON")
 }
 
@@ -207,9 +206,36 @@ fn inspect_size_and_lint_documents_validate_against_their_schemas() {
     let dir = scratch();
     let inputs = secret_inputs(dir.path());
     let mut runs = vec![
-        ("inspect", vec!["inspect", "testdata/secrets/list-all.yaml", "--show-secrets"]),
-        ("size", vec!["size", "testdata/secrets/list-all.yaml", "--cloud", "all", "--budget", "2000:base64"]),
-        ("lint", vec!["lint", "testdata/secrets/list-all.yaml", "--cloud", "aws", "--deny", "warnings"]),
+        (
+            "inspect",
+            vec![
+                "inspect",
+                "testdata/secrets/list-all.yaml",
+                "--show-secrets",
+            ],
+        ),
+        (
+            "size",
+            vec![
+                "size",
+                "testdata/secrets/list-all.yaml",
+                "--cloud",
+                "all",
+                "--budget",
+                "2000:base64",
+            ],
+        ),
+        (
+            "lint",
+            vec![
+                "lint",
+                "testdata/secrets/list-all.yaml",
+                "--cloud",
+                "aws",
+                "--deny",
+                "warnings",
+            ],
+        ),
     ];
     for input in &inputs {
         for command in ["inspect", "size", "lint"] {
@@ -227,21 +253,39 @@ fn inspect_size_and_lint_documents_validate_against_their_schemas() {
         }
     }
     // Only an input without any bootstrap Secret (a ConfigMap) writes none.
-    assert!(documents >= (inputs.len() - 1) * 3, "{documents} of {}", inputs.len() * 3);
+    assert!(
+        documents >= (inputs.len() - 1) * 3,
+        "{documents} of {}",
+        inputs.len() * 3
+    );
 }
 
 #[test]
 fn yaml_documents_validate_against_the_same_schemas() {
     for (name, args) in [
-        ("inspect", &["inspect", "testdata/secrets/list-all.yaml", "-o", "yaml"][..]),
-        ("size", &["size", "testdata/secrets/list-all.yaml", "-o", "yaml"]),
-        ("lint", &["lint", "testdata/secrets/list-all.yaml", "-o", "yaml"]),
+        (
+            "inspect",
+            &["inspect", "testdata/secrets/list-all.yaml", "-o", "yaml"][..],
+        ),
+        (
+            "size",
+            &["size", "testdata/secrets/list-all.yaml", "-o", "yaml"],
+        ),
+        (
+            "lint",
+            &["lint", "testdata/secrets/list-all.yaml", "-o", "yaml"],
+        ),
         ("checks", &["lint", "--list-checks", "-o", "yaml"]),
         ("clouds", &["clouds", "-o", "yaml"]),
         ("version", &["version", "-o", "yaml"]),
         (
             "doctor",
-            &["doctor", "crates/payload-doctor/tests/data/dumps/multi.yaml", "-o", "yaml"],
+            &[
+                "doctor",
+                "crates/payload-doctor/tests/data/dumps/multi.yaml",
+                "-o",
+                "yaml",
+            ],
         ),
     ] {
         assert_valid_document(name, &document_of(args), &args.join(" "));
@@ -253,8 +297,14 @@ fn diff_documents_validate_against_their_schema() {
     let secrets = "testdata/secrets";
     for (before, after) in [
         ("list-all.yaml", "list-main-branch.yaml"),
-        ("init-cloud-config-online.yaml", "init-ignition-gzip-online.yaml"),
-        ("worker-cloud-config-online.yaml", "worker-cloud-config-upstream-cis.yaml"),
+        (
+            "init-cloud-config-online.yaml",
+            "init-ignition-gzip-online.yaml",
+        ),
+        (
+            "worker-cloud-config-online.yaml",
+            "worker-cloud-config-upstream-cis.yaml",
+        ),
         ("list-all.yaml", "list-all.json"),
     ] {
         let (before, after) = (format!("{secrets}/{before}"), format!("{secrets}/{after}"));
@@ -280,9 +330,7 @@ fn doctor_documents_validate_against_their_schema() {
     let mut paths: Vec<PathBuf> = std::fs::read_dir(&dumps)
         .expect("dumps")
         .map(|e| e.expect("entry").path())
-        .filter(|p| {
-            p.is_dir() || p.extension().is_some_and(|e| e == "yaml" || e == "json")
-        })
+        .filter(|p| p.is_dir() || p.extension().is_some_and(|e| e == "yaml" || e == "json"))
         .filter(|p| !p.ends_with("expected.json"))
         .collect();
     paths.sort();
@@ -388,7 +436,13 @@ fn o_name_lists_secrets_as_kubectl_names_them() {
                     f["severity"] == "error" || (deny_warnings && f["severity"] == "warning")
                 })
             })
-            .map(|s| format!("secret/{}/{}", s["namespace"].as_str().expect("ns"), s["name"].as_str().expect("name")))
+            .map(|s| {
+                format!(
+                    "secret/{}/{}",
+                    s["namespace"].as_str().expect("ns"),
+                    s["name"].as_str().expect("name")
+                )
+            })
             .collect()
     };
     let (names, code) = lines(&["lint", list, "-o", "name"]);
@@ -407,13 +461,28 @@ fn o_name_lists_secrets_as_kubectl_names_them() {
             .as_array()
             .expect("secrets")
             .iter()
-            .filter(|s| s["clouds"].as_array().expect("clouds").iter().any(|v| v["fits"] == false))
-            .map(|s| format!("secret/{}/{}", s["namespace"].as_str().expect("ns"), s["name"].as_str().expect("name")))
+            .filter(|s| {
+                s["clouds"]
+                    .as_array()
+                    .expect("clouds")
+                    .iter()
+                    .any(|v| v["fits"] == false)
+            })
+            .map(|s| {
+                format!(
+                    "secret/{}/{}",
+                    s["namespace"].as_str().expect("ns"),
+                    s["name"].as_str().expect("name")
+                )
+            })
             .collect()
     };
     let budget = ["--budget", "3000"];
     let (names, code) = lines(&["size", list, "--budget", "3000", "-o", "name"]);
-    assert!(!names.is_empty() && names.len() < bootstrap_in_list(), "{names:?}");
+    assert!(
+        !names.is_empty() && names.len() < bootstrap_in_list(),
+        "{names:?}"
+    );
     assert_eq!(names, over(&budget));
     assert_eq!(code, Some(1));
     let (names, code) = lines(&["size", list, "--cloud", "aws", "-o", "name"]);
@@ -421,7 +490,12 @@ fn o_name_lists_secrets_as_kubectl_names_them() {
     assert_eq!(code, Some(0));
 
     // A Secret without a namespace is `secret/NAME`; bare user data has no name.
-    let (names, _) = lines(&["inspect", "testdata/secrets/worker-cloud-config-online.userdata", "-o", "name"]);
+    let (names, _) = lines(&[
+        "inspect",
+        "testdata/secrets/worker-cloud-config-online.userdata",
+        "-o",
+        "name",
+    ]);
     assert!(names.is_empty(), "{names:?}");
 
     // The check ids, what --allow takes.
@@ -444,7 +518,10 @@ stringData: {format: cloud-config, value: \"#cloud-config\\nruncmd: [reboot]\\n\
         .output()
         .expect("run");
     let text = String::from_utf8(out.stdout).expect("UTF-8");
-    assert!(!text.contains('\u{1b}') && !text.contains('\u{202e}'), "{text:?}");
+    assert!(
+        !text.contains('\u{1b}') && !text.contains('\u{202e}'),
+        "{text:?}"
+    );
     assert!(text.starts_with("secret/ns"), "{text:?}");
 }
 
@@ -487,7 +564,10 @@ fn version_says_the_commit_and_the_documents() {
         }
         None => {
             assert!(doc["commit_date"].is_null());
-            assert_eq!(text.trim(), format!("rke2-payload {}", env!("CARGO_PKG_VERSION")));
+            assert_eq!(
+                text.trim(),
+                format!("rke2-payload {}", env!("CARGO_PKG_VERSION"))
+            );
         }
     }
     let plain = cmd().arg("version").output().expect("run");
