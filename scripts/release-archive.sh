@@ -8,7 +8,8 @@
 # (or $DIST_DIR) with its `.sha256`. It holds one folder of the same name with both binaries
 # (`rke2-payload`, `kubectl-rke2_payload`), kubectl's completion script for the plugin
 # (`kubectl_complete-rke2_payload`, `.cmd` on Windows), README.md, CHANGELOG.md, the two licences,
-# the shell completions (completions/) and the manual pages (man/man1/). The target's Rust standard library
+# the shell completions (completions/), the manual pages (man/man1/) and the JSON Schemas of the
+# output documents (schemas/, docs/schemas/ of the repository). The target's Rust standard library
 # must be installed (`rustup target add TARGET`) and, for the musl targets, a musl C toolchain
 # (musl-tools).
 set -euo pipefail
@@ -33,7 +34,7 @@ bin_dir="$target_dir/$target/release"
 stage="$(mktemp -d)"
 trap 'rm -rf "$stage"' EXIT
 root="$stage/$name"
-mkdir -p "$root/completions" "$root/man/man1"
+mkdir -p "$root/completions" "$root/man/man1" "$root/schemas"
 cp "$bin_dir/rke2-payload$exe" "$bin_dir/kubectl-rke2_payload$exe" "$root/"
 cp README.md CHANGELOG.md LICENSE-MIT LICENSE-APACHE "$root/"
 # kubectl's completion of the plugin: the script kubectl runs from the PATH at
@@ -42,6 +43,7 @@ case "$target" in
   *windows*) cp crates/payload-cli/kubectl/kubectl_complete-rke2_payload.cmd "$root/" ;;
   *) install -m 0755 crates/payload-cli/kubectl/kubectl_complete-rke2_payload "$root/" ;;
 esac
+cp docs/schemas/*.json "$root/schemas/"
 
 # Completions and manual pages are text, the same for every target: written by the binary just
 # built, or, when this machine cannot run it (a cross build), by one built for the host.
@@ -58,7 +60,7 @@ fi
 "$generator" completions elvish >"$root/completions/rke2-payload.elv"
 "$generator" man --dir "$root/man/man1"
 # The pages are written private (0600); in an archive they are for everyone to read.
-chmod 0644 "$root"/man/man1/* "$root"/completions/* "$root"/*.md "$root"/LICENSE-*
+chmod 0644 "$root"/man/man1/* "$root"/completions/* "$root"/schemas/* "$root"/*.md "$root"/LICENSE-*
 
 mkdir -p "$dist"
 case "$target" in

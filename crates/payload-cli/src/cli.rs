@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// Exit codes: 0 success, 1 a check failed, 2 usage or input error.
 #[derive(Debug, Parser)]
-#[command(name = "rke2-payload", version, propagate_version = true)]
+#[command(name = "rke2-payload", version = crate::version_text(), propagate_version = true)]
 pub(crate) struct Cli {
     /// When to colour text output (`auto`: on a terminal, unless `NO_COLOR` is set).
     #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
@@ -145,6 +145,17 @@ pub(crate) enum Command {
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
+    /// Print the version, the commit it was built from, the target and the schema id of
+    /// every document the tool writes.
+    #[command(after_help = "Examples:\n  rke2-payload version\n  rke2-payload version -o json")]
+    Version(VersionArgs),
+    /// Print the JSON Schema of a document the tool writes (`-o json`), or list them.
+    ///
+    /// The same files are in the repository (docs/schemas/) and attached to every release.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload schema\n  \
+        rke2-payload schema lint > lint-v1.json")]
+    Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  \
         rke2-payload completions bash > /etc/bash_completion.d/rke2-payload\n  \
@@ -157,6 +168,27 @@ pub(crate) enum Command {
         rke2-payload man inspect | man -l -\n  \
         rke2-payload man --dir /usr/local/share/man/man1")]
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct VersionArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub(crate) output: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {
+    /// The document (default: list them).
+    #[arg(value_name = "NAME", value_parser = document_names())]
+    pub(crate) name: Option<String>,
+}
+
+/// The names `schema` takes, listed so that shells complete them.
+fn document_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        payload_printer::schema::DOCUMENTS.iter().map(|d| d.name),
+    )
 }
 
 #[derive(Debug, Args)]
@@ -491,8 +523,8 @@ pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
     /// Output format.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub(crate) output: Format,
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = InspectFormat::Text)]
+    pub(crate) output: InspectFormat,
     /// Show secret values (the join token, datastore password) instead of fingerprints.
     #[arg(long)]
     pub(crate) show_secrets: bool,
@@ -502,6 +534,19 @@ pub(crate) struct InspectArgs {
     /// Show commands whole as their fingerprint and line count, not word by word.
     #[arg(long)]
     pub(crate) strict: bool,
+}
+
+/// Output formats of `inspect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum InspectFormat {
+    /// Text for people.
+    Text,
+    /// A JSON document.
+    Json,
+    /// The JSON document as YAML.
+    Yaml,
+    /// `secret/NAMESPACE/NAME`, a line per bootstrap Secret (as kubectl's `-o name`).
+    Name,
 }
 
 #[derive(Debug, Args)]
@@ -541,6 +586,8 @@ pub(crate) enum SizeFormat {
     Yaml,
     /// JUnit XML: one test case per Secret and cloud (an error case per unreadable Secret).
     Junit,
+    /// `secret/NAMESPACE/NAME`, a line per Secret that does not fit (or cannot be read).
+    Name,
 }
 
 fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
@@ -710,6 +757,9 @@ pub(crate) enum LintFormat {
     /// JUnit XML: one test case per Secret and check that found something, and one per clean
     /// Secret.
     Junit,
+    /// `secret/NAMESPACE/NAME`, a line per Secret that fails the gate (an error finding, or a
+    /// warning with --deny warnings).
+    Name,
 }
 
 #[derive(Debug, Args)]

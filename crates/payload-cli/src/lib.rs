@@ -36,6 +36,29 @@ pub(crate) fn program_name() -> &'static str {
     })
 }
 
+/// What this binary is: its version, the commit and date it was built from (when the build
+/// knew them: `build.rs`) and its target.
+pub(crate) fn build_info() -> payload_printer::version::VersionDocument {
+    payload_printer::version::VersionDocument::new(
+        env!("CARGO_PKG_VERSION"),
+        option_env!("RKE2_PAYLOAD_COMMIT"),
+        option_env!("RKE2_PAYLOAD_COMMIT_DATE"),
+        option_env!("RKE2_PAYLOAD_TARGET").unwrap_or("unknown"),
+    )
+}
+
+/// The version `--version` prints after the program's name: `0.3.0 (0123abc 2026-01-02)`.
+pub(crate) fn version_text() -> String {
+    let mut line = Vec::new();
+    // Writing to a Vec cannot fail.
+    let _ = payload_printer::version::text(&mut line, &build_info());
+    let line = String::from_utf8_lossy(&line);
+    line.trim_end()
+        .strip_prefix("rke2-payload ")
+        .unwrap_or(line.trim_end())
+        .to_owned()
+}
+
 /// The subcommand being run (`inspect`), for the hints that show a command line.
 static SUBCOMMAND: std::sync::OnceLock<String> = std::sync::OnceLock::new();
 

@@ -112,7 +112,15 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     };
     let mut out = raw_stdout();
     let linted: Vec<&str> = linted.iter().map(String::as_str).collect();
-    write_report(&mut out, &report, input_file(located), &linted, args.output)?;
+    let deny_warnings = args.deny.as_deref() == Some("warnings");
+    write_report(
+        &mut out,
+        &report,
+        input_file(located),
+        &linted,
+        args.output,
+        deny_warnings,
+    )?;
     out.flush()?;
     super::report_skipped(&report.skipped);
     let errors: Vec<&str> = report
@@ -121,7 +129,6 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
         .collect();
     unreadable_secrets(path, &errors)?;
-    let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {
         Outcome::CheckFailed
     } else {
@@ -130,15 +137,18 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 }
 
 /// Writes the report in `format`; `input` is the file the input stands for (`None`: standard
-/// input or the cluster, with no name), `linted` every input as named (SARIF's run id).
+/// input or the cluster, with no name), `linted` every input as named (SARIF's run id);
+/// `deny_warnings` says which Secrets `-o name` lists.
 fn write_report(
     out: &mut impl Write,
     report: &LintReport,
     input: Option<&Path>,
     linted: &[&str],
     format: LintFormat,
+    deny_warnings: bool,
 ) -> Result<()> {
     match format {
+        LintFormat::Name => lint::names(out, report, deny_warnings)?,
         LintFormat::Json => lint::json(out, report)?,
         LintFormat::Yaml => lint::yaml(out, report)?,
         LintFormat::Sarif => sarif::write(out, report, input, linted, &repository())?,
@@ -203,6 +213,7 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
         LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => lint::checks_json(&mut out)?,
         LintFormat::Yaml => lint::checks_yaml(&mut out)?,
         LintFormat::Text | LintFormat::Github | LintFormat::Junit => lint::checks_text(&mut out)?,
+        LintFormat::Name => lint::checks_names(&mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Ok)

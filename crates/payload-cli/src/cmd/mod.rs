@@ -12,7 +12,9 @@ mod lint;
 mod man;
 mod redact;
 mod render;
+mod schema;
 mod size;
+mod version;
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,8 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Render(args) => render::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Version(args) => version::run(&args),
+        Command::Schema(args) => schema::run(&args),
     }
 }
 

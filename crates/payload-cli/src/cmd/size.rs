@@ -26,7 +26,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let layout = match format {
         SizeFormat::Json => Layout::Json,
         SizeFormat::Yaml => Layout::Yaml,
-        SizeFormat::Text | SizeFormat::Junit => Layout::Text,
+        SizeFormat::Text | SizeFormat::Junit | SizeFormat::Name => Layout::Text,
     };
     let mut items = Items::new(layout, SIZE_SCHEMA);
     // JUnit needs totals in its first element: collect only what it prints.
@@ -55,6 +55,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     let message = e.to_string();
                     let item = match format {
                         SizeFormat::Junit => Rendered::Junit(SizeItem::unreadable(secret, message)),
+                        SizeFormat::Name => Rendered::Error(name_line(secret)?, message),
                         SizeFormat::Text => {
                             let mut buf = styled();
                             error_item(&mut buf, secret, &message, layout)?;
@@ -80,6 +81,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                         )),
                         Err(e) => failed(e),
                     },
+                    // `-o name`: the Secrets that do not fit.
+                    SizeFormat::Name => match sizer.measure(secret) {
+                        Ok(report) if report.payload.fits() => {
+                            Ok((true, Rendered::Bytes(Vec::new())))
+                        }
+                        Ok(_) => Ok((false, Rendered::Bytes(name_line(secret)?))),
+                        Err(e) => failed(e),
+                    },
                     SizeFormat::Text => match sizer.measure(secret) {
                         Ok(report) => {
                             let mut buf = styled();
@@ -103,7 +112,13 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     }
                     Rendered::Error(bytes, message) => {
                         unreadable.push(message);
+                        if format == SizeFormat::Name {
+                            return Ok(out.write_all(&bytes)?);
+                        }
                         Ok(items.item(&mut out, &bytes)?)
+                    }
+                    Rendered::Bytes(bytes) if format == SizeFormat::Name => {
+                        Ok(out.write_all(&bytes)?)
                     }
                     Rendered::Bytes(bytes) => Ok(items.item(&mut out, &bytes)?),
                     Rendered::Skipped(one) => {
@@ -131,6 +146,13 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     } else {
         Outcome::CheckFailed
     })
+}
+
+/// A Secret's line of `-o name`.
+fn name_line(secret: &rke2_payload::BootstrapSecret<'_>) -> Result<Vec<u8>> {
+    let mut line = Vec::new();
+    payload_printer::document::name(&mut line, secret.name(), secret.namespace())?;
+    Ok(line)
 }
 
 /// One Secret's report, made on a worker thread.

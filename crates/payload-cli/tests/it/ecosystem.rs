@@ -91,7 +91,7 @@ fn bash_completes_options_after_a_subcommand_and_their_values() {
         (&["rke2-payload", "lint", "-o", "sa"], &["sarif"]),
         (
             &["rke2-payload", "inspect", "-o", ""],
-            &["text", "json", "yaml"],
+            &["text", "json", "yaml", "name"],
         ),
         (
             &["rke2-payload", "diff", "a.yaml", "b.yaml", "--ignore", ""],

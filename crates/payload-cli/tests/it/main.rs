@@ -5,6 +5,7 @@ mod class_lint;
 mod cluster;
 mod code_scanning;
 mod common;
+mod contract;
 mod convert_fields;
 mod decode;
 mod delivery;

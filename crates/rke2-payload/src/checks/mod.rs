@@ -13,6 +13,7 @@ use crate::error::Position;
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Severity {
@@ -375,6 +376,23 @@ impl serde::Serialize for Check {
     }
 }
 
+/// A check as its stable id: one of the ids of [`Check::ALL`].
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Check {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Check".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        schemars::json_schema!({
+            "description": "The check's stable id (`rke2-payload lint --list-checks`).",
+            "type": "string",
+            "enum": ids,
+        })
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Check {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let id = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
@@ -385,6 +403,7 @@ impl<'de> serde::Deserialize<'de> for Check {
 
 /// One finding: which check, how serious, what is wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Finding {
     /// The check, serialised as its stable id (`"id": "server-port"`).
@@ -411,6 +430,7 @@ pub struct Finding {
 
 /// Where a manifest finding's object is written: the file, the object, and its line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ManifestSite {
     /// The file the object came from, as it was named (`-` for standard input).

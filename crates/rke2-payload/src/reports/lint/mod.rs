@@ -126,6 +126,7 @@ impl LintOptions {
 
 /// The findings of one Secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintedSecret {
     /// `metadata.name` (null for bare user data).
@@ -153,14 +154,29 @@ pub struct LintedSecret {
 
 /// Why one Secret of an input could not be read: the others were.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ItemError {
     /// The error, one sentence naming the Secret (terminal-safe).
     pub message: String,
 }
 
+impl ItemError {
+    /// The error of a Secret that cannot be read, `message` one terminal-safe sentence.
+    ///
+    /// ```
+    /// assert_eq!(rke2_payload::ItemError::new("x").message, "x");
+    /// ```
+    pub fn new(message: impl Into<String>) -> Self {
+        ItemError {
+            message: message.into(),
+        }
+    }
+}
+
 /// How many findings of each severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintSummary {
     /// Errors.
@@ -176,6 +192,7 @@ pub struct LintSummary {
 
 /// What `lint` found in an input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintReport {
     /// Always [`LINT_SCHEMA`].
