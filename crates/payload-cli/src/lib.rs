@@ -3,6 +3,7 @@
 
 mod cli;
 mod cmd;
+mod config;
 mod output;
 
 use std::process::ExitCode;
