@@ -29,4 +29,5 @@ mod render_names;
 mod replicas;
 mod size;
 mod standin;
+mod suppress;
 mod trust;

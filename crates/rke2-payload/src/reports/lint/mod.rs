@@ -17,7 +17,9 @@
 //! `ignore-check.rke2-payload.io/<check-id>: "<reason>"` ([`IGNORE_CHECK_ANNOTATION_PREFIX`]),
 //! read from its parsed annotations:
 //!
-//! - on a bootstrap Secret, every finding reported of that Secret;
+//! - on a bootstrap Secret, the findings of that Secret (not the manifest findings read back
+//!   from `render`'s annotation, which are reported once whichever Secret carries them: they
+//!   are suppressed when the manifests themselves are linted);
 //! - on a manifest object, the manifest findings located on it ([`ManifestSite::ignores`]), and
 //!   the findings of the Secrets rendered from it ([`Origin::suppressions`]: the object a
 //!   Secret is rendered from and its Cluster).
@@ -550,8 +552,9 @@ impl Linter {
             if manifests.iter().any(same) || suppressed.iter().any(|s| same(&s.finding)) {
                 continue;
             }
-            // Decided by the object it is located on, or by the Secret's own annotations.
-            match on_site(&f).or_else(|| own(f.check)).cloned() {
+            // Decided by the object it is located on (a Secret's own annotations do not reach
+            // it: it is reported once, whichever Secret carries it).
+            match on_site(&f).cloned() {
                 Some(by) => suppressed.push(Suppressed {
                     finding: f,
                     secret: None,
