@@ -537,7 +537,12 @@ pub(crate) struct ShowArgs {
     /// Report only findings at or above this severity; those below are left out of the
     /// report, the counts and the exit code (default: info, or the config file's
     /// `min-severity`).
-    #[arg(long, value_enum, value_name = "SEVERITY", help_heading = "Showing findings")]
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SEVERITY",
+        help_heading = "Showing findings"
+    )]
     pub(crate) min_severity: Option<crate::config::MinSeverity>,
     /// Write only the findings (no line for a Secret without findings, no counts): nothing
     /// when there is none. The exit code is the same; errors still go to standard error.

@@ -247,8 +247,10 @@ mod tests {
 
     #[test]
     fn sections_override_the_top_and_unknown_keys_are_refused() {
-        let d = parse("cloud: [aws]\nheadroom: 10\ndeny: warnings\nsize: {headroom: 5}\nlint: {deny: none}\n")
-            .expect("reads");
+        let d = parse(
+            "cloud: [aws]\nheadroom: 10\ndeny: warnings\nsize: {headroom: 5}\nlint: {deny: none}\n",
+        )
+        .expect("reads");
         assert_eq!(d.lint.headroom, Some(10.0));
         assert_eq!(d.size.headroom, Some(5.0));
         assert_eq!(d.size.cloud.as_deref(), Some(&["aws".to_owned()][..]));

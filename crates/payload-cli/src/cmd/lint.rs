@@ -42,12 +42,14 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     };
     let targets = cloud_targets(&clouds)?;
     let headroom = args.headroom.or(defaults.headroom).unwrap_or(0.0);
-    let cert_expiry_days = args.cert_expiry_days.or(defaults.cert_expiry_days).unwrap_or(30);
-    let min_severity = args
-        .show
-        .min_severity
-        .or(defaults.min_severity)
-        .map_or(rke2_payload::Severity::Info, crate::config::MinSeverity::severity);
+    let cert_expiry_days = args
+        .cert_expiry_days
+        .or(defaults.cert_expiry_days)
+        .unwrap_or(30);
+    let min_severity = args.show.min_severity.or(defaults.min_severity).map_or(
+        rke2_payload::Severity::Info,
+        crate::config::MinSeverity::severity,
+    );
     let mut allow = defaults.allowed();
     for check in &args.allow {
         if !allow.contains(check) {

@@ -117,8 +117,9 @@ fn an_unknown_check_id_in_the_annotation_is_a_warning_and_suppresses_nothing() {
 /// The manifests of `testdata/manifests/worker-cloud-config-online.yaml`, with annotations on
 /// the RKE2ConfigTemplate and the RKE2ControlPlane.
 fn annotated_manifests(dir: &Path, template: &str, control_plane: &str) -> PathBuf {
-    let text = std::fs::read_to_string(testdata().join("manifests/worker-cloud-config-online.yaml"))
-        .expect("fixture");
+    let text =
+        std::fs::read_to_string(testdata().join("manifests/worker-cloud-config-online.yaml"))
+            .expect("fixture");
     let text = annotate(&text, "kind: RKE2ConfigTemplate\n", template);
     let text = annotate(&text, "kind: RKE2ControlPlane\n", control_plane);
     let path = dir.join("cluster.yaml");
@@ -133,7 +134,10 @@ fn an_annotation_on_a_manifest_object_suppresses_its_findings_and_those_of_its_s
     let (code, doc) = lint_json(dir.path(), &[plain.to_str().expect("utf-8")]);
     assert_eq!(code, 1, "{doc}");
     let found = ids(&doc);
-    assert!(found.contains(&"manifest-provider-id-literal".to_owned()), "{found:?}");
+    assert!(
+        found.contains(&"manifest-provider-id-literal".to_owned()),
+        "{found:?}"
+    );
     assert!(found.contains(&"egress-required".to_owned()), "{found:?}");
 
     let file = annotated_manifests(
@@ -145,7 +149,10 @@ fn an_annotation_on_a_manifest_object_suppresses_its_findings_and_those_of_its_s
     // The error is gone: only a warning is left.
     assert_eq!(code, 0, "{doc}");
     let found = ids(&doc);
-    assert!(!found.contains(&"manifest-provider-id-literal".to_owned()), "{found:?}");
+    assert!(
+        !found.contains(&"manifest-provider-id-literal".to_owned()),
+        "{found:?}"
+    );
     assert!(!found.contains(&"egress-required".to_owned()), "{found:?}");
     assert_eq!(doc["summary"]["suppressed"], 2);
     let suppressed = doc["suppressed"].as_array().expect("listed");
@@ -154,16 +161,29 @@ fn an_annotation_on_a_manifest_object_suppresses_its_findings_and_those_of_its_s
         .find(|s| s["id"] == "manifest-provider-id-literal")
         .expect("the manifest finding");
     assert_eq!(on_template["by"]["reason"], "one Machine only");
-    assert_eq!(on_template["by"]["object"], "RKE2ConfigTemplate default/demo-md-0");
-    assert_eq!(on_template["manifest"]["object"], "RKE2ConfigTemplate default/demo-md-0");
+    assert_eq!(
+        on_template["by"]["object"],
+        "RKE2ConfigTemplate default/demo-md-0"
+    );
+    assert_eq!(
+        on_template["manifest"]["object"],
+        "RKE2ConfigTemplate default/demo-md-0"
+    );
     // The rendered Secret's finding, decided on the object it was rendered from.
     let of_secret = suppressed
         .iter()
         .find(|s| s["id"] == "egress-required")
         .expect("the Secret's finding");
-    assert_eq!(of_secret["by"]["object"], "RKE2ControlPlane default/demo-control-plane");
+    assert_eq!(
+        of_secret["by"]["object"],
+        "RKE2ControlPlane default/demo-control-plane"
+    );
     assert_eq!(of_secret["by"]["reason"], "NAT gateway");
-    assert!(of_secret["secret"].as_str().is_some_and(|s| s.starts_with("default/demo-control-plane-")));
+    assert!(
+        of_secret["secret"]
+            .as_str()
+            .is_some_and(|s| s.starts_with("default/demo-control-plane-"))
+    );
 
     // `render` writes the suppressions on the Secrets it renders, so `lint` of its output
     // applies them to the Secrets' findings.
@@ -197,7 +217,10 @@ fn an_annotation_on_a_manifest_object_suppresses_its_findings_and_those_of_its_s
         .flatten()
         .find(|f| f["id"] == "ignore-check-unknown")
         .expect("told");
-    assert_eq!(unknown["manifest"]["object"], "RKE2ConfigTemplate default/demo-md-0");
+    assert_eq!(
+        unknown["manifest"]["object"],
+        "RKE2ConfigTemplate default/demo-md-0"
+    );
 }
 
 /// A repository in a scratch folder: `.git`, a config file at its root with `config`, and a
@@ -294,7 +317,10 @@ fn an_unknown_key_in_the_config_file_is_a_usage_error_naming_it_and_the_file() {
     assert!(out.stdout.is_empty());
     let err = String::from_utf8_lossy(&out.stderr);
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.contains("clod") && err.contains(".rke2-payload.yaml"), "{err}");
+    assert!(
+        err.contains("clod") && err.contains(".rke2-payload.yaml"),
+        "{err}"
+    );
     // A check id that names no check, too.
     let repo = repository("allow: [egres-required]\n");
     let out = cmd()
@@ -305,7 +331,10 @@ fn an_unknown_key_in_the_config_file_is_a_usage_error_naming_it_and_the_file() {
         .expect("runs");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("egres-required") && err.contains("names no check"), "{err}");
+    assert!(
+        err.contains("egres-required") && err.contains("names no check"),
+        "{err}"
+    );
     // --no-config reads none, so nothing is wrong.
     let out = cmd()
         .current_dir(repo.path())
@@ -323,7 +352,13 @@ fn min_severity_leaves_out_what_is_below_it_from_the_report_and_the_exit_code() 
     assert_eq!(doc["summary"]["infos"], 0);
     let (code, doc) = lint_json(
         dir.path(),
-        &[&warning_only(), "--min-severity", "error", "--deny", "warnings"],
+        &[
+            &warning_only(),
+            "--min-severity",
+            "error",
+            "--deny",
+            "warnings",
+        ],
     );
     assert_eq!((code, ids(&doc)), (0, Vec::<String>::new()));
 }
