@@ -718,6 +718,74 @@ mod tests {
         assert!(Check::from_id("server-port").is_some());
     }
 
+    /// The Secret's own annotations, its origin's and a manifest object's decide, typed; the
+    /// minimum severity applies first; `secret-unreadable` stays.
+    #[test]
+    fn suppressions_are_decided_on_the_object_and_counted() {
+        use crate::checks::{Ignores, ManifestSite, Suppression};
+        use crate::envelope::{BootstrapSecret, Origin};
+        use crate::error::SecretId;
+        let id = SecretId {
+            namespace: Some("capi".into()),
+            name: Some("w".into()),
+            index: 0,
+        };
+        let value = b"#cloud-config\nruncmd: [reboot]\n";
+        let secret = BootstrapSecret::new(id, "cloud-config", value, None);
+        let linter = Linter::new(LintOptions::new());
+        let plain = linter.lint(&secret).expect("lints");
+        assert!(
+            plain
+                .findings
+                .iter()
+                .any(|f| f.check == Check::Rke2ConfigMissing)
+        );
+        let own = Ignores::from_annotations(
+            [("ignore-check.rke2-payload.io/rke2-config-missing", "why")],
+            "Secret capi/w",
+        );
+        let mut report = linter.report(vec![
+            linter.read_one(&secret.clone().with_ignores(own), true),
+        ]);
+        assert_eq!(report.summary.suppressed, report.suppressed.len());
+        let by = &report.suppressed.remove(0);
+        assert_eq!(
+            (by.by.check, by.by.reason.as_str()),
+            (Check::Rke2ConfigMissing, "why")
+        );
+        assert_eq!(by.secret.as_deref(), Some("capi/w"));
+        let inherited = Origin::rendered(None).with_suppressions(vec![Suppression::new(
+            Check::Rke2ConfigMissing,
+            "",
+            "RKE2ConfigTemplate capi/t",
+        )]);
+        let linted = linter
+            .lint(&secret.clone().with_origin(inherited))
+            .expect("lints");
+        assert!(
+            !linted
+                .findings
+                .iter()
+                .any(|f| f.check == Check::Rke2ConfigMissing)
+        );
+        // A manifest finding, by the object it is located on.
+        let site = ManifestSite::new("c.yaml", "Cluster capi/c", Some(1)).with_ignores(Some(
+            Ignores::from_annotations(
+                [("ignore-check.rke2-payload.io/manifest-schema", "known")],
+                "Cluster capi/c",
+            ),
+        ));
+        let f = Finding::new(Check::ManifestSchema, "Cluster capi/c: x").in_manifest(site);
+        let report = linter.lint_unrendered(vec![f.clone()]);
+        assert!(report.manifests.is_empty() && !report.fails(true));
+        assert_eq!(report.summary.suppressed, 1);
+        // Below the minimum severity: left out, not counted as suppressed.
+        let strict = Linter::new(LintOptions::new().with_min_severity(Severity::Error));
+        let info = Finding::new(Check::ManifestAirGapNoChecksum, "x");
+        let report = strict.lint_unrendered(vec![info]);
+        assert_eq!((report.manifests.len(), report.summary.suppressed), (0, 0));
+    }
+
     /// A preview's gzipped cloud-config on CAPD's path: `gzip-unsafe` is the transport's
     /// verdict, and gives way to the provider's own refusal when the preview found it.
     #[test]
