@@ -567,12 +567,14 @@ pub(crate) struct SizeArgs {
     /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.
     #[arg(long, value_name = "BYTES[:raw|:base64]", value_parser = parse_budget)]
     pub(crate) budget: Option<(u64, rke2_payload::Counted)>,
-    /// Percent of each limit to keep free.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
-    pub(crate) headroom: f64,
+    /// Percent of each limit to keep free (default: 0, or the config file's `headroom`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub(crate) headroom: Option<f64>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SizeFormat::Text)]
     pub(crate) output: SizeFormat,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
 }
 
 /// Output formats of `size`.
@@ -696,8 +698,9 @@ pub(crate) struct LintArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = LintFormat::Text)]
     pub(crate) output: LintFormat,
-    /// Also fail (exit 1) on warnings.
-    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    /// `warnings`: also fail (exit 1) on warnings; `none`: fail on errors only, whatever the
+    /// config file says.
+    #[arg(long, value_name = "warnings|none", value_parser = ["warnings", "none"])]
     pub(crate) deny: Option<String>,
     /// Silence a check by id (repeat, or comma-separate; `--list-checks` lists them).
     #[arg(
@@ -721,12 +724,14 @@ pub(crate) struct LintArgs {
         hide_possible_values = true
     )]
     pub(crate) cloud: Vec<String>,
-    /// With --cloud: percent of each limit to keep free.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
-    pub(crate) headroom: f64,
-    /// Warn when a CA expires within this many days.
-    #[arg(long, value_name = "DAYS", default_value_t = 30)]
-    pub(crate) cert_expiry_days: i64,
+    /// With --cloud: percent of each limit to keep free (default: 0, or the config file's
+    /// `headroom`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub(crate) headroom: Option<f64>,
+    /// Warn when a CA expires within this many days (default: 30, or the config file's
+    /// `cert-expiry-days`).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) cert_expiry_days: Option<i64>,
     /// cloud-init's JSON schema for cloud-config: a file, `installed` for the one the cloud-init
     /// package installed, `none` to use only the tool's own rules (default: the schema of
     /// cloud-init 26.2 bundled with the tool, so the verdict does not depend on the runner).
@@ -736,6 +741,44 @@ pub(crate) struct LintArgs {
     /// findings (SARIF needs one: code scanning rejects a result without a file).
     #[arg(long, value_name = "PATH")]
     pub(crate) stdin_filename: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub(crate) show: ShowArgs,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+}
+
+/// What `lint` shows: the findings at or above a severity, or the findings alone.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Report only findings at or above this severity; those below are left out of the
+    /// report, the counts and the exit code (default: info, or the config file's
+    /// `min-severity`).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SEVERITY",
+        help_heading = "Showing findings"
+    )]
+    pub(crate) min_severity: Option<crate::config::MinSeverity>,
+    /// Write only the findings (no line for a Secret without findings, no counts): nothing
+    /// when there is none. The exit code is the same; errors still go to standard error.
+    /// Text output only.
+    #[arg(short = 'q', long, help_heading = "Showing findings")]
+    pub(crate) quiet: bool,
+}
+
+/// Where the defaults come from: the config file (see "Suppressing findings and setting
+/// defaults" in the README).
+#[derive(Debug, Args)]
+pub(crate) struct ConfigArgs {
+    /// Read defaults from this config file (default: $RKE2_PAYLOAD_CONFIG, else
+    /// .rke2-payload.yaml or .rke2-payload.yml in this directory or the nearest parent up to
+    /// the repository root). Flags override it.
+    #[arg(long, value_name = "FILE", help_heading = "Defaults")]
+    pub(crate) config: Option<PathBuf>,
+    /// Read no config file.
+    #[arg(long, conflicts_with = "config", help_heading = "Defaults")]
+    pub(crate) no_config: bool,
 }
 
 /// Output formats of `lint`.
@@ -976,12 +1019,14 @@ pub(crate) struct DoctorArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = DoctorFormat::Text)]
     pub(crate) output: DoctorFormat,
-    /// Also fail (exit 1) on warnings.
-    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    /// `warnings`: also fail (exit 1) on warnings; `none`: not, whatever the config file says.
+    #[arg(long, value_name = "warnings|none", value_parser = ["warnings", "none"])]
     pub(crate) deny: Option<String>,
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
 }
 
 impl DoctorArgs {

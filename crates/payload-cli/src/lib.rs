@@ -4,6 +4,7 @@
 mod cli;
 mod cmd;
 mod complete;
+mod config;
 mod output;
 
 use std::process::ExitCode;

@@ -41,6 +41,31 @@ pub(crate) fn title(s: &LintedSecret) -> String {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    text_report(out, report, false)
+}
+
+/// Writes the findings alone, as [`text`] writes them: no line for a Secret without findings,
+/// no counts (`lint --quiet`); nothing when there is no finding.
+///
+/// ```
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+///
+/// let mut out = Vec::new();
+/// payload_printer::lint::findings_text(&mut out, &report)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.contains("rke2-config-missing"));
+/// assert!(!text.contains("Secret(s)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn findings_text(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    text_report(out, report, true)
+}
+
+fn text_report(out: &mut impl Write, report: &LintReport, quiet: bool) -> Result<()> {
     let (linted, summary) = (&report.secrets, &report.summary);
     if !report.manifests.is_empty() {
         writeln!(out, "{BOLD}manifests{BOLD:#}")?;
@@ -63,6 +88,9 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         }
         let role = s.role.map_or("unknown role", |r| r.as_str());
         if s.findings.is_empty() {
+            if quiet {
+                continue;
+            }
             writeln!(
                 out,
                 "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}",
@@ -77,6 +105,9 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
             finding_line(out, f, &finding_at(f))?;
         }
     }
+    if quiet {
+        return Ok(());
+    }
     write!(
         out,
         "\n{} Secret(s): {} error(s), {} warning(s), {} info",
@@ -89,6 +120,13 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         write!(out, ", {} unreadable", summary.unreadable)?;
     }
     writeln!(out)?;
+    if summary.suppressed > 0 {
+        writeln!(
+            out,
+            "{} finding(s) suppressed by ignore-check annotations (-o json lists each with its reason)",
+            summary.suppressed
+        )?;
+    }
     Ok(())
 }
 

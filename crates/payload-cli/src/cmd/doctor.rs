@@ -14,6 +14,12 @@ use crate::output::{raw_stdout, styled};
 
 pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
     super::cluster::only_from_cluster(args.from_cluster, &args.kubectl)?;
+    let defaults = crate::config::load(&args.config)?.doctor;
+    // A flag given wins over the config file.
+    let deny_warnings = match args.deny.as_deref() {
+        Some(given) => given == "warnings",
+        None => defaults.deny == Some(crate::config::Deny::Warnings),
+    };
     let decode = DecodeOptions::new().with_max_inflated(args.max_inflated);
     let mut inventory = Inventory::new(decode.clone());
     if args.from_cluster {
@@ -75,7 +81,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    Ok(if diagnosis.exit_code(args.deny.is_some()) == 0 {
+    Ok(if diagnosis.exit_code(deny_warnings) == 0 {
         Outcome::Ok
     } else {
         Outcome::CheckFailed

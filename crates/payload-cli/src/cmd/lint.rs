@@ -45,14 +45,42 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
             })
             .collect()
     };
+    let defaults = crate::config::load(&args.config)?.lint;
+    if args.show.quiet && args.output != LintFormat::Text {
+        anyhow::bail!("--quiet writes the text report's findings alone; leave out -o, or --quiet");
+    }
     let selector = selector(&args.input)?;
-    let targets = cloud_targets(&args.cloud)?;
+    // A flag given wins over the config file; the checks allowed add up.
+    let clouds = match (&args.cloud, &defaults.cloud) {
+        (given, Some(file)) if given.is_empty() => file.clone(),
+        (given, _) => given.clone(),
+    };
+    let targets = cloud_targets(&clouds)?;
+    let headroom = args.headroom.or(defaults.headroom).unwrap_or(0.0);
+    let cert_expiry_days = args
+        .cert_expiry_days
+        .or(defaults.cert_expiry_days)
+        .unwrap_or(30);
+    let min_severity = args.show.min_severity.or(defaults.min_severity).map_or(
+        rke2_payload::Severity::Info,
+        crate::config::MinSeverity::severity,
+    );
+    let mut allow = defaults.allowed();
+    for check in &args.allow {
+        if !allow.contains(check) {
+            allow.push(*check);
+        }
+    }
+    let deny_warnings = match args.deny.as_deref() {
+        Some(given) => given == "warnings",
+        None => defaults.deny == Some(crate::config::Deny::Warnings),
+    };
     // Without --cloud, a Secret rendered from manifests is still held to the limit of the
     // path its infrastructure template sends it by.
     let size = SizeOptions::new()
         .with_follow_delivery(targets.is_empty())
         .with_targets(targets)
-        .with_headroom_percent(args.headroom)
+        .with_headroom_percent(headroom)
         .with_contributors(false);
     // The bundled schema unless told otherwise: the verdict must not depend on the cloud-init
     // the runner happens to have installed.
@@ -78,9 +106,10 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let linter = Linter::new(
         LintOptions::new()
             .with_decode(decode_options(&args.input))
-            .with_cert_expiry_days(args.cert_expiry_days)
+            .with_cert_expiry_days(cert_expiry_days)
             .with_size(Some(size))
-            .with_allow(args.allow.clone())
+            .with_allow(allow)
+            .with_min_severity(min_severity)
             .with_cloud_init_schema(cloud_init_schema),
     );
     let report = match secrets_or_findings(&args.input, args.stdin_filename.as_deref())? {
@@ -88,7 +117,7 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         Door::Nothing {
             findings, classes, ..
         } if !findings.is_empty() || !classes.is_empty() => {
-            if !classes.is_empty() {
+            if !classes.is_empty() && !args.show.quiet {
                 eprintln!(
                     "rke2-payload: {} checked on its own: no Cluster of the input uses it, so nothing is rendered",
                     payload_printer::style::safe(&classes.join(", "))
@@ -111,18 +140,25 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
     let mut out = raw_stdout();
-    let linted: Vec<&str> = linted.iter().map(String::as_str).collect();
-    let deny_warnings = args.deny.as_deref() == Some("warnings");
-    write_report(
-        &mut out,
-        &report,
-        input_file(located),
-        &linted,
-        args.output,
-        deny_warnings,
-    )?;
+    if args.show.quiet {
+        let mut buf = styled();
+        lint::findings_text(&mut buf, &report)?;
+        out.write_all(&buf.into_inner())?;
+    } else {
+        let linted: Vec<&str> = linted.iter().map(String::as_str).collect();
+        write_report(
+            &mut out,
+            &report,
+            input_file(located),
+            &linted,
+            args.output,
+            deny_warnings,
+        )?;
+    }
     out.flush()?;
-    super::report_skipped(&report.skipped);
+    if !args.show.quiet {
+        super::report_skipped(&report.skipped);
+    }
     let errors: Vec<&str> = report
         .secrets
         .iter()

@@ -17,7 +17,14 @@ use crate::output::{raw_stdout, styled};
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let path = args.input.path();
     let selector = selector(&args.input)?;
-    let options = size_options(args)?;
+    let defaults = crate::config::load(&args.config)?.size;
+    // A flag given wins over the config file.
+    let clouds = match (&args.cloud, &defaults.cloud) {
+        (given, Some(file)) if given.is_empty() => file.clone(),
+        (given, _) => given.clone(),
+    };
+    let headroom = args.headroom.or(defaults.headroom).unwrap_or(0.0);
+    let options = size_options(args, &clouds, headroom)?;
     let mut out = raw_stdout();
     let mut fits = true;
     let mut unreadable: Vec<String> = Vec::new();
@@ -35,7 +42,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let sizer = Sizer::new(options);
     // From a cluster, each Secret is measured on the path its Machine's infrastructure
     // object names, unless the user names the platforms.
-    let (input, refusals) = if args.input.from_cluster && args.cloud.is_empty() {
+    let (input, refusals) = if args.input.from_cluster && clouds.is_empty() {
         let input = super::cluster::live_secrets(&args.input, &decode_options(&args.input))?;
         (input, Vec::new())
     } else {
@@ -167,8 +174,9 @@ enum Rendered {
     Skipped(rke2_payload::SkippedSecret),
 }
 
-fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
-    let mut targets = cloud_targets(&args.cloud)?;
+/// The options of a run measuring against `clouds` with `headroom` (flags and config merged).
+fn size_options(args: &SizeArgs, clouds: &[String], headroom: f64) -> Result<SizeOptions> {
+    let mut targets = cloud_targets(clouds)?;
     // Platforms the user names are measured as named; otherwise a Secret rendered from
     // manifests is measured against its infrastructure template's path.
     let follow_delivery = targets.is_empty();
@@ -190,7 +198,7 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
     Ok(SizeOptions::new()
         .with_decode(decode_options(&args.input))
         .with_targets(targets)
-        .with_headroom_percent(args.headroom)
+        .with_headroom_percent(headroom)
         .with_contributors(args.output == SizeFormat::Text)
         .with_follow_delivery(follow_delivery))
 }

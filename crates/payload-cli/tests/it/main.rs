@@ -32,4 +32,5 @@ mod render_names;
 mod replicas;
 mod size;
 mod standin;
+mod suppress;
 mod trust;

@@ -220,6 +220,9 @@ pub struct PreviewSecret {
     /// The path its user data takes to the machine, from the infrastructure machine template
     /// (`None` when no template is named or its kind is not in the delivery table).
     pub delivery: Option<rke2_payload::Delivery>,
+    /// The checks the object it was made from and its Cluster suppress on it (their
+    /// `ignore-check.rke2-payload.io/…` annotations), in that order.
+    pub suppressions: Vec<rke2_payload::Suppression>,
 }
 
 /// Every rendered Secret and every manifest finding.
@@ -857,6 +860,17 @@ impl PreviewSecret {
                 Value::String(Value::Array(list).to_string()),
             );
         }
+        // The suppressions of the objects it was made from, as annotations of its own: `lint`
+        // reads a Secret's annotations whatever it is given.
+        for by in &self.suppressions {
+            annotations
+                .entry(format!(
+                    "{}{}",
+                    rke2_payload::IGNORE_CHECK_ANNOTATION_PREFIX,
+                    by.check.id()
+                ))
+                .or_insert_with(|| Value::String(by.reason.clone()));
+        }
         if let Some(site) = &self.site {
             let mut from = json!({"file": site.file, "object": site.object, "line": site.line});
             if let Some(d) = &self.delivery {
@@ -942,7 +956,8 @@ impl Preview {
                 .with_origin(
                     rke2_payload::Origin::rendered(s.site.clone())
                         .with_delivery(s.delivery.clone())
-                        .with_findings(s.findings.clone()),
+                        .with_findings(s.findings.clone())
+                        .with_suppressions(s.suppressions.clone()),
                 )
             })
             .collect()

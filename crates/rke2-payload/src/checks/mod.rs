@@ -9,6 +9,11 @@ use std::fmt;
 
 use crate::error::Position;
 
+mod suppress;
+
+pub(crate) use suppress::suppressible;
+pub use suppress::{IGNORE_CHECK_ANNOTATION_PREFIX, Ignores, Suppression};
+
 /// How serious a finding is.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
@@ -349,6 +354,10 @@ checks! {
     ManifestAirGapNoChecksum = "manifest-airgap-no-checksum", Info,
         "air-gapped install without a checksum",
         "With `airGapped: true` and no `airGappedChecksum`, the node installs whatever artifacts its image holds, unverified. Set the checksum of the artifacts' sha256sum file.";
+    /// `ignore-check-unknown`.
+    IgnoreCheckUnknown = "ignore-check-unknown", Warning,
+        "an ignore-check annotation names no check",
+        "An annotation `ignore-check.rke2-payload.io/<id>` on a bootstrap Secret or a manifest object suppresses the check of that id on it; this one's id is not in the table (a typo, or a check of another version), so it suppresses nothing. Fix the id (`rke2-payload lint --list-checks` lists them) or remove the annotation.";
 }
 
 impl Check {
@@ -440,6 +449,11 @@ pub struct ManifestSite {
     /// 1-based line of the object (its first key) in `file`, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// What the object's `ignore-check.rke2-payload.io/…` annotations say: a finding located
+    /// here of a check they suppress is suppressed. Set by the preview from the parsed object;
+    /// not serialised.
+    #[serde(skip)]
+    pub ignores: Option<std::sync::Arc<Ignores>>,
 }
 
 impl ManifestSite {
@@ -454,7 +468,15 @@ impl ManifestSite {
             file: file.into(),
             object: object.into(),
             line,
+            ignores: None,
         }
+    }
+
+    /// The same place with what its object's ignore-check annotations say (`None` or empty:
+    /// nothing).
+    pub fn with_ignores(mut self, ignores: Option<Ignores>) -> Self {
+        self.ignores = ignores.filter(|i| !i.is_empty()).map(std::sync::Arc::new);
+        self
     }
 
     /// The same place with the names escaped for a terminal (read back from an annotation,
@@ -465,6 +487,7 @@ impl ManifestSite {
             file: safe(&self.file),
             object: safe(&self.object),
             line: self.line,
+            ignores: self.ignores,
         }
     }
 }

@@ -29,6 +29,7 @@ pub use stream::{StreamSummary, for_each_secret};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::checks::Ignores;
 use crate::codec::text::shorten;
 use crate::codec::{b64, gzip};
 use crate::error::{Error, Position, SecretId, Syntax};
@@ -102,6 +103,8 @@ pub struct BootstrapSecret<'a> {
     origin: Option<Arc<Origin>>,
     /// The kind of another provider's bootstrap config that owns it (`KubeadmConfig`).
     other_provider: Option<String>,
+    /// What its own `ignore-check.rke2-payload.io/…` annotations say.
+    ignores: Option<Arc<Ignores>>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
@@ -132,6 +135,7 @@ impl<'a> BootstrapSecret<'a> {
             line: self.line,
             origin: self.origin,
             other_provider: self.other_provider,
+            ignores: self.ignores,
         }
     }
 
@@ -166,6 +170,7 @@ impl<'a> BootstrapSecret<'a> {
             line: None,
             origin: None,
             other_provider: None,
+            ignores: None,
         }
     }
 
@@ -186,6 +191,7 @@ impl<'a> BootstrapSecret<'a> {
             line: Some(line),
             origin: None,
             other_provider: None,
+            ignores: None,
         }
     }
 
@@ -213,6 +219,19 @@ impl<'a> BootstrapSecret<'a> {
     /// only when [`DecodeOptions::render_annotations`] asks for it.
     pub fn origin(&self) -> Option<&Origin> {
         self.origin.as_deref()
+    }
+
+    /// What its own `ignore-check.rke2-payload.io/…` annotations say (read from the parsed
+    /// annotations, always: they are the user's), `None` when it has none.
+    pub fn ignores(&self) -> Option<&Ignores> {
+        self.ignores.as_deref()
+    }
+
+    /// The same Secret with `ignores` (what a Secret made in memory would carry in its
+    /// annotations).
+    pub fn with_ignores(mut self, ignores: Ignores) -> Self {
+        self.ignores = (!ignores.is_empty()).then(|| Arc::new(ignores));
+        self
     }
 
     /// The same Secret with `origin`.
@@ -487,6 +506,7 @@ impl<'a> Envelope<'a> {
             line: None,
             origin: None,
             other_provider: None,
+            ignores: None,
         });
         envelope
     }
@@ -569,6 +589,21 @@ impl<'a> Envelope<'a> {
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
             .unwrap_or_default();
+        let ignores = metadata
+            .annotations
+            .as_ref()
+            .filter(|a| !a.ignore.is_empty())
+            .map(|a| {
+                let object = match (&id.namespace, &id.name) {
+                    (Some(ns), Some(name)) => format!("Secret {ns}/{name}"),
+                    (None, Some(name)) => format!("Secret {name}"),
+                    _ => "Secret".to_owned(),
+                };
+                Arc::new(Ignores::from_annotations(
+                    a.ignore.iter().map(|(k, v)| (k.0.as_ref(), v.0.as_ref())),
+                    &object,
+                ))
+            });
         let origin = match metadata.annotations {
             Some(a) if self.render_annotations => Origin::from_annotations(
                 a.findings.as_ref().map(|s| s.0.as_ref()),
@@ -590,6 +625,7 @@ impl<'a> Envelope<'a> {
                 .iter()
                 .flatten()
                 .find_map(other_provider),
+            ignores,
         });
     }
 
