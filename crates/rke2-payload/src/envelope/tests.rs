@@ -400,7 +400,7 @@ fn a_key_that_is_not_a_string_is_named_by_its_field_not_by_serde() {
             7,
         ),
     ] {
-        let mut errors = vec![crate::objects(text.as_bytes()).expect_err("objects")];
+        let mut errors = vec![super::objects(text.as_bytes()).expect_err("objects")];
         // The Secret reader reads only Secrets whole.
         if !text.starts_with("kind: RKE2") {
             errors.push(
@@ -427,7 +427,7 @@ fn a_key_that_is_not_a_string_is_named_by_its_field_not_by_serde() {
 #[test]
 fn a_template_line_that_does_not_read_says_to_substitute_its_variables() {
     let text = "kind: Cluster\nspec:\n  endpoint: [https://${REGISTRY}]\n";
-    let message = crate::objects(text.as_bytes())
+    let message = super::objects(text.as_bytes())
         .expect_err("not YAML")
         .to_string();
     assert!(
