@@ -43,6 +43,18 @@ it, and renders the Secrets a cluster template or ClusterClass will produce.
 No output contains a Secret's value unless asked for.
 """
 
+# Shown by `kubectl krew install`: krew links only the plugin's binary into its bin folder, so
+# kubectl's completion script (kubectl 1.26 or newer) is the user's to put there.
+CAVEATS = """\
+Completion of `kubectl rke2-payload <TAB>` (kubectl 1.26 or newer) needs a
+script on the PATH that krew does not link. Once, in a POSIX shell:
+
+  d="${KREW_ROOT:-$HOME/.krew}/bin"
+  printf '#!/bin/sh\\nexec kubectl-rke2_payload __complete "$@"\\n' \\
+    > "$d/kubectl_complete-rke2_payload"
+  chmod +x "$d/kubectl_complete-rke2_payload"
+"""
+
 
 def read_checksums(path):
     """name -> sha256 from `sha256sum` lines (`<hex>  <name>`, `*<name>` in binary mode)."""
@@ -77,6 +89,8 @@ def manifest(version, sums, base_url):
         "  description: |",
     ]
     lines += ["    " + line for line in DESCRIPTION.splitlines()]
+    lines.append("  caveats: |")
+    lines += [("    " + line).rstrip() for line in CAVEATS.splitlines()]
     lines.append("  platforms:")
     missing = []
     for os_name, arch, target in PLATFORMS:

@@ -23,8 +23,8 @@ dist="${DIST_DIR:-dist}"
 target_dir="${CARGO_TARGET_DIR:-target}"
 name="rke2-payload-v${version}-${target}"
 case "$target" in
-  *windows*) exe=".exe" ;;
-  *) exe="" ;;
+  *windows*) exe=".exe" complete="kubectl_complete-rke2_payload.cmd" ;;
+  *) exe="" complete="kubectl_complete-rke2_payload" ;;
 esac
 
 if [ -n "${RKE2_PAYLOAD_BIN:-}" ]; then
@@ -47,7 +47,10 @@ root="$stage/$name"
 #   rke2-payload[.exe]          the program; run as `kubectl-rke2_payload` (a link or a copy
 #                               of that name) it is the kubectl plugin
 #   LICENSE                     both licences, MIT and Apache-2.0 (krew wants a file of this name)
+#   kubectl_complete-rke2_payload   kubectl's completion of the plugin, the script kubectl runs
+#                               from the PATH at `kubectl rke2-payload <TAB>` (`.cmd` on Windows)
 #   README.md, CHANGELOG.md
+#   schemas/                    the JSON Schemas of the output documents (docs/schemas/)
 #   completions/                rke2-payload.bash, _rke2-payload (zsh), rke2-payload.fish,
 #                               _rke2-payload.ps1, rke2-payload.elv
 #   man/man1/                   rke2-payload.1 and rke2-payload-<subcommand>.1
@@ -58,8 +61,10 @@ root="$stage/$name"
 files=(
   "rke2-payload$exe"
   LICENSE
+  "$complete"
   README.md
   CHANGELOG.md
+  schemas
   completions/rke2-payload.bash
   completions/_rke2-payload
   completions/rke2-payload.fish
@@ -67,9 +72,16 @@ files=(
   completions/rke2-payload.elv
   man/man1
 )
-mkdir -p "$root/completions" "$root/man/man1"
+mkdir -p "$root/completions" "$root/man/man1" "$root/schemas"
 cp "$binary" "$root/rke2-payload$exe"
 cp README.md CHANGELOG.md "$root/"
+# kubectl's completion of the plugin: the script kubectl runs from the PATH at
+# `kubectl rke2-payload <TAB>` (a .cmd on Windows).
+case "$target" in
+  *windows*) cp crates/payload-cli/kubectl/kubectl_complete-rke2_payload.cmd "$root/" ;;
+  *) install -m 0755 crates/payload-cli/kubectl/kubectl_complete-rke2_payload "$root/" ;;
+esac
+cp docs/schemas/*.json "$root/schemas/"
 # One licence file under the name krew-index requires (LICENSE-MIT and LICENSE-APACHE do not
 # count): which licences and the choice between them, then both texts, as the repository has them.
 {
@@ -104,7 +116,7 @@ fi
 "$generator" completions elvish >"$root/completions/rke2-payload.elv"
 "$generator" man --dir "$root/man/man1"
 # The pages are written private (0600); in an archive they are for everyone to read.
-chmod 0644 "$root"/man/man1/* "$root"/completions/* "$root"/*.md "$root"/LICENSE
+chmod 0644 "$root"/man/man1/* "$root"/completions/* "$root"/schemas/* "$root"/*.md "$root"/LICENSE
 chmod 0755 "$root/rke2-payload$exe"
 # Nothing but the listed files (krew and the tests rely on the layout).
 for file in "${files[@]}"; do

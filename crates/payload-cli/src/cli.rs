@@ -11,7 +11,7 @@ use clap::{Args, Parser, Subcommand};
 ///
 /// Exit codes: 0 success, 1 a check failed, 2 usage or input error.
 #[derive(Debug, Parser)]
-#[command(name = "rke2-payload", version, propagate_version = true)]
+#[command(name = "rke2-payload", version = crate::version_text(), propagate_version = true)]
 pub(crate) struct Cli {
     /// When to colour text output (`auto`: on a terminal, unless `NO_COLOR` is set).
     #[arg(long, value_enum, global = true, default_value_t = ColorWhen::Auto, value_name = "WHEN")]
@@ -52,13 +52,14 @@ pub(crate) enum Command {
     Inspect(InspectArgs),
     /// Measure each payload against each cloud's user-data limit, on the bytes that cloud counts.
     ///
-    /// Exits 1 when any Secret does not fit a chosen limit (less the headroom): usable as a CI
-    /// gate.
+    /// Exits 1 when any Secret does not fit a chosen limit (less the headroom), or when the
+    /// manifests it previews are refused (by the API server or CAPRKE2, so nothing is written,
+    /// or by the infrastructure provider, which then delivers nothing): usable as a CI gate.
     #[command(after_help = "Examples:\n  \
         rke2-payload size secret.yaml\n  \
         rke2-payload size list.yaml --cloud aws,openstack --headroom 10\n  \
         rke2-payload size secret.yaml --budget 65535:base64 -o junit > size.xml\n  \
-        kubectl get secrets -A -o json | rke2-payload size --cluster demo --cloud aws -o json")]
+        kubectl get secrets -A -o json | rke2-payload size --cluster-name demo --cloud aws -o json")]
     Size(SizeArgs),
     /// Find the misconfigurations that keep nodes from joining, before boot.
     ///
@@ -89,7 +90,7 @@ pub(crate) enum Command {
     #[command(after_help = "Examples:\n  \
         rke2-payload redact secret.yaml > secret-redacted.yaml\n  \
         kubectl get secrets -A -o yaml | rke2-payload redact --to-file dump-redacted.yaml\n  \
-        rke2-payload redact dump.yaml -n capi --cluster demo > demo-redacted.yaml")]
+        rke2-payload redact dump.yaml -n capi --cluster-name demo > demo-redacted.yaml")]
     Redact(RedactArgs),
     /// Preview the bootstrap Secrets CAPRKE2 will write, from the manifests alone.
     ///
@@ -136,7 +137,7 @@ pub(crate) enum Command {
     /// Exits 0 when no link is broken (1 with --deny warnings and a warning), 1 when one is,
     /// 2 on an input error.
     #[command(after_help = "Examples:\n  \
-        rke2-payload doctor --from-cluster --cluster demo -n fleet\n  \
+        rke2-payload doctor --from-cluster --cluster-name demo -n fleet\n  \
         rke2-payload doctor --from-cluster --context mgmt -o json\n  \
         rke2-payload doctor objects.yaml secrets.yaml   # kubectl get … -o yaml, see the README\n  \
         rke2-payload doctor support-bundle/ -o junit > doctor.xml")]
@@ -144,6 +145,17 @@ pub(crate) enum Command {
     /// List the built-in table of platforms and their user-data limits.
     #[command(after_help = "Examples:\n  rke2-payload clouds\n  rke2-payload clouds -o json")]
     Clouds(CloudsArgs),
+    /// Print the version, the commit it was built from, the target and the schema id of
+    /// every document the tool writes.
+    #[command(after_help = "Examples:\n  rke2-payload version\n  rke2-payload version -o json")]
+    Version(VersionArgs),
+    /// Print the JSON Schema of a document the tool writes (`-o json`), or list them.
+    ///
+    /// The same files are in the repository (docs/schemas/) and attached to every release.
+    #[command(after_help = "Examples:\n  \
+        rke2-payload schema\n  \
+        rke2-payload schema lint > lint-v1.json")]
+    Schema(SchemaArgs),
     /// Print a shell completion script.
     #[command(after_help = "Examples:\n  \
         rke2-payload completions bash > /etc/bash_completion.d/rke2-payload\n  \
@@ -156,6 +168,27 @@ pub(crate) enum Command {
         rke2-payload man inspect | man -l -\n  \
         rke2-payload man --dir /usr/local/share/man/man1")]
     Man(ManArgs),
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct VersionArgs {
+    /// Output format.
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
+    pub(crate) output: Format,
+}
+
+#[derive(Debug, Args)]
+pub(crate) struct SchemaArgs {
+    /// The document (default: list them).
+    #[arg(value_name = "NAME", value_parser = document_names())]
+    pub(crate) name: Option<String>,
+}
+
+/// The names `schema` takes, listed so that shells complete them.
+fn document_names() -> clap::builder::PossibleValuesParser {
+    clap::builder::PossibleValuesParser::new(
+        payload_printer::schema::DOCUMENTS.iter().map(|d| d.name),
+    )
 }
 
 #[derive(Debug, Args)]
@@ -192,15 +225,18 @@ pub(crate) struct InputArgs {
     /// Without it no annotation of the input changes a report.
     #[arg(long)]
     pub(crate) from_render: bool,
-    /// Only Secrets in this namespace.
+    /// Only Secrets in this namespace. With --from-cluster and neither -n nor -A, kubectl reads
+    /// the namespace of the kubeconfig context (else `default`), as every kubectl command does.
     #[arg(
         short = 'n',
         long,
         value_name = "NAMESPACE",
+        value_parser = kubectl_value,
         help_heading = "Selecting Secrets"
     )]
     pub(crate) namespace: Option<String>,
-    /// Secrets of every namespace (the default; kubectl's `-A`).
+    /// Secrets of every namespace (kubectl's -A): the default for files and standard input; with
+    /// --from-cluster, without it kubectl reads the context's namespace.
     #[arg(
         short = 'A',
         long,
@@ -209,7 +245,7 @@ pub(crate) struct InputArgs {
     )]
     pub(crate) all_namespaces: bool,
     /// Only the Secret with this name, or NAMESPACE/NAME.
-    #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]
+    #[arg(long, value_name = "NAME", value_parser = kubectl_value, help_heading = "Selecting Secrets")]
     pub(crate) name: Option<String>,
     /// Only Secrets whose labels match this kubectl label selector (`a=b`, `a!=b`,
     /// `a in (x,y)`, `a notin (x)`, `a`, `!a`; comma-separated, all must hold).
@@ -217,37 +253,26 @@ pub(crate) struct InputArgs {
         short = 'l',
         long,
         value_name = "SELECTOR",
+        value_parser = kubectl_value,
         help_heading = "Selecting Secrets"
     )]
     pub(crate) selector: Vec<String>,
-    /// Only the Secrets of this Cluster (label `cluster.x-k8s.io/cluster-name`).
-    #[arg(long, value_name = "NAME", help_heading = "Selecting Secrets")]
-    pub(crate) cluster: Option<String>,
+    /// Only the Secrets of this Cluster API Cluster (label `cluster.x-k8s.io/cluster-name`;
+    /// `--cluster` is kubectl's: a cluster of the kubeconfig).
+    #[arg(long, value_name = "NAME", value_parser = kubectl_value, help_heading = "Selecting Secrets")]
+    pub(crate) cluster_name: Option<String>,
     /// Read the Secrets from the cluster: runs `kubectl get secrets -o json` (the bootstrap
     /// Secrets' type, `cluster.x-k8s.io/secret`, unless --name picks one) with -n/-A, --name,
-    /// -l and --cluster passed on, so your kubeconfig, context and credential plugins apply.
+    /// -l and --cluster-name passed on, and kubectl's flags below, so your kubeconfig, context
+    /// and credential plugins apply. Without -n or -A, the context's namespace, as kubectl.
     #[arg(
         long,
         conflicts_with_all = ["file", "filename"],
         help_heading = "Reading the cluster"
     )]
     pub(crate) from_cluster: bool,
-    /// The kubeconfig context kubectl uses (kubectl's --context; with --from-cluster).
-    #[arg(
-        long,
-        value_name = "CONTEXT",
-        requires = "from_cluster",
-        help_heading = "Reading the cluster"
-    )]
-    pub(crate) context: Option<String>,
-    /// The kubeconfig file kubectl reads (kubectl's --kubeconfig; with --from-cluster).
-    #[arg(
-        long,
-        value_name = "FILE",
-        requires = "from_cluster",
-        help_heading = "Reading the cluster"
-    )]
-    pub(crate) kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) kubectl: KubectlArgs,
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
@@ -255,6 +280,181 @@ pub(crate) struct InputArgs {
     /// either way.
     #[arg(long, value_name = "N", default_value_t = 0, value_parser = parse_jobs)]
     pub(crate) jobs: usize,
+}
+
+/// kubectl's own flags that pick the cluster, the user and the time allowed, passed on verbatim to
+/// every `kubectl` run. They need --from-cluster (checked by the command: clap counts the flag's
+/// default `false` as given). A value is refused before kubectl runs when it is empty or starts
+/// with `-`.
+#[derive(Debug, Args)]
+pub(crate) struct KubectlArgs {
+    /// The kubeconfig file kubectl reads (kubectl's --kubeconfig; this and the flags below need
+    /// --from-cluster).
+    #[arg(
+        long,
+        value_name = "FILE",
+        value_parser = kubectl_path,
+        value_hint = clap::ValueHint::FilePath,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) kubeconfig: Option<PathBuf>,
+    /// The kubeconfig context kubectl uses (kubectl's --context).
+    #[arg(
+        long,
+        value_name = "CONTEXT",
+        value_parser = kubectl_value,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) context: Option<String>,
+    /// The kubeconfig cluster kubectl talks to (kubectl's --cluster; the Cluster API Cluster is
+    /// --cluster-name).
+    #[arg(
+        long,
+        value_name = "KUBECONFIG-CLUSTER",
+        value_parser = kubectl_value,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) cluster: Option<String>,
+    /// The kubeconfig user kubectl authenticates as (kubectl's --user).
+    #[arg(
+        long,
+        value_name = "USER",
+        value_parser = kubectl_value,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) user: Option<String>,
+    /// The user to impersonate (kubectl's --as): a user name or a service account
+    /// (`system:serviceaccount:NAMESPACE:NAME`).
+    #[arg(
+        long = "as",
+        value_name = "USER",
+        value_parser = kubectl_value,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) as_user: Option<String>,
+    /// A group to impersonate, with --as (kubectl's --as-group; repeat for several: each value is
+    /// one group, commas and all).
+    #[arg(
+        long = "as-group",
+        value_name = "GROUP",
+        value_parser = kubectl_value,
+        requires = "as_user",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) as_group: Vec<String>,
+    /// The UID to impersonate, with --as (kubectl's --as-uid).
+    #[arg(
+        long = "as-uid",
+        value_name = "UID",
+        value_parser = kubectl_value,
+        requires = "as_user",
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) as_uid: Option<String>,
+    /// How long kubectl waits for each server request (kubectl's --request-timeout): seconds
+    /// (`30`) or a duration (`30s`, `2m`, `1h30m`); `0` waits as long as it takes.
+    #[arg(
+        long,
+        value_name = "DURATION",
+        value_parser = parse_request_timeout,
+        help_heading = "Reading the cluster"
+    )]
+    pub(crate) request_timeout: Option<String>,
+}
+
+/// A value handed to kubectl as its own argument: not empty, not an option (a leading `-`), no
+/// control character.
+fn kubectl_value(text: &str) -> Result<String, String> {
+    if text.is_empty() {
+        return Err("an empty value".to_owned());
+    }
+    if text.starts_with('-') {
+        return Err(format!(
+            "{text:?} starts with `-`: kubectl would read it as an option"
+        ));
+    }
+    if text.chars().any(char::is_control) {
+        return Err(format!("{text:?} holds a control character"));
+    }
+    Ok(text.to_owned())
+}
+
+/// A file handed to kubectl: as [`kubectl_value`] (`./-file` names a file that starts with `-`).
+fn kubectl_path(text: &str) -> Result<PathBuf, String> {
+    kubectl_value(text).map(PathBuf::from)
+}
+
+/// kubectl's --request-timeout, checked as client-go reads it (`ParseTimeout`): a whole number
+/// of seconds, or a Go duration (`1.5h`, `2m30s`, `300ms`; units ns, us, µs, ms, s, m, h), not
+/// negative; `0` is no timeout. The text is passed on as given.
+fn parse_request_timeout(text: &str) -> Result<String, String> {
+    let refused = || {
+        format!(
+            "{text:?} is not a timeout: a number of seconds (30) or a duration with its unit (30s, 2m, 1h30m); 0 for none"
+        )
+    };
+    let text = kubectl_value(text).map_err(|_| refused())?;
+    if go_duration_nanos(&text).is_none_or(|nanos| nanos > i128::from(i64::MAX)) {
+        return Err(refused());
+    }
+    Ok(text)
+}
+
+/// The nanoseconds of a non-negative Go duration (`time.ParseDuration`), or of a bare whole
+/// number of seconds as client-go also reads it; `None` when it is neither.
+fn go_duration_nanos(text: &str) -> Option<i128> {
+    if !text.is_empty() && text.bytes().all(|b| b.is_ascii_digit()) {
+        return text.parse::<i128>().ok()?.checked_mul(1_000_000_000);
+    }
+    let mut rest = text.strip_prefix('+').unwrap_or(text);
+    if rest == "0" {
+        return Some(0);
+    }
+    if rest.is_empty() {
+        return None;
+    }
+    let mut total: i128 = 0;
+    while !rest.is_empty() {
+        let number_len = rest
+            .find(|c: char| !c.is_ascii_digit() && c != '.')
+            .unwrap_or(rest.len());
+        let (number, after) = rest.split_at(number_len);
+        let (whole, fraction) = number.split_once('.').unwrap_or((number, ""));
+        if (whole.is_empty() && fraction.is_empty()) || fraction.contains('.') {
+            return None;
+        }
+        let unit_len = after
+            .find(|c: char| c.is_ascii_digit() || c == '.')
+            .unwrap_or(after.len());
+        let (unit, next) = after.split_at(unit_len);
+        let scale: i128 = match unit {
+            "ns" => 1,
+            "us" | "\u{b5}s" | "\u{3bc}s" => 1_000,
+            "ms" => 1_000_000,
+            "s" => 1_000_000_000,
+            "m" => 60_000_000_000,
+            "h" => 3_600_000_000_000,
+            _ => return None,
+        };
+        let whole: i128 = if whole.is_empty() {
+            0
+        } else {
+            whole.parse().ok()?
+        };
+        let mut nanos = whole.checked_mul(scale)?;
+        // The fraction's digits, as far as they still count at this scale.
+        let mut place = scale;
+        for digit in fraction.bytes().take(40) {
+            place /= 10;
+            nanos = nanos.checked_add(i128::from(digit - b'0') * place)?;
+        }
+        total = total.checked_add(nanos)?;
+        if total > i128::from(i64::MAX) {
+            return None;
+        }
+        rest = next;
+    }
+    Some(total)
 }
 
 /// What the input is called when it is read from the cluster.
@@ -323,8 +523,8 @@ pub(crate) struct InspectArgs {
     #[command(flatten)]
     pub(crate) input: InputArgs,
     /// Output format.
-    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = Format::Text)]
-    pub(crate) output: Format,
+    #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = InspectFormat::Text)]
+    pub(crate) output: InspectFormat,
     /// Show secret values (the join token, datastore password) instead of fingerprints.
     #[arg(long)]
     pub(crate) show_secrets: bool,
@@ -334,6 +534,19 @@ pub(crate) struct InspectArgs {
     /// Show commands whole as their fingerprint and line count, not word by word.
     #[arg(long)]
     pub(crate) strict: bool,
+}
+
+/// Output formats of `inspect`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum InspectFormat {
+    /// Text for people.
+    Text,
+    /// A JSON document.
+    Json,
+    /// The JSON document as YAML.
+    Yaml,
+    /// `secret/NAMESPACE/NAME`, a line per bootstrap Secret (as kubectl's `-o name`).
+    Name,
 }
 
 #[derive(Debug, Args)]
@@ -354,12 +567,14 @@ pub(crate) struct SizeArgs {
     /// A limit of your own: BYTES counted on the raw value, or BYTES:base64 on its base64 text.
     #[arg(long, value_name = "BYTES[:raw|:base64]", value_parser = parse_budget)]
     pub(crate) budget: Option<(u64, rke2_payload::Counted)>,
-    /// Percent of each limit to keep free.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
-    pub(crate) headroom: f64,
+    /// Percent of each limit to keep free (default: 0, or the config file's `headroom`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub(crate) headroom: Option<f64>,
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SizeFormat::Text)]
     pub(crate) output: SizeFormat,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
 }
 
 /// Output formats of `size`.
@@ -373,6 +588,8 @@ pub(crate) enum SizeFormat {
     Yaml,
     /// JUnit XML: one test case per Secret and cloud (an error case per unreadable Secret).
     Junit,
+    /// `secret/NAMESPACE/NAME`, a line per Secret that does not fit (or cannot be read).
+    Name,
 }
 
 fn parse_budget(text: &str) -> Result<(u64, rke2_payload::Counted), String> {
@@ -443,7 +660,8 @@ fn parse_check(text: &str) -> Result<rke2_payload::Check, String> {
         ),
         Some(check) => Ok(check),
         None => Err(format!(
-            "unknown check id {text:?}; `rke2-payload lint --list-checks` lists them"
+            "unknown check id {text:?}; `{} lint --list-checks` lists them",
+            crate::program_name()
         )),
     }
 }
@@ -480,8 +698,9 @@ pub(crate) struct LintArgs {
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = LintFormat::Text)]
     pub(crate) output: LintFormat,
-    /// Also fail (exit 1) on warnings.
-    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    /// `warnings`: also fail (exit 1) on warnings; `none`: fail on errors only, whatever the
+    /// config file says.
+    #[arg(long, value_name = "warnings|none", value_parser = ["warnings", "none"])]
     pub(crate) deny: Option<String>,
     /// Silence a check by id (repeat, or comma-separate; `--list-checks` lists them).
     #[arg(
@@ -505,12 +724,14 @@ pub(crate) struct LintArgs {
         hide_possible_values = true
     )]
     pub(crate) cloud: Vec<String>,
-    /// With --cloud: percent of each limit to keep free.
-    #[arg(long, value_name = "PERCENT", default_value_t = 0.0, value_parser = parse_percent)]
-    pub(crate) headroom: f64,
-    /// Warn when a CA expires within this many days.
-    #[arg(long, value_name = "DAYS", default_value_t = 30)]
-    pub(crate) cert_expiry_days: i64,
+    /// With --cloud: percent of each limit to keep free (default: 0, or the config file's
+    /// `headroom`).
+    #[arg(long, value_name = "PERCENT", value_parser = parse_percent)]
+    pub(crate) headroom: Option<f64>,
+    /// Warn when a CA expires within this many days (default: 30, or the config file's
+    /// `cert-expiry-days`).
+    #[arg(long, value_name = "DAYS")]
+    pub(crate) cert_expiry_days: Option<i64>,
     /// cloud-init's JSON schema for cloud-config: a file, `installed` for the one the cloud-init
     /// package installed, `none` to use only the tool's own rules (default: the schema of
     /// cloud-init 26.2 bundled with the tool, so the verdict does not depend on the runner).
@@ -520,6 +741,44 @@ pub(crate) struct LintArgs {
     /// findings (SARIF needs one: code scanning rejects a result without a file).
     #[arg(long, value_name = "PATH")]
     pub(crate) stdin_filename: Option<std::path::PathBuf>,
+    #[command(flatten)]
+    pub(crate) show: ShowArgs,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
+}
+
+/// What `lint` shows: the findings at or above a severity, or the findings alone.
+#[derive(Debug, Args)]
+pub(crate) struct ShowArgs {
+    /// Report only findings at or above this severity; those below are left out of the
+    /// report, the counts and the exit code (default: info, or the config file's
+    /// `min-severity`).
+    #[arg(
+        long,
+        value_enum,
+        value_name = "SEVERITY",
+        help_heading = "Showing findings"
+    )]
+    pub(crate) min_severity: Option<crate::config::MinSeverity>,
+    /// Write only the findings (no line for a Secret without findings, no counts): nothing
+    /// when there is none. The exit code is the same; errors still go to standard error.
+    /// Text output only.
+    #[arg(short = 'q', long, help_heading = "Showing findings")]
+    pub(crate) quiet: bool,
+}
+
+/// Where the defaults come from: the config file (see "Suppressing findings and setting
+/// defaults" in the README).
+#[derive(Debug, Args)]
+pub(crate) struct ConfigArgs {
+    /// Read defaults from this config file (default: $RKE2_PAYLOAD_CONFIG, else
+    /// .rke2-payload.yaml or .rke2-payload.yml in this directory or the nearest parent up to
+    /// the repository root). Flags override it.
+    #[arg(long, value_name = "FILE", help_heading = "Defaults")]
+    pub(crate) config: Option<PathBuf>,
+    /// Read no config file.
+    #[arg(long, conflicts_with = "config", help_heading = "Defaults")]
+    pub(crate) no_config: bool,
 }
 
 /// Output formats of `lint`.
@@ -541,6 +800,9 @@ pub(crate) enum LintFormat {
     /// JUnit XML: one test case per Secret and check that found something, and one per clean
     /// Secret.
     Junit,
+    /// `secret/NAMESPACE/NAME`, a line per Secret that fails the gate (an error finding, or a
+    /// warning with --deny warnings).
+    Name,
 }
 
 #[derive(Debug, Args)]
@@ -654,6 +916,11 @@ pub(crate) struct RenderArgs {
     /// The List of Secrets as YAML or JSON.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SecretFormat::Yaml)]
     pub(crate) output: SecretFormat,
+    /// The file standard input stands for (`envsubst < t.yaml | rke2-payload render
+    /// --stdin-filename t.yaml`): findings name it, and so do the annotations that `lint
+    /// --from-render` locates findings by.
+    #[arg(long, value_name = "PATH")]
+    pub(crate) stdin_filename: Option<PathBuf>,
     /// Which bootstrap Secrets to render.
     #[arg(long, value_enum, value_name = "ROLE", default_value_t = RenderRole::All)]
     pub(crate) role: RenderRole,
@@ -717,15 +984,18 @@ pub(crate) struct DoctorArgs {
     /// An input, as kubectl's `-f` (the same as FILE; may be repeated).
     #[arg(short = 'f', long = "filename", value_name = "FILE")]
     pub(crate) filename: Vec<PathBuf>,
-    /// Only clusters in this namespace.
+    /// Only clusters in this namespace. With --from-cluster and neither -n nor -A, kubectl reads
+    /// the namespace of the kubeconfig context (else `default`), as every kubectl command does.
     #[arg(
         short = 'n',
         long,
         value_name = "NAMESPACE",
+        value_parser = kubectl_value,
         help_heading = "Selecting clusters"
     )]
     pub(crate) namespace: Option<String>,
-    /// Clusters of every namespace (the default; kubectl's `-A`).
+    /// Clusters of every namespace (kubectl's -A): the default for a dump; with --from-cluster,
+    /// without it kubectl reads the context's namespace.
     #[arg(
         short = 'A',
         long,
@@ -733,39 +1003,30 @@ pub(crate) struct DoctorArgs {
         help_heading = "Selecting clusters"
     )]
     pub(crate) all_namespaces: bool,
-    /// Only the Cluster of this name.
-    #[arg(long, value_name = "NAME", help_heading = "Selecting clusters")]
-    pub(crate) cluster: Option<String>,
+    /// Only the Cluster API Cluster of this name (`--cluster` is kubectl's: a cluster of the
+    /// kubeconfig).
+    #[arg(long, value_name = "NAME", value_parser = kubectl_value, help_heading = "Selecting clusters")]
+    pub(crate) cluster_name: Option<String>,
     /// Read the objects from the cluster: one `kubectl get <kind> -o json` per kind, with
-    /// -n/-A and --cluster passed on, so your kubeconfig, context and credential plugins apply.
-    /// A kind you may not read is reported as unknown with kubectl's sentence.
+    /// -n/-A and --cluster-name passed on, and kubectl's flags below, so your kubeconfig,
+    /// context and credential plugins apply. Without -n or -A, the context's namespace, as
+    /// kubectl (clusterctl's Providers are read in every namespace). A kind you may not read is
+    /// reported as unknown with kubectl's sentence.
     #[arg(long, conflicts_with_all = ["file", "filename"], help_heading = "Reading the cluster")]
     pub(crate) from_cluster: bool,
-    /// The kubeconfig context kubectl uses (kubectl's --context; with --from-cluster).
-    #[arg(
-        long,
-        value_name = "CONTEXT",
-        requires = "from_cluster",
-        help_heading = "Reading the cluster"
-    )]
-    pub(crate) context: Option<String>,
-    /// The kubeconfig file kubectl reads (kubectl's --kubeconfig; with --from-cluster).
-    #[arg(
-        long,
-        value_name = "FILE",
-        requires = "from_cluster",
-        help_heading = "Reading the cluster"
-    )]
-    pub(crate) kubeconfig: Option<PathBuf>,
+    #[command(flatten)]
+    pub(crate) kubectl: KubectlArgs,
     /// Output format.
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = DoctorFormat::Text)]
     pub(crate) output: DoctorFormat,
-    /// Also fail (exit 1) on warnings.
-    #[arg(long, value_name = "warnings", value_parser = ["warnings"])]
+    /// `warnings`: also fail (exit 1) on warnings; `none`: not, whatever the config file says.
+    #[arg(long, value_name = "warnings|none", value_parser = ["warnings", "none"])]
     pub(crate) deny: Option<String>,
     /// The most bytes any gzip stream may inflate to (a guard against gzip bombs).
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
+    #[command(flatten)]
+    pub(crate) config: ConfigArgs,
 }
 
 impl DoctorArgs {

@@ -95,6 +95,7 @@ impl DoctorOptions {
 
 /// One cluster's chain.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ClusterChain {
     /// The Cluster's namespace.
@@ -124,6 +125,7 @@ impl ClusterChain {
 /// A cluster left alone: its control plane is not an `RKE2ControlPlane` (or it names none, and
 /// nothing of RKE2 in the input belongs to it).
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SkippedCluster {
     /// Its namespace.
@@ -136,6 +138,7 @@ pub struct SkippedCluster {
 
 /// A kind that could not be read.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct UnreadKind {
     /// The resource (`secrets`, `machines.cluster.x-k8s.io`).
@@ -148,6 +151,7 @@ pub struct UnreadKind {
 
 /// What the doctor found.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Diagnosis {
     /// [`DOCTOR_SCHEMA`].
@@ -164,6 +168,7 @@ pub struct Diagnosis {
 
 /// The counts of a [`Diagnosis`].
 #[derive(Debug, Clone, Copy, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Summary {
     /// Clusters diagnosed.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A link of the join chain, in the order the controllers walk it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum LinkId {
@@ -171,6 +172,7 @@ impl std::fmt::Display for LinkId {
 
 /// What the doctor says of a link.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 pub enum State {
     /// The link holds.
@@ -200,6 +202,7 @@ impl State {
 
 /// An object a link names.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ObjectRef {
     /// Its kind (`Cluster`, `Machine`, `RKE2ControlPlane`, `Secret`, `Provider`, …).
@@ -232,6 +235,7 @@ impl std::fmt::Display for ObjectRef {
 
 /// One link as the doctor found it: what it read, what it saw, what the controller needs.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Link {
     /// Which link.

@@ -72,7 +72,28 @@ pub(crate) fn findings(m: &Manifests) -> Vec<Finding> {
         infrastructure_ref(m, o, &mut out);
         flatcar_cloud_config(m, o, &mut out);
     }
+    ignore_check_unknown(m, &mut out);
     out
+}
+
+/// `ignore-check-unknown`: an `ignore-check.rke2-payload.io/…` annotation of an object as the
+/// input writes it (not one the topology expansion made) whose id names no check. A Secret's
+/// is the linter's, which reads the Secret's own annotations.
+fn ignore_check_unknown(m: &Manifests, out: &mut Vec<Finding>) {
+    for o in m
+        .objects
+        .iter()
+        .filter(|o| o.derived.is_none() && o.made_for.is_none() && o.kind() != "Secret")
+    {
+        if let Some(ignores) = o.ignores() {
+            out.extend(
+                ignores
+                    .unknown_findings()
+                    .into_iter()
+                    .map(|f| f.in_manifest(o.site())),
+            );
+        }
+    }
 }
 
 /// `manifest-schema`: every object of a kind whose CRD this crate carries, checked as the API

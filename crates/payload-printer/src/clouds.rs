@@ -6,7 +6,7 @@
 
 use std::io::Write;
 
-use rke2_payload::{CLOUDS, Counted};
+use rke2_payload::{CLOUDS, Cloud, Counted};
 
 use crate::Result;
 use crate::style::group;
@@ -14,12 +14,23 @@ use crate::style::group;
 /// The schema id of the clouds document.
 pub const CLOUDS_SCHEMA: &str = "rke2-payload/clouds/v1";
 
-/// The document of the table.
-fn document() -> serde_json::Value {
-    serde_json::json!({
-        "schema": CLOUDS_SCHEMA,
-        "clouds": CLOUDS,
-    })
+/// The document of the table: `{"schema": "rke2-payload/clouds/v1", "clouds": [...]}`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct CloudsDocument {
+    /// Always [`CLOUDS_SCHEMA`].
+    pub schema: &'static str,
+    /// The table, in its order.
+    pub clouds: Vec<Cloud>,
+}
+
+/// The table's document.
+pub fn document() -> CloudsDocument {
+    CloudsDocument {
+        schema: CLOUDS_SCHEMA,
+        clouds: CLOUDS.to_vec(),
+    }
 }
 
 /// Writes the table's JSON document, pretty.

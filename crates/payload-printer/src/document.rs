@@ -17,7 +17,7 @@
 use std::borrow::Cow;
 use std::io::Write;
 
-use rke2_payload::{BootstrapSecret, SkippedSecret};
+use rke2_payload::{BootstrapSecret, ItemError, SkippedSecret};
 
 use crate::Result;
 use crate::style::{ERROR, safe};
@@ -173,6 +173,24 @@ pub fn skipped_other_providers(skipped: &[SkippedSecret]) -> Option<(&'static st
         .map(|json| ("skipped_other_providers", json))
 }
 
+/// The item of an `inspect` or `size` document that stands for a Secret that cannot be read
+/// ([`error_item`]): `{"name", "namespace", "cluster", "line", "error": {"message"}}`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct UnreadableItem {
+    /// `metadata.name` (null for bare user data).
+    pub name: Option<String>,
+    /// `metadata.namespace`.
+    pub namespace: Option<String>,
+    /// The `cluster.x-k8s.io/cluster-name` label.
+    pub cluster: Option<String>,
+    /// The line of the input its value is on (1-based), when known.
+    pub line: Option<u64>,
+    /// Why it could not be read.
+    pub error: ItemError,
+}
+
 /// The item that stands for a Secret that cannot be read: for text, a line
 /// `error: MESSAGE`; for JSON and YAML, a compact JSON object with its names, its line in the
 /// input and an `error` object (`{"name":…,"namespace":…,"cluster":…,"line":…,
@@ -186,17 +204,41 @@ pub fn error_item(
     layout: Layout,
 ) -> Result<()> {
     if layout != Layout::Text {
-        let item = serde_json::json!({
-            "name": secret.name(),
-            "namespace": secret.namespace(),
-            "cluster": secret.cluster(),
-            "line": secret.line(),
-            "error": {"message": message},
-        });
+        let item = UnreadableItem {
+            name: secret.name().map(str::to_owned),
+            namespace: secret.namespace().map(str::to_owned),
+            cluster: secret.cluster().map(str::to_owned),
+            line: secret.line(),
+            error: ItemError::new(message),
+        };
         serde_json::to_writer(&mut *out, &item)?;
         return Ok(());
     }
     writeln!(out, "{ERROR}error{ERROR:#}: {}", safe(message))?;
+    Ok(())
+}
+
+/// Writes a Secret's line of `-o name`: `secret/NAMESPACE/NAME` (`secret/NAME` when it has no
+/// namespace), as kubectl's `-o name` writes `secret/NAME`, with the namespace so that Secrets
+/// of several namespaces are told apart. Nothing for bare user data, which has no name. Names
+/// from the input are written terminal-safe ([`safe`]).
+///
+/// ```
+/// let mut out = Vec::new();
+/// payload_printer::document::name(&mut out, Some("demo-md-0-x"), Some("capi"))?;
+/// payload_printer::document::name(&mut out, Some("solo"), None)?;
+/// payload_printer::document::name(&mut out, None, None)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "secret/capi/demo-md-0-x\nsecret/solo\n");
+/// # Ok::<(), payload_printer::Error>(())
+/// ```
+pub fn name(out: &mut impl Write, name: Option<&str>, namespace: Option<&str>) -> Result<()> {
+    match (name, namespace) {
+        (Some(name), Some(namespace)) => {
+            writeln!(out, "secret/{}/{}", safe(namespace), safe(name))?;
+        }
+        (Some(name), None) => writeln!(out, "secret/{}", safe(name))?,
+        (None, _) => {}
+    }
     Ok(())
 }
 

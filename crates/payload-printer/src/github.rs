@@ -4,7 +4,9 @@
 //! GitHub shows at most 10 annotations of each level (error, warning, notice) per step and
 //! drops the rest without a word. So the annotations come most severe first, at most 10 of a
 //! level, the tenth saying how many more there are; the step summary (which the caller appends
-//! to `$GITHUB_STEP_SUMMARY` when the runner sets it) lists them all.
+//! to `$GITHUB_STEP_SUMMARY` when the runner sets it) lists them all, as far as GitHub's 1 MiB
+//! for a step's summary goes (past it GitHub drops the whole summary): then its last line says
+//! how many are left out.
 //!
 //! Each annotation is one line: `::LEVEL file=PATH,line=N,title=CHECK (PLACE)::MESSAGE`, with
 //! `LEVEL` `error`, `warning` or `notice`, the file relative to the repository root, and
@@ -100,7 +102,7 @@ fn sorted<'r>(report: &'r LintReport, input: Option<&Path>) -> Vec<Placed<'r>> {
 /// assert!(text.starts_with("::error file=secrets.json,line=1,title=rke2-config-missing (w)::w: "));
 ///
 /// let mut summary = Vec::new();
-/// payload_printer::github::step_summary(&mut summary, &report, input)?;
+/// payload_printer::github::step_summary(&mut summary, &report, input, 1 << 20)?;
 /// assert!(String::from_utf8(summary)?.starts_with("## rke2-payload lint\n"));
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
@@ -156,9 +158,21 @@ fn cell(s: &str) -> String {
         .replace('>', "&gt;")
 }
 
-/// Writes the step summary: a heading, the counts and a Markdown table of every finding, most
-/// severe first (`| level | check | where | finding |`), or `No findings.`
-pub fn step_summary(out: &mut impl Write, report: &LintReport, input: Option<&Path>) -> Result<()> {
+/// The most bytes GitHub takes from a step's summary file: past it, the whole summary of the
+/// step is dropped (not cut), with an error annotation.
+pub const STEP_SUMMARY_LIMIT: u64 = 1 << 20;
+
+/// Writes the step summary in at most `budget` bytes (what [`STEP_SUMMARY_LIMIT`] leaves of the
+/// file): a heading, the counts and a Markdown table of the findings, most severe first
+/// (`| level | check | where | finding |`), or `No findings.` When the table does not fit, the
+/// rows that fit and a last line saying how many findings are left out and how to see them
+/// all; when not even that fits, nothing.
+pub fn step_summary(
+    out: &mut impl Write,
+    report: &LintReport,
+    input: Option<&Path>,
+    budget: u64,
+) -> Result<()> {
     let all = sorted(report, input);
     let s = &report.summary;
     let mut md = format!(
@@ -170,17 +184,20 @@ pub fn step_summary(out: &mut impl Write, report: &LintReport, input: Option<&Pa
     );
     if all.is_empty() {
         md.push_str("No findings.\n");
-        out.write_all(md.as_bytes())?;
+        if md.len() as u64 <= budget {
+            out.write_all(md.as_bytes())?;
+        }
         return Ok(());
     }
     md.push_str("| level | check | where | finding |\n|---|---|---|---|\n");
+    let mut rows = Vec::with_capacity(all.len());
     for p in &all {
         let at = match (&p.file, p.line) {
             (Some(file), Some(line)) => format!("{file}:{line}"),
             (Some(file), None) => file.clone(),
             _ => p.place.clone(),
         };
-        md.push_str(&format!(
+        rows.push(format!(
             "| {} | `{}` | {} | {} |\n",
             p.finding.severity.as_str(),
             p.finding.id(),
@@ -188,7 +205,38 @@ pub fn step_summary(out: &mut impl Write, report: &LintReport, input: Option<&Pa
             cell(&p.message(&p.place))
         ));
     }
-    md.push('\n');
+    let whole = md.len() + rows.iter().map(String::len).sum::<usize>() + 1;
+    if whole as u64 <= budget {
+        for row in &rows {
+            md.push_str(row);
+        }
+        md.push('\n');
+        out.write_all(md.as_bytes())?;
+        return Ok(());
+    }
+    // The rows that fit with the last line, whose length is at most this one's.
+    let left_out = |n: usize| {
+        format!(
+            "\n**{n} of {} findings are left out**: GitHub takes at most {} KiB of a step's summary. `rke2-payload lint` (or `-o json`) lists them all.\n",
+            rows.len(),
+            STEP_SUMMARY_LIMIT / 1024
+        )
+    };
+    let room = budget.saturating_sub((md.len() + left_out(rows.len()).len()) as u64);
+    if md.len() as u64 + left_out(rows.len()).len() as u64 > budget {
+        return Ok(());
+    }
+    let mut used = 0u64;
+    let mut shown = 0;
+    for row in &rows {
+        if used + row.len() as u64 > room {
+            break;
+        }
+        used += row.len() as u64;
+        md.push_str(row);
+        shown += 1;
+    }
+    md.push_str(&left_out(rows.len() - shown));
     out.write_all(md.as_bytes())?;
     Ok(())
 }

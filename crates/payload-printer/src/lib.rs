@@ -29,6 +29,12 @@
 //! finding from release to release. Text and Markdown are for people: their layout may
 //! change in any release, so nothing should parse them.
 //!
+//! Each document has a JSON Schema (draft 2020-12) generated from these types
+//! ([`schema`], feature `schema`), committed as `docs/schemas/<name>-v1.json`, attached to every
+//! release and printed by `rke2-payload schema NAME`. The schemas are strict (an unknown field,
+//! a missing one, another type or an unknown check id fails them): they describe the output of
+//! their release, and a later release of the same id only adds to them.
+//!
 //! YAML is always the JSON document emitted as block YAML, with the same fields. No JSON or
 //! YAML output holds a control, bidi or invisible character: inside strings they are written as
 //! `\uXXXX` escapes, which mean the same character ([`document::escape_unsafe`]); text shows
@@ -70,8 +76,12 @@
 //! | `skipped` | the bootstrap Secrets of other providers passed over, each `name`, `namespace`, `provider`, `reason` (left out when empty) |
 //! | `summary` | `errors`, `warnings`, `infos`, `unreadable`: the counts |
 //!
-//! `lint --list-checks` writes `{"checks": [...]}`, each check `id`, `severity` (its default),
-//! `summary`, `explanation` ([`lint::checks_json`]).
+//! `lint --list-checks` writes `{"schema": "rke2-payload/checks/v1", "checks": [...]}`, each
+//! check `id`, `severity` (its default), `summary`, `explanation` ([`lint::checks_json`]).
+//!
+//! `-o name` ([`document::name`]) writes a line `secret/NAMESPACE/NAME` per Secret, as
+//! kubectl's `-o name`: for `inspect` every bootstrap Secret, for `lint` those that fail the
+//! gate ([`lint::names`]), for `size` those that do not fit. Stable.
 //!
 //! # `diff`: JSON ([`diff`], schema [`rke2_payload::DIFF_SCHEMA`])
 //!
@@ -107,19 +117,27 @@
 //! `schema` (`"rke2-payload/clouds/v1"`) and `clouds`: the table of platforms, each a
 //! [`rke2_payload::Cloud`].
 //!
+//! # `version`: JSON and YAML ([`version`], schema [`version::VERSION_SCHEMA`])
+//!
+//! `schema` (`"rke2-payload/version/v1"`), `version`, `commit` (the full hash, null when the
+//! build did not know it), `commit_date` (`YYYY-MM-DD`, null with it), `target` (the target
+//! triple), `documents` (each document's name and schema id, [`schema::DOCUMENTS`]).
+//!
 //! # SARIF ([`sarif`])
 //!
 //! SARIF 2.1.0, pretty JSON: `version` (`"2.1.0"`), `$schema`, and `runs` with one run:
 //! `tool.driver` (`name` `rke2-payload`, `version`, `informationUri`, `rules`: one per check, in
 //! the order of [`rke2_payload::Check::ALL`], with `id`, `name`, descriptions, `help`,
 //! `helpUri`, `defaultConfiguration.level`, and `properties` `tags` `["security"]` and
-//! `security-severity` for the checks whose findings weaken security), `invocations` (one,
+//! `security-severity` for the checks whose findings weaken security), `automationDetails.id`
+//! (`rke2-payload/`, what was linted, `/`: [`sarif::automation_id`]), `invocations` (one,
 //! `executionSuccessful`, and a notification when results were left out), `results` (one per
 //! finding, most severe first, at most [`sarif::MAX_RESULTS`]: `ruleId`, `ruleIndex`, `level`,
 //! `message.text`, `locations` with the file and line and the place inside the payload as a
 //! logical location, `partialFingerprints."rke2PayloadFinding/v1"`, `properties` `secret` or
 //! `object` and `rule`), and `originalUriBaseIds` (`%SRCROOT%`, the repository root) when the
-//! repository is known. Stable: the rule ids, the levels, the fingerprints, the locations.
+//! repository is known. Stable: the rule ids, the levels, the fingerprints, the locations, the
+//! automation id.
 //!
 //! # GitHub ([`github`])
 //!
@@ -176,8 +194,10 @@ pub mod junit;
 pub mod lint;
 mod placed;
 pub mod sarif;
+pub mod schema;
 pub mod size;
 pub mod style;
+pub mod version;
 
 pub use error::{Error, Result};
 pub use placed::Repository;

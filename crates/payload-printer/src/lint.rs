@@ -41,6 +41,31 @@ pub(crate) fn title(s: &LintedSecret) -> String {
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    text_report(out, report, false)
+}
+
+/// Writes the findings alone, as [`text`] writes them: no line for a Secret without findings,
+/// no counts (`lint --quiet`); nothing when there is no finding.
+///
+/// ```
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+///
+/// let mut out = Vec::new();
+/// payload_printer::lint::findings_text(&mut out, &report)?;
+/// let text = String::from_utf8(out)?;
+/// assert!(text.contains("rke2-config-missing"));
+/// assert!(!text.contains("Secret(s)"));
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn findings_text(out: &mut impl Write, report: &LintReport) -> Result<()> {
+    text_report(out, report, true)
+}
+
+fn text_report(out: &mut impl Write, report: &LintReport, quiet: bool) -> Result<()> {
     let (linted, summary) = (&report.secrets, &report.summary);
     if !report.manifests.is_empty() {
         writeln!(out, "{BOLD}manifests{BOLD:#}")?;
@@ -63,6 +88,9 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         }
         let role = s.role.map_or("unknown role", |r| r.as_str());
         if s.findings.is_empty() {
+            if quiet {
+                continue;
+            }
             writeln!(
                 out,
                 "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}",
@@ -77,6 +105,9 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
             finding_line(out, f, &finding_at(f))?;
         }
     }
+    if quiet {
+        return Ok(());
+    }
     write!(
         out,
         "\n{} Secret(s): {} error(s), {} warning(s), {} info",
@@ -89,6 +120,13 @@ pub fn text(out: &mut impl Write, report: &LintReport) -> Result<()> {
         write!(out, ", {} unreadable", summary.unreadable)?;
     }
     writeln!(out)?;
+    if summary.suppressed > 0 {
+        writeln!(
+            out,
+            "{} finding(s) suppressed by ignore-check annotations (-o json lists each with its reason)",
+            summary.suppressed
+        )?;
+    }
     Ok(())
 }
 
@@ -125,25 +163,90 @@ pub fn yaml(out: &mut impl Write, report: &LintReport) -> Result<()> {
     crate::document::yaml(out, report)
 }
 
-/// The check table as a document: `{"checks": [{"id", "severity", "summary",
-/// "explanation"}…]}`.
-fn checks_document() -> serde_json::Value {
-    let checks: Vec<serde_json::Value> = Check::ALL
-        .iter()
-        .map(|c| {
-            serde_json::json!({
-                "id": c.id(),
-                "severity": c.severity().as_str(),
-                "summary": c.summary(),
-                "explanation": c.explanation(),
-            })
-        })
-        .collect();
-    serde_json::json!({"checks": checks})
+/// Writes `-o name`: a line `secret/NAMESPACE/NAME` ([`crate::document::name`]) per Secret
+/// that fails the gate, in report order: one with an error finding (a Secret that cannot be read
+/// has one), or a warning when `deny_warnings`. The findings about manifests name no Secret and
+/// are not written (the exit code still counts them).
+///
+/// ```
+/// use rke2_payload::{LintOptions, Linter, Selector};
+///
+/// let list = br##"{"kind": "List", "items": [{"kind": "Secret", "metadata": {"name": "w", "namespace": "capi"},
+///   "stringData": {"format": "cloud-config", "value": "#cloud-config\nruncmd: [reboot]\n"}}]}"##;
+/// let report = Linter::new(LintOptions::new()).lint_stream(&list[..], &Selector::default(), 1)?;
+/// let mut out = Vec::new();
+/// payload_printer::lint::names(&mut out, &report, false)?;
+/// assert_eq!(String::from_utf8(out).unwrap(), "secret/capi/w\n");
+/// # Ok::<(), Box<dyn std::error::Error>>(())
+/// ```
+pub fn names(out: &mut impl Write, report: &LintReport, deny_warnings: bool) -> Result<()> {
+    for secret in &report.secrets {
+        let fails = secret.findings.iter().any(|f| {
+            f.severity == rke2_payload::Severity::Error
+                || (deny_warnings && f.severity == rke2_payload::Severity::Warning)
+        });
+        if fails {
+            crate::document::name(out, secret.name.as_deref(), secret.namespace.as_deref())?;
+        }
+    }
+    Ok(())
 }
 
-/// Writes the check table as pretty JSON (`{"checks": [{"id", "severity", "summary",
-/// "explanation"}…]}`).
+/// Writes the check ids, one a line (`lint --list-checks -o name`): what `--allow` takes.
+pub fn checks_names(out: &mut impl Write) -> Result<()> {
+    for c in Check::ALL {
+        writeln!(out, "{}", c.id())?;
+    }
+    Ok(())
+}
+
+/// The schema id of the check table's document (`lint --list-checks -o json`).
+pub const CHECKS_SCHEMA: &str = "rke2-payload/checks/v1";
+
+/// The check table as a document: `{"schema": "rke2-payload/checks/v1", "checks": [...]}`.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct ChecksDocument {
+    /// Always [`CHECKS_SCHEMA`].
+    pub schema: &'static str,
+    /// Every check, in the order of [`Check::ALL`].
+    pub checks: Vec<CheckEntry>,
+}
+
+/// One check of the table.
+#[derive(Debug, Clone, serde::Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct CheckEntry {
+    /// The check's stable id.
+    pub id: Check,
+    /// Its default severity.
+    pub severity: rke2_payload::Severity,
+    /// What it catches, in a line.
+    pub summary: &'static str,
+    /// Why it matters and what to do.
+    pub explanation: &'static str,
+}
+
+/// The check table's document.
+pub fn checks_document() -> ChecksDocument {
+    ChecksDocument {
+        schema: CHECKS_SCHEMA,
+        checks: Check::ALL
+            .iter()
+            .map(|c| CheckEntry {
+                id: *c,
+                severity: c.severity(),
+                summary: c.summary(),
+                explanation: c.explanation(),
+            })
+            .collect(),
+    }
+}
+
+/// Writes the check table as pretty JSON (`{"schema": "rke2-payload/checks/v1", "checks":
+/// [{"id", "severity", "summary", "explanation"}…]}`).
 pub fn checks_json(out: &mut impl Write) -> Result<()> {
     serde_json::to_writer_pretty(&mut *out, &checks_document())?;
     writeln!(out)?;

@@ -10,7 +10,12 @@
 //!   ([`Repository`]);
 //! - rules whose findings weaken security carry the `security` tag and a `security-severity`;
 //! - at most 5,000 results per run are read, so the most severe 5,000 are kept and a tool
-//!   notification says how many were left out.
+//!   notification says how many were left out;
+//! - one upload takes at most one run of a tool per `automationDetails.id` (GitHub rejects the
+//!   upload otherwise, since July 2025, whatever the action's `category` says: it only fills
+//!   runs without an id), so the run's id names what was linted ([`automation_id`]): the SARIF
+//!   files of several `lint` runs over different inputs upload together, and each input keeps
+//!   its own alerts from commit to commit.
 
 use std::io::Write;
 use std::path::Path;
@@ -129,11 +134,45 @@ fn result(p: &Placed<'_>, repository: &Repository, file: &str) -> serde_json::Va
     })
 }
 
+/// The run's `automationDetails.id` for a lint of `linted` (the inputs as they were named:
+/// files and folders, the name standard input stands for, `cluster`): `rke2-payload/`, each
+/// relative to the repository root when it is inside it, joined by `,`, and a final `/`.
+/// GitHub reads what comes before the last `/` as the run's category: the same inputs keep
+/// their alerts from commit to commit, other inputs have theirs.
+///
+/// ```
+/// use payload_printer::Repository;
+///
+/// let repository = Repository::new("/repo/sub".into(), Some("/repo".into()));
+/// assert_eq!(
+///     payload_printer::sarif::automation_id(&["../templates/a.yaml", "./classes/"], &repository),
+///     "rke2-payload/templates/a.yaml,sub/classes/"
+/// );
+/// assert_eq!(payload_printer::sarif::automation_id(&[], &repository), "rke2-payload/");
+/// ```
+pub fn automation_id(linted: &[&str], repository: &Repository) -> String {
+    let names: Vec<String> = linted
+        .iter()
+        .map(|name| {
+            let name = repository.repository_path(name);
+            let name = name.trim_end_matches('/');
+            crate::style::safe(if name.is_empty() { "." } else { name }).into_owned()
+        })
+        .collect();
+    if names.is_empty() {
+        "rke2-payload/".to_owned()
+    } else {
+        format!("rke2-payload/{}/", names.join(","))
+    }
+}
+
 /// The SARIF document of a report; `input` is the file the input stands for (`None` for
-/// standard input or the cluster without a name). Refused when a result would have no file.
+/// standard input or the cluster without a name), `linted` every input as it was named (the
+/// run's [`automation_id`]). Refused when a result would have no file.
 pub fn document(
     report: &LintReport,
     input: Option<&Path>,
+    linted: &[&str],
     repository: &Repository,
 ) -> Result<serde_json::Value> {
     let mut placed = placed(report, input);
@@ -168,6 +207,7 @@ pub fn document(
             "informationUri": REPOSITORY,
             "rules": Check::ALL.iter().map(|&c| rule(c)).collect::<Vec<_>>(),
         }},
+        "automationDetails": {"id": automation_id(linted, repository)},
         "invocations": [invocation],
         "results": results,
     });
@@ -195,21 +235,24 @@ pub fn document(
 /// let repository = Repository::new("/repo".into(), Some("/repo".into()));
 ///
 /// let mut out = Vec::new();
-/// payload_printer::sarif::write(&mut out, &report, Some(Path::new("secrets.json")), &repository)?;
+/// let input = Path::new("secrets.json");
+/// payload_printer::sarif::write(&mut out, &report, Some(input), &["secrets.json"], &repository)?;
 /// let sarif: serde_json::Value = serde_json::from_slice(&out)?;
+/// assert_eq!(sarif["runs"][0]["automationDetails"]["id"], "rke2-payload/secrets.json/");
 /// let result = &sarif["runs"][0]["results"][0];
 /// assert_eq!(result["ruleId"], "rke2-config-missing");
 /// assert_eq!(result["locations"][0]["physicalLocation"]["artifactLocation"]["uri"], "secrets.json");
 ///
 /// // Standard input without a name: no file to point at.
-/// assert!(payload_printer::sarif::write(&mut Vec::new(), &report, None, &repository).is_err());
+/// assert!(payload_printer::sarif::write(&mut Vec::new(), &report, None, &["-"], &repository).is_err());
 /// # Ok::<(), Box<dyn std::error::Error>>(())
 /// ```
 pub fn write(
     out: &mut impl Write,
     report: &LintReport,
     input: Option<&Path>,
+    linted: &[&str],
     repository: &Repository,
 ) -> Result<()> {
-    crate::document::json(out, &document(report, input, repository)?)
+    crate::document::json(out, &document(report, input, linted, repository)?)
 }

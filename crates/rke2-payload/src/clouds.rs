@@ -25,6 +25,7 @@ use serde::{Deserialize, Serialize};
 
 /// What a platform counts against its limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Counted {
@@ -36,6 +37,7 @@ pub enum Counted {
 
 /// Whether a gzip-compressed payload reaches the first-boot agent intact and is decompressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum GzipSafety {
@@ -49,6 +51,7 @@ pub enum GzipSafety {
 
 /// How sure the figure is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Confidence {
@@ -64,6 +67,7 @@ pub enum Confidence {
 
 /// One platform's user-data limit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Cloud {
     /// Stable lowercase kebab-case id, e.g. `"aws"`.

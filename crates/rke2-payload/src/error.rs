@@ -379,6 +379,7 @@ mod tests {
 /// A bootstrap Secret a report passed over, and why: another provider's data
 /// ([`Error::OtherProvider`]).
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SkippedSecret {
     /// `metadata.name`.

@@ -42,7 +42,7 @@
 //! "#;
 //! let options = DecodeOptions::default();
 //! let envelope = Envelope::parse(secret, &options)?;
-//! // Pick Secrets as kubectl does: -n, --name, -l, --cluster.
+//! // Pick Secrets as kubectl does: -n, --name, -l, --cluster-name.
 //! let selector = Selector::default().with_namespace("default")?.with_name("worker-1")?;
 //! let payload = envelope.select(&selector)?.decode(&options)?;
 //! assert_eq!(payload.format(), Format::CloudConfig);
@@ -150,7 +150,9 @@ mod testdata;
 pub mod fuzzing;
 
 pub use batch::MAX_JOBS;
-pub use checks::{Check, Finding, ManifestSite, Severity};
+pub use checks::{
+    Check, Finding, IGNORE_CHECK_ANNOTATION_PREFIX, Ignores, ManifestSite, Severity, Suppression,
+};
 pub use clouds::{
     CLOUDS, CLUSTER_REQUIREMENTS, Cloud, ClusterInfrastructure, ClusterRequirement, Confidence,
     Counted, Delivery, GzipSafety, Handling, PROVIDER_HANDLING, Precondition, ProviderHandling,
@@ -188,6 +190,7 @@ pub use reports::inspect::{
 };
 pub use reports::lint::{
     ItemError, LINT_SCHEMA, LintError, LintOptions, LintReport, LintSummary, LintedSecret, Linter,
+    Suppressed,
 };
 pub use reports::size::{
     Contributor, PayloadSize, SIZE_SCHEMA, SizeDocument, SizeOptions, SizeReport, Sizer, Target,

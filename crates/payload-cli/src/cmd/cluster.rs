@@ -2,13 +2,14 @@
 //! and credential plugins apply as they do for every other kubectl command (as `kubectl
 //! view-secret` does it). kubectl's JSON is streamed into the same pipeline as a file.
 
+use std::ffi::OsString;
 use std::io::Read;
 use std::process::{Child, ChildStdout, Command, Stdio};
 use std::thread::JoinHandle;
 
 use anyhow::{Context as _, Result};
 
-use crate::cli::InputArgs;
+use crate::cli::{InputArgs, KubectlArgs};
 
 /// The type of the Secrets Cluster API's bootstrap providers write (and of its other Secrets:
 /// the CAs, the kubeconfig), asked for by a field selector so that no other Secret of the
@@ -22,52 +23,89 @@ const CLUSTER_NAME_LABEL: &str = "cluster.x-k8s.io/cluster-name";
 const STDERR_KEPT: u64 = 16 << 10;
 
 /// The kubectl program: `$KUBECTL`, else `kubectl` on the PATH.
-fn kubectl() -> std::ffi::OsString {
+fn program() -> OsString {
     std::env::var_os("KUBECTL")
         .filter(|k| !k.is_empty())
         .unwrap_or_else(|| "kubectl".into())
 }
 
-/// kubectl's arguments for the selection flags: `get secret NAME -n NS` for a namespaced
-/// --name, `get secrets` by name in every namespace for a bare one, else `get secrets` of the
-/// bootstrap type in the namespace (`-n`) or all of them; `-l` and --cluster as labels.
-pub(crate) fn arguments(args: &InputArgs) -> Vec<std::ffi::OsString> {
-    let mut out = connection(args.kubeconfig.as_deref(), args.context.as_deref());
-    out.push("get".into());
-    let (namespace, name) = match args.name.as_deref().map(|n| n.split_once('/')) {
-        Some(Some((ns, name))) => (Some(ns.to_owned()), Some(name.to_owned())),
-        Some(None) => (args.namespace.clone(), args.name.clone()),
-        None => (args.namespace.clone(), None),
-    };
-    match (&namespace, &name) {
-        (Some(ns), Some(name)) => {
-            out.extend([
-                "secret".into(),
-                name.into(),
-                "--namespace".into(),
-                ns.into(),
-            ]);
+/// Which namespaces a `kubectl get` reads, by kubectl's rules: the one `-n` names, every one
+/// with `-A`, else the kubeconfig context's (no flag: kubectl's own default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Namespaces<'a> {
+    /// The context's namespace (else `default`): no namespace flag is passed.
+    Context,
+    /// This namespace (`--namespace NS`).
+    One(&'a str),
+    /// Every namespace (`--all-namespaces`).
+    All,
+}
+
+impl<'a> Namespaces<'a> {
+    /// The namespaces of `-n NS` (or NAMESPACE/NAME's) and `-A`.
+    pub(crate) fn of(namespace: Option<&'a str>, all: bool) -> Self {
+        match (namespace, all) {
+            (Some(ns), _) => Namespaces::One(ns),
+            (None, true) => Namespaces::All,
+            (None, false) => Namespaces::Context,
         }
-        // A name alone is looked for in every namespace, as the selection flags mean it.
-        (None, Some(name)) => {
+    }
+
+    /// kubectl's flags for them.
+    fn flags(self) -> Vec<OsString> {
+        match self {
+            Namespaces::Context => Vec::new(),
+            Namespaces::One(ns) => vec!["--namespace".into(), ns.into()],
+            Namespaces::All => vec!["--all-namespaces".into()],
+        }
+    }
+}
+
+impl InputArgs {
+    /// The namespaces the selection flags read from the cluster: NAMESPACE/NAME's, -n's, every
+    /// one with -A, else the context's.
+    pub(crate) fn namespaces(&self) -> Namespaces<'_> {
+        let in_name = self
+            .name
+            .as_deref()
+            .and_then(|n| n.split_once('/'))
+            .map(|(ns, _)| ns);
+        Namespaces::of(in_name.or(self.namespace.as_deref()), self.all_namespaces)
+    }
+}
+
+/// kubectl's arguments for the selection flags: `get secret NAME` for --name (in its namespace,
+/// -n's or the context's), `get secrets` by name with -A, else `get secrets` of the bootstrap
+/// type in the namespaces of [`InputArgs::namespaces`]; `-l` and --cluster-name as labels when
+/// listing (a Secret fetched by name is matched against them afterwards, as kubectl refuses a
+/// name with a selector).
+pub(crate) fn arguments(args: &InputArgs) -> Vec<OsString> {
+    let mut out = connection(&args.kubectl);
+    out.push("get".into());
+    let namespaces = args.namespaces();
+    let name = args
+        .name
+        .as_deref()
+        .map(|n| n.split_once('/').map_or(n, |(_, name)| name));
+    match (name, namespaces) {
+        // A name in every namespace: kubectl gets one object by name in one namespace only.
+        (Some(name), Namespaces::All) => {
             out.push("secrets".into());
             out.push(format!("--field-selector=metadata.name={name}").into());
-            out.push("--all-namespaces".into());
         }
-        (namespace, None) => {
+        (Some(name), _) => out.extend(["secret".into(), name.into()]),
+        (None, _) => {
             out.push("secrets".into());
             out.push(format!("--field-selector=type={BOOTSTRAP_SECRET_TYPE}").into());
-            match namespace {
-                Some(ns) => out.extend(["--namespace".into(), ns.into()]),
-                None => out.push("--all-namespaces".into()),
-            }
         }
     }
+    out.extend(namespaces.flags());
+    let listing = name.is_none() || namespaces == Namespaces::All;
     let mut labels: Vec<String> = args.selector.clone();
-    if let Some(cluster) = &args.cluster {
+    if let Some(cluster) = &args.cluster_name {
         labels.push(format!("{CLUSTER_NAME_LABEL}={cluster}"));
     }
-    if !labels.is_empty() {
+    if listing && !labels.is_empty() {
         out.push("--selector".into());
         out.push(labels.join(",").into());
     }
@@ -78,41 +116,73 @@ pub(crate) fn arguments(args: &InputArgs) -> Vec<std::ffi::OsString> {
 /// The Secrets of the cluster as kubectl writes them, streamed. The reader fails at its end if
 /// kubectl did, with what kubectl said.
 pub(crate) fn secrets(args: &InputArgs) -> Result<Kubectl> {
-    spawn(arguments(args))
+    spawn(arguments(args), &args.kubectl)
 }
 
-/// kubectl's flags that pick the cluster: `--kubeconfig`, `--context`.
-pub(crate) fn connection(
-    kubeconfig: Option<&std::path::Path>,
-    context: Option<&str>,
-) -> Vec<std::ffi::OsString> {
-    let mut out: Vec<std::ffi::OsString> = Vec::new();
-    if let Some(kubeconfig) = kubeconfig {
+/// kubectl's flags are for --from-cluster: given without it, a usage error that names the
+/// first. `--cluster` says what it means now (before 0.3.0 it picked the Cluster API Cluster).
+pub(crate) fn only_from_cluster(from_cluster: bool, args: &KubectlArgs) -> Result<()> {
+    if from_cluster {
+        return Ok(());
+    }
+    if let Some(cluster) = &args.cluster {
+        anyhow::bail!(
+            "--cluster {cluster} names a cluster of the kubeconfig (kubectl's --cluster) and needs --from-cluster; to pick the Cluster API Cluster {cluster}, use --cluster-name {cluster}"
+        );
+    }
+    if let Some(flag) = connection(args).first() {
+        anyhow::bail!(
+            "{} is kubectl's flag: it needs --from-cluster",
+            flag.to_string_lossy()
+        );
+    }
+    Ok(())
+}
+
+/// kubectl's flags that pick the cluster, the user and the timeout (`--kubeconfig`,
+/// `--context`, `--cluster`, `--user`, `--as`, `--as-group`, `--as-uid`, `--request-timeout`),
+/// each value as given.
+pub(crate) fn connection(args: &KubectlArgs) -> Vec<OsString> {
+    let mut out: Vec<OsString> = Vec::new();
+    if let Some(kubeconfig) = &args.kubeconfig {
         out.push("--kubeconfig".into());
         out.push(kubeconfig.into());
     }
-    if let Some(context) = context {
-        out.push("--context".into());
-        out.push(context.into());
+    let named = [
+        ("--context", args.context.as_deref()),
+        ("--cluster", args.cluster.as_deref()),
+        ("--user", args.user.as_deref()),
+        ("--as", args.as_user.as_deref()),
+    ];
+    let groups = args
+        .as_group
+        .iter()
+        .map(|g| ("--as-group", Some(g.as_str())));
+    let last = [
+        ("--as-uid", args.as_uid.as_deref()),
+        ("--request-timeout", args.request_timeout.as_deref()),
+    ];
+    for (flag, value) in named.into_iter().chain(groups).chain(last) {
+        if let Some(value) = value {
+            out.push(flag.into());
+            out.push(value.into());
+        }
     }
     out
 }
 
-/// `kubectl get RESOURCE -o json` in `namespace` (else every namespace), with a label and a
-/// field selector when given, after the `connection` flags.
+/// `kubectl get RESOURCE -o json` in `namespaces`, with a label and a field selector when
+/// given, with the `kubectl` flags.
 pub(crate) fn get(
-    connection: &[std::ffi::OsString],
+    kubectl: &KubectlArgs,
     resource: &str,
-    namespace: Option<&str>,
+    namespaces: Namespaces<'_>,
     labels: Option<&str>,
     fields: Option<&str>,
 ) -> Result<Kubectl> {
-    let mut out = connection.to_vec();
+    let mut out = connection(kubectl);
     out.extend(["get".into(), resource.into()]);
-    match namespace {
-        Some(ns) => out.extend(["--namespace".into(), ns.into()]),
-        None => out.push("--all-namespaces".into()),
-    }
+    out.extend(namespaces.flags());
     if let Some(labels) = labels {
         out.push(format!("--selector={labels}").into());
     }
@@ -120,12 +190,13 @@ pub(crate) fn get(
         out.push(format!("--field-selector={fields}").into());
     }
     out.push("--output=json".into());
-    spawn(out)
+    spawn(out, kubectl)
 }
 
-/// Runs kubectl with `arguments`, its standard output streamed.
-fn spawn(arguments: Vec<std::ffi::OsString>) -> Result<Kubectl> {
-    let program = kubectl();
+/// Runs kubectl with `arguments` (which hold the `kubectl` flags), its standard output
+/// streamed.
+fn spawn(arguments: Vec<OsString>, kubectl: &KubectlArgs) -> Result<Kubectl> {
+    let program = program();
     let mut child = Command::new(&program)
         .args(arguments)
         .stdin(Stdio::null())
@@ -157,6 +228,7 @@ fn spawn(arguments: Vec<std::ffi::OsString>) -> Result<Kubectl> {
         stderr,
         done: false,
         said: None,
+        cluster: kubectl.cluster.clone(),
     })
 }
 
@@ -168,6 +240,9 @@ pub(crate) struct Kubectl {
     done: bool,
     /// The last line of kubectl's standard error, when it failed.
     said: Option<String>,
+    /// The kubeconfig cluster it was given (`--cluster`), for the hint when kubectl knows none
+    /// of that name.
+    cluster: Option<String>,
 }
 
 impl Kubectl {
@@ -195,8 +270,15 @@ impl Kubectl {
             || "was stopped by a signal".to_owned(),
             |c| format!("exited with {c}"),
         );
+        // `--cluster` was the Cluster API Cluster's flag before 0.3.0.
+        let hint = match &self.cluster {
+            Some(cluster) if last.contains(&format!("cluster \"{cluster}\"")) => {
+                " (--cluster names a cluster of the kubeconfig, as kubectl's does; the Secrets of a Cluster API Cluster are picked with --cluster-name)"
+            }
+            _ => "",
+        };
         Err(std::io::Error::other(format!(
-            "kubectl {code}: {}",
+            "kubectl {code}: {}{hint}",
             rke2_payload::terminal_safe(last)
         )))
     }
@@ -243,21 +325,16 @@ pub(crate) fn live_secrets(
 ) -> Result<rke2_payload::Input<'static>> {
     let bytes = rke2_payload::read_all(secrets(args)?, crate::cli::FROM_CLUSTER, options)?;
     let mut inventory = payload_doctor::Inventory::new(options.clone());
-    let connection = connection(args.kubeconfig.as_deref(), args.context.as_deref());
     let label = args
-        .cluster
+        .cluster_name
         .as_ref()
         .map(|c| format!("{CLUSTER_NAME_LABEL}={c}"));
-    let namespace = args
-        .name
-        .as_deref()
-        .and_then(|n| n.split_once('/').map(|(ns, _)| ns))
-        .or(args.namespace.as_deref());
+    let namespaces = args.namespaces();
     let read = |inventory: &mut payload_doctor::Inventory,
                 resource: &str,
                 labels: Option<&str>|
      -> Result<bool> {
-        let mut kubectl = get(&connection, resource, namespace, labels, None)?;
+        let mut kubectl = get(&args.kubectl, resource, namespaces, labels, None)?;
         let name = format!("kubectl get {resource}");
         match rke2_payload::read_all(&mut kubectl, &name, options) {
             Ok(bytes) => {

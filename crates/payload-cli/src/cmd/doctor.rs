@@ -7,11 +7,19 @@ use anyhow::{Context as _, Result};
 use payload_doctor::{DoctorOptions, Inventory, Kind, diagnose, kubectl_unread};
 use rke2_payload::DecodeOptions;
 
+use super::cluster::Namespaces;
 use super::{Outcome, input_name, stdin_is_not_a_terminal};
 use crate::cli::{DoctorArgs, DoctorFormat};
 use crate::output::{raw_stdout, styled};
 
 pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
+    super::cluster::only_from_cluster(args.from_cluster, &args.kubectl)?;
+    let defaults = crate::config::load(&args.config)?.doctor;
+    // A flag given wins over the config file.
+    let deny_warnings = match args.deny.as_deref() {
+        Some(given) => given == "warnings",
+        None => defaults.deny == Some(crate::config::Deny::Warnings),
+    };
     let decode = DecodeOptions::new().with_max_inflated(args.max_inflated);
     let mut inventory = Inventory::new(decode.clone());
     if args.from_cluster {
@@ -29,19 +37,19 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
     }
     let options = DoctorOptions::new()
         .with_namespace(args.namespace.clone())
-        .with_cluster(args.cluster.clone());
+        .with_cluster(args.cluster_name.clone());
     let diagnosis = diagnose(&inventory, &options);
     // A gate never passes on nothing: no RKE2 cluster is an input error.
     if diagnosis.clusters.is_empty() {
         anyhow::bail!(
-            "no RKE2 cluster in the input{} ({} cluster(s) of another control plane left alone, {} object(s) of other kinds passed over{})",
-            match (&args.namespace, &args.cluster) {
+            "no RKE2 cluster in the input{} ({} cluster(s) of another control plane left alone, {} object(s) of other kinds passed over{}{})",
+            match (&args.namespace, &args.cluster_name) {
                 (None, None) => String::new(),
                 (ns, name) => format!(
                     " matching {}{}",
                     ns.as_deref().map_or(String::new(), |n| format!("-n {n} ")),
                     name.as_deref()
-                        .map_or(String::new(), |c| format!("--cluster {c}"))
+                        .map_or(String::new(), |c| format!("--cluster-name {c}"))
                 )
                 .trim_end()
                 .to_owned(),
@@ -52,6 +60,11 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
                 String::new()
             } else {
                 format!("; {} kind(s) could not be read", diagnosis.unread.len())
+            },
+            if args.from_cluster && args.namespace.is_none() && !args.all_namespaces {
+                "; read in the kubeconfig context's namespace, as kubectl reads: -A reads every one"
+            } else {
+                ""
             }
         );
     }
@@ -68,7 +81,7 @@ pub(crate) fn run(args: &DoctorArgs) -> Result<Outcome> {
         }
     }
     out.flush()?;
-    Ok(if diagnosis.exit_code(args.deny.is_some()) == 0 {
+    Ok(if diagnosis.exit_code(deny_warnings) == 0 {
         Outcome::Ok
     } else {
         Outcome::CheckFailed
@@ -83,20 +96,20 @@ fn from_cluster(
     decode: &DecodeOptions,
     inventory: &mut Inventory,
 ) -> Result<()> {
-    let connection =
-        super::cluster::connection(args.kubeconfig.as_deref(), args.context.as_deref());
     let label = args
-        .cluster
+        .cluster_name
         .as_ref()
         .map(|c| format!("{}={c}", rke2_payload::CLUSTER_NAME_LABEL));
     // The cluster's label narrows the kinds that carry it; Secrets are those of Cluster API's
     // type (the bootstrap Secrets and the cluster's, `-token` among them); clusterctl's
     // Providers are read in every namespace.
+    let selected = Namespaces::of(args.namespace.as_deref(), args.all_namespaces);
     let runs = Kind::ALL.map(|kind| {
-        let namespace = args
-            .namespace
-            .as_deref()
-            .filter(|_| kind.follows_selection());
+        let namespaces = if kind.follows_selection() {
+            selected
+        } else {
+            Namespaces::All
+        };
         let labels = match kind {
             Kind::Machine | Kind::Rke2Config => label.as_deref(),
             _ => None,
@@ -104,9 +117,9 @@ fn from_cluster(
         let fields =
             (kind == Kind::Secret).then(|| format!("type={}", rke2_payload::CLUSTER_SECRET_TYPE));
         let kubectl = super::cluster::get(
-            &connection,
+            &args.kubectl,
             kind.resource(),
-            namespace,
+            namespaces,
             labels,
             fields.as_deref(),
         );

@@ -7,17 +7,19 @@ use payload_printer::document::{Items, Layout, error_item, skipped_other_provide
 use rke2_payload::{BootstrapSecret, INSPECT_SCHEMA, InspectOptions, Inspector};
 
 use super::{Outcome, decode_options, secrets_input, selector, streamed, unreadable_secrets};
-use crate::cli::{Format, InspectArgs};
+use crate::cli::{InspectArgs, InspectFormat};
 use crate::output::{raw_stdout, styled};
 
 pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
     let path = args.input.path();
     let selector = selector(&args.input)?;
     let mut out = raw_stdout();
+    // `-o name` writes a line per Secret itself, no document.
+    let names = args.output == InspectFormat::Name;
     let layout = match args.output {
-        Format::Text => Layout::Text,
-        Format::Json => Layout::Json,
-        Format::Yaml => Layout::Yaml,
+        InspectFormat::Text | InspectFormat::Name => Layout::Text,
+        InspectFormat::Json => Layout::Json,
+        InspectFormat::Yaml => Layout::Yaml,
     };
     let mut items = Items::new(layout, INSPECT_SCHEMA);
     let mut failures: Vec<Failure> = Vec::new();
@@ -36,7 +38,9 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
             &selector,
             args.input.jobs,
             |inspector, secret| {
-                if layout == Layout::Text {
+                if names {
+                    name_item(secret, inspector)
+                } else if layout == Layout::Text {
                     text_item(secret, inspector, args)
                 } else {
                     json_item(secret, inspector)
@@ -54,12 +58,15 @@ pub(crate) fn run(args: &InspectArgs) -> Result<Outcome> {
                     Err((failure, rendered)) => (Some(failure), rendered),
                 };
                 failures.extend(failure);
+                if names {
+                    return Ok(out.write_all(&rendered)?);
+                }
                 Ok(items.item(&mut out, &rendered)?)
             },
         ),
         path,
     )?;
-    if layout == Layout::Text {
+    if layout == Layout::Text && !names {
         let mut buf = styled();
         payload_printer::inspect::skipped(&mut buf, &summary)?;
         out.write_all(&buf.into_inner())?;
@@ -98,6 +105,17 @@ fn json_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item
             error_item(&mut item, secret, &e.to_string(), Layout::Json)?;
             Err((Failure(e), item))
         }
+    })
+}
+
+/// One Secret's line of `-o name`, read as for JSON (a Secret that cannot be read is listed,
+/// and fails the run as it does with any output).
+fn name_item(secret: &BootstrapSecret<'_>, inspector: &Inspector) -> Result<Item> {
+    let mut line = Vec::new();
+    payload_printer::document::name(&mut line, secret.name(), secret.namespace())?;
+    Ok(match inspector.inspect_json(secret) {
+        Ok(_) => Ok((None, line)),
+        Err(e) => Err((Failure(e), line)),
     })
 }
 

@@ -20,24 +20,67 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         return list_checks(args.output);
     }
     let path = args.input.path();
+    let paths = args.input.paths();
+    let reads_stdin = !args.input.from_cluster && paths.iter().any(|p| p.as_os_str() == "-");
     // Where the reports locate the input: the file, or what --stdin-filename says standard
     // input stands for.
     let located = match &args.stdin_filename {
-        Some(name) if path.as_os_str() == "-" && !args.input.from_cluster => name.as_path(),
+        Some(name) if path.as_os_str() == "-" && reads_stdin => name.as_path(),
+        Some(_) if reads_stdin => path,
         Some(_) => anyhow::bail!(
             "--stdin-filename names what standard input stands for, and the input is {}",
             super::input_name(path)
         ),
         None => path,
     };
+    // What was linted, as named: the SARIF run's id.
+    let linted: Vec<String> = if args.input.from_cluster {
+        vec!["cluster".to_owned()]
+    } else {
+        paths
+            .iter()
+            .map(|p| match &args.stdin_filename {
+                Some(name) if p.as_os_str() == "-" => name.display().to_string(),
+                _ => p.display().to_string(),
+            })
+            .collect()
+    };
+    let defaults = crate::config::load(&args.config)?.lint;
+    if args.show.quiet && args.output != LintFormat::Text {
+        anyhow::bail!("--quiet writes the text report's findings alone; leave out -o, or --quiet");
+    }
     let selector = selector(&args.input)?;
-    let targets = cloud_targets(&args.cloud)?;
+    // A flag given wins over the config file; the checks allowed add up.
+    let clouds = match (&args.cloud, &defaults.cloud) {
+        (given, Some(file)) if given.is_empty() => file.clone(),
+        (given, _) => given.clone(),
+    };
+    let targets = cloud_targets(&clouds)?;
+    let headroom = args.headroom.or(defaults.headroom).unwrap_or(0.0);
+    let cert_expiry_days = args
+        .cert_expiry_days
+        .or(defaults.cert_expiry_days)
+        .unwrap_or(30);
+    let min_severity = args.show.min_severity.or(defaults.min_severity).map_or(
+        rke2_payload::Severity::Info,
+        crate::config::MinSeverity::severity,
+    );
+    let mut allow = defaults.allowed();
+    for check in &args.allow {
+        if !allow.contains(check) {
+            allow.push(*check);
+        }
+    }
+    let deny_warnings = match args.deny.as_deref() {
+        Some(given) => given == "warnings",
+        None => defaults.deny == Some(crate::config::Deny::Warnings),
+    };
     // Without --cloud, a Secret rendered from manifests is still held to the limit of the
     // path its infrastructure template sends it by.
     let size = SizeOptions::new()
         .with_follow_delivery(targets.is_empty())
         .with_targets(targets)
-        .with_headroom_percent(args.headroom)
+        .with_headroom_percent(headroom)
         .with_contributors(false);
     // The bundled schema unless told otherwise: the verdict must not depend on the cloud-init
     // the runner happens to have installed.
@@ -63,17 +106,18 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     let linter = Linter::new(
         LintOptions::new()
             .with_decode(decode_options(&args.input))
-            .with_cert_expiry_days(args.cert_expiry_days)
+            .with_cert_expiry_days(cert_expiry_days)
             .with_size(Some(size))
-            .with_allow(args.allow.clone())
+            .with_allow(allow)
+            .with_min_severity(min_severity)
             .with_cloud_init_schema(cloud_init_schema),
     );
-    let report = match secrets_or_findings(&args.input)? {
+    let report = match secrets_or_findings(&args.input, args.stdin_filename.as_deref())? {
         // Manifests of which nothing renders: their findings are the report.
         Door::Nothing {
             findings, classes, ..
         } if !findings.is_empty() || !classes.is_empty() => {
-            if !classes.is_empty() {
+            if !classes.is_empty() && !args.show.quiet {
                 eprintln!(
                     "rke2-payload: {} checked on its own: no Cluster of the input uses it, so nothing is rendered",
                     payload_printer::style::safe(&classes.join(", "))
@@ -96,16 +140,31 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
     let mut out = raw_stdout();
-    write_report(&mut out, &report, input_file(located), args.output)?;
+    if args.show.quiet {
+        let mut buf = styled();
+        lint::findings_text(&mut buf, &report)?;
+        out.write_all(&buf.into_inner())?;
+    } else {
+        let linted: Vec<&str> = linted.iter().map(String::as_str).collect();
+        write_report(
+            &mut out,
+            &report,
+            input_file(located),
+            &linted,
+            args.output,
+            deny_warnings,
+        )?;
+    }
     out.flush()?;
-    super::report_skipped(&report.skipped);
+    if !args.show.quiet {
+        super::report_skipped(&report.skipped);
+    }
     let errors: Vec<&str> = report
         .secrets
         .iter()
         .filter_map(|s| s.error.as_ref().map(|e| e.message.as_str()))
         .collect();
     unreadable_secrets(path, &errors)?;
-    let deny_warnings = args.deny.as_deref() == Some("warnings");
     Ok(if report.fails(deny_warnings) {
         Outcome::CheckFailed
     } else {
@@ -114,17 +173,21 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
 }
 
 /// Writes the report in `format`; `input` is the file the input stands for (`None`: standard
-/// input or the cluster, with no name).
+/// input or the cluster, with no name), `linted` every input as named (SARIF's run id);
+/// `deny_warnings` says which Secrets `-o name` lists.
 fn write_report(
     out: &mut impl Write,
     report: &LintReport,
     input: Option<&Path>,
+    linted: &[&str],
     format: LintFormat,
+    deny_warnings: bool,
 ) -> Result<()> {
     match format {
+        LintFormat::Name => lint::names(out, report, deny_warnings)?,
         LintFormat::Json => lint::json(out, report)?,
         LintFormat::Yaml => lint::yaml(out, report)?,
-        LintFormat::Sarif => sarif::write(out, report, input, &repository())?,
+        LintFormat::Sarif => sarif::write(out, report, input, linted, &repository())?,
         LintFormat::Text => {
             let mut buf = styled();
             lint::text(&mut buf, report)?;
@@ -144,7 +207,7 @@ fn write_report(
 }
 
 /// Appends the Markdown summary of every finding to the step summary file the GitHub runner
-/// named (created 0600 if missing).
+/// named (created 0600 if missing), within what GitHub's limit leaves of the file.
 fn step_summary(file: &Path, report: &LintReport, input: Option<&Path>) -> Result<()> {
     let mut options = std::fs::OpenOptions::new();
     options.append(true).create(true);
@@ -153,7 +216,12 @@ fn step_summary(file: &Path, report: &LintReport, input: Option<&Path>) -> Resul
     let mut summary = options
         .open(file)
         .with_context(|| format!("writing the step summary {}", file.to_string_lossy()))?;
-    github::step_summary(&mut summary, report, input)?;
+    let already = summary.metadata().map_or(0, |m| m.len());
+    let budget = github::STEP_SUMMARY_LIMIT.saturating_sub(already);
+    // One write, so that the file never holds half a summary.
+    let mut text = Vec::new();
+    github::step_summary(&mut text, report, input, budget)?;
+    summary.write_all(&text)?;
     Ok(())
 }
 
@@ -181,6 +249,7 @@ fn list_checks(format: LintFormat) -> Result<Outcome> {
         LintFormat::Json | LintFormat::Sarif | LintFormat::Gitlab => lint::checks_json(&mut out)?,
         LintFormat::Yaml => lint::checks_yaml(&mut out)?,
         LintFormat::Text | LintFormat::Github | LintFormat::Junit => lint::checks_text(&mut out)?,
+        LintFormat::Name => lint::checks_names(&mut out)?,
     }
     out.flush()?;
     Ok(Outcome::Ok)

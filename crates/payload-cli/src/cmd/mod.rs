@@ -12,7 +12,9 @@ mod lint;
 mod man;
 mod redact;
 mod render;
+mod schema;
 mod size;
+mod version;
 
 use std::path::{Path, PathBuf};
 
@@ -50,6 +52,8 @@ pub(crate) fn run(cli: Cli) -> Result<Outcome> {
         Command::Render(args) => render::run(&args),
         Command::Diff(args) => diff::run(&args),
         Command::Doctor(args) => doctor::run(&args),
+        Command::Version(args) => version::run(&args),
+        Command::Schema(args) => schema::run(&args),
     }
 }
 
@@ -133,15 +137,18 @@ pub(crate) fn stdin_is_not_a_terminal() -> Result<()> {
     use std::io::IsTerminal as _;
     if std::io::stdin().is_terminal() {
         anyhow::bail!(
-            "no input: standard input is a terminal; give a FILE, pipe Secrets in (kubectl get secrets -A -o yaml | {} inspect), or read them with --from-cluster",
-            crate::program_name()
+            "no input: standard input is a terminal; give a FILE, pipe Secrets in (kubectl get secrets -A -o yaml | {} {}), or read them with --from-cluster",
+            crate::program_name(),
+            crate::subcommand_name()
         );
     }
     Ok(())
 }
 
-/// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster`).
+/// The Secrets the selection flags pick (`-n`, `--name`, `-l`, `--cluster-name`). Every reader
+/// asks for it first: kubectl's flags without --from-cluster are refused here.
 pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
+    cluster::only_from_cluster(args.from_cluster, &args.kubectl)?;
     let mut selector = Selector::default();
     if let Some(namespace) = &args.namespace {
         selector = selector.with_namespace(namespace)?;
@@ -149,7 +156,7 @@ pub(crate) fn selector(args: &InputArgs) -> Result<Selector> {
     if let Some(name) = &args.name {
         selector = selector.with_name(name)?;
     }
-    if let Some(cluster) = &args.cluster {
+    if let Some(cluster) = &args.cluster_name {
         selector = selector.with_cluster(cluster)?;
     }
     for labels in &args.selector {
@@ -195,7 +202,7 @@ pub(crate) fn secrets_input(args: &InputArgs) -> Result<Input<'static>> {
 pub(crate) fn secrets_and_refusals(
     args: &InputArgs,
 ) -> Result<(Input<'static>, Vec<rke2_payload::Finding>)> {
-    let door = secrets_or_findings(args)?;
+    let door = secrets_or_findings(args, None)?;
     let refusals = door.refusals();
     match door {
         Door::Secrets { input, .. } => Ok((input, refusals)),
@@ -210,14 +217,20 @@ pub(crate) fn secrets_and_refusals(
 
 /// What the input gives a report, through the library's one door
 /// ([`payload_preview::open`]): the cluster's output, or each file and standard input.
-pub(crate) fn secrets_or_findings(args: &InputArgs) -> Result<Door> {
+///
+/// `stdin_name` is what standard input stands for (`--stdin-filename`), as findings name it.
+pub(crate) fn secrets_or_findings(args: &InputArgs, stdin_name: Option<&Path>) -> Result<Door> {
     let options = decode_options(args);
     let sources: Vec<payload_preview::Named> = if args.from_cluster {
         vec![(FROM_CLUSTER.to_owned(), Box::new(cluster::secrets(args)?))]
     } else {
         let mut sources = Vec::new();
         for file in input_files(args)? {
-            sources.push((input_name(&file), open_file(&file)?));
+            let name = match stdin_name {
+                Some(name) if file.as_os_str() == "-" => name.display().to_string(),
+                _ => input_name(&file),
+            };
+            sources.push((name, open_file(&file)?));
         }
         sources
     };
@@ -309,8 +322,9 @@ pub(crate) fn nothing_rendered(
         .or_else(|| {
             (!classes.is_empty()).then(|| {
                 format!(
-                    "no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
-                    classes.join(", ")
+                    "no Cluster of the input uses {} (`{} lint` checks a ClusterClass on its own)",
+                    classes.join(", "),
+                    crate::program_name()
                 )
             })
         })

@@ -18,9 +18,18 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     }
     let options = DecodeOptions::default();
     let mut files: Vec<(String, Vec<u8>)> = Vec::new();
+    if args.stdin_filename.is_some() && !paths.iter().any(|p| p.as_os_str() == "-") {
+        bail!(
+            "--stdin-filename names what standard input stands for, and the input does not read it"
+        );
+    }
     for file in rke2_payload::input_files(&paths, true)? {
         let bytes = rke2_payload::read_input(&file, &options)?;
-        files.push((input_name(&file), bytes));
+        let name = match &args.stdin_filename {
+            Some(name) if file.as_os_str() == "-" => name.display().to_string(),
+            _ => input_name(&file),
+        };
+        files.push((name, bytes));
     }
     let sources: Vec<Source<'_>> = files
         .iter()
@@ -67,8 +76,9 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     if preview.secrets.is_empty() {
         if !preview.classes.is_empty() {
             bail!(
-                "nothing was rendered: no Cluster of the input uses {} (`rke2-payload lint` checks a ClusterClass on its own)",
-                safe(&preview.classes.join(", "))
+                "nothing was rendered: no Cluster of the input uses {} (`{} lint` checks a ClusterClass on its own)",
+                safe(&preview.classes.join(", ")),
+                crate::program_name()
             );
         }
         bail!("nothing was rendered (see the findings above)");
@@ -125,8 +135,9 @@ fn tell_findings(findings: &[rke2_payload::Finding]) {
             })
             .collect();
         eprintln!(
-            "rke2-payload: {total} note(s) about the manifests ({}): rke2-payload lint shows them",
-            ids.join(", ")
+            "rke2-payload: {total} note(s) about the manifests ({}): {} lint shows them",
+            ids.join(", "),
+            crate::program_name()
         );
     }
 }

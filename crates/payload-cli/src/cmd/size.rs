@@ -17,7 +17,14 @@ use crate::output::{raw_stdout, styled};
 pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let path = args.input.path();
     let selector = selector(&args.input)?;
-    let options = size_options(args)?;
+    let defaults = crate::config::load(&args.config)?.size;
+    // A flag given wins over the config file.
+    let clouds = match (&args.cloud, &defaults.cloud) {
+        (given, Some(file)) if given.is_empty() => file.clone(),
+        (given, _) => given.clone(),
+    };
+    let headroom = args.headroom.or(defaults.headroom).unwrap_or(0.0);
+    let options = size_options(args, &clouds, headroom)?;
     let mut out = raw_stdout();
     let mut fits = true;
     let mut unreadable: Vec<String> = Vec::new();
@@ -26,7 +33,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let layout = match format {
         SizeFormat::Json => Layout::Json,
         SizeFormat::Yaml => Layout::Yaml,
-        SizeFormat::Text | SizeFormat::Junit => Layout::Text,
+        SizeFormat::Text | SizeFormat::Junit | SizeFormat::Name => Layout::Text,
     };
     let mut items = Items::new(layout, SIZE_SCHEMA);
     // JUnit needs totals in its first element: collect only what it prints.
@@ -35,7 +42,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     let sizer = Sizer::new(options);
     // From a cluster, each Secret is measured on the path its Machine's infrastructure
     // object names, unless the user names the platforms.
-    let (input, refusals) = if args.input.from_cluster && args.cloud.is_empty() {
+    let (input, refusals) = if args.input.from_cluster && clouds.is_empty() {
         let input = super::cluster::live_secrets(&args.input, &decode_options(&args.input))?;
         (input, Vec::new())
     } else {
@@ -55,6 +62,7 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     let message = e.to_string();
                     let item = match format {
                         SizeFormat::Junit => Rendered::Junit(SizeItem::unreadable(secret, message)),
+                        SizeFormat::Name => Rendered::Error(name_line(secret)?, message),
                         SizeFormat::Text => {
                             let mut buf = styled();
                             error_item(&mut buf, secret, &message, layout)?;
@@ -80,6 +88,14 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                         )),
                         Err(e) => failed(e),
                     },
+                    // `-o name`: the Secrets that do not fit.
+                    SizeFormat::Name => match sizer.measure(secret) {
+                        Ok(report) if report.payload.fits() => {
+                            Ok((true, Rendered::Bytes(Vec::new())))
+                        }
+                        Ok(_) => Ok((false, Rendered::Bytes(name_line(secret)?))),
+                        Err(e) => failed(e),
+                    },
                     SizeFormat::Text => match sizer.measure(secret) {
                         Ok(report) => {
                             let mut buf = styled();
@@ -103,7 +119,13 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
                     }
                     Rendered::Error(bytes, message) => {
                         unreadable.push(message);
+                        if format == SizeFormat::Name {
+                            return Ok(out.write_all(&bytes)?);
+                        }
                         Ok(items.item(&mut out, &bytes)?)
+                    }
+                    Rendered::Bytes(bytes) if format == SizeFormat::Name => {
+                        Ok(out.write_all(&bytes)?)
                     }
                     Rendered::Bytes(bytes) => Ok(items.item(&mut out, &bytes)?),
                     Rendered::Skipped(one) => {
@@ -133,6 +155,13 @@ pub(crate) fn run(args: &SizeArgs) -> Result<Outcome> {
     })
 }
 
+/// A Secret's line of `-o name`.
+fn name_line(secret: &rke2_payload::BootstrapSecret<'_>) -> Result<Vec<u8>> {
+    let mut line = Vec::new();
+    payload_printer::document::name(&mut line, secret.name(), secret.namespace())?;
+    Ok(line)
+}
+
 /// One Secret's report, made on a worker thread.
 enum Rendered {
     /// Rendered as JSON or text.
@@ -145,8 +174,9 @@ enum Rendered {
     Skipped(rke2_payload::SkippedSecret),
 }
 
-fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
-    let mut targets = cloud_targets(&args.cloud)?;
+/// The options of a run measuring against `clouds` with `headroom` (flags and config merged).
+fn size_options(args: &SizeArgs, clouds: &[String], headroom: f64) -> Result<SizeOptions> {
+    let mut targets = cloud_targets(clouds)?;
     // Platforms the user names are measured as named; otherwise a Secret rendered from
     // manifests is measured against its infrastructure template's path.
     let follow_delivery = targets.is_empty();
@@ -168,7 +198,7 @@ fn size_options(args: &SizeArgs) -> Result<SizeOptions> {
     Ok(SizeOptions::new()
         .with_decode(decode_options(&args.input))
         .with_targets(targets)
-        .with_headroom_percent(args.headroom)
+        .with_headroom_percent(headroom)
         .with_contributors(args.output == SizeFormat::Text)
         .with_follow_delivery(follow_delivery))
 }

@@ -63,6 +63,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
             kubeconfig,
             "--context",
             "stand-in",
+            "-A",
             "-o",
             "json",
         ],
@@ -92,7 +93,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
             "stand-in",
             "-n",
             "default",
-            "--cluster",
+            "--cluster-name",
             "demo",
             "-o",
             "json",
@@ -148,6 +149,7 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
             kubeconfig,
             "--context",
             "stand-in",
+            "-A",
         ]);
         let out = run_in(dir.path(), &args);
         assert!(
@@ -157,6 +159,96 @@ fn from_cluster_reads_the_secrets_through_kubectl_with_the_selection_flags() {
         );
         assert!(!out.stdout.is_empty(), "{sub:?}");
     }
+}
+
+#[test]
+fn without_n_or_a_kubectl_reads_the_context_s_namespace() {
+    if !have_kubectl() {
+        return;
+    }
+    let dir = scratch();
+    // Every third Secret moved to the namespace `capi` (the context `stand-in-capi`'s).
+    let mut secrets = fixture_secrets();
+    for secret in secrets.iter_mut().step_by(3) {
+        secret["metadata"]["namespace"] = "capi".into();
+    }
+    let api = StandIn::start(secrets, Refusals::default());
+    let kubeconfig = api.kubeconfig(dir.path());
+    let kubeconfig = kubeconfig.to_str().expect("path");
+    let all = names(&run_in(
+        dir.path(),
+        &[
+            "inspect",
+            "--from-cluster",
+            "--kubeconfig",
+            kubeconfig,
+            "--context",
+            "stand-in",
+            "-A",
+            "-o",
+            "json",
+        ],
+    ));
+    let in_capi: Vec<String> = all
+        .iter()
+        .filter(|n| n.starts_with("capi/"))
+        .cloned()
+        .collect();
+    assert!(!in_capi.is_empty() && in_capi.len() < all.len(), "{all:?}");
+    let inspect = |context: &str, more: &[&str]| {
+        let mut args = vec![
+            "inspect",
+            "--from-cluster",
+            "--kubeconfig",
+            kubeconfig,
+            "--context",
+            context,
+            "-o",
+            "json",
+        ];
+        args.extend(more);
+        let out = run_in(dir.path(), &args);
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            names(&out),
+            api.requests_for("secrets").pop().expect("asked"),
+        )
+    };
+    // The context's namespace, as `kubectl get secrets` reads it.
+    let (read, asked) = inspect("stand-in-capi", &[]);
+    assert_eq!(read, in_capi);
+    assert!(
+        asked.starts_with("/api/v1/namespaces/capi/secrets?"),
+        "{asked}"
+    );
+    // A context without one: `default`.
+    let (read, asked) = inspect("stand-in", &[]);
+    assert!(read.iter().all(|n| n.starts_with("default/")), "{read:?}");
+    assert!(
+        asked.starts_with("/api/v1/namespaces/default/secrets?"),
+        "{asked}"
+    );
+    // -n and -A over the context's.
+    let (read, _) = inspect("stand-in", &["-n", "capi"]);
+    assert_eq!(read, in_capi);
+    let (read, asked) = inspect("stand-in-capi", &["-A"]);
+    assert_eq!(read, all);
+    assert!(asked.starts_with("/api/v1/secrets?"), "{asked}");
+    // A bare --name is a get in the context's namespace, or found in every one with -A.
+    let one = in_capi[0].split_once('/').expect("ns/name").1;
+    let (read, asked) = inspect("stand-in-capi", &["--name", one]);
+    assert_eq!(read, [in_capi[0].clone()]);
+    assert_eq!(asked, format!("/api/v1/namespaces/capi/secrets/{one}"));
+    let (read, asked) = inspect("stand-in", &["--name", one, "-A"]);
+    assert_eq!(read, [in_capi[0].clone()]);
+    assert!(
+        asked.starts_with("/api/v1/secrets?") && asked.contains("metadata.name%3D"),
+        "{asked}"
+    );
 }
 
 #[test]
@@ -282,6 +374,9 @@ fn no_input_on_a_terminal_is_a_hint_and_exit_2() {
             out.contains("no input: standard input is a terminal"),
             "{sub}: {out}"
         );
-        assert!(out.contains("kubectl rke2-payload inspect"), "{sub}: {out}");
+        assert!(
+            out.contains(&format!("| kubectl rke2-payload {sub})")),
+            "{sub}: {out}"
+        );
     }
 }

@@ -276,3 +276,60 @@ fn past_github_s_limits_the_most_severe_are_kept_and_the_rest_counted() {
         + report["summary"]["warnings"].as_u64().expect("warnings") as usize;
     assert_eq!(rows, total, "{md}");
 }
+
+#[test]
+fn the_step_summary_stays_within_github_s_mebibyte_and_says_what_it_left_out() {
+    // GitHub drops a step's whole summary past 1 MiB (the file's size, what earlier steps or
+    // commands of the step wrote included).
+    const LIMIT: usize = 1 << 20;
+    let repo = repository();
+    std::fs::write(repo.path().join("many.json"), many_workers(5_003)).expect("write");
+    let summary = repo.path().join("summary.md");
+    let before = format!("## An earlier report\n\n{}\n", "x".repeat(400_000));
+    std::fs::write(&summary, &before).expect("write");
+    let out = cmd()
+        .current_dir(repo.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["lint", "many.json", "-o", "github"])
+        .output()
+        .expect("run");
+    assert!(
+        out.status.code().is_some_and(|c| c < 2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let md = std::fs::read_to_string(&summary).expect("the step summary");
+    assert!(md.len() <= LIMIT, "{} bytes", md.len());
+    assert!(md.starts_with(&before), "what was there is kept");
+    assert!(
+        md.len() > LIMIT - 2_000,
+        "the room is used: {} bytes",
+        md.len()
+    );
+    let rows = md
+        .lines()
+        .filter(|l| l.starts_with("| ") && !l.starts_with("| level"))
+        .count();
+    let last = md.trim_end().lines().last().expect("a last line");
+    assert_eq!(
+        last,
+        format!(
+            "**{} of 5003 findings are left out**: GitHub takes at most 1024 KiB of a step's summary. `rke2-payload lint` (or `-o json`) lists them all.",
+            5_003 - rows
+        ),
+        "{rows} rows"
+    );
+    assert!(rows > 1_000 && rows < 5_003, "{rows}");
+
+    // A file already full: nothing is added, so GitHub still shows what was there.
+    let full = "y".repeat(LIMIT - 10);
+    std::fs::write(&summary, &full).expect("write");
+    let out = cmd()
+        .current_dir(repo.path())
+        .env("GITHUB_STEP_SUMMARY", &summary)
+        .args(["lint", "many.json", "-o", "github"])
+        .output()
+        .expect("run");
+    assert!(out.status.code().is_some_and(|c| c < 2));
+    assert_eq!(std::fs::read_to_string(&summary).expect("summary"), full);
+}

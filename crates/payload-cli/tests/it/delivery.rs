@@ -281,17 +281,45 @@ fn a_flatcar_image_with_cloud_config_is_an_error() {
 }
 
 #[test]
-fn registry_credentials_ending_in_a_newline_are_an_error() {
+fn registry_credentials_ending_in_a_newline_are_an_error_where_rke2_pulls_its_images() {
     let registry = "      privateRegistriesConfig:\n        configs:\n          registry.example.com:\n            authSecret: {name: reg-auth, namespace: capi}\n";
-    let mut manifests = cluster("DockerMachineTemplate", "      {}\n", "", registry);
     // `echo admin | base64`: the values end in a line break.
-    manifests.push_str(
-        "---\napiVersion: v1\nkind: Secret\nmetadata: {name: reg-auth, namespace: capi}\ndata:\n  username: YWRtaW4K\n  password: c2VjcmV0Cg==\n",
-    );
-    let (code, out, _) = run(&["lint", "-o", "json", "-"], &manifests);
-    assert_eq!(code, Some(1), "{out}");
-    assert!(out.contains("registry-auth-newline"), "{out}");
-    assert!(!out.contains("secret\\n"), "the password never shows");
+    let auth = "---\napiVersion: v1\nkind: Secret\nmetadata: {name: reg-auth, namespace: capi}\ndata:\n  username: YWRtaW4K\n  password: c2VjcmV0Cg==\n";
+    let severity = |manifests: &str| {
+        let (code, out, _) = run(&["lint", "-o", "json", "-"], manifests);
+        assert!(!out.contains("secret\\n"), "the password never shows");
+        let doc: Value = serde_json::from_str(&out).expect("json");
+        let found: Vec<String> = doc["secrets"]
+            .as_array()
+            .expect("secrets")
+            .iter()
+            .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+            .filter(|f| f["id"] == "registry-auth-newline")
+            .filter_map(|f| f["severity"].as_str().map(str::to_owned))
+            .collect();
+        (code, found)
+    };
+    // A registry of the workloads' images: their pulls fail, the node starts.
+    let workloads = cluster("DockerMachineTemplate", "      {}\n", "", registry) + auth;
+    let (code, found) = severity(&workloads);
+    // The username and the password.
+    assert_eq!(found, ["warning", "warning"], "{found:?}");
+    assert_eq!(code, Some(0));
+    // The registry RKE2 pulls its own images from: the node never starts.
+    let system = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "",
+        &registry.replace(
+            "      privateRegistriesConfig:",
+            "      agentConfig: {systemDefaultRegistry: registry.example.com}\n      privateRegistriesConfig:",
+        ),
+    )
+    .replacen("      agentConfig: {}\n", "", 1)
+        + auth;
+    let (code, found) = severity(&system);
+    assert_eq!(found, ["error", "error"], "{found:?}");
+    assert_eq!(code, Some(1));
 }
 
 /// The project's ClusterClass example.
@@ -417,6 +445,19 @@ fn a_provider_that_cannot_deliver_the_payload_fails_the_gate() {
             .1
             .contains(&"provider-refuses-payload".to_owned())
     );
+    // A size gate fails too: the provider delivers nothing, whatever fits. `render` writes
+    // what CAPRKE2 writes, and says the error.
+    for refused in [&capd, &aws] {
+        let (code, _, err) = run(&["size", "-"], refused);
+        assert_eq!(code, Some(1), "size: {err}");
+        let (code, _, err) = run(&["render", "-"], refused);
+        assert_eq!(code, Some(0), "render: {err}");
+        assert!(err.contains("provider-refuses-payload"), "{err}");
+    }
+    for fine in [&plain, &with_bucket] {
+        let (code, _, err) = run(&["size", "-"], fine);
+        assert_eq!(code, Some(0), "size: {err}");
+    }
 }
 
 #[test]
@@ -530,4 +571,61 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
             .1
             .contains(&"manifest-webhook-refuses".to_owned())
     );
+}
+
+/// CAPRKE2's own private-registries example: its credentials end in a line break and its
+/// client certificate expired in 2023. The pulls through that registry fail; RKE2's own images
+/// come from their default registry, so the nodes start: warnings, not errors.
+#[test]
+fn caprke2_s_private_registries_example_warns_and_boots() {
+    let text = std::fs::read_to_string(testdata().join(
+        "../crates/payload-preview/tests/data/caprke2/v0.25.0-docker-cluster-template-private-registries.yaml",
+    ))
+    .expect("the example");
+    let manifests = [
+        ("${CLUSTER_NAME}", "demo"),
+        ("${NAMESPACE}", "default"),
+        ("${KUBERNETES_VERSION}", "v1.32.5"),
+        ("${CONTROL_PLANE_MACHINE_COUNT}", "1"),
+        ("${WORKER_MACHINE_COUNT}", "1"),
+    ]
+    .iter()
+    .fold(text, |t, (var, value)| t.replace(var, value));
+    let (code, out, err) = run(&["lint", "-o", "json", "-"], &manifests);
+    assert_eq!(code, Some(0), "{err}{out}");
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    let severities = |id: &str| -> Vec<String> {
+        doc["secrets"]
+            .as_array()
+            .expect("secrets")
+            .iter()
+            .flat_map(|s| s["findings"].as_array().into_iter().flatten())
+            .filter(|f| f["id"] == id)
+            .filter_map(|f| f["severity"].as_str().map(str::to_owned))
+            .collect()
+    };
+    for id in ["registry-auth-newline", "cert-expiry"] {
+        let found = severities(id);
+        assert!(!found.is_empty(), "{id}: {out}");
+        assert!(found.iter().all(|s| s == "warning"), "{id}: {found:?}");
+    }
+    // Made the registry the workers' RKE2 pulls its own images from: errors on the worker.
+    let system = manifests.replacen(
+        "      agentConfig: {}",
+        "      agentConfig: {systemDefaultRegistry: registry.belgai.de}",
+        1,
+    );
+    assert_ne!(system, manifests);
+    let (code, out, _) = run(&["lint", "-o", "json", "-"], &system);
+    assert_eq!(code, Some(1), "{out}");
+    let doc: Value = serde_json::from_str(&out).expect("json");
+    for secret in doc["secrets"].as_array().expect("secrets") {
+        let worker = secret["role"] == "agent";
+        for f in secret["findings"].as_array().expect("findings") {
+            if f["id"] == "registry-auth-newline" || f["id"] == "cert-expiry" {
+                let expected = if worker { "error" } else { "warning" };
+                assert_eq!(f["severity"], expected, "{secret}");
+            }
+        }
+    }
 }

@@ -201,7 +201,7 @@ fn through_kubectl_each_dump_gives_the_same_answer_with_one_get_per_kind() {
     let dir = scratch();
     for e in expectations() {
         let api = StandIn::start(objects_of(&dumps().join(&e.dump)), Refusals::default());
-        let out = api.run(dir.path(), &["doctor", "-o", "json"]);
+        let out = api.run(dir.path(), &["doctor", "-A", "-o", "json"]);
         let how = format!("{} through kubectl", e.dump);
         check(&json_of(&out, &how), out.status.code(), &e, &how);
         for plural in [
@@ -240,7 +240,7 @@ fn what_the_user_may_not_read_is_unknown_with_kubectls_sentence() {
         },
     );
     let kubeconfig = api.kubeconfig(dir.path());
-    let out = api.run(dir.path(), &["doctor", "-o", "json"]);
+    let out = api.run(dir.path(), &["doctor", "-A", "-o", "json"]);
     let doc = json_of(&out, "refused");
     // Nothing is broken by what could not be read: exit 0, the links say unknown.
     assert_eq!(out.status.code(), Some(0), "{doc}");
@@ -314,13 +314,16 @@ fn a_dump_that_does_not_read_or_holds_no_rke2_cluster_is_exit_2() {
     assert!(out.stdout.is_empty());
     assert!(String::from_utf8_lossy(&out.stderr).contains("no RKE2 cluster in the input"));
     let out = cmd()
-        .args(["doctor", "--cluster", "no-such-cluster"])
+        .args(["doctor", "--cluster-name", "no-such-cluster"])
         .arg(dumps().join("healthy-v1beta2.yaml"))
         .output()
         .expect("run");
     assert_eq!(out.status.code(), Some(2));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("matching --cluster no-such-cluster"), "{err}");
+    assert!(
+        err.contains("matching --cluster-name no-such-cluster"),
+        "{err}"
+    );
 }
 
 #[test]
@@ -353,7 +356,7 @@ fn size_from_the_cluster_measures_the_path_each_machine_s_infrastructure_names()
             "{}",
             String::from_utf8_lossy(&none.stderr)
         );
-        let out = api.run(dir.path(), &["size", "-o", "json"]);
+        let out = api.run(dir.path(), &["size", "-A", "-o", "json"]);
         let doc = json_of(&out, "size");
         (
             doc,

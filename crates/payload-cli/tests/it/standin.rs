@@ -112,14 +112,15 @@ impl StandIn {
         StandIn { port, requests }
     }
 
-    /// A kubeconfig for it (context `stand-in`; the current context is another, unreachable
-    /// one), in `dir`.
+    /// A kubeconfig for it (context `stand-in`, without a namespace, and `stand-in-capi`,
+    /// whose namespace is `capi`; the current context is another, unreachable one), in
+    /// `dir`.
     pub(crate) fn kubeconfig(&self, dir: &std::path::Path) -> std::path::PathBuf {
         let path = dir.join("kubeconfig");
         std::fs::write(
             &path,
             format!(
-                "apiVersion: v1\nkind: Config\nclusters:\n- name: stand-in\n  cluster: {{server: \"http://127.0.0.1:{}\"}}\nusers:\n- name: tester\n  user: {{token: not-a-real-token}}\ncontexts:\n- name: stand-in\n  context: {{cluster: stand-in, user: tester}}\n- name: other\n  context: {{cluster: nowhere, user: tester}}\ncurrent-context: other\n",
+                "apiVersion: v1\nkind: Config\nclusters:\n- name: stand-in\n  cluster: {{server: \"http://127.0.0.1:{}\"}}\nusers:\n- name: tester\n  user: {{token: not-a-real-token}}\ncontexts:\n- name: stand-in\n  context: {{cluster: stand-in, user: tester}}\n- name: stand-in-capi\n  context: {{cluster: stand-in, user: tester, namespace: capi}}\n- name: other\n  context: {{cluster: nowhere, user: tester}}\ncurrent-context: other\n",
                 self.port
             ),
         )

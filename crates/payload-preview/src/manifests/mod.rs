@@ -169,6 +169,22 @@ impl Object {
             self.title(),
             self.line,
         )
+        .with_ignores(self.ignores())
+    }
+
+    /// What its `ignore-check.rke2-payload.io/…` annotations say, read from the parsed
+    /// `metadata.annotations` (a `null` value is an empty reason; a value of another type
+    /// is not an annotation the API server would store, and is passed over); `None` when it
+    /// has none.
+    pub(crate) fn ignores(&self) -> Option<rke2_payload::Ignores> {
+        let annotations = self.get(&["metadata", "annotations"])?.as_object()?;
+        let pairs = annotations.iter().filter_map(|(k, v)| match v {
+            Value::String(s) => Some((k.as_str(), s.as_str())),
+            Value::Null => Some((k.as_str(), "")),
+            _ => None,
+        });
+        let ignores = rke2_payload::Ignores::from_annotations(pairs, &self.title());
+        (!ignores.is_empty()).then_some(ignores)
     }
 
     /// Where one of its fields is written, for a finding about that field: the field's line

@@ -38,8 +38,9 @@ pub enum Door {
 }
 
 impl Door {
-    /// The manifest findings that say CAPRKE2 or the API server refuses an object
-    /// ([`Finding::is_refusal`]) of a preview that made Secrets: a gate fails on them.
+    /// The manifest findings that say the data never reaches a machine
+    /// ([`Finding::is_undeliverable`]: CAPRKE2 or the API server refuses an object, or the
+    /// infrastructure provider the data) of a preview that made Secrets: a gate fails on them.
     pub fn refusals(&self) -> Vec<Finding> {
         match self {
             Door::Secrets {
@@ -49,7 +50,7 @@ impl Door {
                 .preview
                 .findings
                 .iter()
-                .filter(|f| f.is_refusal())
+                .filter(|f| f.is_undeliverable())
                 .cloned()
                 .collect(),
             _ => Vec::new(),

@@ -409,6 +409,22 @@ impl<'a, 'm> Machine<'a, 'm> {
             generated: self.generated,
             findings,
             site: Some(job.source.site()),
+            // The template it was made from (a topology's: the class's), then its Cluster.
+            suppressions: job
+                .source
+                .site()
+                .ignores
+                .iter()
+                .flat_map(|i| i.suppressions.clone())
+                .chain(
+                    self.ctx
+                        .c
+                        .cluster
+                        .and_then(Object::ignores)
+                        .into_iter()
+                        .flat_map(|i| i.suppressions),
+                )
+                .collect(),
             delivery: job.machine.and_then(|machine| {
                 delivery(m, machine, self.ctx.c.cluster, format == Format::Ignition)
             }),

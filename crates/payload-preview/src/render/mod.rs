@@ -220,6 +220,9 @@ pub struct PreviewSecret {
     /// The path its user data takes to the machine, from the infrastructure machine template
     /// (`None` when no template is named or its kind is not in the delivery table).
     pub delivery: Option<rke2_payload::Delivery>,
+    /// The checks the object it was made from and its Cluster suppress on it (their
+    /// `ignore-check.rke2-payload.io/…` annotations), in that order.
+    pub suppressions: Vec<rke2_payload::Suppression>,
 }
 
 /// Every rendered Secret and every manifest finding.
@@ -656,7 +659,21 @@ fn new_rng(seed: Option<u64>) -> Result<StdRng, RenderError> {
 /// A finding per `${VAR}` left in an object of the input.
 fn unsubstituted(manifests: &Manifests) -> Vec<Finding> {
     let mut out = Vec::new();
-    for object in manifests.objects.iter().filter(|o| o.made_for.is_none()) {
+    // A Secret or ConfigMap no RKE2 object names reaches no bootstrap data: a `${VAR}` there
+    // (an add-on's shell script, written `$${VAR}` for clusterctl) is its own business.
+    let mut named = Vec::new();
+    for o in manifests
+        .objects
+        .iter()
+        .filter(|o| o.kind().starts_with("RKE2"))
+    {
+        referenced_names(&o.value, o.namespace(), &mut named);
+    }
+    for object in manifests.objects.iter().filter(|o| {
+        o.made_for.is_none()
+            && (!matches!(o.kind(), "Secret" | "ConfigMap")
+                || named.contains(&(o.namespace().to_owned(), o.name().to_owned())))
+    }) {
         let mut vars = Vec::new();
         crate::manifests::unsubstituted(&object.value, &mut vars);
         for var in vars {
@@ -671,6 +688,31 @@ fn unsubstituted(manifests: &Manifests) -> Vec<Finding> {
         }
     }
     out
+}
+
+/// Every object an RKE2 object may name (`{name: …}` anywhere in it, with its `namespace` when
+/// it says one), as (namespace, name).
+fn referenced_names(value: &Value, namespace: &str, out: &mut Vec<(String, String)>) {
+    match value {
+        Value::Object(map) => {
+            if let Some(Value::String(name)) = map.get("name") {
+                let ns = map
+                    .get("namespace")
+                    .and_then(Value::as_str)
+                    .unwrap_or(namespace);
+                out.push((ns.to_owned(), name.clone()));
+            }
+            for v in map.values() {
+                referenced_names(v, namespace, out);
+            }
+        }
+        Value::Array(items) => {
+            for v in items {
+                referenced_names(v, namespace, out);
+            }
+        }
+        _ => {}
+    }
 }
 
 /// Locates every finding, gives each Secret the findings about the objects of its namespace
@@ -818,6 +860,17 @@ impl PreviewSecret {
                 Value::String(Value::Array(list).to_string()),
             );
         }
+        // The suppressions of the objects it was made from, as annotations of its own: `lint`
+        // reads a Secret's annotations whatever it is given.
+        for by in &self.suppressions {
+            annotations
+                .entry(format!(
+                    "{}{}",
+                    rke2_payload::IGNORE_CHECK_ANNOTATION_PREFIX,
+                    by.check.id()
+                ))
+                .or_insert_with(|| Value::String(by.reason.clone()));
+        }
         if let Some(site) = &self.site {
             let mut from = json!({"file": site.file, "object": site.object, "line": site.line});
             if let Some(d) = &self.delivery {
@@ -903,7 +956,8 @@ impl Preview {
                 .with_origin(
                     rke2_payload::Origin::rendered(s.site.clone())
                         .with_delivery(s.delivery.clone())
-                        .with_findings(s.findings.clone()),
+                        .with_findings(s.findings.clone())
+                        .with_suppressions(s.suppressions.clone()),
                 )
             })
             .collect()

@@ -9,10 +9,16 @@ use std::fmt;
 
 use crate::error::Position;
 
+mod suppress;
+
+pub(crate) use suppress::suppressible;
+pub use suppress::{IGNORE_CHECK_ANNOTATION_PREFIX, Ignores, Suppression};
+
 /// How serious a finding is.
 #[derive(
     Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, serde::Serialize, serde::Deserialize,
 )]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Severity {
@@ -217,9 +223,9 @@ checks! {
         "a K10 token's CA hash does not match the cluster's server CA",
         "A secure token (K10<hash>::user:password) pins the server CA by hash; an agent whose token names another CA refuses the server.";
     /// `cidr-overlap`.
-    CidrOverlap = "cidr-overlap", Error,
+    CidrOverlap = "cidr-overlap", Warning,
         "the pod and service CIDRs overlap",
-        "RKE2 refuses to start when `cluster-cidr` and `service-cidr` overlap (defaults 10.42.0.0/16 and 10.43.0.0/16, compared per address family, dual-stack lists included): the node never becomes Ready.";
+        "`cluster-cidr` and `service-cidr` overlap (defaults 10.42.0.0/16 and 10.43.0.0/16, compared per address family, dual-stack lists included). RKE2 starts and the nodes join, but a node whose pod range falls in the service range gives its pods addresses that kube-proxy's service rules capture: traffic to those pods, DNS among it, breaks. Give the two disjoint ranges.";
     /// `size-over-limit`.
     SizeOverLimit = "size-over-limit", Error,
         "the payload does not fit the cloud's user-data limit",
@@ -231,7 +237,7 @@ checks! {
     /// `registry-auth-newline`.
     RegistryAuthNewline = "registry-auth-newline", Error,
         "a registry credential in registries.yaml ends in a line break",
-        "CAPRKE2 copies the registry auth Secret's values into registries.yaml as they are; a value made with `echo x | base64` keeps its line break, so containerd sends a username or password the registry rejects. Store the Secret's values without the trailing newline (`echo -n`, `printf`).";
+        "CAPRKE2 copies the registry auth Secret's values into registries.yaml as they are; a value made with `echo x | base64` keeps its line break, so containerd sends a username or password the registry rejects. An error when that registry is the `system-default-registry` RKE2 pulls its own images from (the node never starts); a warning otherwise (pulls through it fail, containerd falls back to the default endpoint). Store the Secret's values without the trailing newline (`echo -n`, `printf`).";
     /// `manifest-flatcar-cloud-config`.
     ManifestFlatcarCloudConfig = "manifest-flatcar-cloud-config", Error,
         "a Flatcar machine image with a cloud-config bootstrap format",
@@ -348,6 +354,10 @@ checks! {
     ManifestAirGapNoChecksum = "manifest-airgap-no-checksum", Info,
         "air-gapped install without a checksum",
         "With `airGapped: true` and no `airGappedChecksum`, the node installs whatever artifacts its image holds, unverified. Set the checksum of the artifacts' sha256sum file.";
+    /// `ignore-check-unknown`.
+    IgnoreCheckUnknown = "ignore-check-unknown", Warning,
+        "an ignore-check annotation names no check",
+        "An annotation `ignore-check.rke2-payload.io/<id>` on a bootstrap Secret or a manifest object suppresses the check of that id on it; this one's id is not in the table (a typo, or a check of another version), so it suppresses nothing. Fix the id (`rke2-payload lint --list-checks` lists them) or remove the annotation.";
 }
 
 impl Check {
@@ -375,6 +385,23 @@ impl serde::Serialize for Check {
     }
 }
 
+/// A check as its stable id: one of the ids of [`Check::ALL`].
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for Check {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "Check".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        let ids: Vec<&str> = Check::ALL.iter().map(|c| c.id()).collect();
+        schemars::json_schema!({
+            "description": "The check's stable id (`rke2-payload lint --list-checks`).",
+            "type": "string",
+            "enum": ids,
+        })
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for Check {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let id = <std::borrow::Cow<'de, str>>::deserialize(deserializer)?;
@@ -385,6 +412,7 @@ impl<'de> serde::Deserialize<'de> for Check {
 
 /// One finding: which check, how serious, what is wrong, and where.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Finding {
     /// The check, serialised as its stable id (`"id": "server-port"`).
@@ -411,6 +439,7 @@ pub struct Finding {
 
 /// Where a manifest finding's object is written: the file, the object, and its line.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ManifestSite {
     /// The file the object came from, as it was named (`-` for standard input).
@@ -420,6 +449,11 @@ pub struct ManifestSite {
     /// 1-based line of the object (its first key) in `file`, if known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// What the object's `ignore-check.rke2-payload.io/…` annotations say: a finding located
+    /// here of a check they suppress is suppressed. Set by the preview from the parsed object;
+    /// not serialised.
+    #[serde(skip)]
+    pub ignores: Option<std::sync::Arc<Ignores>>,
 }
 
 impl ManifestSite {
@@ -434,7 +468,15 @@ impl ManifestSite {
             file: file.into(),
             object: object.into(),
             line,
+            ignores: None,
         }
+    }
+
+    /// The same place with what its object's ignore-check annotations say (`None` or empty:
+    /// nothing).
+    pub fn with_ignores(mut self, ignores: Option<Ignores>) -> Self {
+        self.ignores = ignores.filter(|i| !i.is_empty()).map(std::sync::Arc::new);
+        self
     }
 
     /// The same place with the names escaped for a terminal (read back from an annotation,
@@ -445,6 +487,7 @@ impl ManifestSite {
             file: safe(&self.file),
             object: safe(&self.object),
             line: self.line,
+            ignores: self.ignores,
         }
     }
 }
@@ -525,6 +568,16 @@ impl Finding {
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
             )
+    }
+
+    /// Whether the finding says that the data never reaches a machine: a refusal
+    /// ([`Finding::is_refusal`]), or the infrastructure provider refusing to deliver the data
+    /// CAPRKE2 wrote (`provider-refuses-payload`). `size`, which answers whether the data
+    /// reaches the machine, fails on these; `render`, which answers what CAPRKE2 writes, only
+    /// on refusals.
+    pub fn is_undeliverable(&self) -> bool {
+        self.is_refusal()
+            || (self.severity == Severity::Error && self.check == Check::ProviderRefusesPayload)
     }
 
     /// The check's stable id.

@@ -49,6 +49,13 @@ pub(crate) fn scrub(message: &str) -> String {
     }
 }
 
+/// What the YAML reader's message says in words when a null stands where a string must
+/// (serde's own words are advice to a programmer).
+pub(crate) const NULL_FOR_STRING: &str =
+    "a null (written empty, ~ or null) stands where a string must";
+/// … and when a mapping or a list does.
+pub(crate) const COLLECTION_FOR_STRING: &str = "a mapping or a list stands where a string must";
+
 /// The YAML parser's messages that name its own types, said in words: a budget breach
 /// (`budget breached: Nodes { nodes: 250001 }`) and a duplicate key (`…, set DuplicateKeyPolicy
 /// in Options if acceptable`).
@@ -77,6 +84,20 @@ fn plain_words(message: &str) -> Cow<'_, str> {
             "{}the YAML exceeds a reading limit {what} (an alias bomb, or an input too large to read safely){after}",
             &message[..at]
         ));
+    }
+    // serde's advice to the programmer, when a null stands where a string is read (a key
+    // written empty, `~` or `null`, or a variable substituted by nothing), and the parser's
+    // words for a mapping or a list there.
+    for (serde, words) in [
+        (
+            "cannot deserialize null into string; use Option<String>",
+            NULL_FOR_STRING,
+        ),
+        ("expected string scalar", COLLECTION_FOR_STRING),
+    ] {
+        if out.contains(serde) {
+            out = Cow::Owned(out.replace(serde, words));
+        }
     }
     if out.contains(", set DuplicateKeyPolicy in Options if acceptable") {
         let text = out

@@ -658,6 +658,97 @@ fn write_flow(node: &Node, replace: &dyn Fn(&Range<usize>) -> Option<String>, ou
     }
 }
 
+/// A mapping key that is not a string: what an object's keys must be (Kubernetes objects,
+/// JSON), found where a reader of objects refused one.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct KeyProblem {
+    /// The mapping the key is in, as a path from its document's top (`spec.a[0].b`; empty for
+    /// the top itself); a key that does not look like a name is `…`, so no input text but
+    /// names is quoted.
+    pub(crate) field: String,
+    /// Whether the key is null (written empty, `~` or `null`) rather than a mapping or a list.
+    pub(crate) null: bool,
+    /// The 1-based line of the key in the text, when it is a scalar.
+    pub(crate) line: Option<usize>,
+}
+
+/// Every mapping key of `text` that is not a string, in document order (`[]` when the text does
+/// not read as a tree).
+pub(crate) fn key_problems(text: &str) -> Vec<KeyProblem> {
+    let mut out = Vec::new();
+    for doc in parse(text).unwrap_or_default() {
+        walk_keys(&doc, &mut String::new(), text, &mut out);
+    }
+    out
+}
+
+fn walk_keys(node: &Node, path: &mut String, text: &str, out: &mut Vec<KeyProblem>) {
+    match node {
+        Node::Scalar { .. } => {}
+        Node::Seq(items) => {
+            for (i, item) in items.iter().enumerate() {
+                let len = path.len();
+                path.push_str(&format!("[{i}]"));
+                walk_keys(item, path, text, out);
+                path.truncate(len);
+            }
+        }
+        Node::Map(entries) => {
+            for (key, value) in entries {
+                let name = match key {
+                    Node::Scalar {
+                        value: k,
+                        style,
+                        tag,
+                        span,
+                        ..
+                    } => {
+                        let null_tag = tag.as_deref() == Some("tag:yaml.org,2002:null");
+                        let null_plain = *style == Style::Plain
+                            && tag.is_none()
+                            && plain_kind(k) == PlainKind::Null;
+                        if null_tag || null_plain {
+                            out.push(KeyProblem {
+                                field: path.clone(),
+                                null: true,
+                                line: Some(
+                                    text.get(..span.start)
+                                        .map_or(0, |t| t.matches('\n').count())
+                                        + 1,
+                                ),
+                            });
+                            None
+                        } else {
+                            Some(k.as_str())
+                        }
+                    }
+                    _ => {
+                        out.push(KeyProblem {
+                            field: path.clone(),
+                            null: false,
+                            line: None,
+                        });
+                        None
+                    }
+                };
+                let Some(name) = name else { continue };
+                let len = path.len();
+                if !path.is_empty() {
+                    path.push('.');
+                }
+                let named = !name.is_empty()
+                    && name.len() <= 63
+                    && name.bytes().all(|b| {
+                        b.is_ascii_alphanumeric() || matches!(b, b'-' | b'_' | b'.' | b'/')
+                    });
+                path.push_str(if named { name } else { "…" });
+                walk_keys(value, path, text, out);
+                path.truncate(len);
+            }
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

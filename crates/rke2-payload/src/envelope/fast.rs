@@ -151,12 +151,16 @@ impl<'a> Parser<'a> {
         }
     }
 
-    /// Skips `metadata.annotations`, giving up when it holds a preview's findings.
+    /// Skips `metadata.annotations`, giving up when it holds a preview's findings or an
+    /// ignore-check annotation (both are the full parser's).
     fn skip_annotations(&mut self, value: Value<'a>, indent: usize) -> Option<()> {
         match (value, self.peek()) {
             (Value::Block, Some((i, c))) if i > indent && !is_item(c) => {
                 self.mapping(i, &mut |p, key, v, ind| {
-                    if key == super::FINDINGS_ANNOTATION || key == super::RENDERED_FROM_ANNOTATION {
+                    if key == super::FINDINGS_ANNOTATION
+                        || key == super::RENDERED_FROM_ANNOTATION
+                        || key.starts_with(crate::checks::IGNORE_CHECK_ANNOTATION_PREFIX)
+                    {
                         return None;
                     }
                     p.skip(v, ind)

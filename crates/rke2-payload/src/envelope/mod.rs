@@ -29,6 +29,7 @@ pub use stream::{StreamSummary, for_each_secret};
 use std::borrow::Cow;
 use std::sync::Arc;
 
+use crate::checks::Ignores;
 use crate::codec::text::shorten;
 use crate::codec::{b64, gzip};
 use crate::error::{Error, Position, SecretId, Syntax};
@@ -102,6 +103,8 @@ pub struct BootstrapSecret<'a> {
     origin: Option<Arc<Origin>>,
     /// The kind of another provider's bootstrap config that owns it (`KubeadmConfig`).
     other_provider: Option<String>,
+    /// What its own `ignore-check.rke2-payload.io/…` annotations say.
+    ignores: Option<Arc<Ignores>>,
 }
 
 impl std::fmt::Debug for BootstrapSecret<'_> {
@@ -132,6 +135,7 @@ impl<'a> BootstrapSecret<'a> {
             line: self.line,
             origin: self.origin,
             other_provider: self.other_provider,
+            ignores: self.ignores,
         }
     }
 
@@ -166,6 +170,7 @@ impl<'a> BootstrapSecret<'a> {
             line: None,
             origin: None,
             other_provider: None,
+            ignores: None,
         }
     }
 
@@ -186,6 +191,7 @@ impl<'a> BootstrapSecret<'a> {
             line: Some(line),
             origin: None,
             other_provider: None,
+            ignores: None,
         }
     }
 
@@ -213,6 +219,19 @@ impl<'a> BootstrapSecret<'a> {
     /// only when [`DecodeOptions::render_annotations`] asks for it.
     pub fn origin(&self) -> Option<&Origin> {
         self.origin.as_deref()
+    }
+
+    /// What its own `ignore-check.rke2-payload.io/…` annotations say (read from the parsed
+    /// annotations, always: they are the user's), `None` when it has none.
+    pub fn ignores(&self) -> Option<&Ignores> {
+        self.ignores.as_deref()
+    }
+
+    /// The same Secret with `ignores` (what a Secret made in memory would carry in its
+    /// annotations).
+    pub fn with_ignores(mut self, ignores: Ignores) -> Self {
+        self.ignores = (!ignores.is_empty()).then(|| Arc::new(ignores));
+        self
     }
 
     /// The same Secret with `origin`.
@@ -447,7 +466,7 @@ impl<'a> Envelope<'a> {
             envelope.syntax = Some(Syntax::Yaml);
             let docs: Vec<Doc<'a>> =
                 serde_saphyr::from_str_multiple_with_options(text, yaml_options(text, options))
-                    .map_err(|e| yaml_error(&e, 0))?;
+                    .map_err(|e| yaml_error(&e, text, 0))?;
             let mut index = 0;
             for doc in docs {
                 envelope.add(doc, &mut index, &mut others);
@@ -487,6 +506,7 @@ impl<'a> Envelope<'a> {
             line: None,
             origin: None,
             other_provider: None,
+            ignores: None,
         });
         envelope
     }
@@ -569,6 +589,21 @@ impl<'a> Envelope<'a> {
             .labels
             .map(|l| l.0.into_iter().map(|(k, v)| (k.0, v.0)).collect())
             .unwrap_or_default();
+        let ignores = metadata
+            .annotations
+            .as_ref()
+            .filter(|a| !a.ignore.is_empty())
+            .map(|a| {
+                let object = match (&id.namespace, &id.name) {
+                    (Some(ns), Some(name)) => format!("Secret {ns}/{name}"),
+                    (None, Some(name)) => format!("Secret {name}"),
+                    _ => "Secret".to_owned(),
+                };
+                Arc::new(Ignores::from_annotations(
+                    a.ignore.iter().map(|(k, v)| (k.0.as_ref(), v.0.as_ref())),
+                    &object,
+                ))
+            });
         let origin = match metadata.annotations {
             Some(a) if self.render_annotations => Origin::from_annotations(
                 a.findings.as_ref().map(|s| s.0.as_ref()),
@@ -590,6 +625,7 @@ impl<'a> Envelope<'a> {
                 .iter()
                 .flatten()
                 .find_map(other_provider),
+            ignores,
         });
     }
 
@@ -832,11 +868,15 @@ pub(crate) fn yaml_options(text: &str, options: &DecodeOptions) -> serde_saphyr:
     yaml
 }
 
-/// A YAML parse error; `line_offset` places a part of the input within the whole.
-pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
+/// A YAML parse error in `text`; `line_offset` places it within the whole input.
+pub(crate) fn yaml_error(e: &serde_saphyr::Error, text: &str, line_offset: u64) -> Error {
     Error::Syntax {
         syntax: Syntax::Yaml,
-        message: crate::codec::text::parser_message(&e.to_string()),
+        message: key_message(
+            crate::codec::text::parser_message(&e.to_string()),
+            text,
+            e.location().map(|l| l.line() as usize),
+        ),
         at: e.location().map(|l| Position {
             line: l.line() + line_offset,
             column: l.column(),
@@ -846,6 +886,50 @@ pub(crate) fn yaml_error(e: &serde_saphyr::Error, line_offset: u64) -> Error {
                 None
             },
         }),
+    }
+}
+
+/// The reader's message, or, when it refused a key that is not a string (null, a mapping, a
+/// list: an object's keys are names), a sentence naming the mapping that key is in.
+pub(crate) fn key_message(message: String, text: &str, line: Option<usize>) -> String {
+    use crate::codec::text::{COLLECTION_FOR_STRING, NULL_FOR_STRING};
+    let unsubstituted = line
+        .and_then(|l| text.lines().nth(l.checked_sub(1)?))
+        .is_some_and(|l| l.contains("${"));
+    if unsubstituted {
+        // The variables of a template (`${CLUSTER_NAME}`) do not read as YAML everywhere.
+        return format!(
+            "{message} (that line holds a ${{…}} variable: substitute the template's variables first, with clusterctl generate cluster or envsubst)"
+        );
+    }
+    let null = if message.starts_with(NULL_FOR_STRING) {
+        true
+    } else if message.starts_with(COLLECTION_FOR_STRING) {
+        false
+    } else {
+        return message;
+    };
+    let problems = crate::codec::tree::key_problems(text);
+    let found = problems
+        .iter()
+        .find(|p| p.null == null && line.is_some() && p.line == line)
+        .or_else(|| problems.iter().find(|p| p.null == null));
+    let Some(problem) = found else {
+        return message;
+    };
+    let field = if problem.field.is_empty() {
+        "the object".to_owned()
+    } else {
+        problem.field.clone()
+    };
+    if null {
+        format!(
+            "{field} has a null key (empty, ~ or null: what a variable substituted by nothing leaves), and the keys of an object are strings"
+        )
+    } else {
+        format!(
+            "{field} has a key that is a mapping or a list, and the keys of an object are strings"
+        )
     }
 }
 

@@ -40,11 +40,7 @@ pub fn objects(input: &[u8]) -> Result<Vec<Value>, Error> {
         let mut options = serde_saphyr::Options::default();
         options.with_snippet = false;
         let docs: Vec<Option<Value>> = serde_saphyr::from_str_multiple_with_options(text, options)
-            .map_err(|e| Error::Syntax {
-                syntax: Syntax::Yaml,
-                message: crate::codec::text::scrub(&e.to_string()),
-                at: None,
-            })?;
+            .map_err(|e| super::yaml_error(&e, text, 0))?;
         docs.into_iter().flatten().collect()
     };
     let mut objects = Vec::new();

@@ -7,7 +7,7 @@
 
 use serde::Deserialize;
 
-use crate::checks::{Check, Finding, ManifestSite, Severity};
+use crate::checks::{Check, Finding, ManifestSite, Severity, Suppression};
 use crate::clouds::Delivery;
 use crate::codec::text::terminal_safe;
 
@@ -50,6 +50,10 @@ pub struct Origin {
     pub findings: Vec<Finding>,
     /// Who says so.
     pub provenance: Provenance,
+    /// The checks the objects it comes from suppress on it (their
+    /// `ignore-check.rke2-payload.io/…` annotations: the object it was rendered from and its
+    /// Cluster), as the preview read them.
+    pub suppressions: Vec<Suppression>,
 }
 
 impl Origin {
@@ -61,6 +65,7 @@ impl Origin {
             delivery: None,
             findings: Vec::new(),
             provenance: Provenance::Rendered,
+            suppressions: Vec::new(),
         }
     }
 
@@ -82,6 +87,7 @@ impl Origin {
             delivery: Some(delivery),
             findings: Vec::new(),
             provenance: Provenance::Live,
+            suppressions: Vec::new(),
         }
     }
 
@@ -94,6 +100,12 @@ impl Origin {
     /// Sets [`Origin::findings`].
     pub fn with_findings(mut self, findings: Vec<Finding>) -> Self {
         self.findings = findings;
+        self
+    }
+
+    /// Sets [`Origin::suppressions`].
+    pub fn with_suppressions(mut self, suppressions: Vec<Suppression>) -> Self {
+        self.suppressions = suppressions;
         self
     }
 
@@ -129,6 +141,7 @@ impl Origin {
             }),
             findings,
             provenance: Provenance::Annotations,
+            suppressions: Vec::new(),
         })
     }
 }

@@ -6,6 +6,7 @@
 use std::borrow::Cow;
 use std::fmt;
 
+use crate::checks::IGNORE_CHECK_ANNOTATION_PREFIX;
 use serde::Deserialize;
 use serde::de::{self, IgnoredAny, MapAccess, SeqAccess, Visitor};
 
@@ -68,12 +69,15 @@ pub(crate) struct OwnerRef<'a> {
     pub(crate) kind: Option<Str<'a>>,
 }
 
-/// `metadata.annotations`, of which only [`FINDINGS_ANNOTATION`](super::FINDINGS_ANNOTATION)
-/// and [`RENDERED_FROM_ANNOTATION`](super::RENDERED_FROM_ANNOTATION) are kept (the others are skipped without being built).
+/// `metadata.annotations`, of which only [`FINDINGS_ANNOTATION`](super::FINDINGS_ANNOTATION),
+/// [`RENDERED_FROM_ANNOTATION`](super::RENDERED_FROM_ANNOTATION) and those of
+/// [`IGNORE_CHECK_ANNOTATION_PREFIX`] are kept (the others are skipped without being built).
 #[derive(Debug, Default)]
 pub(crate) struct Annotations<'a> {
     pub(crate) findings: Option<Str<'a>>,
     pub(crate) rendered_from: Option<Str<'a>>,
+    /// The `ignore-check.rke2-payload.io/…` annotations, in input order.
+    pub(crate) ignore: Vec<(Str<'a>, Str<'a>)>,
 }
 
 impl<'de: 'a, 'a> Deserialize<'de> for Annotations<'a> {
@@ -97,6 +101,10 @@ impl<'de: 'a, 'a> Deserialize<'de> for Annotations<'a> {
                         out.findings = Some(map.next_value::<Str<'de>>()?);
                     } else if key.0 == super::RENDERED_FROM_ANNOTATION {
                         out.rendered_from = Some(map.next_value::<Str<'de>>()?);
+                    } else if key.0.starts_with(IGNORE_CHECK_ANNOTATION_PREFIX) {
+                        let value = map.next_value::<Option<Str<'de>>>()?;
+                        out.ignore
+                            .push((key, value.unwrap_or(Str(Cow::Borrowed("")))));
                     } else {
                         map.next_value::<IgnoredAny>()?;
                     }

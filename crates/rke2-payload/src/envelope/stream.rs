@@ -551,7 +551,7 @@ fn parse_yaml_object<'t>(
     }
     let doc: Option<Doc<'t>> =
         serde_saphyr::from_str_with_options(text, super::yaml_options(text, options))
-            .map_err(|e| yaml_error(&e, first_line.saturating_sub(1)))?;
+            .map_err(|e| yaml_error(&e, text, first_line.saturating_sub(1)))?;
     Ok(doc)
 }
 

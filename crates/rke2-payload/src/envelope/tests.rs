@@ -384,3 +384,56 @@ fn an_input_of_machine_plans_only_holds_no_bootstrap_secret() {
     let envelope = Envelope::parse(bootstrap.as_bytes(), &DecodeOptions::default()).unwrap();
     assert_eq!(envelope.secrets.len(), 1);
 }
+
+#[test]
+fn a_key_that_is_not_a_string_is_named_by_its_field_not_by_serde() {
+    // envsubst turns an unset variable into nothing: `${REGISTRY}:` becomes a null key.
+    let template = "kind: RKE2ControlPlane\nspec:\n  registry:\n    configs:\n      :\n        authSecret: {name: x}\n";
+    let secret = "kind: Secret\nmetadata:\n  name: s\n  labels:\n    ~: a\nstringData:\n  value: \"#cloud-config\\n\"\n";
+    let list = "kind: List\nitems:\n- kind: Secret\n  metadata:\n    name: s\n  data:\n    ? [a]\n    : b\n";
+    for (text, field, line) in [
+        (template, "spec.registry.configs has a null key", 5),
+        (secret, "metadata.labels has a null key", 5),
+        (
+            list,
+            "items[0].data has a key that is a mapping or a list",
+            7,
+        ),
+    ] {
+        let mut errors = vec![super::objects(text.as_bytes()).expect_err("objects")];
+        // The Secret reader reads only Secrets whole.
+        if !text.starts_with("kind: RKE2") {
+            errors.push(
+                Envelope::parse(text.as_bytes(), &DecodeOptions::default()).expect_err("parse"),
+            );
+        }
+        for error in errors {
+            let message = error.to_string();
+            assert!(message.contains(field), "{message}");
+            assert!(
+                message.contains("the keys of an object are strings"),
+                "{message}"
+            );
+            assert!(
+                message.contains(&format!("at line {line}, column ")),
+                "{message}"
+            );
+            assert!(!message.contains("Option<"), "{message}");
+            assert!(!message.contains("deserialize"), "{message}");
+        }
+    }
+}
+
+#[test]
+fn a_template_line_that_does_not_read_says_to_substitute_its_variables() {
+    let text = "kind: Cluster\nspec:\n  endpoint: [https://${REGISTRY}]\n";
+    let message = super::objects(text.as_bytes())
+        .expect_err("not YAML")
+        .to_string();
+    assert!(
+        message
+            .contains("that line holds a ${…} variable: substitute the template's variables first"),
+        "{message}"
+    );
+    assert!(!message.contains("REGISTRY"), "{message}");
+}

@@ -19,6 +19,7 @@ use crate::document::File;
 
 /// A certificate found in a file.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Certificate {
     /// The file holding it.
@@ -55,6 +56,7 @@ pub struct Certificate {
 
 /// A private key found in a file: metadata only.
 #[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct PrivateKey {
     /// The file holding it.

@@ -13,6 +13,7 @@ pub(crate) const SUPERVISOR_PORT: u16 = 9345;
 
 /// What the node becomes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Role {
@@ -126,6 +127,7 @@ pub(crate) struct EtcdS3 {
 /// Its `Debug` output shows a fingerprint of the command line, not the line: a command can
 /// carry a password or a token this library does not know as one.
 #[derive(Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Install {
     /// `true` for the air-gapped install (`INSTALL_RKE2_ARTIFACT_PATH`), `false` for

@@ -66,6 +66,22 @@ impl serde::Serialize for DeclaredFormat {
     }
 }
 
+/// The `format` key as stored: `cloud-config`, `ignition`, empty, or null when missing.
+#[cfg(feature = "schema")]
+impl schemars::JsonSchema for DeclaredFormat {
+    fn schema_name() -> std::borrow::Cow<'static, str> {
+        "DeclaredFormat".into()
+    }
+
+    fn json_schema(_: &mut schemars::SchemaGenerator) -> schemars::Schema {
+        schemars::json_schema!({
+            "description": "The `format` key as stored: `cloud-config`, `ignition`, empty, or null when the key is missing.",
+            "type": ["string", "null"],
+            "enum": ["cloud-config", "ignition", "", null],
+        })
+    }
+}
+
 impl<'de> serde::Deserialize<'de> for DeclaredFormat {
     fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = <Option<std::borrow::Cow<'de, str>>>::deserialize(deserializer)?;
@@ -85,6 +101,7 @@ impl<'de> serde::Deserialize<'de> for DeclaredFormat {
 
 /// A user data format.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Format {
@@ -112,6 +129,7 @@ impl std::fmt::Display for Format {
 
 /// How `data.value` is compressed.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case", tag = "kind")]
 #[non_exhaustive]
 pub enum Compression {

@@ -111,6 +111,7 @@ pub struct InspectReport {
 /// In JSON the payload's fields follow the Secret's own (`name`, `namespace`, `cluster`) in one
 /// object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SecretReport {
     /// `metadata.name` (null for bare user data).
@@ -126,6 +127,7 @@ pub struct SecretReport {
 
 /// What one payload does, whatever Secret carries it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct PayloadReport {
     /// The user data format.
@@ -167,6 +169,7 @@ impl PayloadReport {
 
 /// Facts from `/etc/rancher/rke2/config.yaml` and the install step.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Rke2Report {
     /// Whether `config.yaml` was found.
@@ -229,6 +232,7 @@ pub struct Rke2Report {
 
 /// etcd S3 settings, keys as fingerprints.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct EtcdS3Report {
     /// `etcd-s3`.
@@ -249,6 +253,7 @@ pub struct EtcdS3Report {
 
 /// One file.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct FileReport {
     /// Path on the node.
@@ -271,6 +276,7 @@ pub struct FileReport {
 
 /// One command.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct CommandReport {
     /// The command line, secret values redacted.
@@ -281,6 +287,7 @@ pub struct CommandReport {
 
 /// Sizes of one Secret.
 #[derive(Debug, Clone, Copy, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SizeSummary {
     /// Bytes of `data.value`.
@@ -294,6 +301,7 @@ pub struct SizeSummary {
 /// The keys of `config.yaml` this tool does not read itself, in file order, each with its value
 /// as JSON (secret-looking values already replaced by a fingerprint).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(transparent)]
 pub struct OtherKeys(Map<String, Value>);
 

@@ -184,6 +184,7 @@ pub struct SizeDocument {
 ///
 /// In JSON the payload's fields follow the Secret's own (`name`, `namespace`) in one object.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct SizeReport {
     /// `metadata.name`.
@@ -197,6 +198,7 @@ pub struct SizeReport {
 
 /// The sizes of one payload and its verdict per target, whatever Secret carries it.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct PayloadSize {
     /// The user data format.
@@ -222,6 +224,7 @@ pub struct PayloadSize {
 
 /// The verdict for one target.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Verdict {
     /// Platform id, or `budget`.
@@ -257,6 +260,7 @@ pub struct Verdict {
 
 /// A part of the user data and its size.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Contributor {
     /// What it is: `certificates and keys (8 PEM files)`, a file path, `commands`, …

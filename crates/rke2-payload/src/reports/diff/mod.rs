@@ -29,6 +29,7 @@ pub const DIFF_SCHEMA: &str = "rke2-payload/diff/v1";
 
 /// What a diff leaves out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Ignore {
@@ -96,6 +97,7 @@ impl DiffOptions {
 
 /// What a [`Change`] is about. In JSON: its id, in kebab case (`tls-san`, `format-key`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum Area {
@@ -162,6 +164,7 @@ impl std::fmt::Display for Area {
 
 /// How a [`Change`] changed. In JSON: `added`, `removed`, `changed` or `reordered`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[serde(rename_all = "kebab-case")]
 #[non_exhaustive]
 pub enum ChangeKind {
@@ -196,6 +199,7 @@ impl std::fmt::Display for ChangeKind {
 /// How the two Secrets of a [`PairDiff`] were paired. In JSON: `name`, `cluster and role`,
 /// `only Secrets` or `order`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub enum PairedBy {
     /// The same namespace and name.
@@ -232,6 +236,7 @@ impl std::fmt::Display for PairedBy {
 
 /// One difference.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Change {
     /// What it is about.
@@ -255,6 +260,7 @@ pub struct Change {
 
 /// One side of a pair.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct Side {
     /// `metadata.name`.
@@ -269,6 +275,7 @@ pub struct Side {
 
 /// Two Secrets compared.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct PairDiff {
     /// The Secret of the first input.
@@ -283,6 +290,7 @@ pub struct PairDiff {
 
 /// The diff of two inputs.
 #[derive(Debug, Clone, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct DiffReport {
     /// [`DIFF_SCHEMA`].

@@ -7,7 +7,33 @@
 //! # The JSON contract (`rke2-payload/lint/v1`)
 //!
 //! [`LintReport`] serialises to `{"schema", "secrets": [{"name", "namespace", "cluster", "role",
-//! "findings": [..]}], "summary": {"errors", "warnings", "infos"}}`.
+//! "findings": [..]}], "summary": {"errors", "warnings", "infos", "unreadable", "suppressed"}}`,
+//! with `"suppressed": [..]` (each finding an ignore-check annotation suppressed, with the
+//! [`Suppression`] that did) when there are any.
+//!
+//! # Suppressions
+//!
+//! An object suppresses a check on itself with the annotation
+//! `ignore-check.rke2-payload.io/<check-id>: "<reason>"` ([`IGNORE_CHECK_ANNOTATION_PREFIX`]),
+//! read from its parsed annotations:
+//!
+//! - on a bootstrap Secret, the findings of that Secret (not the manifest findings read back
+//!   from `render`'s annotation, which are reported once whichever Secret carries them: they
+//!   are suppressed when the manifests themselves are linted);
+//! - on a manifest object, the manifest findings located on it ([`ManifestSite::ignores`]), and
+//!   the findings of the Secrets rendered from it ([`Origin::suppressions`]: the object a
+//!   Secret is rendered from and its Cluster).
+//!
+//! A suppressed finding is left out of the findings and the counts of its severity, so it does
+//! not fail the run; it is listed in [`LintReport::suppressed`] and counted in
+//! [`LintSummary::suppressed`]. An id after the prefix that names no check is a finding of its
+//! own, [`Check::IgnoreCheckUnknown`] (a warning). [`Check::SecretUnreadable`] cannot be
+//! suppressed. `--allow` and the minimum severity apply first: what they leave out is not
+//! counted as suppressed.
+//!
+//! [`IGNORE_CHECK_ANNOTATION_PREFIX`]: crate::checks::IGNORE_CHECK_ANNOTATION_PREFIX
+//! [`ManifestSite::ignores`]: crate::checks::ManifestSite::ignores
+//! [`Origin::suppressions`]: crate::envelope::Origin::suppressions
 
 use std::borrow::Cow;
 use std::sync::Arc;
@@ -16,7 +42,7 @@ use serde::{Deserialize, Serialize};
 
 use super::size::{SizeOptions, measure};
 use crate::batch::{self, Memo};
-use crate::checks::{Check, Finding, Severity};
+use crate::checks::{Check, Finding, Ignores, Severity, Suppression, suppressible};
 use crate::codec::time::now_unix;
 use crate::envelope::{BootstrapSecret, Selector};
 use crate::error::{Error, StreamError};
@@ -51,6 +77,9 @@ pub struct LintOptions {
     pub cloud_init_schema: Option<Arc<super::cloud_init_schema::CloudInitSchema>>,
     /// Checks whose findings are left out.
     pub allow: Vec<Check>,
+    /// The least severe findings reported: those below are left out (as if allowed), counted
+    /// nowhere. [`Severity::Info`] (the default) reports every finding.
+    pub min_severity: Severity,
 }
 
 impl Default for LintOptions {
@@ -63,6 +92,7 @@ impl Default for LintOptions {
             #[cfg(feature = "cloud-init-schema")]
             cloud_init_schema: None,
             allow: Vec::new(),
+            min_severity: Severity::Info,
         }
     }
 }
@@ -122,10 +152,23 @@ impl LintOptions {
         self.allow = allow;
         self
     }
+
+    /// Sets [`LintOptions::min_severity`].
+    pub fn with_min_severity(mut self, min_severity: Severity) -> Self {
+        self.min_severity = min_severity;
+        self
+    }
+
+    /// Whether a finding is reported at all: its check is not allowed and it is at least as
+    /// severe as [`LintOptions::min_severity`].
+    fn reports(&self, f: &Finding) -> bool {
+        !self.allow.contains(&f.check) && f.severity <= self.min_severity
+    }
 }
 
 /// The findings of one Secret.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintedSecret {
     /// `metadata.name` (null for bare user data).
@@ -153,14 +196,29 @@ pub struct LintedSecret {
 
 /// Why one Secret of an input could not be read: the others were.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct ItemError {
     /// The error, one sentence naming the Secret (terminal-safe).
     pub message: String,
 }
 
+impl ItemError {
+    /// The error of a Secret that cannot be read, `message` one terminal-safe sentence.
+    ///
+    /// ```
+    /// assert_eq!(rke2_payload::ItemError::new("x").message, "x");
+    /// ```
+    pub fn new(message: impl Into<String>) -> Self {
+        ItemError {
+            message: message.into(),
+        }
+    }
+}
+
 /// How many findings of each severity.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintSummary {
     /// Errors.
@@ -172,10 +230,30 @@ pub struct LintSummary {
     /// Secrets that could not be read.
     #[serde(default)]
     pub unreadable: usize,
+    /// Findings an ignore-check annotation suppressed (not counted above).
+    #[serde(default)]
+    pub suppressed: usize,
+}
+
+/// A finding an ignore-check annotation suppressed, and the annotation that did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
+#[non_exhaustive]
+pub struct Suppressed {
+    /// The finding, as it would have been reported.
+    #[serde(flatten)]
+    pub finding: Finding,
+    /// The Secret it is about (`namespace/name`), `None` for a finding about a manifest
+    /// object (located by [`Finding::manifest`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub secret: Option<String>,
+    /// The annotation that suppressed it: the check, the reason, the object carrying it.
+    pub by: Suppression,
 }
 
 /// What `lint` found in an input.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "schema", derive(schemars::JsonSchema))]
 #[non_exhaustive]
 pub struct LintReport {
     /// Always [`LINT_SCHEMA`].
@@ -189,6 +267,10 @@ pub struct LintReport {
     /// Bootstrap Secrets passed over: another provider's (kubeadm's, …), with why.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub skipped: Vec<crate::error::SkippedSecret>,
+    /// The findings an ignore-check annotation suppressed, each with the annotation, in input
+    /// order (a manifest object's once).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub suppressed: Vec<Suppressed>,
     /// The counts.
     pub summary: LintSummary,
 }
@@ -261,6 +343,10 @@ struct Read1 {
     gzip_refused_by_provider: bool,
     /// The object it was rendered from (a preview's).
     rendered_from: Option<crate::checks::ManifestSite>,
+    /// What its own ignore-check annotations say.
+    ignores: Option<Ignores>,
+    /// The suppressions of the objects it was rendered from (a preview's).
+    inherited: Vec<Suppression>,
 }
 
 impl Linter {
@@ -327,6 +413,8 @@ impl Linter {
                         .any(|f| f.check == Check::ProviderRefusesPayload)
             }),
             rendered_from: origin.and_then(|o| o.site.clone()),
+            ignores: secret.ignores().cloned(),
+            inherited: origin.map(|o| o.suppressions.clone()).unwrap_or_default(),
         }
     }
 
@@ -418,6 +506,7 @@ impl Linter {
         }
         drop(members);
         let mut manifests: Vec<Finding> = Vec::new();
+        let mut suppressed: Vec<Suppressed> = Vec::new();
         let mut skipped = Vec::new();
         let secrets: Vec<LintedSecret> = read
             .into_iter()
@@ -432,17 +521,23 @@ impl Linter {
                     None => true,
                 },
             )
-            .map(|(r, extra)| self.linted(r, extra, &mut manifests))
+            .map(|(r, extra)| self.linted(r, extra, &mut manifests, &mut suppressed))
             .collect();
-        let mut report = LintReport::new(secrets, manifests);
+        let mut report = LintReport::new(secrets, manifests, suppressed);
         report.skipped = skipped;
         report
     }
 
     /// One Secret's entry of the report; the manifest findings its preview carries go to
-    /// `manifests`, once each.
-    fn linted(&self, r: Read1, extra: Vec<Finding>, manifests: &mut Vec<Finding>) -> LintedSecret {
-        let allowed = |f: &Finding| !self.options.allow.contains(&f.check);
+    /// `manifests`, once each, and what an annotation suppressed to `suppressed`.
+    fn linted(
+        &self,
+        r: Read1,
+        extra: Vec<Finding>,
+        manifests: &mut Vec<Finding>,
+        suppressed: &mut Vec<Suppressed>,
+    ) -> LintedSecret {
+        let allowed = |f: &Finding| self.options.reports(f);
         let kept = match r.kept {
             Ok(kept) => kept,
             Err(e) => {
@@ -461,18 +556,29 @@ impl Linter {
         };
         // A manifest fact is told once, by its object; a payload check that says it again of
         // each Secret rendered from it is left out.
-        let (of_manifests, own): (Vec<Finding>, Vec<Finding>) =
+        let (of_manifests, own_findings): (Vec<Finding>, Vec<Finding>) =
             r.preview.into_iter().partition(|f| f.manifest.is_some());
         let restated: Vec<Check> = of_manifests
             .iter()
             .filter_map(|f| restated_by(f.check))
             .collect();
+        let own = |check: Check| r.ignores.as_ref().and_then(|i| i.of(check));
         for f in of_manifests.into_iter().filter(allowed) {
-            if !manifests
-                .iter()
-                .any(|g| g.check == f.check && g.message == f.message && g.manifest == f.manifest)
-            {
-                manifests.push(f);
+            let same = |g: &Finding| {
+                g.check == f.check && g.message == f.message && g.manifest == f.manifest
+            };
+            if manifests.iter().any(same) || suppressed.iter().any(|s| same(&s.finding)) {
+                continue;
+            }
+            // Decided by the object it is located on (a Secret's own annotations do not reach
+            // it: it is reported once, whichever Secret carries it).
+            match on_site(&f).cloned() {
+                Some(by) => suppressed.push(Suppressed {
+                    finding: f,
+                    secret: None,
+                    by,
+                }),
+                None => manifests.push(f),
             }
         }
         // CAPD sets the provider ID of its containers itself.
@@ -481,14 +587,40 @@ impl Linter {
             (f.check == Check::ProviderIdMissing && r.delivery.as_deref() == Some("docker"))
                 || (f.check == Check::GzipUnsafe && r.gzip_refused_by_provider)
         };
+        let unknown = r
+            .ignores
+            .as_ref()
+            .map(Ignores::unknown_findings)
+            .unwrap_or_default();
+        let secret = match (&r.namespace, &r.name) {
+            (Some(ns), Some(name)) => Some(format!("{ns}/{name}")),
+            (None, name) => name.clone(),
+            (Some(ns), None) => Some(format!("{ns}/")),
+        };
+        let mut findings = Vec::new();
+        for f in own_findings
+            .into_iter()
+            .chain(kept.found.iter().cloned())
+            .chain(extra)
+            .chain(unknown)
+            .filter(|f| allowed(f) && !restated.contains(&f.check) && !by_provider(f))
+        {
+            let by = own(f.check)
+                .or_else(|| r.inherited.iter().find(|s| s.check == f.check))
+                .filter(|_| suppressible(f.check))
+                .cloned();
+            match by {
+                Some(by) => suppressed.push(Suppressed {
+                    finding: f,
+                    secret: secret.clone(),
+                    by,
+                }),
+                None => findings.push(f),
+            }
+        }
         LintedSecret {
             role: kept.cluster.role,
-            findings: own
-                .into_iter()
-                .chain(kept.found.iter().cloned())
-                .chain(extra)
-                .filter(|f| allowed(f) && !restated.contains(&f.check) && !by_provider(f))
-                .collect(),
+            findings,
             name: r.name,
             namespace: r.namespace,
             cluster: r.cluster,
@@ -518,19 +650,38 @@ impl Linter {
     /// ```
     pub fn lint_unrendered(&self, findings: Vec<Finding>) -> LintReport {
         let mut manifests: Vec<Finding> = Vec::new();
+        let mut suppressed: Vec<Suppressed> = Vec::new();
         for f in findings {
-            if !self.options.allow.contains(&f.check) && !manifests.contains(&f) {
-                manifests.push(f);
+            if !self.options.reports(&f)
+                || manifests.contains(&f)
+                || suppressed.iter().any(|s| s.finding == f)
+            {
+                continue;
+            }
+            match on_site(&f).cloned() {
+                Some(by) => suppressed.push(Suppressed {
+                    finding: f,
+                    secret: None,
+                    by,
+                }),
+                None => manifests.push(f),
             }
         }
-        LintReport::new(Vec::new(), manifests)
+        LintReport::new(Vec::new(), manifests, suppressed)
     }
 }
 
 impl LintReport {
     /// The report of these Secrets and manifest findings, counted.
-    fn new(secrets: Vec<LintedSecret>, manifests: Vec<Finding>) -> Self {
-        let mut summary = LintSummary::default();
+    fn new(
+        secrets: Vec<LintedSecret>,
+        manifests: Vec<Finding>,
+        suppressed: Vec<Suppressed>,
+    ) -> Self {
+        let mut summary = LintSummary {
+            suppressed: suppressed.len(),
+            ..LintSummary::default()
+        };
         for s in &secrets {
             summary.unreadable += usize::from(s.error.is_some());
         }
@@ -546,9 +697,19 @@ impl LintReport {
             secrets,
             manifests,
             skipped: Vec::new(),
+            suppressed,
             summary,
         }
     }
+}
+
+/// The suppression the object a manifest finding is located on holds for its check.
+fn on_site(f: &Finding) -> Option<&Suppression> {
+    f.manifest
+        .as_ref()
+        .and_then(|site| site.ignores.as_deref())
+        .and_then(|i| i.of(f.check))
+        .filter(|_| suppressible(f.check))
 }
 
 /// The payload check that states again, of each Secret, what a manifest check states of the
@@ -573,6 +734,74 @@ mod tests {
         ids.dedup();
         assert_eq!(ids.len(), n);
         assert!(Check::from_id("server-port").is_some());
+    }
+
+    /// The Secret's own annotations, its origin's and a manifest object's decide, typed; the
+    /// minimum severity applies first; `secret-unreadable` stays.
+    #[test]
+    fn suppressions_are_decided_on_the_object_and_counted() {
+        use crate::checks::{Ignores, ManifestSite, Suppression};
+        use crate::envelope::{BootstrapSecret, Origin};
+        use crate::error::SecretId;
+        let id = SecretId {
+            namespace: Some("capi".into()),
+            name: Some("w".into()),
+            index: 0,
+        };
+        let value = b"#cloud-config\nruncmd: [reboot]\n";
+        let secret = BootstrapSecret::new(id, "cloud-config", value, None);
+        let linter = Linter::new(LintOptions::new());
+        let plain = linter.lint(&secret).expect("lints");
+        assert!(
+            plain
+                .findings
+                .iter()
+                .any(|f| f.check == Check::Rke2ConfigMissing)
+        );
+        let own = Ignores::from_annotations(
+            [("ignore-check.rke2-payload.io/rke2-config-missing", "why")],
+            "Secret capi/w",
+        );
+        let mut report = linter.report(vec![
+            linter.read_one(&secret.clone().with_ignores(own), true),
+        ]);
+        assert_eq!(report.summary.suppressed, report.suppressed.len());
+        let by = &report.suppressed.remove(0);
+        assert_eq!(
+            (by.by.check, by.by.reason.as_str()),
+            (Check::Rke2ConfigMissing, "why")
+        );
+        assert_eq!(by.secret.as_deref(), Some("capi/w"));
+        let inherited = Origin::rendered(None).with_suppressions(vec![Suppression::new(
+            Check::Rke2ConfigMissing,
+            "",
+            "RKE2ConfigTemplate capi/t",
+        )]);
+        let linted = linter
+            .lint(&secret.clone().with_origin(inherited))
+            .expect("lints");
+        assert!(
+            !linted
+                .findings
+                .iter()
+                .any(|f| f.check == Check::Rke2ConfigMissing)
+        );
+        // A manifest finding, by the object it is located on.
+        let site = ManifestSite::new("c.yaml", "Cluster capi/c", Some(1)).with_ignores(Some(
+            Ignores::from_annotations(
+                [("ignore-check.rke2-payload.io/manifest-schema", "known")],
+                "Cluster capi/c",
+            ),
+        ));
+        let f = Finding::new(Check::ManifestSchema, "Cluster capi/c: x").in_manifest(site);
+        let report = linter.lint_unrendered(vec![f.clone()]);
+        assert!(report.manifests.is_empty() && !report.fails(true));
+        assert_eq!(report.summary.suppressed, 1);
+        // Below the minimum severity: left out, not counted as suppressed.
+        let strict = Linter::new(LintOptions::new().with_min_severity(Severity::Error));
+        let info = Finding::new(Check::ManifestAirGapNoChecksum, "x");
+        let report = strict.lint_unrendered(vec![info]);
+        assert_eq!((report.manifests.len(), report.summary.suppressed), (0, 0));
     }
 
     /// A preview's gzipped cloud-config on CAPD's path: `gzip-unsafe` is the transport's

@@ -308,7 +308,7 @@ fn cidrs(facts: &Facts, out: &mut Vec<Finding>) {
                     Finding::new(
                         Check::CidrOverlap,
                         format!(
-                            "cluster-cidr {} and service-cidr {} overlap: RKE2 refuses to start",
+                            "cluster-cidr {} and service-cidr {} overlap: pods given addresses in the service range are unreachable (kube-proxy's service rules capture their traffic)",
                             p.trim(),
                             s.trim()
                         ),
@@ -480,7 +480,20 @@ fn files(facts: &Facts, payload: &Payload<'_>, out: &mut Vec<Finding>) {
 /// `cert-expiry`.
 fn certificates(facts: &Facts, options: &LintOptions, out: &mut Vec<Finding>) {
     // Every certificate the node uses: the CAs, and the others (a registry's client
-    // certificate, a serving certificate): an expired one fails the TLS it is for.
+    // certificate, a serving certificate): an expired one fails the TLS it is for. A
+    // registry's own files fail only the pulls through it (containerd falls back to the
+    // default endpoint), unless it is where RKE2 pulls its own images from.
+    let system = system_default_registry(facts);
+    let registry_of = |path: &str| -> Option<String> {
+        let configs = registry_configs(facts)?;
+        configs.iter().find_map(|(registry, config)| {
+            let tls = config.get("tls")?;
+            ["cert_file", "key_file", "ca_file"]
+                .iter()
+                .any(|k| tls.get(*k).and_then(serde_json::Value::as_str) == Some(path))
+                .then(|| registry.clone())
+        })
+    };
     for cert in &facts.material.certificates {
         let what = if cert.is_ca {
             "CA certificate"
@@ -489,13 +502,24 @@ fn certificates(facts: &Facts, options: &LintOptions, out: &mut Vec<Finding>) {
         };
         let left = cert.not_after_unix.saturating_sub(options.now);
         if left <= 0 {
-            out.push(
-                Finding::new(
+            let registry = registry_of(&cert.path)
+                .filter(|r| system.as_deref() != Some(registry_host(r).as_str()));
+            let finding = match &registry {
+                Some(r) => Finding::new(
+                    Check::CertExpiry,
+                    format!(
+                        "{what} expired on {}: TLS to registry {} fails, and so do the pulls through it (containerd falls back to the image's default registry)",
+                        cert.not_after,
+                        crate::codec::text::terminal_safe(r)
+                    ),
+                )
+                .with_severity(Severity::Warning),
+                None => Finding::new(
                     Check::CertExpiry,
                     format!("{what} expired on {}", cert.not_after),
-                )
-                .at_path(cert.path.clone()),
-            );
+                ),
+            };
+            out.push(finding.at_path(cert.path.clone()));
         } else if left < options.cert_expiry_days.saturating_mul(86_400) {
             out.push(
                 Finding::new(
@@ -555,43 +579,80 @@ fn size_checks(size: &PayloadSize, out: &mut Vec<Finding>) {
 
 /// `registry-auth-newline`: a credential of `registries.yaml` (read as YAML) that ends in a
 /// line break, as CAPRKE2 copies it from an auth Secret made with `echo … | base64`.
+/// Where RKE2 writes its registries file.
+const REGISTRIES: &str = "/etc/rancher/rke2/registries.yaml";
+
+/// The `system-default-registry` of `config.yaml`, as a host: where RKE2 pulls its own images.
+fn system_default_registry(facts: &Facts) -> Option<String> {
+    facts.config.as_ref().and_then(|c| {
+        c.other
+            .iter()
+            .find(|(k, _)| k == "system-default-registry")
+            .and_then(|(_, v)| v.as_str())
+            .map(registry_host)
+    })
+}
+
+/// A registry as a host, whether written `https://host/` or `host`.
+fn registry_host(registry: &str) -> String {
+    let host = registry.split_once("://").map_or(registry, |(_, h)| h);
+    host.trim_end_matches('/').to_owned()
+}
+
+/// The `configs` of the registries file the payload writes (the last one written).
+fn registry_configs(facts: &Facts) -> Option<serde_json::Map<String, serde_json::Value>> {
+    let file = facts
+        .files()
+        .filter(|(f, _)| f.path == REGISTRIES)
+        .last()?
+        .0;
+    let text = std::str::from_utf8(file.bytes()?).ok()?;
+    let Ok(Some(doc)) = serde_saphyr::from_str::<Option<serde_json::Value>>(text) else {
+        return None;
+    };
+    match doc.get("configs") {
+        Some(serde_json::Value::Object(configs)) => Some(configs.clone()),
+        _ => None,
+    }
+}
+
 fn registry_newlines(facts: &Facts, out: &mut Vec<Finding>) {
-    const REGISTRIES: &str = "/etc/rancher/rke2/registries.yaml";
-    for (file, _) in facts.files() {
-        if file.path != REGISTRIES {
-            continue;
-        }
-        let Some(text) = file
-            .bytes()
-            .and_then(|b| std::str::from_utf8(b).ok().map(str::to_owned))
-        else {
-            continue;
-        };
-        let Ok(Some(doc)) = serde_saphyr::from_str::<Option<serde_json::Value>>(&text) else {
-            continue;
-        };
-        let Some(serde_json::Value::Object(configs)) = doc.get("configs") else {
-            continue;
-        };
-        for (registry, config) in configs {
-            for key in ["username", "password", "auth", "identity_token"] {
-                if config
-                    .get("auth")
-                    .and_then(|a| a.get(key))
-                    .and_then(serde_json::Value::as_str)
-                    .is_some_and(|v| v.ends_with('\n') || v.ends_with('\r'))
-                {
-                    out.push(
-                        Finding::new(
-                            Check::RegistryAuthNewline,
-                            format!(
-                                "configs.{}.auth.{key} ends in a line break: the registry rejects the login (make the auth Secret's values without a trailing newline)",
-                                crate::codec::text::terminal_safe(registry)
-                            ),
-                        )
-                        .at_path(REGISTRIES),
-                    );
-                }
+    // RKE2's own images come from `system-default-registry` when it is set: a login refused
+    // there keeps the node from starting. Another registry's refused login fails the pulls
+    // through it, and containerd falls back to the default endpoint.
+    let system = system_default_registry(facts);
+    let Some(configs) = registry_configs(facts) else {
+        return;
+    };
+    for (registry, config) in &configs {
+        for key in ["username", "password", "auth", "identity_token"] {
+            if config
+                .get("auth")
+                .and_then(|a| a.get(key))
+                .and_then(serde_json::Value::as_str)
+                .is_some_and(|v| v.ends_with('\n') || v.ends_with('\r'))
+            {
+                let boots_from = system.as_deref() == Some(registry_host(registry).as_str());
+                out.push(
+                    Finding::new(
+                        Check::RegistryAuthNewline,
+                        format!(
+                            "configs.{}.auth.{key} ends in a line break: the registry rejects the login{} (make the auth Secret's values without a trailing newline)",
+                            crate::codec::text::terminal_safe(registry),
+                            if boots_from {
+                                ", and it is the system-default-registry RKE2 pulls its own images from: the node never starts"
+                            } else {
+                                "; pulls through it fail (containerd falls back to the image's default registry)"
+                            }
+                        ),
+                    )
+                    .with_severity(if boots_from {
+                        Severity::Error
+                    } else {
+                        Severity::Warning
+                    })
+                    .at_path(REGISTRIES),
+                );
             }
         }
     }
