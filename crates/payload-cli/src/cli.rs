@@ -574,7 +574,7 @@ pub(crate) struct SizeArgs {
     #[arg(short = 'o', long, value_enum, value_name = "FORMAT", default_value_t = SizeFormat::Text)]
     pub(crate) output: SizeFormat,
     #[command(flatten)]
-    pub(crate) config: ConfigArgs,
+    pub(crate) config: crate::config::ConfigArgs,
 }
 
 /// Output formats of `size`.
@@ -744,7 +744,7 @@ pub(crate) struct LintArgs {
     #[command(flatten)]
     pub(crate) show: ShowArgs,
     #[command(flatten)]
-    pub(crate) config: ConfigArgs,
+    pub(crate) config: crate::config::ConfigArgs,
 }
 
 /// What `lint` shows: the findings at or above a severity, or the findings alone.
@@ -765,20 +765,6 @@ pub(crate) struct ShowArgs {
     /// Text output only.
     #[arg(short = 'q', long, help_heading = "Showing findings")]
     pub(crate) quiet: bool,
-}
-
-/// Where the defaults come from: the config file (see "Suppressing findings and setting
-/// defaults" in the README).
-#[derive(Debug, Args)]
-pub(crate) struct ConfigArgs {
-    /// Read defaults from this config file (default: $RKE2_PAYLOAD_CONFIG, else
-    /// .rke2-payload.yaml or .rke2-payload.yml in this directory or the nearest parent up to
-    /// the repository root). Flags override it.
-    #[arg(long, value_name = "FILE", help_heading = "Defaults")]
-    pub(crate) config: Option<PathBuf>,
-    /// Read no config file.
-    #[arg(long, conflicts_with = "config", help_heading = "Defaults")]
-    pub(crate) no_config: bool,
 }
 
 /// Output formats of `lint`.
@@ -1026,7 +1012,7 @@ pub(crate) struct DoctorArgs {
     #[arg(long, value_name = "BYTES", default_value_t = 16 << 20)]
     pub(crate) max_inflated: u64,
     #[command(flatten)]
-    pub(crate) config: ConfigArgs,
+    pub(crate) config: crate::config::ConfigArgs,
 }
 
 impl DoctorArgs {

@@ -16,9 +16,22 @@
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context as _, Result, anyhow, bail};
+use clap::Args;
 use serde::Deserialize;
 
-use crate::cli::ConfigArgs;
+/// Where the defaults come from: the config file (see "Suppressing findings and setting
+/// defaults" in the README).
+#[derive(Debug, Args)]
+pub(crate) struct ConfigArgs {
+    /// Read defaults from this config file (default: $RKE2_PAYLOAD_CONFIG, else
+    /// .rke2-payload.yaml or .rke2-payload.yml in this directory or the nearest parent up to
+    /// the repository root). Flags override it.
+    #[arg(long, value_name = "FILE", help_heading = "Defaults")]
+    pub(crate) config: Option<PathBuf>,
+    /// Read no config file.
+    #[arg(long, conflicts_with = "config", help_heading = "Defaults")]
+    pub(crate) no_config: bool,
+}
 
 /// The environment variable that names the config file when `--config` does not.
 pub(crate) const CONFIG_ENV: &str = "RKE2_PAYLOAD_CONFIG";

@@ -45,6 +45,9 @@ pub(crate) fn build_info() -> payload_printer::version::VersionDocument {
         option_env!("RKE2_PAYLOAD_COMMIT"),
         option_env!("RKE2_PAYLOAD_COMMIT_DATE"),
         option_env!("RKE2_PAYLOAD_TARGET").unwrap_or("unknown"),
+        payload_printer::schema::DOCUMENTS
+            .iter()
+            .map(|d| (d.name, d.schema)),
     )
 }
 

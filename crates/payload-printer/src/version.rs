@@ -4,7 +4,10 @@
 //! ```
 //! use payload_printer::version::VersionDocument;
 //!
-//! let doc = VersionDocument::new("0.3.0", Some("0123abc"), Some("2026-01-02"), "x86_64-unknown-linux-gnu");
+//! let documents = payload_printer::schema::DOCUMENTS.iter().map(|d| (d.name, d.schema));
+//! let doc = VersionDocument::new(
+//!     "0.3.0", Some("0123abc"), Some("2026-01-02"), "x86_64-unknown-linux-gnu", documents,
+//! );
 //! let mut out = Vec::new();
 //! payload_printer::version::text(&mut out, &doc)?;
 //! assert_eq!(String::from_utf8(out).unwrap(), "rke2-payload 0.3.0 (0123abc 2026-01-02)\n");
@@ -37,18 +40,20 @@ pub struct VersionDocument {
     pub commit_date: Option<String>,
     /// The target triple it was built for (`x86_64-unknown-linux-gnu`).
     pub target: String,
-    /// The schema id each document is written with, by document name
-    /// ([`crate::schema::DOCUMENTS`]).
+    /// The schema id each document is written with, by document name (the schema module's
+    /// list of documents).
     pub documents: BTreeMap<String, String>,
 }
 
 impl VersionDocument {
-    /// The document of a build: its version, commit and date (when known) and target.
-    pub fn new(
+    /// The document of a build: its version, commit and date (when known), target, and the
+    /// documents it writes as (name, schema id).
+    pub fn new<'d>(
         version: &str,
         commit: Option<&str>,
         commit_date: Option<&str>,
         target: &str,
+        documents: impl IntoIterator<Item = (&'d str, &'d str)>,
     ) -> Self {
         VersionDocument {
             schema: VERSION_SCHEMA,
@@ -56,9 +61,9 @@ impl VersionDocument {
             commit: commit.map(str::to_owned),
             commit_date: commit.and(commit_date).map(str::to_owned),
             target: target.to_owned(),
-            documents: crate::schema::DOCUMENTS
-                .iter()
-                .map(|d| (d.name.to_owned(), d.schema.to_owned()))
+            documents: documents
+                .into_iter()
+                .map(|(name, schema)| (name.to_owned(), schema.to_owned()))
                 .collect(),
         }
     }
