@@ -484,9 +484,14 @@ fn certificates(facts: &Facts, options: &LintOptions, out: &mut Vec<Finding>) {
     // registry's own files fail only the pulls through it (containerd falls back to the
     // default endpoint), unless it is where RKE2 pulls its own images from.
     let system = system_default_registry(facts);
+    // Read once for every certificate (only when there is one).
+    let configs = if facts.material.certificates.is_empty() {
+        None
+    } else {
+        registry_configs(facts)
+    };
     let registry_of = |path: &str| -> Option<String> {
-        let configs = registry_configs(facts)?;
-        configs.iter().find_map(|(registry, config)| {
+        configs.as_ref()?.iter().find_map(|(registry, config)| {
             let tls = config.get("tls")?;
             ["cert_file", "key_file", "ca_file"]
                 .iter()
