@@ -79,10 +79,11 @@ fn text_report(out: &mut impl Write, report: &LintReport, quiet: bool) -> Result
         if let Some(e) = &s.error {
             writeln!(
                 out,
-                "{ERROR}✗{ERROR:#} {BOLD}{}{BOLD:#}  {ERROR}error{ERROR:#} {}: {}",
+                "{ERROR}✗{ERROR:#} {BOLD}{}{BOLD:#}  {ERROR}error{ERROR:#} {}: {}{DIM}{}{DIM:#}",
                 title(s),
                 Check::SecretUnreadable.id(),
-                safe(&e.message)
+                safe(&e.message),
+                secret_at(s)
             )?;
             continue;
         }
@@ -93,12 +94,18 @@ fn text_report(out: &mut impl Write, report: &LintReport, quiet: bool) -> Result
             }
             writeln!(
                 out,
-                "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}",
-                title(s)
+                "{OK}✓{OK:#} {BOLD}{}{BOLD:#}  {DIM}{role}{}{DIM:#}",
+                title(s),
+                secret_at(s)
             )?;
             continue;
         }
-        writeln!(out, "{BOLD}{}{BOLD:#}  {DIM}{role}{DIM:#}", title(s))?;
+        writeln!(
+            out,
+            "{BOLD}{}{BOLD:#}  {DIM}{role}{}{DIM:#}",
+            title(s),
+            secret_at(s)
+        )?;
         let mut findings: Vec<&Finding> = s.findings.iter().collect();
         findings.sort_by_key(|f| f.severity);
         for f in findings {
@@ -140,6 +147,16 @@ fn finding_line(out: &mut impl Write, f: &Finding, at: &str) -> Result<()> {
         safe(&f.message)
     )?;
     Ok(())
+}
+
+/// Where a Secret read from one of several input files is, after its role in the text report
+/// (`  (file:line)`); nothing for a single input.
+fn secret_at(s: &LintedSecret) -> String {
+    match (&s.file, s.line) {
+        (Some(file), Some(line)) => format!("  ({}:{line})", safe(file)),
+        (Some(file), None) => format!("  ({})", safe(file)),
+        (None, _) => String::new(),
+    }
 }
 
 /// Where a manifest finding is, after its message in the text report (`  (file:line)`).

@@ -182,10 +182,11 @@ pub(crate) fn placed<'r>(report: &'r LintReport, input: Option<&Path>) -> Vec<Pl
         });
     }
     for s in &report.secrets {
-        // A rendered Secret's findings point at the object it was rendered from, in its file.
+        // A rendered Secret's findings point at the object it was rendered from, in its file;
+        // a Secret read from one of several input files, at its line in that file.
         let (file, line) = match &s.rendered_from {
             Some(site) if site.file != "-" => (Some(site.file.clone()), site.line),
-            _ => (input.clone(), s.line),
+            _ => (s.file.clone().or_else(|| input.clone()), s.line),
         };
         for f in &s.findings {
             out.push(Placed {
@@ -213,12 +214,16 @@ pub(crate) fn place(s: &LintedSecret, f: &Finding) -> String {
     at
 }
 
-/// What identifies a finding from run to run: the check, the Secret, the file, the message.
+/// What identifies a finding from run to run: the check, the Secret (and the input file it was
+/// read from, of several), the file of its payload, the message.
 fn finding_key(s: &LintedSecret, f: &Finding) -> String {
+    let who = match &s.file {
+        Some(file) => format!("{} in {file}", title(s)),
+        None => title(s),
+    };
     format!(
-        "{}\n{}\n{}\n{}",
+        "{}\n{who}\n{}\n{}",
         f.id(),
-        title(s),
         f.path.as_deref().unwrap_or(""),
         f.message
     )

@@ -333,3 +333,127 @@ fn the_step_summary_stays_within_github_s_mebibyte_and_says_what_it_left_out() {
     assert!(out.status.code().is_some_and(|c| c < 2));
     assert_eq!(std::fs::read_to_string(&summary).expect("summary"), full);
 }
+
+/// A repository with two Secret files in two folders: the second after a ConfigMap of 7 lines,
+/// so that it is on another line than the first.
+fn two_files() -> tempfile::TempDir {
+    let dir = scratch();
+    std::fs::create_dir(dir.path().join(".git")).expect("a .git folder");
+    let text = std::fs::read_to_string(testdata().join("secrets/worker-cloud-config-online.yaml"))
+        .expect("fixture");
+    for (folder, file, name, pad) in [("a", "one.yaml", "one", 0), ("b", "two.yaml", "two", 7)] {
+        std::fs::create_dir_all(dir.path().join(folder)).expect("folder");
+        let mut secret: Value = serde_saphyr::from_str(&text).expect("YAML");
+        secret["metadata"]["name"] = Value::String(name.to_owned());
+        // A cluster each, so that each has its `egress-required` note.
+        secret["metadata"]["labels"]["cluster.x-k8s.io/cluster-name"] =
+            Value::String(name.to_owned());
+        let body = serde_saphyr::to_string(&secret).expect("YAML");
+        std::fs::write(
+            dir.path().join(folder).join(file),
+            format!(
+                "{}{body}",
+                if pad > 0 {
+                    "apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: pad\ndata:\n  a: b\n---\n"
+                } else {
+                    ""
+                }
+            ),
+        )
+        .expect("write");
+    }
+    dir
+}
+
+#[test]
+fn each_input_file_s_secrets_are_placed_in_that_file() {
+    let repo = two_files();
+    // The line of each Secret's value, as the JSON report says, in its own file.
+    let (_, out, err) = sarif_in(
+        repo.path(),
+        &["lint", "a/one.yaml", "b/two.yaml", "-o", "json"],
+        None,
+    );
+    let doc: Value = serde_json::from_slice(&out).unwrap_or_else(|e| panic!("{e}: {err}"));
+    let mut lines = std::collections::BTreeMap::new();
+    for s in doc["secrets"].as_array().expect("secrets") {
+        lines.insert(
+            s["name"].as_str().expect("name").to_owned(),
+            (
+                s["file"].as_str().expect("the file of each of two").to_owned(),
+                s["line"].as_u64().expect("line"),
+            ),
+        );
+    }
+    assert_eq!(lines["one"].0, "a/one.yaml");
+    assert_eq!(lines["two"].0, "b/two.yaml");
+    assert_eq!(lines["two"].1, lines["one"].1 + 7, "{lines:?}");
+
+    for args in [
+        &["lint", "a/one.yaml", "b/two.yaml", "-o", "sarif"][..],
+        &["lint", ".", "-o", "sarif"][..],
+    ] {
+        let (code, out, err) = sarif_in(repo.path(), args, None);
+        assert!(code.is_some_and(|c| c < 2), "{args:?}: {err}");
+        let doc: Value = serde_json::from_slice(&out).expect("SARIF");
+        let results = doc["runs"][0]["results"].as_array().expect("results");
+        let mut seen = std::collections::BTreeSet::new();
+        for r in results {
+            let who = r["properties"]["secret"].as_str().expect("secret");
+            let name = who.rsplit('/').next().expect("name");
+            let at = &r["locations"][0]["physicalLocation"];
+            assert_eq!(
+                at["artifactLocation"]["uri"], lines[name].0,
+                "{args:?}: {who} placed in the wrong file"
+            );
+            assert_eq!(at["region"]["startLine"], lines[name].1, "{args:?}: {who}");
+            seen.insert(name.to_owned());
+        }
+        assert_eq!(seen.len(), 2, "{args:?}: findings of both Secrets");
+        // The same finding in two files is two alerts, not one.
+        let prints: std::collections::BTreeSet<&str> = results
+            .iter()
+            .map(|r| r["partialFingerprints"]["rke2PayloadFinding/v1"].as_str().expect("fp"))
+            .collect();
+        assert_eq!(prints.len(), results.len(), "{args:?}: fingerprints apart");
+    }
+
+    let (_, out, _) = sarif_in(
+        repo.path(),
+        &["lint", "a/one.yaml", "b/two.yaml", "-o", "github"],
+        None,
+    );
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        text.contains(&format!("file=b/two.yaml,line={}", lines["two"].1)),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("file=a/one.yaml,line={}", lines["two"].1)), "{text}");
+
+    let (_, out, _) = sarif_in(
+        repo.path(),
+        &["lint", "a/one.yaml", "b/two.yaml", "-o", "gitlab"],
+        None,
+    );
+    let doc: Value = serde_json::from_slice(&out).expect("GitLab JSON");
+    for issue in doc.as_array().expect("issues") {
+        let path = issue["location"]["path"].as_str().expect("path");
+        let line = issue["location"]["lines"]["begin"].as_u64().expect("line");
+        assert!(
+            (path, line) == (lines["one"].0.as_str(), lines["one"].1)
+                || (path, line) == (lines["two"].0.as_str(), lines["two"].1),
+            "{issue}"
+        );
+    }
+
+    let (_, out, _) = sarif_in(repo.path(), &["lint", "a/one.yaml", "b/two.yaml"], None);
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(
+        text.contains(&format!("(b/two.yaml:{})", lines["two"].1)),
+        "the text report names the file of each of two: {text}"
+    );
+    // A single input is named by the reader: the text stays as it was.
+    let (_, out, _) = sarif_in(repo.path(), &["lint", "a/one.yaml"], None);
+    let text = String::from_utf8(out).expect("UTF-8");
+    assert!(!text.contains("(a/one.yaml"), "{text}");
+}

@@ -36,6 +36,23 @@ pub(crate) fn run<'r, T, E>(
 where
     T: Send,
 {
+    run_sourced(input, options, selector, jobs, work, |_, result| sink(result))
+}
+
+/// [`run`], with `sink` told the name of the source each result comes from: `Some` when the
+/// input has several named sources (the files of a folder, `lint a.yaml b.yaml`), `None` for
+/// a single source and for Secrets made in memory.
+pub(crate) fn run_sourced<'r, T, E>(
+    input: impl Into<Input<'r>>,
+    options: &DecodeOptions,
+    selector: &Selector,
+    jobs: usize,
+    work: impl Fn(&BootstrapSecret<'_>) -> T + Sync,
+    mut sink: impl FnMut(Option<&str>, T) -> Result<(), E>,
+) -> Result<StreamSummary, StreamError<E>>
+where
+    T: Send,
+{
     let threads = match jobs {
         0 => std::thread::available_parallelism().map_or(1, usize::from),
         n => n,
@@ -47,12 +64,16 @@ where
     let mut total = StreamSummary::default();
     let mut nothing: Option<Error> = None;
     for part in input.parts {
+        let source = match &part {
+            Part::Read(Some(name), _) if several => Some(name.clone()),
+            _ => None,
+        };
         let mut deliver = |result: Option<T>| {
             let Some(result) = result else {
                 return Ok(());
             };
             matched += 1;
-            sink(result).map_err(StreamError::Sink)
+            sink(source.as_deref(), result).map_err(StreamError::Sink)
         };
         let summary = match part {
             Part::Read(name, reader) => {

@@ -128,6 +128,12 @@ impl Gate {
             self.after = After::AtMost(parent);
         }
         match rest.first() {
+            // A comment that is not printable UTF-8 is the parser's to refuse.
+            Some(b'#')
+                if !std::str::from_utf8(rest).is_ok_and(crate::codec::yaml::yaml_printable) =>
+            {
+                Line::Out
+            }
             None | Some(b'#') => Line::Inner,
             Some(_) => self.node(at, rest),
         }

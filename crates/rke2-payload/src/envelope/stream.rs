@@ -769,8 +769,11 @@ impl<R: BufRead> YamlSplit<R> {
     /// Adds the line to the document, unread (in [`Mode::Whole`]).
     fn add_to_doc(&mut self) {
         let text = self.body().trim_ascii_start();
-        // Before any content, a line of spaces or a comment is not (directives may follow).
-        self.doc_content |= !text.is_empty() && !text.starts_with(b"#");
+        // Before any content, a line of spaces or a comment is not (directives may follow);
+        // a comment that is not printable UTF-8 is, for the parser to refuse.
+        self.doc_content |= !text.is_empty()
+            && (!text.starts_with(b"#")
+                || !std::str::from_utf8(text).is_ok_and(crate::codec::yaml::yaml_printable));
         self.doc.extend_from_slice(&self.line);
     }
 

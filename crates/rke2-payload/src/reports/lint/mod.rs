@@ -185,6 +185,11 @@ pub struct LintedSecret {
     /// The line of the input its value is on (1-based), when known.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
+    /// The input file it was read from, when the input is several files (a folder,
+    /// `lint a.yaml b.yaml`): what [`line`](Self::line) is a line of. `None` for a single
+    /// input, which the report's reader names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub file: Option<String>,
     /// For a Secret `render` made: the manifest object it was rendered from, and where that
     /// is written (what CI annotations point at).
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -327,6 +332,8 @@ struct Read1 {
     namespace: Option<String>,
     cluster: Option<String>,
     line: Option<u64>,
+    /// The input file it was read from, of several.
+    file: Option<String>,
     /// What its payload gave, or why it could not be read.
     kept: Result<Arc<Kept>, Error>,
     picked: bool,
@@ -400,6 +407,7 @@ impl Linter {
             namespace: secret.namespace().map(str::to_owned),
             cluster: secret.cluster().map(str::to_owned),
             line: secret.line(),
+            file: None,
             kept: self.kept(secret),
             picked,
             preview: origin.map(|o| o.findings.clone()).unwrap_or_default(),
@@ -458,13 +466,14 @@ impl Linter {
         jobs: usize,
     ) -> Result<LintReport, LintError> {
         let mut read: Vec<Read1> = Vec::new();
-        let streamed = batch::run(
+        let streamed = batch::run_sourced(
             input,
             &self.options.decode,
             &Selector::default(),
             jobs,
             |secret| self.read_one(secret, selector.matches(secret)),
-            |one: Read1| {
+            |source, mut one: Read1| {
+                one.file = source.map(str::to_owned);
                 read.push(one);
                 Ok::<(), std::convert::Infallible>(())
             },
@@ -549,6 +558,7 @@ impl Linter {
                     namespace: r.namespace,
                     cluster: r.cluster,
                     line: r.line,
+                    file: r.file,
                     rendered_from: r.rendered_from,
                     error: Some(ItemError { message }),
                 };
@@ -625,6 +635,7 @@ impl Linter {
             namespace: r.namespace,
             cluster: r.cluster,
             line: r.line,
+            file: r.file,
             rendered_from: r.rendered_from,
             error: None,
         }
