@@ -196,13 +196,52 @@ fn an_annotation_on_a_manifest_object_suppresses_its_findings_and_those_of_its_s
     let out = cmd()
         .current_dir(dir.path())
         .args(["lint", "-o", "json"])
-        .write_stdin(rendered.stdout)
+        .write_stdin(rendered.stdout.clone())
         .output()
         .expect("runs");
     let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(out.status.code(), Some(0), "{doc}");
     assert!(!ids(&doc).contains(&"egress-required".to_owned()), "{doc}");
     assert_eq!(doc["suppressed"][0]["by"]["reason"], "NAT gateway");
+    // Read back with the findings of the manifests (`--from-render`), the object's own
+    // annotation still suppresses its finding: the gate is what it is on the manifests.
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "--from-render", "-o", "json"])
+        .write_stdin(rendered.stdout.clone())
+        .output()
+        .expect("runs");
+    let doc: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(out.status.code(), Some(0), "{doc}");
+    assert!(
+        !ids(&doc).contains(&"manifest-provider-id-literal".to_owned()),
+        "{doc}"
+    );
+    let on_template = doc["suppressed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .find(|s| s["id"] == "manifest-provider-id-literal")
+        .expect("listed as suppressed");
+    assert_eq!(on_template["by"]["reason"], "one Machine only");
+    assert_eq!(
+        on_template["by"]["object"],
+        "RKE2ConfigTemplate default/demo-md-0"
+    );
+    // Without the annotation, the same read-back fails the gate.
+    let plain_rendered = cmd()
+        .current_dir(dir.path())
+        .args(["render", "--seed", "1"])
+        .arg(testdata().join("manifests/worker-cloud-config-online.yaml"))
+        .output()
+        .expect("runs");
+    let out = cmd()
+        .current_dir(dir.path())
+        .args(["lint", "--from-render", "-o", "json"])
+        .write_stdin(plain_rendered.stdout)
+        .output()
+        .expect("runs");
+    assert_eq!(out.status.code(), Some(1));
 
     // An unknown id on a manifest object is located on it.
     let file = annotated_manifests(

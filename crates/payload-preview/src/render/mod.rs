@@ -851,7 +851,15 @@ impl PreviewSecret {
                 .findings
                 .iter()
                 .map(|f| match &f.manifest {
-                    Some(site) => json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message, "manifest": site}),
+                    Some(site) => {
+                        let mut one = json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message, "manifest": site});
+                        // What the object's annotations say of it: `lint` of this output
+                        // decides on it as it would on the manifests.
+                        if let Some(by) = site.ignores.as_deref().and_then(|i| i.of(f.check)) {
+                            one["ignored"] = Value::String(by.reason.clone());
+                        }
+                        one
+                    }
                     None => json!({"id": f.check.id(), "severity": f.severity.as_str(), "message": f.message}),
                 })
                 .collect();

@@ -7,7 +7,9 @@
 
 use serde::Deserialize;
 
-use crate::checks::{Check, Finding, ManifestSite, Severity, Suppression};
+use crate::checks::{
+    Check, Finding, IGNORE_CHECK_ANNOTATION_PREFIX, Ignores, ManifestSite, Severity, Suppression,
+};
 use crate::clouds::Delivery;
 use crate::codec::text::terminal_safe;
 
@@ -158,6 +160,10 @@ fn annotated_findings(text: &str) -> Vec<Finding> {
         message: String,
         #[serde(default)]
         manifest: Option<ManifestSite>,
+        /// The reason of the ignore-check annotation of the finding's object, when it has one
+        /// for the finding's check.
+        #[serde(default)]
+        ignored: Option<String>,
     }
     let list: Vec<Annotated> = serde_json::from_str(text).unwrap_or_default();
     list.into_iter()
@@ -167,7 +173,20 @@ fn annotated_findings(text: &str) -> Vec<Finding> {
             if let Some(severity) = a.severity {
                 f.severity = severity;
             }
-            f.manifest = a.manifest.map(ManifestSite::terminal_safe);
+            f.manifest = a.manifest.map(|site| {
+                let site = site.terminal_safe();
+                match &a.ignored {
+                    Some(reason) => {
+                        let key = format!("{IGNORE_CHECK_ANNOTATION_PREFIX}{}", check.id());
+                        let ignores = Ignores::from_annotations(
+                            [(key.as_str(), reason.as_str())],
+                            &site.object,
+                        );
+                        site.with_ignores(Some(ignores))
+                    }
+                    None => site,
+                }
+            });
             Some(f)
         })
         .collect()
@@ -189,5 +208,26 @@ mod tests {
         assert_eq!(origin.site.as_ref().and_then(|s| s.line), Some(3));
         assert_eq!(origin.delivery.map(|d| d.cloud).as_deref(), Some("aws"));
         assert_eq!(Origin::from_annotations(Some("not json"), None), None);
+    }
+
+    #[test]
+    fn a_manifest_finding_read_back_keeps_what_its_object_s_annotation_says() {
+        let findings = r#"[{"id":"manifest-provider-id-literal","message":"m","manifest":{"file":"c.yaml","object":"RKE2ConfigTemplate d/t","line":9},"ignored":"one Machine\u001b"},
+            {"id":"manifest-provider-id-literal","message":"n","manifest":{"file":"c.yaml","object":"RKE2ConfigTemplate d/u","line":19}}]"#;
+        let origin = Origin::from_annotations(Some(findings), None).expect("an origin");
+        let by = origin.findings[0]
+            .manifest
+            .as_ref()
+            .and_then(|site| site.ignores.as_deref())
+            .and_then(|i| i.of(Check::ManifestProviderIdLiteral))
+            .expect("suppressed on its object");
+        assert_eq!(by.object, "RKE2ConfigTemplate d/t");
+        assert!(by.reason.starts_with("one Machine") && !by.reason.contains('\u{1b}'));
+        assert!(
+            origin.findings[1]
+                .manifest
+                .as_ref()
+                .is_some_and(|site| site.ignores.is_none())
+        );
     }
 }
