@@ -2,16 +2,16 @@
 //! infrastructure object, and the delivery path the library's table reads from its fields, so
 //! that `size` of a cluster's Secrets judges the path that cluster uses.
 
-use rke2_payload::{BootstrapSecret, DeclaredFormat, Origin, delivery_for};
+use rke2_payload::{BootstrapSecret, ClusterInfrastructure, DeclaredFormat, Origin, delivery_in_cluster};
 use serde_json::Value;
 
 use crate::inventory::{Inventory, Kind};
 use crate::view;
 
-/// A Machine's `infrastructureRef`: kind, group (v1beta2 `apiGroup`, v1beta1 `apiVersion`'s)
-/// and name.
-fn infrastructure_ref(machine: &Value) -> Option<(&str, &str, &str)> {
-    let reference = view::at(machine, &["spec", "infrastructureRef"])?;
+/// A Machine's or a Cluster's `infrastructureRef`: kind, group (v1beta2 `apiGroup`, v1beta1
+/// `apiVersion`'s) and name.
+fn infrastructure_ref(object: &Value) -> Option<(&str, &str, &str)> {
+    let reference = view::at(object, &["spec", "infrastructureRef"])?;
     let kind = reference.get("kind")?.as_str()?;
     let name = reference.get("name")?.as_str()?;
     let group = reference
@@ -25,8 +25,8 @@ fn infrastructure_ref(machine: &Value) -> Option<(&str, &str, &str)> {
     Some((kind, group, name))
 }
 
-/// The infrastructure kinds the Machines of the inventory name, as kubectl takes them
-/// (`AWSMachine.infrastructure.cluster.x-k8s.io`), each once, in name order.
+/// The infrastructure kinds the Machines and Clusters of the inventory name, as kubectl takes
+/// them (`AWSMachine.infrastructure.cluster.x-k8s.io`), each once, in name order.
 ///
 /// ```
 /// use payload_doctor::{Inventory, infrastructure_kinds};
@@ -42,6 +42,7 @@ pub fn infrastructure_kinds(inventory: &Inventory) -> Vec<String> {
     let mut kinds: Vec<String> = inventory
         .of(Kind::Machine)
         .iter()
+        .chain(inventory.of(Kind::Cluster))
         .filter_map(infrastructure_ref)
         // A kind and a group as Kubernetes names them, nothing a command line could take
         // for an option.
@@ -88,26 +89,52 @@ pub fn live_origin(inventory: &Inventory, secret: &BootstrapSecret<'_>) -> Optio
         view::namespace(m) == Some(namespace)
             && view::str_at(m, &["spec", "bootstrap", "dataSecretName"]) == Some(name)
     })?;
-    let (kind, group, infra_name) = infrastructure_ref(machine)?;
-    let infrastructure = inventory.infrastructure.iter().find(|o| {
-        view::namespace(o) == Some(namespace)
-            && view::name(o) == infra_name
-            && view::str_at(o, &["kind"]) == Some(kind)
-            && view::str_at(o, &["apiVersion"])
-                .and_then(|a| a.rsplit_once('/'))
-                .map(|(g, _)| g)
-                == Some(group)
-    })?;
+    let infrastructure = infrastructure_of(inventory, machine, namespace)?;
+    let (kind, _, infra_name) = infrastructure_ref(machine)?;
+    // Where the path depends on the cluster's infrastructure object (Linode's object store),
+    // the Machine's Cluster's.
+    let cluster = view::str_at(machine, &["spec", "clusterName"]).and_then(|cluster| {
+        let cluster = inventory
+            .of(Kind::Cluster)
+            .iter()
+            .find(|c| view::namespace(c) == Some(namespace) && view::name(c) == cluster)?;
+        infrastructure_of(inventory, cluster, namespace)
+    });
     let ignition = secret.declared_format().ok() == Some(DeclaredFormat::Ignition);
     let spec = infrastructure.get("spec").unwrap_or(&Value::Null);
     let api_version = view::str_at(infrastructure, &["apiVersion"]).unwrap_or("");
     // The table names templates; a live infrastructure machine's spec is its template's
     // `spec.template.spec`.
-    let mut delivery = delivery_for(&format!("{kind}Template"), api_version, spec, ignition)?;
+    let mut delivery = delivery_in_cluster(
+        &format!("{kind}Template"),
+        api_version,
+        spec,
+        cluster.map(ClusterInfrastructure::of),
+        ignition,
+    )?;
     delivery.reason = format!(
         "{} (the live {kind} {namespace}/{infra_name} of Machine {})",
         delivery.reason,
         view::name(machine)
     );
     Some(Origin::live(delivery))
+}
+
+/// The infrastructure object in the inventory that `object`'s (a Machine's, a Cluster's)
+/// `infrastructureRef` names, in `namespace`.
+fn infrastructure_of<'i>(
+    inventory: &'i Inventory,
+    object: &Value,
+    namespace: &str,
+) -> Option<&'i Value> {
+    let (kind, group, name) = infrastructure_ref(object)?;
+    inventory.infrastructure.iter().find(|o| {
+        view::namespace(o) == Some(namespace)
+            && view::name(o) == name
+            && view::str_at(o, &["kind"]) == Some(kind)
+            && view::str_at(o, &["apiVersion"])
+                .and_then(|a| a.rsplit_once('/'))
+                .map(|(g, _)| g)
+                == Some(group)
+    })
 }

@@ -316,8 +316,8 @@ impl Drop for Kubectl {
 
 /// The cluster's bootstrap Secrets read whole, each with the delivery path the infrastructure
 /// object of its Machine names (`size --from-cluster` measures against that path, as for a
-/// preview, instead of every platform). The Machines and then each infrastructure kind they
-/// name are read with a `kubectl get` of their own; a kind that cannot be read (for any reason:
+/// preview, instead of every platform). The Machines, the Clusters, and then each
+/// infrastructure kind they name are read with a `kubectl get` of their own; a kind that cannot be read (for any reason:
 /// they only add paths) leaves its Secrets without a path, and standard error says so.
 pub(crate) fn live_secrets(
     args: &InputArgs,
@@ -361,6 +361,9 @@ pub(crate) fn live_secrets(
         payload_doctor::Kind::Machine.resource(),
         label.as_deref(),
     )? {
+        // The Clusters, for the infrastructure objects some paths depend on (Linode's object
+        // store); without them, the Machines' own paths.
+        read(&mut inventory, payload_doctor::Kind::Cluster.resource(), None)?;
         for kind in payload_doctor::infrastructure_kinds(&inventory) {
             read(&mut inventory, &kind, None)?;
         }

@@ -391,3 +391,62 @@ fn size_from_the_cluster_measures_the_path_each_machine_s_infrastructure_names()
         .len();
     assert!(clouds > 1, "{doc}");
 }
+
+#[test]
+fn size_from_the_cluster_follows_the_cluster_s_infrastructure_where_the_path_depends_on_it() {
+    if !have_kubectl() {
+        return;
+    }
+    let dir = scratch();
+    let base = objects_of(&dumps().join("healthy-v1beta2.yaml"));
+    let group = "infrastructure.cluster.x-k8s.io";
+    // Linode Machines; the Clusters' LinodeCluster with or without an object store.
+    let with_store = |store: bool| -> Vec<Value> {
+        let mut objects = Vec::new();
+        for o in &base {
+            let mut o = o.clone();
+            if o["kind"] == "Machine" || o["kind"] == "Cluster" {
+                let kind = if o["kind"] == "Machine" {
+                    "LinodeMachine"
+                } else {
+                    "LinodeCluster"
+                };
+                let name = format!("{}-linode", o["metadata"]["name"].as_str().unwrap_or(""));
+                o["spec"]["infrastructureRef"] =
+                    serde_json::json!({"apiGroup": group, "kind": kind, "name": name});
+                let mut spec = serde_json::json!({"region": "us-ord"});
+                if store && kind == "LinodeCluster" {
+                    spec["objectStore"] = serde_json::json!({"credentialsRef": {"name": "bucket"}});
+                }
+                objects.push(serde_json::json!({
+                    "apiVersion": format!("{group}/v1alpha2"), "kind": kind,
+                    "metadata": {"name": name, "namespace": o["metadata"]["namespace"]},
+                    "spec": spec,
+                }));
+            }
+            objects.push(o);
+        }
+        objects
+    };
+    let clouds = |objects: Vec<Value>| -> (Vec<String>, Vec<String>) {
+        let api = StandIn::start(objects, Refusals::default());
+        let out = api.run(dir.path(), &["size", "-A", "-o", "json"]);
+        let doc = json_of(&out, "size");
+        let clouds = doc["secrets"]
+            .as_array()
+            .expect("secrets")
+            .iter()
+            .flat_map(|s| s["clouds"].as_array().cloned().unwrap_or_default())
+            .filter_map(|c| c["cloud"].as_str().map(str::to_owned))
+            .collect();
+        (clouds, api.requests_for("linodeclusters"))
+    };
+    let (without, _) = clouds(with_store(false));
+    assert!(!without.is_empty() && without.iter().all(|c| c == "linode"), "{without:?}");
+    let (with, asked) = clouds(with_store(true));
+    assert_eq!(asked.len(), 1, "the LinodeClusters read once: {asked:?}");
+    assert!(
+        !with.is_empty() && with.iter().all(|c| c == "linode-object-store"),
+        "{with:?}"
+    );
+}

@@ -80,6 +80,20 @@ const RESOURCES: &[Resource] = &[
         kind: "AWSMachine",
         namespaced: true,
     },
+    Resource {
+        group: "infrastructure.cluster.x-k8s.io",
+        versions: &["v1alpha2"],
+        plural: "linodemachines",
+        kind: "LinodeMachine",
+        namespaced: true,
+    },
+    Resource {
+        group: "infrastructure.cluster.x-k8s.io",
+        versions: &["v1alpha2"],
+        plural: "linodeclusters",
+        kind: "LinodeCluster",
+        namespaced: true,
+    },
 ];
 
 /// What the stand-in refuses.
@@ -260,14 +274,22 @@ fn discovery(stream: &mut TcpStream, segments: &[&str], refusals: &Refusals) -> 
                 .filter(served)
                 .filter(|r| !r.group.is_empty())
             {
-                if groups.iter().any(|g| g["name"] == r.group) {
-                    continue;
-                }
                 let versions: Vec<Value> = r
                     .versions
                     .iter()
                     .map(|v| json!({"groupVersion": format!("{}/{v}", r.group), "version": v}))
                     .collect();
+                // A group's versions are those of all its resources, the first's preferred.
+                if let Some(group) = groups.iter_mut().find(|g| g["name"] == r.group) {
+                    if let Some(known) = group["versions"].as_array_mut() {
+                        for v in versions {
+                            if !known.contains(&v) {
+                                known.push(v);
+                            }
+                        }
+                    }
+                    continue;
+                }
                 groups.push(json!({"name": r.group, "preferredVersion": versions[0].clone(), "versions": versions}));
             }
             respond(
