@@ -73,7 +73,16 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
     };
     write_bytes(text.as_bytes(), args.to.to_file.as_deref(), args.to.force)?;
     tell_findings(&preview.findings);
+    let refused = preview.findings.iter().any(|f| f.is_refusal());
     if preview.secrets.is_empty() {
+        if refused {
+            // What CAPRKE2 writes for these manifests is nothing: a verdict, not a failure
+            // to read them.
+            eprintln!(
+                "rke2-payload: nothing was rendered: CAPRKE2 writes no bootstrap Secret for these manifests (see the error above)"
+            );
+            return Ok(Outcome::CheckFailed);
+        }
         if !preview.classes.is_empty() {
             bail!(
                 "nothing was rendered: no Cluster of the input uses {} (`{} lint` checks a ClusterClass on its own)",
@@ -84,7 +93,7 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         bail!("nothing was rendered (see the findings above)");
     }
     // What CAPRKE2 (or the API server) refuses: the preview is written, and it fails.
-    Ok(if preview.findings.iter().any(|f| f.is_refusal()) {
+    Ok(if refused {
         Outcome::CheckFailed
     } else {
         Outcome::Ok

@@ -29,6 +29,14 @@ impl<'m> Renderer<'m> {
     /// The Secrets of the cluster the options ask for, in the order they are rendered (which
     /// is the order the names and keys are drawn in for a seed).
     pub(super) fn jobs(&mut self, ctx: &ClusterContext<'m>) -> Vec<Job<'m>> {
+        // A control plane that never makes a Machine (its infrastructure template is not in
+        // the input) never initializes, and CAPRKE2 writes no worker's data before it has
+        // (`handleClusterNotInitialized`): the cluster gets no Secret at all.
+        if ctx.c.control_plane.is_some_and(|rcp| {
+            crate::manifest_checks::missing_infrastructure_template(self.manifests, rcp).is_some()
+        }) {
+            return Vec::new();
+        }
         let mut jobs = self.control_plane_jobs(ctx);
         let role = self.options.role;
         if matches!(role, RoleChoice::All | RoleChoice::Worker) {
@@ -46,11 +54,6 @@ impl<'m> Renderer<'m> {
         let Some(rcp) = ctx.c.control_plane else {
             return jobs;
         };
-        // No control-plane Machine is made without its infrastructure template
-        // (`manifest-infrastructure-template-missing`), so no RKE2Config and no Secret.
-        if crate::manifest_checks::missing_infrastructure_template(self.manifests, rcp).is_some() {
-            return jobs;
-        }
         let role = self.options.role;
         let spec = rcp.get(&["spec"]).unwrap_or(&EMPTY);
         let version = control_plane_version(rcp);
