@@ -2,7 +2,9 @@
 //! infrastructure object, and the delivery path the library's table reads from its fields, so
 //! that `size` of a cluster's Secrets judges the path that cluster uses.
 
-use rke2_payload::{BootstrapSecret, ClusterInfrastructure, DeclaredFormat, Origin, delivery_in_cluster};
+use rke2_payload::{
+    BootstrapSecret, ClusterInfrastructure, DeclaredFormat, Origin, delivery_in_cluster,
+};
 use serde_json::Value;
 
 use crate::inventory::{Inventory, Kind};

@@ -6,7 +6,7 @@ use serde_json::Value;
 
 mod classes;
 mod semver;
-mod webhooks;
+pub(crate) mod webhooks;
 
 pub(crate) use classes::{Classes, classes};
 

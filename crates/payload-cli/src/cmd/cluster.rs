@@ -363,7 +363,11 @@ pub(crate) fn live_secrets(
     )? {
         // The Clusters, for the infrastructure objects some paths depend on (Linode's object
         // store); without them, the Machines' own paths.
-        read(&mut inventory, payload_doctor::Kind::Cluster.resource(), None)?;
+        read(
+            &mut inventory,
+            payload_doctor::Kind::Cluster.resource(),
+            None,
+        )?;
         for kind in payload_doctor::infrastructure_kinds(&inventory) {
             read(&mut inventory, &kind, None)?;
         }

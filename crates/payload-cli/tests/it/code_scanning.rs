@@ -380,7 +380,10 @@ fn each_input_file_s_secrets_are_placed_in_that_file() {
         lines.insert(
             s["name"].as_str().expect("name").to_owned(),
             (
-                s["file"].as_str().expect("the file of each of two").to_owned(),
+                s["file"]
+                    .as_str()
+                    .expect("the file of each of two")
+                    .to_owned(),
                 s["line"].as_u64().expect("line"),
             ),
         );
@@ -413,7 +416,11 @@ fn each_input_file_s_secrets_are_placed_in_that_file() {
         // The same finding in two files is two alerts, not one.
         let prints: std::collections::BTreeSet<&str> = results
             .iter()
-            .map(|r| r["partialFingerprints"]["rke2PayloadFinding/v1"].as_str().expect("fp"))
+            .map(|r| {
+                r["partialFingerprints"]["rke2PayloadFinding/v1"]
+                    .as_str()
+                    .expect("fp")
+            })
             .collect();
         assert_eq!(prints.len(), results.len(), "{args:?}: fingerprints apart");
     }
@@ -428,7 +435,10 @@ fn each_input_file_s_secrets_are_placed_in_that_file() {
         text.contains(&format!("file=b/two.yaml,line={}", lines["two"].1)),
         "{text}"
     );
-    assert!(!text.contains(&format!("file=a/one.yaml,line={}", lines["two"].1)), "{text}");
+    assert!(
+        !text.contains(&format!("file=a/one.yaml,line={}", lines["two"].1)),
+        "{text}"
+    );
 
     let (_, out, _) = sarif_in(
         repo.path(),

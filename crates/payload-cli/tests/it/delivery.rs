@@ -571,6 +571,31 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
             .1
             .contains(&"manifest-webhook-refuses".to_owned())
     );
+    // Ignition with a gzip file: the webhook refuses the control plane, which is never
+    // created. One error for one cause, and no Secret (the workers wait for it).
+    let gzip = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "  agentConfig:\n    format: ignition\n  files:\n  - {path: /etc/x, content: H4sIAAAAAAAA, encoding: gzip+base64}\n",
+        "",
+    );
+    let (code, ids) = lint_ids(&gzip);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert_eq!(
+        ids.iter()
+            .filter(|id| matches!(
+                id.as_str(),
+                "manifest-webhook-refuses" | "manifest-render-fails"
+            ))
+            .collect::<Vec<_>>(),
+        ["manifest-webhook-refuses"],
+        "{ids:?}"
+    );
+    let (code, out, err) = run(&["render", "-o", "json", "-"], &gzip);
+    assert_eq!(code, Some(1), "{err}");
+    let doc: Value = serde_json::from_str(&out).expect("JSON");
+    assert_eq!(doc["items"], serde_json::json!([]), "{out}");
+    assert!(err.contains("nothing was rendered"), "{err}");
 }
 
 /// CAPRKE2's own private-registries example: its credentials end in a line break and its

@@ -442,7 +442,10 @@ fn size_from_the_cluster_follows_the_cluster_s_infrastructure_where_the_path_dep
         (clouds, api.requests_for("linodeclusters"))
     };
     let (without, _) = clouds(with_store(false));
-    assert!(!without.is_empty() && without.iter().all(|c| c == "linode"), "{without:?}");
+    assert!(
+        !without.is_empty() && without.iter().all(|c| c == "linode"),
+        "{without:?}"
+    );
     let (with, asked) = clouds(with_store(true));
     assert_eq!(asked.len(), 1, "the LinodeClusters read once: {asked:?}");
     assert!(

@@ -26,19 +26,34 @@ use crate::manifests::{Manifests, Object, at, flag, string};
 
 /// Every refusal of CAPRKE2's webhooks on the objects of `m`.
 pub(super) fn check(m: &Manifests, out: &mut Vec<Finding>) {
-    for o in m.objects.iter().filter(|o| o.made_for.is_none()) {
-        let spec: &[&str] = match o.kind() {
-            "RKE2Config" | "RKE2ControlPlane" => &["spec"],
-            "RKE2ControlPlaneTemplate" => &["spec", "template", "spec"],
-            _ => continue,
-        };
-        config_spec(o, spec, out);
-        if o.kind() != "RKE2Config" {
-            cni(o, spec, out);
-        }
-        if o.kind() == "RKE2ControlPlane" {
-            replicas(o, out);
-        }
+    for o in &m.objects {
+        one(o, out);
+    }
+}
+
+/// Whether CAPRKE2's webhooks refuse `o`: it is never created, so nothing is made from it.
+pub(crate) fn refuses(o: &Object) -> bool {
+    let mut out = Vec::new();
+    one(o, &mut out);
+    !out.is_empty()
+}
+
+/// The refusals of one object.
+fn one(o: &Object, out: &mut Vec<Finding>) {
+    if o.made_for.is_some() {
+        return;
+    }
+    let spec: &[&str] = match o.kind() {
+        "RKE2Config" | "RKE2ControlPlane" => &["spec"],
+        "RKE2ControlPlaneTemplate" => &["spec", "template", "spec"],
+        _ => return,
+    };
+    config_spec(o, spec, out);
+    if o.kind() != "RKE2Config" {
+        cni(o, spec, out);
+    }
+    if o.kind() == "RKE2ControlPlane" {
+        replicas(o, out);
     }
 }
 

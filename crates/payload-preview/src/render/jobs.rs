@@ -32,8 +32,11 @@ impl<'m> Renderer<'m> {
         // A control plane that never makes a Machine (its infrastructure template is not in
         // the input) never initializes, and CAPRKE2 writes no worker's data before it has
         // (`handleClusterNotInitialized`): the cluster gets no Secret at all.
+        // Nor does a control plane CAPRKE2's admission webhook refuses
+        // (`manifest-webhook-refuses`): it is never created.
         if ctx.c.control_plane.is_some_and(|rcp| {
             crate::manifest_checks::missing_infrastructure_template(self.manifests, rcp).is_some()
+                || crate::manifest_checks::webhooks::refuses(rcp)
         }) {
             return Vec::new();
         }
@@ -45,6 +48,11 @@ impl<'m> Renderer<'m> {
             jobs.extend(self.worker_jobs(ctx, &mut pooled));
             jobs.extend(self.config_jobs(ctx, &pooled));
         }
+        // An RKE2Config the webhook refuses is never created, so it writes no Secret.
+        jobs.retain(|job| {
+            job.source.kind() != "RKE2Config"
+                || !crate::manifest_checks::webhooks::refuses(job.source)
+        });
         jobs
     }
 

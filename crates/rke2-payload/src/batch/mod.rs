@@ -36,7 +36,9 @@ pub(crate) fn run<'r, T, E>(
 where
     T: Send,
 {
-    run_sourced(input, options, selector, jobs, work, |_, result| sink(result))
+    run_sourced(input, options, selector, jobs, work, |_, result| {
+        sink(result)
+    })
 }
 
 /// [`run`], with `sink` told the name of the source each result comes from: `Some` when the
