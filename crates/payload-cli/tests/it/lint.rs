@@ -303,6 +303,32 @@ fn install_checks() {
             &secret("w", "cloud-config", &worker),
         )
     );
+    // A version written out that is no release fails the gate (the installer finds no such
+    // release); a release candidate is a release; a missing one, or one filled in at boot,
+    // is a warning.
+    let severity = |version: &str| -> (i32, Vec<String>) {
+        let (code, doc) = lint(
+            &secret(
+                "w",
+                "cloud-config",
+                &worker.replace("v1.32.5+rke2r1", version),
+            ),
+            &[],
+        );
+        let found = doc["secrets"][0]["findings"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["id"] == "version-format")
+            .map(|f| f["severity"].as_str().unwrap_or("").to_owned())
+            .collect();
+        (code, found)
+    };
+    for bad in ["v1.32.5", "v1.32.5+rke2r1+rke2r1", "1.32.5+rke2r1"] {
+        assert_eq!(severity(bad), (1, vec!["error".to_owned()]), "{bad}");
+    }
+    assert_eq!(severity("v1.33.0-rc1+rke2r1"), (0, vec![]));
+    assert_eq!(severity("${RKE2_VERSION}"), (0, vec!["warning".to_owned()]));
     let airgapped = userdata("worker-cloud-config-airgapped.userdata");
     assert_eq!(
         Ok(()),

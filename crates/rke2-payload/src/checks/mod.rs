@@ -169,7 +169,7 @@ checks! {
     /// `version-format`.
     VersionFormat = "version-format", Warning,
         "an online install without a release version (v1.32.5+rke2r1)",
-        "INSTALL_RKE2_VERSION must be an RKE2 release such as v1.31.4+rke2r1; when it is empty the node installs whatever is latest at boot, so nodes of one cluster drift apart.";
+        "INSTALL_RKE2_VERSION must be an RKE2 release such as v1.31.4+rke2r1; when it is empty the node installs whatever is latest at boot, so nodes of one cluster drift apart. A version written out that is no release (v1.32.5, v1.32.5+rke2r1+rke2r1) is an error: the installer finds no such release and the node never starts.";
     /// `provider-id-missing`.
     ProviderIdMissing = "provider-id-missing", Warning,
         "no kubelet provider-id and no cloud provider",

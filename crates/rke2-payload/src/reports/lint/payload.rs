@@ -202,6 +202,15 @@ fn install_step(facts: &Facts, out: &mut Vec<Finding>) {
             // `egress-required` is said once per cluster (`lint::cluster`).
             match &install.version {
                 Some(v) if is_rke2_version(v) => {}
+                // A literal that is no release tag: the installer asks for a release that
+                // does not exist, and the install fails. (Text that a template or the shell
+                // fills in at boot is left a warning.)
+                Some(v) if is_version_literal(v) => out.push(
+                    Finding::new(Check::VersionFormat,
+                        format!("INSTALL_RKE2_VERSION={v} is not an RKE2 release of the form v1.32.5+rke2r1: the installer finds no such release, so RKE2 is never installed and the node never starts"),
+                    )
+                    .with_severity(Severity::Error),
+                ),
                 Some(v) => out.push(Finding::new(Check::VersionFormat,
                     format!("INSTALL_RKE2_VERSION={v} is not an RKE2 release of the form v1.32.5+rke2r1"),
                 )),
@@ -671,11 +680,28 @@ pub(crate) fn is_rke2_version(v: &str) -> bool {
     let Some((semver, build)) = rest.split_once('+') else {
         return false;
     };
+    // A release candidate is a release too: v1.33.0-rc1+rke2r1.
+    let (semver, pre) = match semver.split_once('-') {
+        Some((semver, pre)) => (semver, Some(pre)),
+        None => (semver, None),
+    };
     let parts: Vec<&str> = semver.split('.').collect();
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
     parts.len() == 3
         && parts.iter().all(|p| digits(p))
+        && pre.is_none_or(|p| {
+            !p.is_empty()
+                && p.bytes()
+                    .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'.')
+        })
         && build.strip_prefix("rke2r").is_some_and(digits)
+}
+
+/// Whether a version is written out as it is used (letters, digits, `.`, `+`, `-`, `_`), not
+/// text a template or the shell fills in at boot (`{{ … }}`, `${…}`, `$(…)`).
+fn is_version_literal(v: &str) -> bool {
+    v.bytes()
+        .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'+' | b'-' | b'_'))
 }
 
 pub(super) fn is_ip(host: &str) -> bool {
