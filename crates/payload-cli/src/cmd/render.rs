@@ -67,21 +67,15 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         render_options = render_options.with_placeholder_bytes(bytes as usize);
     }
     let preview = render(&sources, &render_options).context("rendering the manifests")?;
-    let text = match args.output {
-        SecretFormat::Yaml => preview.to_yaml(),
-        SecretFormat::Json => preview.to_json(),
-    };
-    write_bytes(text.as_bytes(), args.to.to_file.as_deref(), args.to.force)?;
     tell_findings(&preview.findings);
     let refused = preview.findings.iter().any(|f| f.is_refusal());
     if preview.secrets.is_empty() {
+        // Nothing of the input renders: exit 2 and nothing on standard output, as for every
+        // reader (README).
         if refused {
-            // What CAPRKE2 writes for these manifests is nothing: a verdict, not a failure
-            // to read them.
-            eprintln!(
-                "rke2-payload: nothing was rendered: CAPRKE2 writes no bootstrap Secret for these manifests (see the error above)"
+            bail!(
+                "nothing was rendered: CAPRKE2 writes no bootstrap Secret for these manifests (see the error above)"
             );
-            return Ok(Outcome::CheckFailed);
         }
         if !preview.classes.is_empty() {
             bail!(
@@ -92,6 +86,11 @@ pub(crate) fn run(args: &RenderArgs) -> Result<Outcome> {
         }
         bail!("nothing was rendered (see the findings above)");
     }
+    let text = match args.output {
+        SecretFormat::Yaml => preview.to_yaml(),
+        SecretFormat::Json => preview.to_json(),
+    };
+    write_bytes(text.as_bytes(), args.to.to_file.as_deref(), args.to.force)?;
     // What CAPRKE2 (or the API server) refuses: the preview is written, and it fails.
     Ok(if refused {
         Outcome::CheckFailed

@@ -559,8 +559,9 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
         ids.contains(&"manifest-webhook-refuses".to_owned()),
         "{ids:?}"
     );
+    // The control plane is never created: nothing renders (exit 2, the reason said).
     let (code, _, err) = run(&["render", "-"], &zero);
-    assert_eq!(code, Some(1), "{err}");
+    assert_eq!(code, Some(2), "{err}");
     assert!(
         err.contains("spec.replicas: cannot be less than or equal to 0"),
         "{err}"
@@ -592,10 +593,17 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
         "{ids:?}"
     );
     let (code, out, err) = run(&["render", "-o", "json", "-"], &gzip);
-    assert_eq!(code, Some(1), "{err}");
-    let doc: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!(doc["items"], serde_json::json!([]), "{out}");
-    assert!(err.contains("nothing was rendered"), "{err}");
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(
+        err.contains("nothing was rendered: CAPRKE2 writes no bootstrap Secret"),
+        "{err}"
+    );
+    assert_eq!(
+        err.matches("error:").count(),
+        2,
+        "the refusal and the end: {err}"
+    );
 }
 
 /// CAPRKE2's own private-registries example: its credentials end in a line break and its

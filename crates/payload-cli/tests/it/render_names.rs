@@ -123,7 +123,8 @@ fn a_control_plane_whose_infrastructure_template_is_missing_gets_no_secret_and_f
     assert_eq!(items.len(), 3, "init, join, worker");
     let typo = cluster("demo-controlplane", "demo-md-0");
     let (code, items, stderr) = render(&typo, &[]);
-    assert_eq!(code, Some(1), "a refusal fails: {stderr}");
+    // Nothing renders: exit 2, as when nothing of an input renders.
+    assert_eq!(code, Some(2), "{stderr}");
     // Nor a worker's: CAPRKE2 writes a worker's data once the control plane has initialized,
     // which it never does.
     assert_eq!(names(&items), Vec::<String>::new());
