@@ -354,3 +354,53 @@ fn a_provider_that_refuses_gzip_is_one_finding_not_two() {
         assert!(has(&found, "gzip-unsafe"), "{machine:?}: {found:?}");
     }
 }
+
+#[test]
+fn capz_s_azure_json_secret_is_made_at_run_time_not_missing() {
+    // CAPZ writes `<AzureMachineTemplate>-azure-json` (keys control-plane-azure.json and
+    // worker-node-azure.json) for every AzureMachineTemplate; CAPRKE2 reads it when it renders.
+    let files = |secret: &str, key: &str| {
+        format!(
+            "  files:\n  - path: /etc/kubernetes/azure.json\n    owner: root:root\n    permissions: \"0644\"\n    contentFrom:\n      secret: {{name: {secret}, key: {key}}}\n"
+        )
+    };
+    let machine = ("AzureMachineTemplate", "{vmSize: Standard_D2s_v3}");
+    let severity = |manifests: &str| -> Vec<String> {
+        let (code, out, err) = run(&["lint", "-o", "json", "-"], manifests);
+        assert_ne!(code, Some(2), "{err}");
+        let doc: Value = serde_json::from_str(&out).expect("JSON");
+        doc["manifests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["id"] == "manifest-missing-reference")
+            .map(|f| f["severity"].as_str().unwrap_or("").to_owned())
+            .collect()
+    };
+    let made = manifests(
+        ("AzureCluster", "{location: westeurope}", ""),
+        machine,
+        &files("demo-cp-azure-json", "control-plane-azure.json"),
+    );
+    assert_eq!(severity(&made), ["info"]);
+    let (_, found) = lint(&made, &[]);
+    assert!(
+        found
+            .iter()
+            .any(|(id, m)| id == "manifest-missing-reference"
+                && m.contains("CAPZ creates at run time for AzureMachineTemplate capi/demo-cp")),
+        "{found:?}"
+    );
+    // Another template's name, or a key CAPZ does not write: missing, as any other Secret.
+    for (secret, key) in [
+        ("demo-md-azure-json", "control-plane-azure.json"),
+        ("demo-cp-azure-json", "azure.json"),
+    ] {
+        let missing = manifests(
+            ("AzureCluster", "{location: westeurope}", ""),
+            machine,
+            &files(secret, key),
+        );
+        assert_eq!(severity(&missing), ["warning"], "{secret} {key}");
+    }
+}

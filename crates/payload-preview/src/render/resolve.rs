@@ -69,16 +69,55 @@ impl Resolver<'_> {
             .placeholder_bytes
             .unwrap_or(len)
             .min(super::MAX_PLACEHOLDER);
-        self.finding(
-            Check::ManifestMissingReference,
-            format!(
-                "{owner}: {field} names {kind} {r}, which is not in the input; a placeholder of {len} bytes stands in for its key {}",
+        if kind == "Secret"
+            && let Some(maker) = self.made_by_capz(r, key)
+        {
+            // Never in the manifests, and there when CAPRKE2 reads it: a note, not a warning.
+            let message = format!(
+                "{owner}: {field} names {kind} {r}, which CAPZ creates at run time for {maker} (its azure.json controllers); a placeholder of {len} bytes stands in for its key {}",
                 rke2_payload::terminal_safe(key)
-            ),
-        );
+            );
+            if !self.findings.iter().any(|f| f.message == message) {
+                self.findings.push(
+                    Finding::new(Check::ManifestMissingReference, message)
+                        .with_severity(rke2_payload::Severity::Info),
+                );
+            }
+        } else {
+            self.finding(
+                Check::ManifestMissingReference,
+                format!(
+                    "{owner}: {field} names {kind} {r}, which is not in the input; a placeholder of {len} bytes stands in for its key {}",
+                    rke2_payload::terminal_safe(key)
+                ),
+            );
+        }
         self.note_generated(&format!(
             "placeholders for objects not in the input ({kind} {r})"
         ));
+    }
+
+    /// The object a Secret is CAPZ's `<name>-azure-json` of, when the input holds it: CAPZ's
+    /// azure.json controllers write that Secret, with the keys `control-plane-azure.json` and
+    /// `worker-node-azure.json`, for every AzureMachineTemplate, AzureMachine and
+    /// AzureMachinePool (cluster-api-provider-azure `controllers/helpers.go`
+    /// `GetCloudProviderSecret`).
+    fn made_by_capz(&self, r: &Ref, key: &str) -> Option<String> {
+        let base = r.name.strip_suffix("-azure-json")?;
+        if !matches!(key, "control-plane-azure.json" | "worker-node-azure.json") {
+            return None;
+        }
+        self.manifests
+            .objects
+            .iter()
+            .find(|o| {
+                matches!(
+                    o.kind(),
+                    "AzureMachineTemplate" | "AzureMachine" | "AzureMachinePool"
+                ) && o.name() == base
+                    && o.namespace() == r.namespace
+            })
+            .map(|o| o.title())
     }
 
     fn missing_key(&mut self, owner: &str, field: &str, kind: &str, r: &Ref, key: &str) {
