@@ -741,6 +741,12 @@ pub(crate) struct LintArgs {
     /// findings (SARIF needs one: code scanning rejects a result without a file).
     #[arg(long, value_name = "PATH")]
     pub(crate) stdin_filename: Option<std::path::PathBuf>,
+    /// The manifests as the cluster runs them now (a file or a folder; repeatable): each object
+    /// of both revisions is checked as an update of the previous one, as the admission webhooks
+    /// check it (immutable fields, references that cannot be removed, topology version steps:
+    /// `manifest-update-refused`).
+    #[arg(long, value_name = "PATH", conflicts_with = "from_cluster")]
+    pub(crate) previous: Vec<std::path::PathBuf>,
     #[command(flatten)]
     pub(crate) show: ShowArgs,
     #[command(flatten)]

@@ -102,7 +102,7 @@ pub mod fuzzing;
 pub use render::{
     Answer, Door, DoorError, KeyError, MAX_PLACEHOLDER, Named, PREVIEW_ANNOTATION, Preview,
     PreviewSecret, RenderError, RenderOptions, RoleChoice, SOURCE_ANNOTATION, Sniffed, Source,
-    answer, holds_manifests, may_hold_manifests, open, render, sniff_input,
+    answer, holds_manifests, may_hold_manifests, open, render, sniff_input, updates,
 };
 
 /// The README's examples compile.

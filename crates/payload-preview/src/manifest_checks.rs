@@ -6,6 +6,7 @@ use serde_json::Value;
 
 mod classes;
 mod semver;
+pub(crate) mod updates;
 pub(crate) mod webhooks;
 
 pub(crate) use classes::{Classes, classes};

@@ -139,6 +139,12 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
         }
         _ => anyhow::bail!("the input opened on something this version cannot read"),
     };
+    // Each object of both revisions, checked as an update of the previous one.
+    let report = if args.previous.is_empty() {
+        report
+    } else {
+        linter.with_manifest_findings(report, update_findings(args)?)
+    };
     let mut out = raw_stdout();
     if args.show.quiet {
         let mut buf = styled();
@@ -170,6 +176,40 @@ pub(crate) fn run(args: &LintArgs) -> Result<Outcome> {
     } else {
         Outcome::Ok
     })
+}
+
+/// What the admission webhooks refuse when the manifests of `--previous` are updated to the
+/// input's. Both are read again, whole, as files (standard input cannot be read twice).
+fn update_findings(args: &LintArgs) -> Result<Vec<rke2_payload::Finding>> {
+    let options = decode_options(&args.input);
+    let read = |paths: &[PathBuf], what: &str| -> Result<Vec<(String, Vec<u8>)>> {
+        let mut out = Vec::new();
+        for path in rke2_payload::input_files(paths, true)? {
+            if path.as_os_str() == "-" {
+                anyhow::bail!(
+                    "--previous compares files: give {what} as a file or a folder, not standard input"
+                );
+            }
+            let name = super::input_name(&path);
+            let file = std::fs::File::open(&path)
+                .with_context(|| format!("reading {}", payload_printer::style::safe(&name)))?;
+            let bytes = rke2_payload::read_all(file, &name, &options)?;
+            out.push((name, bytes));
+        }
+        Ok(out)
+    };
+    let previous = read(&args.previous, "the previous revision")?;
+    let current = read(&args.input.paths(), "the current revision")?;
+    payload_preview::updates(&sources(&previous), &sources(&current))
+        .context("comparing with the previous revision")
+}
+
+/// Files read whole as the preview's sources.
+fn sources(files: &[(String, Vec<u8>)]) -> Vec<payload_preview::Source<'_>> {
+    files
+        .iter()
+        .map(|(name, bytes)| payload_preview::Source { name, bytes })
+        .collect()
 }
 
 /// Writes the report in `format`; `input` is the file the input stands for (`None`: standard

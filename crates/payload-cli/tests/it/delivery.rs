@@ -662,3 +662,99 @@ fn caprke2_s_private_registries_example_warns_and_boots() {
         }
     }
 }
+
+#[test]
+fn a_revision_the_webhooks_refuse_as_an_update_of_the_previous_fails_lint() {
+    let dir = scratch();
+    let write = |name: &str, text: &str| {
+        let path = dir.path().join(name);
+        std::fs::write(&path, text).expect("write");
+        path.display().to_string()
+    };
+    let image = |tag: &str| format!("      {{customImage: \"kindest/node:{tag}\"}}\n");
+    let before = write(
+        "before.yaml",
+        &cluster(
+            "DockerMachineTemplate",
+            &image("v1.32.5"),
+            "  registrationMethod: internal-first\n",
+            "",
+        ),
+    );
+    let lint = |current: &str, previous: &str| -> (Option<i32>, Value, String) {
+        let (code, out, err) = run(&["lint", current, "--previous", previous, "-o", "json"], "");
+        let doc = serde_json::from_str(&out).unwrap_or(Value::Null);
+        (code, doc, err)
+    };
+    let refusals = |doc: &Value| -> Vec<(String, Option<u64>)> {
+        doc["manifests"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter(|f| f["id"] == "manifest-update-refused")
+            .map(|f| {
+                (
+                    f["message"].as_str().unwrap_or("").to_owned(),
+                    f["manifest"]["line"].as_u64(),
+                )
+            })
+            .collect()
+    };
+    // The same revision again: no update refused.
+    let same = write(
+        "same.yaml",
+        &cluster(
+            "DockerMachineTemplate",
+            &image("v1.32.5"),
+            "  registrationMethod: internal-first\n",
+            "",
+        ),
+    );
+    let (code, doc, err) = lint(&same, &before);
+    assert_eq!(code, Some(0), "{err}");
+    assert!(refusals(&doc).is_empty(), "{doc}");
+    // The template edited in place and the registration method changed: two refusals, each
+    // at its field in the current file.
+    let text = cluster(
+        "DockerMachineTemplate",
+        &image("v1.33.1"),
+        "  registrationMethod: address\n  registrationAddress: demo.example.com\n",
+        "",
+    );
+    let after = write("after.yaml", &text);
+    let (code, doc, err) = lint(&after, &before);
+    assert_eq!(code, Some(1), "{err}");
+    let found = refusals(&doc);
+    assert_eq!(found.len(), 2, "{found:?}");
+    let line_of = |needle: &str| {
+        u64::try_from(text.lines().position(|l| l.contains(needle)).expect(needle) + 1)
+            .expect("small")
+    };
+    assert!(
+        found
+            .iter()
+            .any(|(m, line)| m.contains("DockerMachineTemplate capi/demo-cp")
+                && m.contains("customImage")
+                && *line == Some(line_of("customImage"))),
+        "{found:?}"
+    );
+    assert!(
+        found
+            .iter()
+            .any(|(m, line)| m.contains("RKE2ControlPlane capi/demo-cp")
+                && m.contains("registrationMethod")
+                && *line == Some(line_of("registrationMethod"))),
+        "{found:?}"
+    );
+    // Without --previous the same revision passes (a new cluster takes it).
+    let (code, _, err) = run(&["lint", &after, "-o", "json"], "");
+    assert_eq!(code, Some(0), "{err}");
+    // Standard input cannot be read twice: one sentence, exit 2.
+    let (code, out, err) = run(&["lint", "-", "--previous", &before], &text);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty());
+    assert!(err.contains("--previous compares files"), "{err}");
+    // Nor with --from-cluster.
+    let (code, _, err) = run(&["lint", "--from-cluster", "--previous", &before], "");
+    assert_eq!(code, Some(2), "{err}");
+}

@@ -313,6 +313,36 @@ impl std::fmt::Debug for PreviewSecret {
     }
 }
 
+/// What the admission webhooks refuse when the objects of `previous` (the revision a cluster
+/// runs) are updated to those of `current` (`manifest-update-refused`, located at the field of
+/// the current object): immutable fields, references that cannot be removed, a topology version
+/// that goes down or skips a minor. An object of one revision only is not an update.
+///
+/// ```
+/// use payload_preview::{Source, updates};
+///
+/// let old = b"apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachineDeployment\nmetadata: {name: md, namespace: ns}\nspec: {clusterName: demo}\n";
+/// let new = b"apiVersion: cluster.x-k8s.io/v1beta2\nkind: MachineDeployment\nmetadata: {name: md, namespace: ns}\nspec: {clusterName: other}\n";
+/// let found = updates(
+///     &[Source { name: "old.yaml", bytes: old }],
+///     &[Source { name: "new.yaml", bytes: new }],
+/// )?;
+/// assert_eq!(found.len(), 1);
+/// assert_eq!(found[0].check, rke2_payload::Check::ManifestUpdateRefused);
+/// assert_eq!(found[0].manifest.as_ref().and_then(|m| m.line), Some(4));
+/// # Ok::<(), payload_preview::RenderError>(())
+/// ```
+///
+/// # Errors
+/// [`RenderError::Input`] when a source does not read.
+pub fn updates(
+    previous: &[Source<'_>],
+    current: &[Source<'_>],
+) -> Result<Vec<Finding>, RenderError> {
+    let (previous, current) = (parse(previous)?, parse(current)?);
+    Ok(crate::manifest_checks::updates::check(&previous, &current))
+}
+
 /// Reads every object of the sources.
 fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
     let mut out = Manifests::default();

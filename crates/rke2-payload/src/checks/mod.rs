@@ -322,6 +322,10 @@ checks! {
     ManifestWebhookRefuses = "manifest-webhook-refuses", Error,
         "CAPRKE2's admission webhook refuses the object",
         "CAPRKE2's validating webhooks check each RKE2ControlPlane, RKE2ControlPlaneTemplate and RKE2Config as it is created: a private registry config with neither credentials nor TLS settings, a gzip file encoding with the Ignition format, Multus without a CNI, zero or fewer control-plane replicas. The API server refuses the object and nothing is created. The message names the field and the webhook's reason.";
+    /// `manifest-update-refused`.
+    ManifestUpdateRefused = "manifest-update-refused", Error,
+        "the API server refuses this revision as an update of the previous one",
+        "Given the revision the cluster runs (`lint --previous`), an object of both is an update, which the admission webhooks judge against the old object: `spec.clusterName` of a MachineDeployment, MachineSet, MachinePool, Machine or MachineHealthCheck never changes; a Cluster keeps its `controlPlaneRef`, `infrastructureRef` and `topology`, gets no ClusterClass it did not have, and its topology version neither goes down nor skips a minor; CAPRKE2's `registrationMethod` is immutable once set; a DockerMachineTemplate's, AWSMachineTemplate's or AzureMachineTemplate's `spec.template.spec` is immutable (create a template under a new name and point at it). `kubectl apply` fails and the cluster keeps the old revision.";
     /// `manifest-provider-id-literal`.
     ManifestProviderIdLiteral = "manifest-provider-id-literal", Error,
         "a literal kubelet provider-id in a config every replica shares",
@@ -567,6 +571,7 @@ impl Finding {
                     | Check::TopologyClassRefused
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
+                    | Check::ManifestUpdateRefused
             )
     }
 

@@ -662,6 +662,48 @@ impl Linter {
     pub fn lint_unrendered(&self, findings: Vec<Finding>) -> LintReport {
         let mut manifests: Vec<Finding> = Vec::new();
         let mut suppressed: Vec<Suppressed> = Vec::new();
+        self.add_manifest_findings(findings, &mut manifests, &mut suppressed);
+        LintReport::new(Vec::new(), manifests, suppressed)
+    }
+
+    /// `report` with more findings about the manifests (found apart from its Secrets: the
+    /// update checks against a previous revision), those the options allow, each once;
+    /// those their object's ignore-check annotation suppresses listed as suppressed. The
+    /// counts are made again.
+    ///
+    /// ```
+    /// use rke2_payload::{Check, Finding, LintOptions, Linter};
+    ///
+    /// let linter = Linter::new(LintOptions::new());
+    /// let report = linter.lint_unrendered(Vec::new());
+    /// assert!(!report.fails(false));
+    /// let update = Finding::new(Check::ManifestUpdateRefused, "MachineDeployment ns/md: spec.clusterName: changes");
+    /// let report = linter.with_manifest_findings(report, vec![update]);
+    /// assert!(report.fails(false));
+    /// assert_eq!(report.summary.errors, 1);
+    /// ```
+    pub fn with_manifest_findings(&self, report: LintReport, findings: Vec<Finding>) -> LintReport {
+        let LintReport {
+            secrets,
+            mut manifests,
+            skipped,
+            mut suppressed,
+            ..
+        } = report;
+        self.add_manifest_findings(findings, &mut manifests, &mut suppressed);
+        let mut report = LintReport::new(secrets, manifests, suppressed);
+        report.skipped = skipped;
+        report
+    }
+
+    /// Adds each finding the options allow to `manifests`, or to `suppressed` when its
+    /// object's annotation suppresses it, once.
+    fn add_manifest_findings(
+        &self,
+        findings: Vec<Finding>,
+        manifests: &mut Vec<Finding>,
+        suppressed: &mut Vec<Suppressed>,
+    ) {
         for f in findings {
             if !self.options.reports(&f)
                 || manifests.contains(&f)
@@ -678,7 +720,6 @@ impl Linter {
                 None => manifests.push(f),
             }
         }
-        LintReport::new(Vec::new(), manifests, suppressed)
     }
 }
 
