@@ -15,17 +15,20 @@ pub type Target = fn(&[u8]);
 pub const TARGETS: &[(&str, Target)] = &[("render", render), ("template", template)];
 
 /// The preview: any input either fails with an error or renders Secrets that read back as
-/// bootstrap Secrets of the format they declare, whose user data decodes.
+/// bootstrap Secrets of the format they declare, whose user data decodes; and an input checked
+/// as an update of itself is never refused.
 pub fn render(data: &[u8]) {
+    let source = [crate::render::Source {
+        name: "fuzz",
+        bytes: data,
+    }];
+    // A revision is never a refused update of itself.
+    if let Ok(found) = crate::render::updates(&source, &source) {
+        assert!(found.is_empty(), "an unchanged revision refused: {found:?}");
+    }
     let mut options = crate::render::RenderOptions::new().with_seed(0);
     options.reuse_keys = true;
-    let Ok(preview) = crate::render::render(
-        &[crate::render::Source {
-            name: "fuzz",
-            bytes: data,
-        }],
-        &options,
-    ) else {
+    let Ok(preview) = crate::render::render(&source, &options) else {
         return;
     };
     if preview.secrets.is_empty() {

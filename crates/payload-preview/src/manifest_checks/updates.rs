@@ -52,13 +52,24 @@ const IMMUTABLE_TEMPLATES: &[&str] = &[
 pub(crate) fn check(previous: &Manifests, current: &Manifests) -> Vec<Finding> {
     let mut out = Vec::new();
     for new in current.objects.iter().filter(|o| o.made_for.is_none()) {
-        let Some(old) = previous
+        // An object written twice in one revision is ambiguous (which one is applied last
+        // depends on the order of the files): not judged.
+        let mut olds = previous
             .objects
             .iter()
-            .find(|o| o.made_for.is_none() && same_object(o, new))
-        else {
+            .filter(|o| o.made_for.is_none() && same_object(o, new));
+        let (Some(old), None) = (olds.next(), olds.next()) else {
             continue;
         };
+        if current
+            .objects
+            .iter()
+            .filter(|o| o.made_for.is_none() && same_object(o, new))
+            .count()
+            > 1
+        {
+            continue;
+        }
         let group = group(new);
         match (group, new.kind()) {
             (
@@ -374,6 +385,13 @@ spec:
             moved[0].contains("spec.clusterName: changes from \"demo\" to \"other\""),
             "{moved:?}"
         );
+        // An object written twice in a revision is ambiguous: not judged.
+        let twice = format!(
+            "{MD}---\n{}",
+            MD.replace("clusterName: demo", "clusterName: other")
+        );
+        assert!(ids(&twice, &twice).is_empty());
+        assert!(ids(MD, &twice).is_empty());
         // Another object of the same name is not an update.
         assert!(
             ids(
