@@ -69,7 +69,8 @@ pub(crate) enum Command {
         rke2-payload lint secret.yaml\n  \
         kubectl get secrets -A -o yaml | rke2-payload lint --deny warnings\n  \
         rke2-payload lint list.json --cloud aws --allow provider-id-missing -o sarif > lint.sarif\n  \
-        rke2-payload lint list.json -o github        # annotations in a GitHub Actions run")]
+        rke2-payload lint list.json -o github        # annotations in a GitHub Actions run\n  \
+        rke2-payload lint templates/ --previous base/templates/   # an update the API server takes?")]
     Lint(LintArgs),
     /// Write a payload again: compressed or not, as a Secret, as the raw value, or as base64.
     ///
