@@ -27,8 +27,8 @@ fn infrastructure_ref(object: &Value) -> Option<(&str, &str, &str)> {
     Some((kind, group, name))
 }
 
-/// The infrastructure kinds the Machines and Clusters of the inventory name, as kubectl takes
-/// them (`AWSMachine.infrastructure.cluster.x-k8s.io`), each once, in name order.
+/// The infrastructure kinds the Machines of the inventory name, as kubectl takes them
+/// (`AWSMachine.infrastructure.cluster.x-k8s.io`), each once, in name order.
 ///
 /// ```
 /// use payload_doctor::{Inventory, infrastructure_kinds};
@@ -41,10 +41,34 @@ fn infrastructure_ref(object: &Value) -> Option<(&str, &str, &str)> {
 /// # Ok::<(), payload_doctor::DoctorError>(())
 /// ```
 pub fn infrastructure_kinds(inventory: &Inventory) -> Vec<String> {
-    let mut kinds: Vec<String> = inventory
-        .of(Kind::Machine)
+    kinds_named(inventory.of(Kind::Machine))
+}
+
+/// The infrastructure kinds the Clusters of the inventory name (`LinodeCluster.…`) that no
+/// Machine names, as [`infrastructure_kinds`] gives them: some delivery paths depend on them.
+///
+/// ```
+/// use payload_doctor::{Inventory, cluster_infrastructure_kinds};
+///
+/// let mut inventory = Inventory::new(Default::default());
+/// inventory.read("clusters.json", br#"{"apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "Cluster",
+///   "metadata": {"name": "c", "namespace": "ns"},
+///   "spec": {"infrastructureRef": {"apiGroup": "infrastructure.cluster.x-k8s.io", "kind": "LinodeCluster", "name": "c"}}}"#)?;
+/// assert_eq!(cluster_infrastructure_kinds(&inventory), ["LinodeCluster.infrastructure.cluster.x-k8s.io"]);
+/// # Ok::<(), payload_doctor::DoctorError>(())
+/// ```
+pub fn cluster_infrastructure_kinds(inventory: &Inventory) -> Vec<String> {
+    let machines = infrastructure_kinds(inventory);
+    kinds_named(inventory.of(Kind::Cluster))
+        .into_iter()
+        .filter(|k| !machines.contains(k))
+        .collect()
+}
+
+/// The infrastructure kinds `objects` name in their `infrastructureRef`, as kubectl takes them.
+fn kinds_named(objects: &[Value]) -> Vec<String> {
+    let mut kinds: Vec<String> = objects
         .iter()
-        .chain(inventory.of(Kind::Cluster))
         .filter_map(infrastructure_ref)
         // A kind and a group as Kubernetes names them, nothing a command line could take
         // for an option.

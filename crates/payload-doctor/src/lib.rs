@@ -42,7 +42,7 @@ mod view;
 
 use serde::{Deserialize, Serialize};
 
-pub use delivery::{infrastructure_kinds, live_origin};
+pub use delivery::{cluster_infrastructure_kinds, infrastructure_kinds, live_origin};
 pub use inventory::{Inventory, Kind, Unread, kubectl_unread};
 pub use link::{LINKS, Link, LinkId, LinkInfo, ObjectRef, State};
 

@@ -549,7 +549,7 @@ fn control_plane(m: &Manifests, rcp: &Object, out: &mut Vec<Finding>) {
             Check::ManifestRegistrationAddressMissing,
             rcp,
             "spec.registrationMethod",
-            "spec.registrationMethod is address but spec.registrationAddress is empty: no node can join".to_owned(),
+            "spec.registrationMethod is address but spec.registrationAddress is empty, so CAPRKE2's admission webhook refuses the object (rke2controlplane_webhook.go validateRegistrationMethod): no control plane, no node".to_owned(),
         );
     }
     if method == "address" && !address.is_empty() && !address.contains("${") {

@@ -183,6 +183,29 @@ pub fn size(out: &mut impl Write, items: &[SizeItem]) -> Result<()> {
 pub fn lint(out: &mut impl Write, report: &LintReport) -> Result<()> {
     let failing = |f: &&Finding| matches!(f.severity, Severity::Error | Severity::Warning);
     let mut junit = Report::new("rke2-payload lint");
+    // The findings about the manifests (what the API server or CAPRKE2 refuses, an update a
+    // webhook refuses, ...), one suite: a gate they fail is a failing suite.
+    if !report.manifests.is_empty() {
+        let mut suite = TestSuite::new("manifests");
+        let found: Vec<&Finding> = report.manifests.iter().filter(failing).collect();
+        if found.is_empty() {
+            suite.add_test_case(case("lint", "manifests", "lint", TestCaseStatus::success()));
+        }
+        for f in found {
+            let at = f.manifest.as_ref().map(|site| match site.line {
+                Some(line) => format!("{}:{line}", safe(&site.file)),
+                None => safe(&site.file).into_owned(),
+            });
+            let status = non_success(
+                NonSuccessKind::Failure,
+                f.severity.as_str(),
+                &f.message,
+                at.as_deref(),
+            );
+            suite.add_test_case(case("lint", "manifests", f.id(), status));
+        }
+        junit.add_test_suite(suite);
+    }
     for s in &report.secrets {
         let title = crate::lint::title(s);
         if let Some(e) = &s.error {

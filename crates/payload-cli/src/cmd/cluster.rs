@@ -330,9 +330,13 @@ pub(crate) fn live_secrets(
         .as_ref()
         .map(|c| format!("{CLUSTER_NAME_LABEL}={c}"));
     let namespaces = args.namespaces();
+    // What a kind that cannot be read leaves the Secrets with.
+    const EVERY_PLATFORM: &str = "its Secrets are measured against every platform";
+    const WITHOUT_CLUSTER: &str = "the Secrets are measured on their Machines' paths without what the cluster's infrastructure adds (a LinodeCluster's object store: the 16 KB metadata limit is applied)";
     let read = |inventory: &mut payload_doctor::Inventory,
                 resource: &str,
-                labels: Option<&str>|
+                labels: Option<&str>,
+                consequence: &str|
      -> Result<bool> {
         let mut kubectl = get(&args.kubectl, resource, namespaces, labels, None)?;
         let name = format!("kubectl get {resource}");
@@ -342,14 +346,13 @@ pub(crate) fn live_secrets(
                 Ok(true)
             }
             // What is read here only adds delivery paths: whatever keeps a kind from being
-            // read, its Secrets are measured against every platform, and standard error says
-            // why.
+            // read, the Secrets are measured without it, and standard error says why and how.
             Err(error) => {
                 let why = kubectl
                     .said()
                     .map_or_else(|| error.to_string(), str::to_owned);
                 eprintln!(
-                    "rke2-payload: {resource} not read ({}): its Secrets are measured against every platform",
+                    "rke2-payload: {resource} not read ({}): {consequence}",
                     rke2_payload::terminal_safe(&why)
                 );
                 Ok(false)
@@ -360,16 +363,22 @@ pub(crate) fn live_secrets(
         &mut inventory,
         payload_doctor::Kind::Machine.resource(),
         label.as_deref(),
+        EVERY_PLATFORM,
     )? {
+        for kind in payload_doctor::infrastructure_kinds(&inventory) {
+            read(&mut inventory, &kind, None, EVERY_PLATFORM)?;
+        }
         // The Clusters, for the infrastructure objects some paths depend on (Linode's object
         // store); without them, the Machines' own paths.
-        read(
+        if read(
             &mut inventory,
             payload_doctor::Kind::Cluster.resource(),
             None,
-        )?;
-        for kind in payload_doctor::infrastructure_kinds(&inventory) {
-            read(&mut inventory, &kind, None)?;
+            WITHOUT_CLUSTER,
+        )? {
+            for kind in payload_doctor::cluster_infrastructure_kinds(&inventory) {
+                read(&mut inventory, &kind, None, WITHOUT_CLUSTER)?;
+            }
         }
     }
     // No bootstrap Secret is an error, as it is for every reader: a gate never passes on

@@ -44,8 +44,18 @@ fn exit_status(subcommand: Option<&str>) -> Vec<(u8, &'static str)> {
     out.extend(failed.map(|f| (1, f)));
     out.push((
         2,
-        "A usage error (unknown flag, bad value) or an input error (a file that cannot be read \
-         or parsed, kubectl failing); one sentence on standard error says which.",
+        match subcommand {
+            Some("render") => {
+                "A usage error (unknown flag, bad value), an input error (a file that cannot be \
+                 read or parsed), or nothing of the input renders (CAPRKE2 would write no \
+                 bootstrap Secret: the findings say why); one sentence on standard error says \
+                 which, and nothing is written on standard output."
+            }
+            _ => {
+                "A usage error (unknown flag, bad value) or an input error (a file that cannot be \
+                 read or parsed, kubectl failing); one sentence on standard error says which."
+            }
+        },
     ));
     out
 }

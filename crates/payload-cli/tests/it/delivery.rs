@@ -572,6 +572,21 @@ fn what_caprke2_s_webhook_refuses_fails_lint_and_render() {
             .1
             .contains(&"manifest-webhook-refuses".to_owned())
     );
+    // `registrationMethod: address` without the address: refused on create
+    // (`validateRegistrationMethod`), so nothing renders either.
+    let no_address = cluster(
+        "DockerMachineTemplate",
+        "      {}\n",
+        "  registrationMethod: address\n",
+        "",
+    );
+    let (code, ids) = lint_ids(&no_address);
+    assert_eq!(code, Some(1), "{ids:?}");
+    assert!(ids.contains(&"manifest-registration-address-missing".to_owned()));
+    let (code, out, err) = run(&["render", "-"], &no_address);
+    assert_eq!(code, Some(2), "{err}");
+    assert!(out.is_empty(), "{out}");
+    assert!(err.contains("admission webhook refuses"), "{err}");
     // Ignition with a gzip file: the webhook refuses the control plane, which is never
     // created. One error for one cause, and no Secret (the workers wait for it).
     let gzip = cluster(
@@ -757,4 +772,52 @@ fn a_revision_the_webhooks_refuse_as_an_update_of_the_previous_fails_lint() {
     // Nor with --from-cluster.
     let (code, _, err) = run(&["lint", "--from-cluster", "--previous", &before], "");
     assert_eq!(code, Some(2), "{err}");
+}
+
+#[test]
+fn the_previous_revision_may_be_read_from_the_cluster() {
+    let dir = scratch();
+    let md = |cluster: &str| {
+        serde_json::json!({
+            "apiVersion": "cluster.x-k8s.io/v1beta2", "kind": "MachineDeployment",
+            "metadata": {"name": "md", "namespace": "capi"},
+            "spec": {"clusterName": cluster, "template": {"spec": {"clusterName": cluster}}}
+        })
+    };
+    let current = dir.path().join("current.yaml");
+    std::fs::write(&current, serde_json::to_string(&md("other")).expect("JSON")).expect("write");
+    // `kubectl get machinedeployment md -o json`: a live object, with and without the record
+    // `kubectl apply` keeps.
+    let mut live = md("demo");
+    live["metadata"]["uid"] = Value::from("0b1c");
+    live["metadata"]["resourceVersion"] = Value::from("42");
+    live["status"] = serde_json::json!({"replicas": 1});
+    let mut applied = live.clone();
+    applied["metadata"]["annotations"] = serde_json::json!({
+        "kubectl.kubernetes.io/last-applied-configuration": md("demo").to_string()
+    });
+    for (name, previous) in [("live.json", &live), ("applied.json", &applied)] {
+        let path = dir.path().join(name);
+        std::fs::write(&path, previous.to_string()).expect("write");
+        let out = cmd()
+            .args(["lint", "-o", "json", "--previous"])
+            .arg(&path)
+            .arg(&current)
+            .output()
+            .expect("run");
+        let doc: Value = serde_json::from_slice(&out.stdout)
+            .unwrap_or_else(|_| panic!("{}", String::from_utf8_lossy(&out.stderr)));
+        assert!(
+            doc["manifests"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .any(|f| f["id"] == "manifest-update-refused"
+                    && f["message"]
+                        .as_str()
+                        .is_some_and(|m| m.contains("spec.clusterName"))),
+            "{name}: {doc}"
+        );
+        assert_eq!(out.status.code(), Some(1), "{name}");
+    }
 }

@@ -428,8 +428,8 @@ fn size_from_the_cluster_follows_the_cluster_s_infrastructure_where_the_path_dep
         }
         objects
     };
-    let clouds = |objects: Vec<Value>| -> (Vec<String>, Vec<String>) {
-        let api = StandIn::start(objects, Refusals::default());
+    let judged = |objects: Vec<Value>, refusals: Refusals| -> (Vec<String>, Vec<String>, String) {
+        let api = StandIn::start(objects, refusals);
         let out = api.run(dir.path(), &["size", "-A", "-o", "json"]);
         let doc = json_of(&out, "size");
         let clouds = doc["secrets"]
@@ -439,7 +439,15 @@ fn size_from_the_cluster_follows_the_cluster_s_infrastructure_where_the_path_dep
             .flat_map(|s| s["clouds"].as_array().cloned().unwrap_or_default())
             .filter_map(|c| c["cloud"].as_str().map(str::to_owned))
             .collect();
-        (clouds, api.requests_for("linodeclusters"))
+        (
+            clouds,
+            api.requests_for("linodeclusters"),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
+    };
+    let clouds = |objects: Vec<Value>| {
+        let (clouds, asked, _) = judged(objects, Refusals::default());
+        (clouds, asked)
     };
     let (without, _) = clouds(with_store(false));
     assert!(
@@ -451,5 +459,22 @@ fn size_from_the_cluster_follows_the_cluster_s_infrastructure_where_the_path_dep
     assert!(
         !with.is_empty() && with.iter().all(|c| c == "linode-object-store"),
         "{with:?}"
+    );
+    // The LinodeClusters not readable: the Machines' path, and standard error says so (not
+    // "every platform").
+    let (forbidden, _, err) = judged(
+        with_store(true),
+        Refusals {
+            forbidden: vec!["linodeclusters"],
+            ..Refusals::default()
+        },
+    );
+    assert!(
+        !forbidden.is_empty() && forbidden.iter().all(|c| c == "linode"),
+        "{forbidden:?}"
+    );
+    assert!(
+        err.contains("not read") && err.contains("without what the cluster's infrastructure adds"),
+        "{err}"
     );
 }

@@ -427,12 +427,37 @@ fn junit_passes_a_common_junit_xsd() {
             "size-broken.xml",
             output(&["size", "-", "-o", "junit"], Some(broken)),
         ),
+        // Manifests whose error is about an object, not a Secret: the gate's failure is a
+        // failing test case too.
+        (
+            "lint-manifests.xml",
+            output(
+                &[
+                    "lint",
+                    &testdata()
+                        .join("manifests/worker-cloud-config-online.yaml")
+                        .display()
+                        .to_string(),
+                    "-o",
+                    "junit",
+                ],
+                None,
+            ),
+        ),
     ];
     for (name, bytes) in &outputs {
         let text = String::from_utf8_lossy(bytes);
         assert!(text.starts_with("<?xml"), "{name}");
         if name.contains("broken") {
             assert!(text.contains("<error "), "{name}");
+        }
+        if name.contains("manifests") {
+            assert!(
+                text.contains("<testsuite name=\"manifests\"")
+                    && text.contains("name=\"manifest-provider-id-literal\"")
+                    && text.contains("<failure "),
+                "{text}"
+            );
         }
     }
     // Jenkins' JUnit schema, as pytest's source package ships it (.ci/run extracts it).

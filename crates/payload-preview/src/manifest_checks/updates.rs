@@ -47,20 +47,28 @@ const IMMUTABLE_TEMPLATES: &[&str] = &[
     "AzureMachineTemplate",
 ];
 
-/// Every update of `previous`'s objects to `current`'s that a webhook refuses, located at the
-/// field of the current object.
-pub(crate) fn check(previous: &Manifests, current: &Manifests) -> Vec<Finding> {
+/// Every update of the previous revision's objects to `current`'s that a webhook refuses,
+/// located at the field of the current object. The previous revision is `applied` (manifests,
+/// or what `kubectl apply` last applied) and `live` (objects read from a cluster without that
+/// record): of a live object only values that change are judged, never a field the current
+/// revision leaves out (`kubectl apply` keeps a field it did not set, and a controller may
+/// have set it).
+pub(crate) fn check(applied: &Manifests, live: &Manifests, current: &Manifests) -> Vec<Finding> {
     let mut out = Vec::new();
     for new in current.objects.iter().filter(|o| o.made_for.is_none()) {
         // An object written twice in one revision is ambiguous (which one is applied last
         // depends on the order of the files): not judged.
-        let mut olds = previous
+        let mut olds = applied
             .objects
             .iter()
-            .filter(|o| o.made_for.is_none() && same_object(o, new));
-        let (Some(old), None) = (olds.next(), olds.next()) else {
+            .map(|o| (o, false))
+            .chain(live.objects.iter().map(|o| (o, true)))
+            .filter(|(o, _)| o.made_for.is_none() && same_object(o, new));
+        let (Some((old, is_live)), None) = (olds.next(), olds.next()) else {
             continue;
         };
+        // What the current revision leaves out of a live object stays as it is.
+        let judged = |path: &[&str]| !(is_live && unset(at(&new.value, path)));
         if current
             .objects
             .iter()
@@ -76,23 +84,25 @@ pub(crate) fn check(previous: &Manifests, current: &Manifests) -> Vec<Finding> {
                 "cluster.x-k8s.io",
                 "MachineDeployment" | "MachineSet" | "MachinePool" | "Machine"
                 | "MachineHealthCheck",
-            ) => changed(
-                old,
-                new,
-                &["spec", "clusterName"],
-                "it is immutable",
-                &mut out,
-            ),
-            ("cluster.x-k8s.io", "Cluster") => cluster(current, old, new, &mut out),
-            ("controlplane.cluster.x-k8s.io", "RKE2ControlPlane") => {
-                once_set(old, new, &["spec", "registrationMethod"], &mut out);
+            ) => {
+                let path = ["spec", "clusterName"];
+                if judged(&path) {
+                    changed(old, new, &path, "it is immutable", &mut out);
+                }
             }
-            ("controlplane.cluster.x-k8s.io", "RKE2ControlPlaneTemplate") => once_set(
-                old,
-                new,
-                &["spec", "template", "spec", "registrationMethod"],
-                &mut out,
-            ),
+            ("cluster.x-k8s.io", "Cluster") => cluster(current, old, new, is_live, &mut out),
+            ("controlplane.cluster.x-k8s.io", "RKE2ControlPlane") => {
+                let path = ["spec", "registrationMethod"];
+                if judged(&path) {
+                    once_set(old, new, &path, &mut out);
+                }
+            }
+            ("controlplane.cluster.x-k8s.io", "RKE2ControlPlaneTemplate") => {
+                let path = ["spec", "template", "spec", "registrationMethod"];
+                if judged(&path) {
+                    once_set(old, new, &path, &mut out);
+                }
+            }
             (g, kind)
                 if g.starts_with("infrastructure.") && IMMUTABLE_TEMPLATES.contains(&kind) =>
             {
@@ -127,7 +137,7 @@ fn steps(path: &[&str]) -> Vec<PathSeg> {
 fn shown(value: Option<&Value>) -> String {
     match value {
         None | Some(Value::Null) => "nothing".to_owned(),
-        Some(Value::String(s)) => format!("{:?}", terminal_safe(s)),
+        Some(Value::String(s)) => format!("\"{}\"", terminal_safe(s)),
         Some(other) => {
             let text = other.to_string();
             let text = if text.len() > 80 {
@@ -193,8 +203,13 @@ fn unset(value: Option<&Value>) -> bool {
 }
 
 /// The Cluster's update rules.
-fn cluster(current: &Manifests, old: &Object, new: &Object, out: &mut Vec<Finding>) {
-    for key in ["infrastructureRef", "controlPlaneRef", "topology"] {
+fn cluster(current: &Manifests, old: &Object, new: &Object, live: bool, out: &mut Vec<Finding>) {
+    // Left out of the current revision, a field of a live object `kubectl apply` did not set
+    // stays: a removal is judged against what was applied only.
+    for key in ["infrastructureRef", "controlPlaneRef", "topology"]
+        .into_iter()
+        .filter(|_| !live)
+    {
         let path = ["spec", key];
         if !unset(at(&old.value, &path)) && unset(at(&new.value, &path)) {
             refused(
@@ -251,24 +266,26 @@ fn cluster(current: &Manifests, old: &Object, new: &Object, out: &mut Vec<Findin
         return;
     }
     // The ceiling holds when the class lists no Kubernetes versions and names no upgrade-plan
-    // extension (then the chained upgrade takes several minors at once).
-    let class_object = new_class.and_then(|name| {
+    // extension (then the chained upgrade takes several minors at once); the class is looked
+    // up where the Cluster names it (`GetClassKey`), and without it nothing is said.
+    let class_namespace = class_namespace(new);
+    let Some(class_object) = new_class.and_then(|name| {
         current.objects.iter().find(|o| {
-            o.kind() == "ClusterClass" && o.name() == name && o.namespace() == new.namespace()
+            o.kind() == "ClusterClass" && o.name() == name && o.namespace() == class_namespace
         })
-    });
-    let chained = class_object.is_some_and(|c| {
-        !unset(at(&c.value, &["spec", "kubernetesVersions"]))
-            || !unset(at(
-                &c.value,
-                &[
-                    "spec",
-                    "upgrade",
-                    "external",
-                    "generateUpgradePlanExtension",
-                ],
-            ))
-    });
+    }) else {
+        return;
+    };
+    let chained = !unset(at(&class_object.value, &["spec", "kubernetesVersions"]))
+        || !unset(at(
+            &class_object.value,
+            &[
+                "spec",
+                "upgrade",
+                "external",
+                "generateUpgradePlanExtension",
+            ],
+        ));
     if !chained && is >= (was.0, was.1 + 2, 0) {
         refused(
             new,
@@ -290,6 +307,16 @@ fn class(o: &Object) -> Option<&str> {
         .or_else(|| at(topology, &["class"]))
         .and_then(Value::as_str)
         .filter(|s| !s.is_empty())
+}
+
+/// The namespace of the ClusterClass a Cluster names: v1beta2 `classRef.namespace`, v1beta1
+/// `classNamespace`, else the Cluster's own.
+fn class_namespace(o: &Object) -> &str {
+    at(&o.value, &["spec", "topology", "classRef", "namespace"])
+        .or_else(|| at(&o.value, &["spec", "topology", "classNamespace"]))
+        .and_then(Value::as_str)
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| o.namespace())
 }
 
 /// MAJOR.MINOR.PATCH of a version as blang/semver's `ParseTolerant` reads it (a leading `v`,
@@ -363,10 +390,39 @@ mod tests {
     use super::*;
 
     fn ids(previous: &str, current: &str) -> Vec<String> {
-        check(&Manifests::of_text(previous), &Manifests::of_text(current))
-            .into_iter()
-            .map(|f| f.message)
-            .collect()
+        check(
+            &Manifests::of_text(previous),
+            &Manifests::default(),
+            &Manifests::of_text(current),
+        )
+        .into_iter()
+        .map(|f| f.message)
+        .collect()
+    }
+
+    /// As `ids`, the previous revision read from a cluster without `kubectl apply`'s record.
+    fn live_ids(previous: &str, current: &str) -> Vec<String> {
+        check(
+            &Manifests::default(),
+            &Manifests::of_text(previous),
+            &Manifests::of_text(current),
+        )
+        .into_iter()
+        .map(|f| f.message)
+        .collect()
+    }
+
+    #[test]
+    fn a_live_object_s_changed_values_are_judged_not_what_the_manifest_leaves_out() {
+        let moved = MD.replace("clusterName: demo", "clusterName: other");
+        assert_eq!(live_ids(MD, &moved).len(), 1);
+        let no_name = MD.replace("  clusterName: demo\n", "  replicas: 1\n");
+        assert!(live_ids(MD, &no_name).is_empty());
+        assert_eq!(ids(MD, &no_name).len(), 1);
+        let cluster = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: demo, namespace: ns}\nspec:\n  controlPlaneRef: {apiGroup: controlplane.cluster.x-k8s.io, kind: RKE2ControlPlane, name: cp}\n  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerCluster, name: d}\n";
+        let without_infra = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: demo, namespace: ns}\nspec:\n  controlPlaneRef: {apiGroup: controlplane.cluster.x-k8s.io, kind: RKE2ControlPlane, name: cp}\n";
+        assert_eq!(ids(cluster, without_infra).len(), 1);
+        assert!(live_ids(cluster, without_infra).is_empty());
     }
 
     const MD: &str = "apiVersion: cluster.x-k8s.io/v1beta2
@@ -450,8 +506,60 @@ spec:
         assert!(ids(&v131, &cluster(&topology("v1.32.5+rke2r1"), "")).is_empty());
         let down = ids(&v131, &cluster(&topology("v1.30.9+rke2r1"), ""));
         assert!(down.len() == 1 && down[0].contains("goes down"), "{down:?}");
-        let skip = ids(&v131, &cluster(&topology("v1.33.0+rke2r1"), ""));
+        // The ceiling needs the class: without it in the input, nothing is said.
+        assert!(ids(&v131, &cluster(&topology("v1.33.0+rke2r1"), "")).is_empty());
+        let class = |namespace: &str, versions: &str| {
+            format!(
+                "---\napiVersion: cluster.x-k8s.io/v1beta2\nkind: ClusterClass\nmetadata: {{name: cc, namespace: {namespace}}}\nspec:\n{versions}  infrastructure: {{}}\n"
+            )
+        };
+        let skip = ids(
+            &v131,
+            &format!(
+                "{}{}",
+                cluster(&topology("v1.33.0+rke2r1"), ""),
+                class("ns", "")
+            ),
+        );
         assert!(skip.len() == 1 && skip[0].contains("two minor"), "{skip:?}");
+        // A class that lists its Kubernetes versions takes chained upgrades.
+        let chained = class("ns", "  kubernetesVersions: [v1.31.4, v1.32.5, v1.33.0]\n");
+        assert!(
+            ids(
+                &v131,
+                &format!("{}{chained}", cluster(&topology("v1.33.0+rke2r1"), ""))
+            )
+            .is_empty()
+        );
+        // The class is looked up in the namespace the Cluster names.
+        let elsewhere = |v: &str| {
+            format!(
+                "  topology:\n    classRef: {{name: cc, namespace: classes}}\n    version: {v}\n"
+            )
+        };
+        let skip_elsewhere = class("classes", "");
+        let up = ids(
+            &cluster(&elsewhere("v1.31.4+rke2r1"), ""),
+            &format!(
+                "{}{skip_elsewhere}",
+                cluster(&elsewhere("v1.33.0+rke2r1"), "")
+            ),
+        );
+        assert_eq!(up.len(), 1, "{up:?}");
+        let chained_elsewhere = class(
+            "classes",
+            "  kubernetesVersions: [v1.31.4, v1.32.5, v1.33.0]\n",
+        );
+        assert!(
+            ids(
+                &cluster(&elsewhere("v1.31.4+rke2r1"), ""),
+                &format!(
+                    "{}{chained_elsewhere}",
+                    cluster(&elsewhere("v1.33.0+rke2r1"), "")
+                )
+            )
+            .is_empty()
+        );
         // Removing the topology or a reference.
         assert_eq!(ids(&v131, &classic).len(), 1);
         let no_cp = "apiVersion: cluster.x-k8s.io/v1beta2\nkind: Cluster\nmetadata: {name: demo, namespace: ns}\nspec:\n  infrastructureRef: {apiGroup: infrastructure.cluster.x-k8s.io, kind: DockerCluster, name: d}\n";

@@ -32,10 +32,16 @@ pub(super) fn check(m: &Manifests, out: &mut Vec<Finding>) {
 }
 
 /// Whether CAPRKE2's webhooks refuse `o`: it is never created, so nothing is made from it.
+/// (Besides the checks here, an RKE2ControlPlane with `registrationMethod: address` and no
+/// address, `validateRegistrationMethod`, reported as `manifest-registration-address-missing`.)
 pub(crate) fn refuses(o: &Object) -> bool {
     let mut out = Vec::new();
     one(o, &mut out);
-    !out.is_empty()
+    let no_address = o.made_for.is_none()
+        && o.kind() == "RKE2ControlPlane"
+        && string(&o.value, &["spec", "registrationMethod"]) == "address"
+        && string(&o.value, &["spec", "registrationAddress"]).is_empty();
+    !out.is_empty() || no_address
 }
 
 /// The refusals of one object.

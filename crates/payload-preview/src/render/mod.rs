@@ -339,8 +339,55 @@ pub fn updates(
     previous: &[Source<'_>],
     current: &[Source<'_>],
 ) -> Result<Vec<Finding>, RenderError> {
-    let (previous, current) = (parse(previous)?, parse(current)?);
-    Ok(crate::manifest_checks::updates::check(&previous, &current))
+    let (applied, live) = parse_previous(previous)?;
+    let current = parse(current)?;
+    Ok(crate::manifest_checks::updates::check(
+        &applied, &live, &current,
+    ))
+}
+
+/// The annotation `kubectl apply` keeps the applied manifest in.
+const LAST_APPLIED: &str = "kubectl.kubernetes.io/last-applied-configuration";
+
+/// The previous revision's objects: manifests as written, and live objects (`kubectl get -o
+/// yaml`) as what was applied when they carry `kubectl apply`'s last-applied annotation (the
+/// baseline `apply` compares with); the live objects without it apart, whose fields may have
+/// been set by a controller.
+fn parse_previous(sources: &[Source<'_>]) -> Result<(Manifests, Manifests), RenderError> {
+    let mut applied = Manifests::default();
+    let mut live = Manifests::default();
+    for source in sources {
+        let objects = rke2_payload::objects(source.bytes).map_err(|e| RenderError::Input {
+            source_name: rke2_payload::terminal_safe(source.name).into_owned(),
+            message: e.to_string(),
+        })?;
+        for value in objects.into_iter().filter(Value::is_object) {
+            let object = |value: Value| Object {
+                source: source.name.to_owned(),
+                value,
+                line: None,
+                places: None,
+                made_for: None,
+                patched: Vec::new(),
+                derived: None,
+            };
+            if rke2_payload::classify(&value) != rke2_payload::ObjectClass::Live {
+                applied.objects.push(object(value));
+                continue;
+            }
+            let last = value
+                .pointer("/metadata/annotations")
+                .and_then(|a| a.get(LAST_APPLIED))
+                .and_then(Value::as_str)
+                .and_then(|text| serde_json::from_str::<Value>(text).ok())
+                .filter(Value::is_object);
+            match last {
+                Some(last) => applied.objects.push(object(last)),
+                None => live.objects.push(object(value)),
+            }
+        }
+    }
+    Ok((applied, live))
 }
 
 /// Reads every object of the sources.

@@ -313,7 +313,7 @@ checks! {
     /// `manifest-registration-address-missing`.
     ManifestRegistrationAddressMissing = "manifest-registration-address-missing", Error,
         "registrationMethod address without a registrationAddress",
-        "With `registrationMethod: address`, joining nodes use `https://<registrationAddress>:9345`; without the address no server is known and no node after the first can join.";
+        "With `registrationMethod: address`, joining nodes use `https://<registrationAddress>:9345`. Without the address CAPRKE2's admission webhook refuses the RKE2ControlPlane (and its template) when it is created, so the cluster gets no control plane and no node.";
     /// `manifest-registration-address-not-in-tls-san`.
     ManifestRegistrationAddressNotInTlsSan = "manifest-registration-address-not-in-tls-san", Warning,
         "the registration address is not a TLS SAN",
@@ -572,6 +572,7 @@ impl Finding {
                     | Check::ManifestSchema
                     | Check::ManifestWebhookRefuses
                     | Check::ManifestUpdateRefused
+                    | Check::ManifestRegistrationAddressMissing
             )
     }
 

@@ -186,8 +186,8 @@ pub struct LintedSecret {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub line: Option<u64>,
     /// The input file it was read from, when the input is several files (a folder,
-    /// `lint a.yaml b.yaml`): what [`line`](Self::line) is a line of. `None` for a single
-    /// input, which the report's reader names.
+    /// `lint a.yaml b.yaml`): the file `line` is a line of. Absent for a single input, which
+    /// the report's reader names.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub file: Option<String>,
     /// For a Secret `render` made: the manifest object it was rendered from, and where that
