@@ -32,9 +32,10 @@ pub fn render(data: &[u8]) {
         return;
     };
     if preview.secrets.is_empty() {
-        // Nothing rendered (CAPRKE2 would refuse): the findings say why.
+        // Nothing rendered: the findings say why (CAPRKE2 would refuse), or the input is
+        // ClusterClasses no Cluster uses (checked on their own: the reader says so).
         assert!(
-            !preview.findings.is_empty(),
+            !preview.findings.is_empty() || !preview.classes.is_empty(),
             "nothing rendered and no finding says why"
         );
         return;
