@@ -324,7 +324,12 @@ fn install_checks() {
             .collect();
         (code, found)
     };
-    for bad in ["v1.32.5", "v1.32.5+rke2r1+rke2r1", "1.32.5+rke2r1"] {
+    for bad in [
+        "v1.32.5",
+        "v1.32.5+rke2r1+rke2r1",
+        "1.32.5+rke2r1",
+        "v1.32.05+rke2r1",
+    ] {
         assert_eq!(severity(bad), (1, vec!["error".to_owned()]), "{bad}");
     }
     assert_eq!(severity("v1.33.0-rc1+rke2r1"), (0, vec![]));

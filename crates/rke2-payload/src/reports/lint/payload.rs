@@ -687,8 +687,10 @@ pub(crate) fn is_rke2_version(v: &str) -> bool {
     };
     let parts: Vec<&str> = semver.split('.').collect();
     let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    // A number of a release tag has no leading zero (v1.32.5, never v1.32.05).
+    let number = |s: &str| digits(s) && (s == "0" || !s.starts_with('0'));
     parts.len() == 3
-        && parts.iter().all(|p| digits(p))
+        && parts.iter().all(|p| number(p))
         && pre.is_none_or(|p| {
             !p.is_empty()
                 && p.bytes()
@@ -837,6 +839,9 @@ mod tests {
         assert!(!is_rke2_version("v1.32+rke2r1"));
         assert!(!is_rke2_version("v1.32.5+k3s1"));
         assert!(!is_rke2_version(""));
+        assert!(!is_rke2_version("v1.32.05+rke2r1"));
+        assert!(is_rke2_version("v1.33.0-rc1+rke2r1"));
+        assert!(is_rke2_version("v1.30.0+rke2r1"));
     }
 
     #[test]
