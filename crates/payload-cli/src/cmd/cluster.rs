@@ -316,9 +316,10 @@ impl Drop for Kubectl {
 
 /// The cluster's bootstrap Secrets read whole, each with the delivery path the infrastructure
 /// object of its Machine names (`size --from-cluster` measures against that path, as for a
-/// preview, instead of every platform). The Machines, the Clusters, and then each
-/// infrastructure kind they name are read with a `kubectl get` of their own; a kind that cannot be read (for any reason:
-/// they only add paths) leaves its Secrets without a path, and standard error says so.
+/// preview, instead of every platform). The Machines and the infrastructure kinds they name,
+/// then the Clusters and theirs, are read with a `kubectl get` of their own; a kind that cannot
+/// be read (for any reason: they only add paths) leaves its Secrets without what it adds, and
+/// standard error says what that leaves.
 pub(crate) fn live_secrets(
     args: &InputArgs,
     options: &rke2_payload::DecodeOptions,
