@@ -573,24 +573,9 @@ impl Linter {
             .filter_map(|f| restated_by(f.check))
             .collect();
         let own = |check: Check| r.ignores.as_ref().and_then(|i| i.of(check));
-        for f in of_manifests.into_iter().filter(allowed) {
-            let same = |g: &Finding| {
-                g.check == f.check && g.message == f.message && g.manifest == f.manifest
-            };
-            if manifests.iter().any(same) || suppressed.iter().any(|s| same(&s.finding)) {
-                continue;
-            }
-            // Decided by the object it is located on (a Secret's own annotations do not reach
-            // it: it is reported once, whichever Secret carries it).
-            match on_site(&f).cloned() {
-                Some(by) => suppressed.push(Suppressed {
-                    finding: f,
-                    secret: None,
-                    by,
-                }),
-                None => manifests.push(f),
-            }
-        }
+        // Decided by the object each is located on (a Secret's own annotations do not reach
+        // it: it is reported once, whichever Secret carries it).
+        self.add_manifest_findings(of_manifests, manifests, suppressed);
         // CAPD sets the provider ID of its containers itself.
         // A provider that parses the data refuses gzip itself: one fact, one finding.
         let by_provider = |f: &Finding| {
@@ -697,7 +682,8 @@ impl Linter {
     }
 
     /// Adds each finding the options allow to `manifests`, or to `suppressed` when its
-    /// object's annotation suppresses it, once.
+    /// object's annotation suppresses it, once (one check, message and object: the same fact
+    /// told by several Secrets' previews).
     fn add_manifest_findings(
         &self,
         findings: Vec<Finding>,
@@ -705,9 +691,12 @@ impl Linter {
         suppressed: &mut Vec<Suppressed>,
     ) {
         for f in findings {
+            let same = |g: &Finding| {
+                g.check == f.check && g.message == f.message && g.manifest == f.manifest
+            };
             if !self.options.reports(&f)
-                || manifests.contains(&f)
-                || suppressed.iter().any(|s| s.finding == f)
+                || manifests.iter().any(same)
+                || suppressed.iter().any(|s| same(&s.finding))
             {
                 continue;
             }
