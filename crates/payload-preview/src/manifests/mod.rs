@@ -115,11 +115,10 @@ impl std::fmt::Debug for Object {
 }
 
 impl Object {
-    /// An object of file `t.yaml`, with no places (for the unit tests).
-    #[cfg(test)]
-    pub(crate) fn of_value(value: Value) -> Object {
+    /// An object read from `source` whose place in it is not known.
+    pub(crate) fn unplaced(source: &str, value: Value) -> Object {
         Object {
-            source: "t.yaml".to_owned(),
+            source: source.to_owned(),
             value,
             line: None,
             places: None,
@@ -127,6 +126,12 @@ impl Object {
             patched: Vec::new(),
             derived: None,
         }
+    }
+
+    /// An object of file `t.yaml`, with no places (for the unit tests).
+    #[cfg(test)]
+    pub(crate) fn of_value(value: Value) -> Object {
+        Object::unplaced("t.yaml", value)
     }
 
     pub(crate) fn kind(&self) -> &str {

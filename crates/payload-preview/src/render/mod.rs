@@ -357,20 +357,8 @@ fn parse_previous(sources: &[Source<'_>]) -> Result<(Manifests, Manifests), Rend
     let mut applied = Manifests::default();
     let mut live = Manifests::default();
     for source in sources {
-        let objects = rke2_payload::objects(source.bytes).map_err(|e| RenderError::Input {
-            source_name: rke2_payload::terminal_safe(source.name).into_owned(),
-            message: e.to_string(),
-        })?;
-        for value in objects.into_iter().filter(Value::is_object) {
-            let object = |value: Value| Object {
-                source: source.name.to_owned(),
-                value,
-                line: None,
-                places: None,
-                made_for: None,
-                patched: Vec::new(),
-                derived: None,
-            };
+        for value in read_objects(source)?.into_iter().filter(Value::is_object) {
+            let object = |value: Value| Object::unplaced(source.name, value);
             if rke2_payload::classify(&value) != rke2_payload::ObjectClass::Live {
                 applied.objects.push(object(value));
                 continue;
@@ -390,14 +378,19 @@ fn parse_previous(sources: &[Source<'_>]) -> Result<(Manifests, Manifests), Rend
     Ok((applied, live))
 }
 
+/// The objects of one source, or the error that names it.
+fn read_objects(source: &Source<'_>) -> Result<Vec<Value>, RenderError> {
+    rke2_payload::objects(source.bytes).map_err(|e| RenderError::Input {
+        source_name: rke2_payload::terminal_safe(source.name).into_owned(),
+        message: e.to_string(),
+    })
+}
+
 /// Reads every object of the sources.
 fn parse(sources: &[Source<'_>]) -> Result<Manifests, RenderError> {
     let mut out = Manifests::default();
     for source in sources {
-        let objects = rke2_payload::objects(source.bytes).map_err(|e| RenderError::Input {
-            source_name: rke2_payload::terminal_safe(source.name).into_owned(),
-            message: e.to_string(),
-        })?;
+        let objects = read_objects(source)?;
         // Places only when the span tree sees the same objects as the reader.
         let places = std::str::from_utf8(source.bytes)
             .ok()
