@@ -192,10 +192,10 @@ pub fn lint(out: &mut impl Write, report: &LintReport) -> Result<()> {
             suite.add_test_case(case("lint", "manifests", "lint", TestCaseStatus::success()));
         }
         for f in found {
-            let at = f.manifest.as_ref().map(|site| match site.line {
-                Some(line) => format!("{}:{line}", safe(&site.file)),
-                None => safe(&site.file).into_owned(),
-            });
+            let at = f
+                .manifest
+                .as_ref()
+                .map(|site| crate::style::file_line(&site.file, site.line));
             let status = non_success(
                 NonSuccessKind::Failure,
                 f.severity.as_str(),

@@ -12,7 +12,9 @@ use std::io::Write;
 use rke2_payload::{Check, Finding, LintReport, LintedSecret};
 
 use crate::Result;
-use crate::style::{BOLD, DIM, ERROR, OK, finding_at, safe, secret_title, severity_label};
+use crate::style::{
+    BOLD, DIM, ERROR, OK, file_line, finding_at, safe, secret_title, severity_label,
+};
 
 /// The Secret's name as the reports show it (terminal-safe).
 pub(crate) fn title(s: &LintedSecret) -> String {
@@ -152,22 +154,18 @@ fn finding_line(out: &mut impl Write, f: &Finding, at: &str) -> Result<()> {
 /// Where a Secret read from one of several input files is, after its role in the text report
 /// (`  (file:line)`); nothing for a single input.
 fn secret_at(s: &LintedSecret) -> String {
-    match (&s.file, s.line) {
-        (Some(file), Some(line)) => format!("  ({}:{line})", safe(file)),
-        (Some(file), None) => format!("  ({})", safe(file)),
-        (None, _) => String::new(),
-    }
+    s.file
+        .as_deref()
+        .map(|file| format!("  ({})", file_line(file, s.line)))
+        .unwrap_or_default()
 }
 
 /// Where a manifest finding is, after its message in the text report (`  (file:line)`).
 fn manifest_at(f: &Finding) -> String {
-    match &f.manifest {
-        Some(site) => match site.line {
-            Some(line) => format!("  ({}:{line})", safe(&site.file)),
-            None => format!("  ({})", safe(&site.file)),
-        },
-        None => String::new(),
-    }
+    f.manifest
+        .as_ref()
+        .map(|site| format!("  ({})", file_line(&site.file, site.line)))
+        .unwrap_or_default()
 }
 
 /// Writes the report as its JSON document (schema [`rke2_payload::LINT_SCHEMA`]), pretty.

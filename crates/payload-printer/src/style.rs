@@ -59,6 +59,15 @@ pub fn safe(text: &str) -> Cow<'_, str> {
     rke2_payload::terminal_safe(text)
 }
 
+/// A place in a file as the reports name it: `file:line`, or `file` when the line is not
+/// known; terminal-safe.
+pub(crate) fn file_line(file: &str, line: Option<u64>) -> String {
+    match line {
+        Some(line) => format!("{}:{line}", safe(file)),
+        None => safe(file).into_owned(),
+    }
+}
+
 /// A Secret as people read its name: `namespace/name` (or `name`), terminal-safe; `unnamed`
 /// when it has no name (bare user data, an object that could not be read).
 ///
